@@ -1,0 +1,11 @@
+// Command easy is the plugin binary of the reference easy policy; see package
+// backfill for what it does. Build it with `go build ./plugins/easy` and name
+// the binary in a manifest or in `schedlab sim --policy`.
+package main
+
+import (
+	"github.com/schedlab/schedlab/plugins/backfill"
+	"github.com/schedlab/schedlab/sdk/serve"
+)
+
+func main() { serve.Main(backfill.EASY()) }

@@ -1,0 +1,138 @@
+// Package metrics computes a run's summary metrics from verified records, in
+// one place, so that every command and every reproduction uses the same
+// definitions. Each choice that changes published numbers (the slowdown
+// floor, warm-up and cool-down trimming) is a named setting recorded with the
+// result.
+package metrics
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// Settings are the choices that change metric values.
+type Settings struct {
+	// SlowdownTau is the runtime floor of bounded slowdown, in seconds:
+	// 10 s in most of the literature, 600 s in some (paper 004).
+	SlowdownTau int64
+	// WarmupJobs and CooldownJobs exclude the first and last jobs (in
+	// submit order) from the job metrics; they are still simulated.
+	WarmupJobs, CooldownJobs int
+}
+
+// DefaultSettings returns a 10 s slowdown floor and no trimming.
+func DefaultSettings() Settings { return Settings{SlowdownTau: 10} }
+
+// Map returns the settings as named strings for provenance.
+func (s Settings) Map() map[string]string {
+	return map[string]string{
+		"metrics.bsld_tau":      strconv.FormatInt(s.SlowdownTau, 10),
+		"metrics.warmup_jobs":   strconv.Itoa(s.WarmupJobs),
+		"metrics.cooldown_jobs": strconv.Itoa(s.CooldownJobs),
+	}
+}
+
+// Summary holds a run's metrics. Wait and slowdown statistics cover the
+// measured jobs (all jobs less the trimmed ones); utilisation and makespan
+// cover the whole run.
+type Summary struct {
+	Jobs         int `json:"jobs"`
+	MeasuredJobs int `json:"measured_jobs"`
+	Killed       int `json:"killed"`
+	Backfilled   int `json:"backfilled"`
+	// Promised counts jobs given a promised start; PromisesBroken those
+	// that started after their first promise.
+	Promised       int `json:"promised"`
+	PromisesBroken int `json:"promises_broken"`
+	// Wait statistics in seconds. Median and P95 are empirical quantiles
+	// (the smallest wait w with at least that share of waits <= w).
+	MeanWait   float64 `json:"mean_wait"`
+	MedianWait float64 `json:"median_wait"`
+	P95Wait    float64 `json:"p95_wait"`
+	MaxWait    float64 `json:"max_wait"`
+	// MeanBSLD is the mean bounded slowdown, max(1, (wait+run)/max(run, tau)).
+	MeanBSLD float64 `json:"mean_bsld"`
+	MaxBSLD  float64 `json:"max_bsld"`
+	// MeanTurnaround is the mean of wait + run, in seconds.
+	MeanTurnaround float64 `json:"mean_turnaround"`
+	// Utilisation is processor-seconds used over processors times the span
+	// from the first submission to the last end.
+	Utilisation float64 `json:"utilisation"`
+	// Makespan is the last end minus the first submission, in seconds.
+	Makespan int64 `json:"makespan"`
+}
+
+// Compute returns the summary of a verified run.
+func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (Summary, error) {
+	if s.SlowdownTau < 1 {
+		return Summary{}, fmt.Errorf("metrics: slowdown floor %d s must be at least 1 s", s.SlowdownTau)
+	}
+	if s.WarmupJobs < 0 || s.CooldownJobs < 0 {
+		return Summary{}, fmt.Errorf("metrics: negative trimming (warm-up %d, cool-down %d)", s.WarmupJobs, s.CooldownJobs)
+	}
+	n := len(recs)
+	sum := Summary{Jobs: n}
+	if n == 0 {
+		return sum, nil
+	}
+	lo, hi := min(s.WarmupJobs, n), max(n-s.CooldownJobs, 0)
+	waits := make([]float64, 0, max(hi-lo, 0))
+	var procs int64
+	for _, c := range p.Clusters {
+		procs += c.Capacity[0]
+	}
+	first, last := jobs[0].Job.Submit, int64(0)
+	var used, bsld, turnaround float64
+	for i := range recs {
+		r := &recs[i]
+		j := &jobs[i].Job
+		run := r.End - r.Start
+		used += float64(j.Request[0]) * float64(run)
+		last = max(last, r.End)
+		if r.Killed {
+			sum.Killed++
+		}
+		if r.Backfilled {
+			sum.Backfilled++
+		}
+		if r.HasPromise {
+			sum.Promised++
+			if r.Start > r.Promised {
+				sum.PromisesBroken++
+			}
+		}
+		if i < lo || i >= hi {
+			continue
+		}
+		w := float64(r.Start - j.Submit)
+		waits = append(waits, w)
+		b := (w + float64(run)) / float64(max(run, s.SlowdownTau))
+		b = max(b, 1)
+		bsld += b
+		sum.MaxBSLD = max(sum.MaxBSLD, b)
+		turnaround += w + float64(run)
+	}
+	sum.Makespan = last - first
+	if sum.Makespan > 0 && procs > 0 {
+		sum.Utilisation = used / (float64(procs) * float64(sum.Makespan))
+	}
+	sum.MeasuredJobs = len(waits)
+	if len(waits) == 0 {
+		return sum, nil
+	}
+	m := float64(len(waits))
+	sum.MeanWait = stat.Mean(waits, nil)
+	sum.MeanBSLD = bsld / m
+	sum.MeanTurnaround = turnaround / m
+	slices.Sort(waits)
+	sum.MedianWait = stat.Quantile(0.5, stat.Empirical, waits, nil)
+	sum.P95Wait = stat.Quantile(0.95, stat.Empirical, waits, nil)
+	sum.MaxWait = waits[len(waits)-1]
+	return sum, nil
+}

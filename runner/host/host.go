@@ -1,0 +1,188 @@
+// Package host runs simulations under a policy, either linked into this
+// process or inside a plugin process started with go-plugin. Both return the
+// policy's raw records; callers verify them (package verify) before use.
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/status"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/wire"
+)
+
+// Policy runs simulations under one policy.
+type Policy interface {
+	// Info describes the policy, with the SDK and protocol it was built with.
+	Info() sdk.Info
+	// Run simulates jobs (sorted with sim.Sort) as spec says.
+	Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input) (*sim.Result, error)
+	// Close releases the policy's process, if any.
+	Close() error
+}
+
+// InProcess returns a Policy that runs p in this process, with no RPC.
+func InProcess(p sdk.Plugin) Policy { return local{p} }
+
+type local struct{ p sdk.Plugin }
+
+func (l local) Info() sdk.Info { return wire.Describe(l.p) }
+
+func (l local) Close() error { return nil }
+
+func (l local) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input) (*sim.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return sim.Run(l.p, sim.Config{
+		Platform: spec.Platform, Jobs: jobs, Params: spec.Params,
+		Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
+	})
+}
+
+// Plugin is a policy served by a plugin process.
+type Plugin struct {
+	client *plugin.Client
+	rpc    *wire.Client
+	info   sdk.Info
+	stderr *tail
+	name   string
+}
+
+// StderrLimit is how much of a plugin's standard error is kept for error
+// messages: the last bytes, where a panic's message and stack are.
+const StderrLimit = 16 << 10
+
+// Start launches the plugin command cmd and asks it to describe itself. The
+// process is killed if this process dies, and must be ended with Close.
+func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
+	name := cmd.Path
+	if len(cmd.Args) > 0 {
+		name = strings.Join(cmd.Args, " ")
+	}
+	dieWithParent(cmd)
+	errTail := &tail{max: StderrLimit}
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  wire.Handshake(),
+		Plugins:          plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{}},
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Stderr:           errTail,
+		Logger:           hclog.NewNullLogger(),
+		StartTimeout:     30 * time.Second,
+	})
+	p := &Plugin{client: client, stderr: errTail, name: name}
+	fail := func(err error) (*Plugin, error) {
+		client.Kill()
+		return nil, p.wrap(err)
+	}
+	rpcClient, err := client.Client()
+	if err != nil {
+		return fail(fmt.Errorf("start: %w", err))
+	}
+	raw, err := rpcClient.Dispense(wire.PluginName)
+	if err != nil {
+		return fail(fmt.Errorf("dispense: %w", err))
+	}
+	var ok bool
+	if p.rpc, ok = raw.(*wire.Client); !ok {
+		return fail(fmt.Errorf("plugin served %T, not a policy", raw))
+	}
+	if p.info, err = p.rpc.Describe(ctx); err != nil {
+		return fail(fmt.Errorf("describe: %w", err))
+	}
+	if p.info.ProtocolVersion != sdk.ProtocolVersion {
+		return fail(fmt.Errorf("plugin speaks protocol %d, host %d", p.info.ProtocolVersion, sdk.ProtocolVersion))
+	}
+	return p, nil
+}
+
+// Info describes the plugin's policy.
+func (p *Plugin) Info() sdk.Info { return p.info }
+
+// Run sends a run to the plugin. When ctx ends first (a hang), the plugin
+// process is killed. Errors carry the end of the plugin's standard error.
+func (p *Plugin) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input) (*sim.Result, error) {
+	res, err := p.rpc.Run(ctx, spec, jobs)
+	if err != nil {
+		if ctx.Err() != nil {
+			p.client.Kill()
+			return nil, p.wrap(fmt.Errorf("run: %w", context.Cause(ctx)))
+		}
+		if p.client.Exited() {
+			p.client.Kill()
+			return nil, p.wrap(fmt.Errorf("plugin process died during the run: %w", err))
+		}
+		if st, ok := status.FromError(err); ok {
+			err = errors.New(st.Message())
+		}
+		return nil, p.wrap(err)
+	}
+	return res, nil
+}
+
+// Close ends the plugin process.
+func (p *Plugin) Close() error {
+	p.client.Kill()
+	return nil
+}
+
+func (p *Plugin) wrap(err error) error {
+	msg := fmt.Sprintf("plugin %s: %v", p.name, err)
+	if s := strings.TrimSpace(p.stderr.String()); s != "" {
+		msg += "\nplugin stderr (last lines):\n" + s
+	}
+	return errors.New(msg)
+}
+
+// FileSHA256 returns the hex sha256 of a file's content, which pins a plugin
+// binary in provenance.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,65 @@
+// Package serve turns a policy into a schedlab plugin binary:
+//
+//	func main() { serve.Main(mypolicy.Plugin()) }
+//
+// Run with the single argument "describe", the binary prints its sdk.Info as
+// JSON and exits. Started by a schedlab host, it serves the policy over
+// go-plugin's gRPC transport; the simulation engine runs inside this process.
+// The binary writes nothing to standard output before the handshake, and
+// anything the policy writes to standard error reaches the host, which shows
+// it when a run fails.
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/wire"
+)
+
+// Main serves p and does not return.
+func Main(p sdk.Plugin) {
+	os.Exit(run(p, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(p sdk.Plugin, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "describe" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(wire.Describe(p)); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		return 0
+	}
+	h := wire.Handshake()
+	if len(args) > 0 || os.Getenv(h.MagicCookieKey) != h.MagicCookieValue {
+		fmt.Fprintf(stderr, "%s is a schedlab policy plugin (%s %s).\n"+
+			"Run it with the argument \"describe\" to see its parameters,\n"+
+			"or name it in a schedlab manifest or `schedlab sim --policy PATH`.\n",
+			os.Args[0], p.Info.Name, p.Info.Version)
+		return 2
+	}
+	ServePlugin(p)
+	return 0
+}
+
+// ServePlugin serves p over go-plugin until the host ends the process. Most
+// plugins call Main instead; ServePlugin is for binaries that choose when to
+// become a plugin themselves.
+func ServePlugin(p sdk.Plugin) {
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: wire.Handshake(),
+		Plugins:         plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{Policy: p}},
+		GRPCServer:      plugin.DefaultGRPCServer,
+		// go-plugin would otherwise write its own JSON log lines to standard
+		// error, mixing them with what the policy writes there.
+		Logger: hclog.NewNullLogger(),
+	})
+}

@@ -1,0 +1,213 @@
+package sim_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// scripted is a policy that answers each call with the decisions its
+// function returns.
+type scripted struct {
+	fn    func(s *sdk.State, call int) ([]sdk.Decision, error)
+	calls int
+	seen  []int64 // Now of each call
+}
+
+func (p *scripted) Init(sdk.Env) error { return nil }
+
+func (p *scripted) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p.calls++
+	p.seen = append(p.seen, s.Now)
+	return p.fn(s, p.calls)
+}
+
+func plugin(p sdk.Policy) sdk.Plugin {
+	return sdk.Plugin{Info: sdk.Info{Name: "scripted"}, New: func() sdk.Policy { return p }}
+}
+
+func jobs(specs ...[4]int64) []sim.Input { // id, submit, runtime, procs; walltime = runtime
+	in := make([]sim.Input, len(specs))
+	for i, s := range specs {
+		in[i] = sim.Input{Job: sdk.Job{ID: s[0], Submit: s[1], Walltime: s[2], Request: sdk.Vector{s[3]}}, Runtime: s[2]}
+	}
+	sim.Sort(in)
+	return in
+}
+
+func startHead(s *sdk.State, _ int) ([]sdk.Decision, error) {
+	if s.Queue[0].Request.Fits(s.Free[0]) {
+		return []sdk.Decision{sdk.Start(s.Queue[0])}, nil
+	}
+	return nil, nil
+}
+
+func TestBadDecisions(t *testing.T) {
+	other := sdk.Job{ID: 99, Index: 0, Request: sdk.Vector{1}}
+	for _, tc := range []struct {
+		name string
+		fn   func(s *sdk.State, call int) ([]sdk.Decision, error)
+		want string
+	}{
+		{"start a job that does not fit", func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.Start(s.Queue[0]), sdk.Start(s.Queue[len(s.Queue)-1])}, nil
+		}, "start job id 2 on cluster \"m\": it needs 4 procs, 0 are free"},
+		{"start a job twice", func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.Start(s.Queue[0]), sdk.Start(s.Queue[0])}, nil
+		}, "start job id 1: it is already running, not waiting"},
+		{"start a job the engine did not show", func(*sdk.State, int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.Start(&other)}, nil
+		}, "job id 99, which is not a job the engine showed"},
+		{"start on a cluster that does not exist", func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.StartOn(s.Queue[0], 3)}, nil
+		}, "the platform has 1 clusters"},
+		{"wake up in the past", func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.WakeAt(s.Now)}, nil
+		}, "wake-up at 0 is not after now"},
+		{"promise a start in the past", func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.Promise(s.Queue[0], s.Now-1)}, nil
+		}, "which is in the past"},
+		{"leave jobs waiting forever", func(*sdk.State, int) ([]sdk.Decision, error) { return nil, nil },
+			"left 2 jobs waiting with no job running and no wake-up pending (first: job id 1)"},
+		{"return an error", func(*sdk.State, int) ([]sdk.Decision, error) { return nil, errors.New("boom") },
+			"t=0: policy scripted: boom"},
+		{"an action that does not exist", func(*sdk.State, int) ([]sdk.Decision, error) {
+			return []sdk.Decision{{Action: 42}}, nil
+		}, "unknown action 42"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := sim.Run(plugin(&scripted{fn: tc.fn}), sim.Config{
+				Platform: sdk.SingleCluster("m", 4),
+				Jobs:     jobs([4]int64{1, 0, 10, 4}, [4]int64{2, 0, 10, 4}),
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	p := plugin(&scripted{fn: startHead})
+	unsorted := jobs([4]int64{1, 0, 10, 1}, [4]int64{2, 5, 10, 1})
+	unsorted[0], unsorted[1] = unsorted[1], unsorted[0]
+	zero := jobs([4]int64{1, 0, 10, 1})
+	zero[0].Runtime = 0
+	for _, tc := range []struct {
+		name string
+		cfg  sim.Config
+		want string
+	}{
+		{"no platform", sim.Config{}, "no platform"},
+		{"unsorted", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: unsorted}, "call sim.Sort first"},
+		{"too big", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 5})}, "more than any cluster has"},
+		{"zero runtime", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: zero}, "runtime 0; it must be at least 1 s"},
+		{"unknown parameter", sim.Config{Platform: sdk.SingleCluster("m", 4), Params: map[string]string{"x": "1"}}, `unknown parameter "x"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := sim.Run(p, tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// greedy starts every waiting job that fits, in queue order.
+func greedy(s *sdk.State, _ int) ([]sdk.Decision, error) {
+	var out []sdk.Decision
+	free := s.Free[0].Clone()
+	for _, j := range s.Queue {
+		if j.Request.Fits(free) {
+			free.Sub(j.Request)
+			out = append(out, sdk.Start(j))
+		}
+	}
+	return out, nil
+}
+
+// TestEventOrder checks the documented order of events at one instant and
+// that the policy is called once per instant with waiting jobs.
+func TestEventOrder(t *testing.T) {
+	var states []string
+	p := &scripted{fn: func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		var b strings.Builder
+		b.WriteString("q=")
+		for _, j := range s.Queue {
+			b.WriteString(string(rune('0' + j.ID)))
+		}
+		b.WriteString(" done=")
+		for _, c := range s.Completed {
+			b.WriteString(string(rune('0' + c.Job.ID)))
+		}
+		states = append(states, b.String())
+		return greedy(s, call)
+	}}
+	// Listed out of ID order on purpose. t=0: 1 and 2 start and both end
+	// at 10. t=10: both ends come first (1 then 2, by index), then the
+	// submissions of 3 and 4, then one call: 3 starts, 4 must wait until
+	// 3 ends at 15.
+	in := jobs([4]int64{2, 0, 10, 2}, [4]int64{1, 0, 10, 2}, [4]int64{4, 10, 5, 4}, [4]int64{3, 10, 5, 4})
+	res, err := sim.Run(plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"q=12 done=", "q=34 done=12", "q=4 done=3"}
+	if strings.Join(states, "|") != strings.Join(want, "|") {
+		t.Fatalf("policy saw %q, want %q", states, want)
+	}
+	if len(p.seen) != 3 || p.seen[0] != 0 || p.seen[1] != 10 || p.seen[2] != 15 {
+		t.Fatalf("calls at %v, want [0 10 15]", p.seen)
+	}
+	if res.Stats.PolicyCalls != 3 || res.Stats.Events != 4 {
+		t.Fatalf("%d calls and %d events, want 3 and 4 (t=0, 10, 15, 20)", res.Stats.PolicyCalls, res.Stats.Events)
+	}
+	// Job 4 started at 15 while no earlier job waited: not backfilled.
+	if r := res.Records[3]; r.Start != 15 || r.End != 20 || r.Backfilled {
+		t.Fatalf("job 4: %+v", r)
+	}
+}
+
+// TestWakeUp checks that a policy can hold a job back and be called again
+// at the time it asked for, with no other event then.
+func TestWakeUp(t *testing.T) {
+	p := &scripted{fn: func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		if s.Now < 7 {
+			return []sdk.Decision{sdk.WakeAt(7)}, nil
+		}
+		return greedy(s, call)
+	}}
+	res, err := sim.Run(plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Records[0]; r.Start != 7 || r.End != 17 {
+		t.Fatalf("job 1 ran [%d,%d), want [7,17)", r.Start, r.End)
+	}
+}
+
+// TestNoRuntimeLeak checks that the policy sees the requested walltime, and
+// the actual runtime only with exact estimates.
+func TestNoRuntimeLeak(t *testing.T) {
+	for _, exact := range []bool{false, true} {
+		var seen int64
+		p := &scripted{fn: func(s *sdk.State, call int) ([]sdk.Decision, error) {
+			seen = s.Queue[0].Walltime
+			return greedy(s, call)
+		}}
+		in := []sim.Input{{Job: sdk.Job{ID: 1, Walltime: 100, Request: sdk.Vector{1}}, Runtime: 30}}
+		if _, err := sim.Run(plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: in, ExactEstimates: exact}); err != nil {
+			t.Fatal(err)
+		}
+		want := int64(100)
+		if exact {
+			want = 30
+		}
+		if seen != want {
+			t.Errorf("exact=%v: policy saw walltime %d, want %d", exact, seen, want)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+// Package wire is the protocol between a schedlab host and a policy plugin:
+// the go-plugin handshake, the gRPC service, and the binary frames that carry
+// a run's jobs to the plugin and its records back.
+//
+// A run is one bidirectional gRPC stream of frames. The host sends a header
+// frame (JSON RunSpec), job frames of at most JobsPerFrame packed jobs, and an
+// end frame; the plugin simulates the run with package sim and answers with
+// record frames and a final stats frame (JSON sim.Stats). Packing jobs and
+// records keeps every message far below gRPC's 4 MiB limit and costs one
+// round trip per run instead of one per scheduling event.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// Frame kinds, the first byte of every frame.
+const (
+	FrameHeader  byte = 'H'
+	FrameJobs    byte = 'J'
+	FrameEnd     byte = 'E'
+	FrameRecords byte = 'R'
+	FrameStats   byte = 'S'
+)
+
+// JobsPerFrame and RecordsPerFrame bound the size of a frame (about 1 MiB for
+// a single-resource platform).
+const (
+	JobsPerFrame    = 16384
+	RecordsPerFrame = 32768
+)
+
+// RunSpec is everything about a run except its jobs.
+type RunSpec struct {
+	Protocol       int               `json:"protocol"`
+	Platform       *sdk.Platform     `json:"platform"`
+	Params         map[string]string `json:"params,omitempty"`
+	Seed           uint64            `json:"seed"`
+	ExactEstimates bool              `json:"exact_estimates"`
+	Jobs           int               `json:"jobs"`
+}
+
+// fixed bytes of a packed job before its request vector: ID, Submit,
+// Walltime, Runtime, five int32 attributes, Priority.
+const jobFixed = 4*8 + 5*4 + 8
+
+// recordSize is the size of a packed record: Index, Cluster, Start, End,
+// Promised and a flag byte.
+const recordSize = 4 + 4 + 8 + 8 + 8 + 1
+
+const (
+	flagPromise byte = 1 << iota
+	flagKilled
+	flagBackfilled
+)
+
+// AppendJobs packs jobs after a FrameJobs byte.
+func AppendJobs(dst []byte, jobs []sim.Input) []byte {
+	dst = append(dst, FrameJobs)
+	le := binary.LittleEndian
+	for i := range jobs {
+		j := &jobs[i].Job
+		dst = le.AppendUint64(dst, uint64(j.ID))
+		dst = le.AppendUint64(dst, uint64(j.Submit))
+		dst = le.AppendUint64(dst, uint64(j.Walltime))
+		dst = le.AppendUint64(dst, uint64(jobs[i].Runtime))
+		for _, a := range [...]int32{j.User, j.Group, j.App, j.Queue, j.Partition} {
+			dst = le.AppendUint32(dst, uint32(a))
+		}
+		dst = le.AppendUint64(dst, math.Float64bits(j.Priority))
+		for _, x := range j.Request {
+			dst = le.AppendUint64(dst, uint64(x))
+		}
+	}
+	return dst
+}
+
+// DecodeJobs unpacks a FrameJobs frame for a platform of dims resources,
+// appending to dst. Job indexes continue from len(dst).
+func DecodeJobs(dst []sim.Input, frame []byte, dims int) ([]sim.Input, error) {
+	if len(frame) == 0 || frame[0] != FrameJobs {
+		return dst, errors.New("wire: not a jobs frame")
+	}
+	b := frame[1:]
+	size := jobFixed + 8*dims
+	if len(b)%size != 0 {
+		return dst, fmt.Errorf("wire: jobs frame of %d bytes is not a multiple of %d", len(b), size)
+	}
+	le := binary.LittleEndian
+	// One backing array for all request vectors of the frame.
+	reqs := make([]int64, len(b)/size*dims)
+	for len(b) > 0 {
+		var in sim.Input
+		j := &in.Job
+		j.Index = len(dst)
+		j.ID = int64(le.Uint64(b[0:]))
+		j.Submit = int64(le.Uint64(b[8:]))
+		j.Walltime = int64(le.Uint64(b[16:]))
+		in.Runtime = int64(le.Uint64(b[24:]))
+		j.User = int32(le.Uint32(b[32:]))
+		j.Group = int32(le.Uint32(b[36:]))
+		j.App = int32(le.Uint32(b[40:]))
+		j.Queue = int32(le.Uint32(b[44:]))
+		j.Partition = int32(le.Uint32(b[48:]))
+		j.Priority = math.Float64frombits(le.Uint64(b[52:]))
+		j.Request, reqs = sdk.Vector(reqs[:dims:dims]), reqs[dims:]
+		for k := range dims {
+			j.Request[k] = int64(le.Uint64(b[jobFixed+8*k:]))
+		}
+		dst = append(dst, in)
+		b = b[size:]
+	}
+	return dst, nil
+}
+
+// AppendRecords packs records after a FrameRecords byte.
+func AppendRecords(dst []byte, recs []sim.Record) []byte {
+	dst = append(dst, FrameRecords)
+	le := binary.LittleEndian
+	for i := range recs {
+		r := &recs[i]
+		dst = le.AppendUint32(dst, uint32(r.Index))
+		dst = le.AppendUint32(dst, uint32(r.Cluster))
+		dst = le.AppendUint64(dst, uint64(r.Start))
+		dst = le.AppendUint64(dst, uint64(r.End))
+		dst = le.AppendUint64(dst, uint64(r.Promised))
+		var f byte
+		if r.HasPromise {
+			f |= flagPromise
+		}
+		if r.Killed {
+			f |= flagKilled
+		}
+		if r.Backfilled {
+			f |= flagBackfilled
+		}
+		dst = append(dst, f)
+	}
+	return dst
+}
+
+// DecodeRecords unpacks a FrameRecords frame, appending to dst.
+func DecodeRecords(dst []sim.Record, frame []byte) ([]sim.Record, error) {
+	if len(frame) == 0 || frame[0] != FrameRecords {
+		return dst, errors.New("wire: not a records frame")
+	}
+	b := frame[1:]
+	if len(b)%recordSize != 0 {
+		return dst, fmt.Errorf("wire: records frame of %d bytes is not a multiple of %d", len(b), recordSize)
+	}
+	le := binary.LittleEndian
+	for ; len(b) > 0; b = b[recordSize:] {
+		f := b[32]
+		dst = append(dst, sim.Record{
+			Index:      int32(le.Uint32(b[0:])),
+			Cluster:    int32(le.Uint32(b[4:])),
+			Start:      int64(le.Uint64(b[8:])),
+			End:        int64(le.Uint64(b[16:])),
+			Promised:   int64(le.Uint64(b[24:])),
+			HasPromise: f&flagPromise != 0,
+			Killed:     f&flagKilled != 0,
+			Backfilled: f&flagBackfilled != 0,
+		})
+	}
+	return dst, nil
+}
