@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -119,18 +120,37 @@ func (p *Plugin) Info() sdk.Info { return p.info }
 func (p *Plugin) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input) (*sim.Result, error) {
 	res, err := p.rpc.Run(ctx, spec, jobs)
 	if err != nil {
-		if ctx.Err() != nil {
+		if c := status.Code(err); ctx.Err() != nil || c == codes.DeadlineExceeded || c == codes.Canceled {
+			// gRPC may notice the deadline a moment before the context's
+			// own timer fires; wait for it so the cause is the context's.
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
 			p.client.Kill()
-			return nil, p.wrap(fmt.Errorf("run: %w", context.Cause(ctx)))
+			cause := err
+			if ctx.Err() != nil {
+				cause = context.Cause(ctx)
+			}
+			return nil, p.wrap(fmt.Errorf("run: %w", cause))
 		}
+		if st, ok := status.FromError(err); ok && (st.Code() == codes.Aborted || st.Code() == codes.InvalidArgument) {
+			// The plugin's engine refused the run or the policy failed:
+			// its message says why.
+			return nil, p.wrap(errors.New(st.Message()))
+		}
+		// Anything else is a broken transport: give a dying process a
+		// moment to exit so that its stderr is complete and the error
+		// says what happened.
+		for deadline := time.Now().Add(time.Second); !p.client.Exited() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		what := "plugin connection failed during the run"
 		if p.client.Exited() {
-			p.client.Kill()
-			return nil, p.wrap(fmt.Errorf("plugin process died during the run: %w", err))
+			what = "plugin process died during the run"
 		}
-		if st, ok := status.FromError(err); ok {
-			err = errors.New(st.Message())
-		}
-		return nil, p.wrap(err)
+		p.client.Kill()
+		return nil, p.wrap(fmt.Errorf("%s: %w", what, err))
 	}
 	return res, nil
 }

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload"
+)
+
+type simFlags struct {
+	trace, policy, out string
+	params, clean      []string
+	procs              int64
+	seed               uint64
+	exact, inProcess   bool
+	asJSON             bool
+	timeout            time.Duration
+	metrics            metrics.Settings
+}
+
+func newSimCmd() *cobra.Command {
+	f := simFlags{metrics: metrics.DefaultSettings()}
+	cmd := &cobra.Command{
+		Use:   "sim --trace FILE --policy POLICY [--param k=v] [--out jobs.parquet]",
+		Short: "run one simulation of a trace under a policy",
+		Long: `Run one simulation of an SWF trace (plain or gzipped) under a policy, verify
+the schedule, print the summary metrics and optionally write one Parquet row
+per job.
+
+POLICY is a reference policy (fcfs, easy, conservative), the path of a plugin
+binary, or a Go package path (such as ./plugins/easy) that is built and cached.
+The platform is one cluster whose size comes from the trace header (MaxProcs,
+else MaxNodes) unless --procs is given.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.trace, "trace", "", "SWF trace file (.swf or .swf.gz)")
+	fl.StringVar(&f.policy, "policy", "", "reference policy name, plugin binary or Go package path")
+	fl.StringArrayVar(&f.params, "param", nil, "policy parameter `key=value` (repeatable)")
+	fl.StringArrayVar(&f.clean, "clean", nil, "trace cleaning setting `key=value` (repeatable; see docs/semantics.md)")
+	fl.Int64Var(&f.procs, "procs", 0, "platform size in processors (default: from the trace header)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the policy's random stream")
+	fl.BoolVar(&f.exact, "exact", false, "show policies each job's actual runtime as its walltime")
+	fl.BoolVar(&f.inProcess, "in-process", false, "link a reference policy into this process instead of starting its plugin")
+	fl.StringVar(&f.out, "out", "", "write one row per job to this Parquet file")
+	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
+	fl.DurationVar(&f.timeout, "timeout", 0, "fail the run after this long (0: no limit)")
+	fl.Int64Var(&f.metrics.SlowdownTau, "bsld-tau", f.metrics.SlowdownTau, "runtime floor of bounded slowdown, seconds")
+	fl.IntVar(&f.metrics.WarmupJobs, "warmup-jobs", 0, "leave the first N jobs out of the wait and slowdown metrics")
+	fl.IntVar(&f.metrics.CooldownJobs, "cooldown-jobs", 0, "leave the last N jobs out of the wait and slowdown metrics")
+	_ = cmd.MarkFlagRequired("trace")
+	_ = cmd.MarkFlagRequired("policy")
+	return cmd
+}
+
+func keyValues(flag string, kvs []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--%s %q: want key=value", flag, kv)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("--%s: %q given twice", flag, k)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func runSim(cmd *cobra.Command, f simFlags) error {
+	ctx := cmd.Context()
+	params, err := keyValues("param", f.params)
+	if err != nil {
+		return err
+	}
+	cleanKV, err := keyValues("clean", f.clean)
+	if err != nil {
+		return err
+	}
+	clean, err := workload.ParseClean(cleanKV)
+	if err != nil {
+		return err
+	}
+	r, err := resolver()
+	if err != nil {
+		return err
+	}
+	pol, err := r.Resolve(ctx, f.policy)
+	if err != nil {
+		return err
+	}
+	w, err := workload.LoadSWF(f.trace, f.procs, clean)
+	if err != nil {
+		return err
+	}
+	plat := sdk.SingleCluster(w.Name(), w.Procs)
+	began := time.Now().UTC()
+	out, err := runner.Execute(ctx, runner.Spec{
+		Policy: pol, Params: params, Platform: plat, Jobs: w.Jobs, Seed: f.seed,
+		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: f.timeout,
+	})
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		meta := simProvenance(f, pol, out, w, plat, params, began)
+		if err := results.WriteJobs(f.out, runner.JobRows(w.Jobs, out.Records), meta); err != nil {
+			return err
+		}
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{
+			"policy": out.Info, "transport": out.Transport, "summary": out.Summary, "stats": out.Stats,
+			"workload": map[string]any{"path": w.Path, "sha256": w.SHA256, "procs": w.Procs, "cleaning": w.Report},
+		})
+	}
+	printSummary(cmd.OutOrStdout(), pol, out, w, f)
+	return nil
+}
+
+func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *workload.Workload,
+	plat *sdk.Platform, params map[string]string, began time.Time) results.Metadata {
+	meta := results.Metadata(runner.BuildProvenance())
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	p := out.Info
+	maps.Copy(meta, map[string]string{
+		"policy.ref": pol.Ref, "policy.kind": string(pol.Kind), "policy.sha256": pol.SHA256,
+		"policy.name": p.Name, "policy.version": p.Version, "policy.sdk_version": p.SDKVersion,
+		"policy.protocol": strconv.Itoa(p.ProtocolVersion), "policy.params": js(params),
+		"transport": out.Transport, "seed": strconv.FormatUint(f.seed, 10),
+		"exact_estimates": strconv.FormatBool(f.exact),
+		"workload.path":   w.Path, "workload.sha256": w.SHA256,
+		"workload.procs_source": w.ProcsSource, "workload.cleaning": js(w.Report),
+		"platform": js(plat), "summary": js(out.Summary), "stats": js(out.Stats),
+		"start_time": began.Format(time.RFC3339), "end_time": time.Now().UTC().Format(time.RFC3339),
+	})
+	maps.Copy(meta, w.Clean.Settings())
+	maps.Copy(meta, f.metrics.Map())
+	return meta
+}
+
+func printSummary(wr io.Writer, pol *runner.Resolved, out *runner.Outcome, w *workload.Workload, f simFlags) {
+	s := out.Summary
+	tw := tabwriter.NewWriter(wr, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "trace\t%s (sha256 %.12s…), %d jobs on %d processors (%s)\n", w.Path, w.SHA256, len(w.Jobs), w.Procs, w.ProcsSource)
+	for _, c := range w.Report.Counts {
+		if c.Jobs > 0 {
+			fmt.Fprintf(tw, "cleaning\t%s %d jobs: %s\n", c.Action, c.Jobs, c.Rule)
+		}
+	}
+	fmt.Fprintf(tw, "policy\t%s %s (%s, %s)\n", out.Info.Name, out.Info.Version, pol.Kind, out.Transport)
+	if len(f.params) > 0 {
+		fmt.Fprintf(tw, "params\t%s\n", strings.Join(slices.Sorted(slices.Values(f.params)), " "))
+	}
+	fmt.Fprintf(tw, "estimates\t%s\n", map[bool]string{false: "requested walltimes", true: "exact"}[f.exact])
+	fmt.Fprintf(tw, "wait (s)\tmean %.1f  median %.0f  p95 %.0f  max %.0f\n", s.MeanWait, s.MedianWait, s.P95Wait, s.MaxWait)
+	fmt.Fprintf(tw, "bounded slowdown\tmean %.2f  max %.1f  (tau %d s)\n", s.MeanBSLD, s.MaxBSLD, f.metrics.SlowdownTau)
+	fmt.Fprintf(tw, "utilisation\t%.4f over a makespan of %d s\n", s.Utilisation, s.Makespan)
+	fmt.Fprintf(tw, "jobs\t%d measured of %d; %d backfilled, %d killed, %d of %d promises broken\n",
+		s.MeasuredJobs, s.Jobs, s.Backfilled, s.Killed, s.PromisesBroken, s.Promised)
+	st := out.Stats
+	fmt.Fprintf(tw, "engine\t%d events, %d policy calls, policy %.3f s, simulation %.3f s, total %.3f s\n",
+		st.Events, st.PolicyCalls, float64(st.PolicyNanos)/1e9, float64(st.WallNanos)/1e9, float64(out.HostNanos)/1e9)
+	if f.out != "" {
+		fmt.Fprintf(tw, "output\t%s\n", f.out)
+	}
+	tw.Flush()
+}

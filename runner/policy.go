@@ -1,0 +1,137 @@
+// Package runner executes simulation runs: it resolves a policy to an
+// in-process plugin or a plugin process, sends the run, replay-verifies the
+// records and computes the metrics.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/runner/host"
+)
+
+// Resolver turns a policy reference, as a user writes it, into something
+// that runs.
+type Resolver struct {
+	// SelfCommand serves a reference policy when followed by its name, e.g.
+	// the schedlab binary and "plugin", "serve". Empty means reference
+	// policies run in-process only.
+	SelfCommand []string
+	// CacheDir holds plugins built from Go packages, one binary per content
+	// hash. Empty means the user cache directory.
+	CacheDir string
+}
+
+// Kind says how a policy reference was resolved.
+type Kind string
+
+// The kinds of policy reference.
+const (
+	KindReference Kind = "reference"
+	KindBinary    Kind = "binary"
+	KindPackage   Kind = "package"
+)
+
+// Resolved is a policy ready to start.
+type Resolved struct {
+	Ref  string
+	Kind Kind
+	// Command starts the plugin process (empty when only in-process works).
+	Command []string
+	// Binary is the file whose sha256 pins the policy's code.
+	Binary string
+	SHA256 string
+}
+
+// Resolve interprets ref: the name of a reference policy, the path of a plugin
+// binary, or a Go package path (a directory of the module, like
+// ./plugins/easy, or an import path) that is built into the cache.
+func (r Resolver) Resolve(ctx context.Context, ref string) (*Resolved, error) {
+	if _, ok := reference.Lookup(ref); ok {
+		res := &Resolved{Ref: ref, Kind: KindReference}
+		if len(r.SelfCommand) > 0 {
+			res.Command = append(append([]string{}, r.SelfCommand...), ref)
+			res.Binary = r.SelfCommand[0]
+		}
+		return res, r.hash(res)
+	}
+	if st, err := os.Stat(ref); err == nil && st.Mode().IsRegular() {
+		if st.Mode()&0o111 == 0 {
+			return nil, fmt.Errorf("policy %q is a file but not executable", ref)
+		}
+		abs, err := filepath.Abs(ref)
+		if err != nil {
+			return nil, err
+		}
+		res := &Resolved{Ref: ref, Kind: KindBinary, Command: []string{abs}, Binary: abs}
+		return res, r.hash(res)
+	}
+	if strings.HasPrefix(ref, ".") || strings.Contains(ref, "/") {
+		bin, err := r.build(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		res := &Resolved{Ref: ref, Kind: KindPackage, Command: []string{bin}, Binary: bin}
+		return res, r.hash(res)
+	}
+	return nil, fmt.Errorf("policy %q is neither a reference policy (%s), a plugin binary nor a Go package path",
+		ref, strings.Join(reference.Names(), ", "))
+}
+
+func (r Resolver) hash(res *Resolved) error {
+	if res.Binary == "" {
+		return nil
+	}
+	sum, err := host.FileSHA256(res.Binary)
+	if err != nil {
+		return fmt.Errorf("policy %q: %w", res.Ref, err)
+	}
+	res.SHA256 = sum
+	return nil
+}
+
+// build compiles a Go package into the cache and returns the binary's path,
+// named by the sha256 of its content so that identical builds share a file.
+// VCS stamping is asked for explicitly (the environment may turn it off) so
+// that the binary records the commit it was built from.
+func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
+	dir := r.CacheDir
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("build %s: no cache directory: %w", pkg, err)
+		}
+		dir = filepath.Join(base, "schedlab", "plugins")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("build %s: %w", pkg, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".build-*")
+	if err != nil {
+		return "", fmt.Errorf("build %s: %w", pkg, err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-trimpath", "-o", tmp.Name(), pkg)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, strings.TrimSpace(string(out)))
+	}
+	sum, err := host.FileSHA256(tmp.Name())
+	if err != nil {
+		return "", err
+	}
+	final := filepath.Join(dir, sum)
+	if _, err := os.Stat(final); errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(tmp.Name(), final); err != nil {
+			return "", fmt.Errorf("build %s: %w", pkg, err)
+		}
+	}
+	return final, nil
+}
