@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,9 +93,11 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return err
 	}
-	clean, err := workload.ParseClean(cleanKV)
-	if err != nil {
-		return err
+	clean := workload.DefaultClean()
+	for _, k := range slices.Sorted(maps.Keys(cleanKV)) {
+		if err := clean.Set(k, cleanKV[k]); err != nil {
+			return fmt.Errorf("--clean: %w", err)
+		}
 	}
 	r, err := resolver()
 	if err != nil {
@@ -108,7 +111,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return err
 	}
-	plat := sdk.SingleCluster(w.Name(), w.Procs)
+	plat := sdk.SingleCluster(traceName(w.Path), w.Procs)
 	began := time.Now().UTC()
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: pol, Params: params, Platform: plat, Jobs: w.Jobs, Seed: f.seed,
@@ -162,7 +165,7 @@ func printSummary(wr io.Writer, pol *runner.Resolved, out *runner.Outcome, w *wo
 	fmt.Fprintf(tw, "trace\t%s (sha256 %.12s…), %d jobs on %d processors (%s)\n", w.Path, w.SHA256, len(w.Jobs), w.Procs, w.ProcsSource)
 	for _, c := range w.Report.Counts {
 		if c.Jobs > 0 {
-			fmt.Fprintf(tw, "cleaning\t%s %d jobs: %s\n", c.Action, c.Jobs, c.Rule)
+			fmt.Fprintf(tw, "cleaning\t%s %d jobs: %s (%s)\n", c.Action, c.Jobs, c.Rule, c.Setting)
 		}
 	}
 	fmt.Fprintf(tw, "policy\t%s %s (%s, %s)\n", out.Info.Name, out.Info.Version, pol.Kind, out.Transport)
@@ -182,4 +185,14 @@ func printSummary(wr io.Writer, pol *runner.Resolved, out *runner.Outcome, w *wo
 		fmt.Fprintf(tw, "output\t%s\n", f.out)
 	}
 	tw.Flush()
+}
+
+// traceName names a platform after its trace file, without folders and
+// compression suffixes.
+func traceName(path string) string {
+	name := filepath.Base(path)
+	for _, ext := range []string{".gz", ".swf"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return name
 }
