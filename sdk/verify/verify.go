@@ -58,7 +58,10 @@ func Records(p *sdk.Platform, jobs []sim.Input, recs []sim.Record) error {
 		if !ok {
 			break
 		}
-		maxStart = max(maxStart, r.Start)
+		if i == 0 || r.Start > maxStart {
+			// Not max(0, ...): start times may be negative.
+			maxStart = r.Start
+		}
 	}
 	if len(problems) == 0 {
 		if err := capacity(p, jobs, recs); err != nil {

@@ -29,12 +29,16 @@ const (
 	FrameStats   byte = 'S'
 )
 
-// JobsPerFrame and RecordsPerFrame bound the size of a frame (about 1 MiB for
-// a single-resource platform).
-const (
-	JobsPerFrame    = 16384
-	RecordsPerFrame = 32768
-)
+// FrameBytes bounds the size of job and record frames, far below gRPC's
+// default 4 MiB message limit.
+const FrameBytes = 1 << 20
+
+// RecordsPerFrame is the number of records in a full records frame.
+const RecordsPerFrame = FrameBytes / recordSize
+
+// JobsPerFrame returns the number of jobs in a full jobs frame for a
+// platform of dims resources: each resource adds 8 bytes per job.
+func JobsPerFrame(dims int) int { return max(1, FrameBytes/(jobFixed+8*dims)) }
 
 // RunSpec is everything about a run except its jobs.
 type RunSpec struct {

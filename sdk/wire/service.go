@@ -213,7 +213,7 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input) (*sim.
 	}
 	var buf []byte
 	for rest := jobs; len(rest) > 0; {
-		n := min(len(rest), JobsPerFrame)
+		n := min(len(rest), JobsPerFrame(spec.Platform.Dims()))
 		buf = AppendJobs(buf[:0], rest[:n])
 		if err := stream.SendMsg(wrapperspb.Bytes(buf)); err != nil {
 			return nil, sendError(stream, err)

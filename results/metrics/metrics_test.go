@@ -1,0 +1,338 @@
+package metrics_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
+)
+
+// example is five jobs on one cluster of 4 processors, every time shifted by
+// +100 so that the first submission is not 0 (the makespan counts from it).
+//
+//	idx id submit start  end  procs runtime walltime  wait  run
+//	 0   1   100   100  1100    2    1000    1000        0  1000
+//	 1   2   100   100   105    2       5      10        0     5
+//	 2   3   110  1100  1300    4     200     300      990   200  promised 1100, kept
+//	 3   4   120  1300  1303    1      50       3     1180     3  killed; promised 1200, broken
+//	 4   5   125   130   190    2      60      60        5    60  backfilled (3, 4 wait)
+//
+// Usage: [100,105) 4 procs, [105,130) 2, [130,190) 4, [190,1100) 2,
+// [1100,1300) 4, [1300,1303) 1: never over 4, and verify accepts it.
+func example() (*sdk.Platform, []sim.Input, []sim.Record) {
+	p := sdk.SingleCluster("m", 4)
+	type spec struct{ id, submit, runtime, walltime, procs int64 }
+	specs := []spec{
+		{1, 100, 1000, 1000, 2},
+		{2, 100, 5, 10, 2},
+		{3, 110, 200, 300, 4},
+		{4, 120, 50, 3, 1},
+		{5, 125, 60, 60, 2},
+	}
+	jobs := make([]sim.Input, len(specs))
+	for i, s := range specs {
+		jobs[i] = sim.Input{
+			Job:     sdk.Job{ID: s.id, Submit: s.submit, Walltime: s.walltime, Request: sdk.Vector{s.procs}},
+			Runtime: s.runtime,
+		}
+	}
+	sim.Sort(jobs)
+	recs := []sim.Record{
+		{Index: 0, Start: 100, End: 1100},
+		{Index: 1, Start: 100, End: 105},
+		{Index: 2, Start: 1100, End: 1300, Promised: 1100, HasPromise: true},
+		{Index: 3, Start: 1300, End: 1303, Promised: 1200, HasPromise: true, Killed: true},
+		{Index: 4, Start: 130, End: 190, Backfilled: true},
+	}
+	return p, jobs, recs
+}
+
+func TestExampleIsValid(t *testing.T) {
+	p, jobs, recs := example()
+	if err := verify.Records(p, jobs, recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Counts and whole-run figures, the same under every setting:
+//
+//	killed 1 (idx 3), backfilled 1 (idx 4), promised 2 (idx 2, 3), broken 1
+//	(idx 3 started at 1300 > 1200; idx 2 started exactly at its promise).
+//	Processor-seconds: 2*1000 + 2*5 + 4*200 + 1*3 + 2*60 = 2933.
+//	Makespan: last end 1303 - first submit 100 = 1203.
+//	Utilisation: 2933 / (4 * 1203) = 2933/4812.
+const (
+	wantKilled, wantBackfilled, wantPromised, wantBroken = 1, 1, 2, 1
+	wantMakespan                                         = 1203
+	wantUtil                                             = 2933.0 / 4812.0
+)
+
+// Per-job figures, by index (w = wait, r = run):
+//
+//	w:    0, 0, 990, 1180, 5
+//	w+r:  1000, 5, 1190, 1183, 65   (turnaround)
+//	bsld tau 10:  max(1, 1000/1000) = 1
+//	              max(1, 5/max(5,10) = 0.5) = 1   (the floor at work)
+//	              1190/200 = 5.95
+//	              1183/max(3,10) = 118.3          (without the floor: 394.33)
+//	              65/60 = 1.083333...
+//	bsld tau 600: max(1, 1000/1000) = 1, max(1, 5/600) = 1,
+//	              1190/600 = 1.983333..., 1183/600 = 1.971666...,
+//	              max(1, 65/600) = 1
+func TestCompute(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    metrics.Settings
+		want metrics.Summary
+	}{
+		{
+			// Waits sorted: 0 0 5 990 1180. Mean 2175/5 = 435.
+			// Median: smallest w with >= 50% (2.5 of 5) <= w: the 3rd, 5.
+			// P95: >= 4.75 of 5 waits: the 5th, 1180.
+			// BSLD mean (1+1+5.95+118.3+65/60)/5 = (126.25 + 65/60)/5.
+			// Turnaround (1000+5+1190+1183+65)/5 = 3443/5 = 688.6.
+			name: "tau 10, no trimming",
+			s:    metrics.Settings{SlowdownTau: 10},
+			want: metrics.Summary{
+				Jobs: 5, MeasuredJobs: 5,
+				MeanWait: 435, MedianWait: 5, P95Wait: 1180, MaxWait: 1180,
+				MeanBSLD: (126.25 + 65.0/60) / 5, MaxBSLD: 118.3,
+				MeanTurnaround: 688.6,
+			},
+		},
+		{
+			// Same waits and turnaround; BSLD (1+1+1190/600+1183/600+1)/5 =
+			// (3 + 2373/600)/5 = 1.391; max 1190/600.
+			name: "tau 600, no trimming",
+			s:    metrics.Settings{SlowdownTau: 600},
+			want: metrics.Summary{
+				Jobs: 5, MeasuredJobs: 5,
+				MeanWait: 435, MedianWait: 5, P95Wait: 1180, MaxWait: 1180,
+				MeanBSLD: 1.391, MaxBSLD: 1190.0 / 600,
+				MeanTurnaround: 688.6,
+			},
+		},
+		{
+			// Warm-up 1 drops idx 0: waits 0 990 1180 5, sorted 0 5 990
+			// 1180. Mean 2175/4 = 543.75. Median: >= 2 of 4: the 2nd, 5 (an
+			// interpolating median would give 497.5). P95: >= 3.8 of 4: 1180.
+			// BSLD (1+5.95+118.3+65/60)/4; turnaround (5+1190+1183+65)/4 =
+			// 2443/4 = 610.75.
+			name: "warm-up 1",
+			s:    metrics.Settings{SlowdownTau: 10, WarmupJobs: 1},
+			want: metrics.Summary{
+				Jobs: 5, MeasuredJobs: 4,
+				MeanWait: 543.75, MedianWait: 5, P95Wait: 1180, MaxWait: 1180,
+				MeanBSLD: (125.25 + 65.0/60) / 4, MaxBSLD: 118.3,
+				MeanTurnaround: 610.75,
+			},
+		},
+		{
+			// Cool-down 2 drops idx 3 and 4 (the last in submit order): waits
+			// 0 0 990. Mean 330, median (>= 1.5 of 3) the 2nd = 0, P95 (>=
+			// 2.85 of 3) 990. BSLD (1+1+5.95)/3 = 2.65; turnaround
+			// (1000+5+1190)/3 = 2195/3.
+			name: "cool-down 2",
+			s:    metrics.Settings{SlowdownTau: 10, CooldownJobs: 2},
+			want: metrics.Summary{
+				Jobs: 5, MeasuredJobs: 3,
+				MeanWait: 330, MedianWait: 0, P95Wait: 990, MaxWait: 990,
+				MeanBSLD: 2.65, MaxBSLD: 5.95,
+				MeanTurnaround: 2195.0 / 3,
+			},
+		},
+		{
+			// Warm-up 1 and cool-down 1 keep idx 1..3: waits 0 990 1180, mean
+			// 2170/3, median 990, P95 1180. BSLD (1+5.95+118.3)/3 = 125.25/3.
+			// Turnaround (5+1190+1183)/3 = 2378/3.
+			name: "warm-up 1, cool-down 1",
+			s:    metrics.Settings{SlowdownTau: 10, WarmupJobs: 1, CooldownJobs: 1},
+			want: metrics.Summary{
+				Jobs: 5, MeasuredJobs: 3,
+				MeanWait: 2170.0 / 3, MedianWait: 990, P95Wait: 1180, MaxWait: 1180,
+				MeanBSLD: 125.25 / 3, MaxBSLD: 118.3,
+				MeanTurnaround: 2378.0 / 3,
+			},
+		},
+		{
+			// 3 + 2 = 5: every job trimmed, statistics stay zero.
+			name: "trimming covers every job",
+			s:    metrics.Settings{SlowdownTau: 10, WarmupJobs: 3, CooldownJobs: 2},
+			want: metrics.Summary{Jobs: 5, MeasuredJobs: 0},
+		},
+		{
+			name: "trimming overlaps",
+			s:    metrics.Settings{SlowdownTau: 10, WarmupJobs: 4, CooldownJobs: 4},
+			want: metrics.Summary{Jobs: 5, MeasuredJobs: 0},
+		},
+		{
+			name: "warm-up beyond the workload",
+			s:    metrics.Settings{SlowdownTau: 10, WarmupJobs: 100},
+			want: metrics.Summary{Jobs: 5, MeasuredJobs: 0},
+		},
+		{
+			name: "cool-down beyond the workload",
+			s:    metrics.Settings{SlowdownTau: 10, CooldownJobs: 100},
+			want: metrics.Summary{Jobs: 5, MeasuredJobs: 0},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, jobs, recs := example()
+			got, err := metrics.Compute(p, jobs, recs, tc.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := tc.want
+			// Counts and whole-run figures ignore trimming.
+			w.Killed, w.Backfilled, w.Promised, w.PromisesBroken = wantKilled, wantBackfilled, wantPromised, wantBroken
+			w.Makespan, w.Utilisation = wantMakespan, wantUtil
+			compare(t, got, w)
+		})
+	}
+}
+
+func compare(t *testing.T, got, want metrics.Summary) {
+	t.Helper()
+	ints := []struct {
+		name      string
+		got, want int64
+	}{
+		{"Jobs", int64(got.Jobs), int64(want.Jobs)},
+		{"MeasuredJobs", int64(got.MeasuredJobs), int64(want.MeasuredJobs)},
+		{"Killed", int64(got.Killed), int64(want.Killed)},
+		{"Backfilled", int64(got.Backfilled), int64(want.Backfilled)},
+		{"Promised", int64(got.Promised), int64(want.Promised)},
+		{"PromisesBroken", int64(got.PromisesBroken), int64(want.PromisesBroken)},
+		{"Makespan", got.Makespan, want.Makespan},
+	}
+	for _, c := range ints {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	floats := []struct {
+		name      string
+		got, want float64
+	}{
+		{"MeanWait", got.MeanWait, want.MeanWait},
+		{"MedianWait", got.MedianWait, want.MedianWait},
+		{"P95Wait", got.P95Wait, want.P95Wait},
+		{"MaxWait", got.MaxWait, want.MaxWait},
+		{"MeanBSLD", got.MeanBSLD, want.MeanBSLD},
+		{"MaxBSLD", got.MaxBSLD, want.MaxBSLD},
+		{"MeanTurnaround", got.MeanTurnaround, want.MeanTurnaround},
+		{"Utilisation", got.Utilisation, want.Utilisation},
+	}
+	for _, c := range floats {
+		if math.Abs(c.got-c.want) > 1e-9*max(1, math.Abs(c.want)) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestQuantiles checks the empirical quantile on 20 waits 1..20 (given in
+// reverse order, so Compute must sort): the median is the smallest wait with
+// at least 10 of 20 waits <= it, 10 (not 10.5); P95 the smallest with at least
+// 19 of 20, 19 (not 20, and not an interpolated 19.05).
+func TestQuantiles(t *testing.T) {
+	const n = 20
+	p := sdk.SingleCluster("m", n)
+	jobs := make([]sim.Input, n)
+	recs := make([]sim.Record, n)
+	for i := range n {
+		jobs[i] = sim.Input{Job: sdk.Job{Index: i, ID: int64(i + 1), Submit: 0, Walltime: 10, Request: sdk.Vector{1}}, Runtime: 10}
+		wait := int64(n - i) // 20, 19, ..., 1
+		recs[i] = sim.Record{Index: int32(i), Start: wait, End: wait + 10, Backfilled: i > 0}
+	}
+	if err := verify.Records(p, jobs, recs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := metrics.Compute(p, jobs, recs, metrics.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mean wait 210/20 = 10.5. Utilisation 20*10 / (20 * 30) = 1/3: the last
+	// job ends at 20+10 = 30. Backfilled: every job but the first.
+	if got.MedianWait != 10 || got.P95Wait != 19 || got.MaxWait != 20 || got.MeanWait != 10.5 {
+		t.Errorf("median %v p95 %v max %v mean %v, want 10 19 20 10.5", got.MedianWait, got.P95Wait, got.MaxWait, got.MeanWait)
+	}
+	if got.Makespan != 30 || math.Abs(got.Utilisation-1.0/3) > 1e-12 || got.Backfilled != 19 {
+		t.Errorf("makespan %d utilisation %v backfilled %d, want 30 1/3 19", got.Makespan, got.Utilisation, got.Backfilled)
+	}
+}
+
+// TestMultiClusterUtilisation: processors of all clusters count. Clusters of
+// 4 and 12 processors; one 4-proc job runs [0,100) on the second: 400
+// processor-seconds of 16*100.
+func TestMultiClusterUtilisation(t *testing.T) {
+	p := &sdk.Platform{
+		Name:      "two",
+		Resources: []string{sdk.Processors},
+		Clusters:  []sdk.Cluster{{Name: "a", Capacity: sdk.Vector{4}}, {Name: "b", Capacity: sdk.Vector{12}}},
+	}
+	jobs := []sim.Input{{Job: sdk.Job{ID: 1, Walltime: 100, Request: sdk.Vector{4}}, Runtime: 100}}
+	recs := []sim.Record{{Index: 0, Cluster: 1, Start: 0, End: 100}}
+	got, err := metrics.Compute(p, jobs, recs, metrics.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Utilisation != 0.25 || got.Makespan != 100 {
+		t.Errorf("utilisation %v makespan %d, want 0.25 100", got.Utilisation, got.Makespan)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	got, err := metrics.Compute(sdk.SingleCluster("m", 4), nil, nil, metrics.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != (metrics.Summary{}) {
+		t.Errorf("%+v, want zero summary", got)
+	}
+}
+
+func TestSettingErrors(t *testing.T) {
+	p, jobs, recs := example()
+	for _, tc := range []struct {
+		name string
+		s    metrics.Settings
+		want string
+	}{
+		{"tau 0", metrics.Settings{SlowdownTau: 0}, "slowdown floor 0 s"},
+		{"zero settings", metrics.Settings{}, "slowdown floor 0 s"},
+		{"negative tau", metrics.Settings{SlowdownTau: -10}, "slowdown floor -10 s"},
+		{"negative warm-up", metrics.Settings{SlowdownTau: 10, WarmupJobs: -1}, "negative trimming (warm-up -1, cool-down 0)"},
+		{"negative cool-down", metrics.Settings{SlowdownTau: 10, CooldownJobs: -2}, "negative trimming (warm-up 0, cool-down -2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := metrics.Compute(p, jobs, recs, tc.s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// Tau 1 is the smallest valid floor: no error.
+	if _, err := metrics.Compute(p, jobs, recs, metrics.Settings{SlowdownTau: 1}); err != nil {
+		t.Errorf("tau 1: %v", err)
+	}
+}
+
+func TestSettingsMap(t *testing.T) {
+	m := metrics.Settings{SlowdownTau: 600, WarmupJobs: 3, CooldownJobs: 7}.Map()
+	want := map[string]string{"metrics.bsld_tau": "600", "metrics.warmup_jobs": "3", "metrics.cooldown_jobs": "7"}
+	if len(m) != len(want) {
+		t.Errorf("%v, want %v", m, want)
+	}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %q, want %q", k, m[k], v)
+		}
+	}
+	if d := metrics.DefaultSettings(); d != (metrics.Settings{SlowdownTau: 10}) {
+		t.Errorf("defaults %+v", d)
+	}
+}

@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/tracedata"
+)
+
+// realTraces loads every trace listed in the shared data's SOURCES.md, or
+// skips when the shared data is absent (a plain clone); CI always has it.
+func realTraces(t *testing.T) []*workload.Workload {
+	t.Helper()
+	srcs, err := tracedata.Sources()
+	if err != nil {
+		t.Skipf("real traces not available (%v); set %s or place the shared data beside the checkout", err, tracedata.EnvVar)
+	}
+	var out []*workload.Workload
+	for _, s := range srcs {
+		path, err := tracedata.Path(s.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := workload.LoadSWF(path, 0, workload.DefaultClean())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// TestRealTraceInvariants runs every reference policy on every shipped trace,
+// in-process and as a plugin, and checks what must hold whatever the trace:
+// replay verification (inside Execute), identical records on both paths,
+// FCFS starting jobs in submit order, EASY keeping its head's reservation
+// with exact estimates, and conservative never delaying a reservation.
+func TestRealTraceInvariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every policy on every real trace; skipped with -short")
+	}
+	for _, w := range realTraces(t) {
+		plat := sdk.SingleCluster(w.Path, w.Procs)
+		for _, tc := range []struct {
+			policy string
+			exact  bool
+			check  func(*testing.T, []sim.Input, []sim.Record)
+		}{
+			{"fcfs", false, submitOrder},
+			{"easy", true, promisesKept},
+			{"easy", false, nil},
+			{"conservative", false, promisesKept},
+		} {
+			jobs := w.Jobs
+			if n, ok := conservativePrefix[filepath.Base(w.Path)]; ok && tc.policy == "conservative" {
+				jobs = jobs[:n]
+			}
+			spec := Spec{Policy: pluginResolved(t, tc.policy), Platform: plat, Jobs: jobs,
+				ExactEstimates: tc.exact, Metrics: metrics.DefaultSettings()}
+			viaPlugin, err := Execute(context.Background(), spec)
+			if err != nil {
+				t.Fatalf("%s %s exact=%v: %v", w.Path, tc.policy, tc.exact, err)
+			}
+			spec.InProcess = true
+			linked, err := Execute(context.Background(), spec)
+			if err != nil {
+				t.Fatalf("%s %s in-process: %v", w.Path, tc.policy, err)
+			}
+			if !reflect.DeepEqual(viaPlugin.Records, linked.Records) {
+				t.Errorf("%s %s exact=%v: plugin and in-process records differ", w.Path, tc.policy, tc.exact)
+			}
+			if tc.check != nil {
+				tc.check(t, jobs, linked.Records)
+			}
+			t.Logf("%s %s exact=%v: mean wait %.1f s, %d backfilled, %d of %d promises broken, %d jobs in %.3f s",
+				w.Path, tc.policy, tc.exact, linked.Summary.MeanWait, linked.Summary.Backfilled,
+				linked.Summary.PromisesBroken, linked.Summary.Promised, len(jobs), float64(linked.Stats.WallNanos)/1e9)
+		}
+	}
+}
+
+// conservativePrefix limits conservative backfilling to the first jobs of
+// some traces. It costs O(queue x profile steps) per event, and RICC-2010-2
+// builds a backlog of thousands of jobs: its first 25,000 jobs take about
+// 7 s, its first 50,000 more than 3 minutes (measured in-process here).
+var conservativePrefix = map[string]int{"RICC-2010-2.swf.gz": 25_000}
+
+// submitOrder checks that start times never decrease in submit order.
+func submitOrder(t *testing.T, jobs []sim.Input, recs []sim.Record) {
+	t.Helper()
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Start < recs[i-1].Start {
+			t.Errorf("fcfs: job id %d starts at %d, before job id %d submitted earlier (%d)",
+				jobs[i].Job.ID, recs[i].Start, jobs[i-1].Job.ID, recs[i-1].Start)
+			return
+		}
+	}
+}
+
+// promisesKept checks that no job starts after the first start it was
+// promised, and that some promises were made at all.
+func promisesKept(t *testing.T, jobs []sim.Input, recs []sim.Record) {
+	t.Helper()
+	promised := 0
+	for i, r := range recs {
+		if !r.HasPromise {
+			continue
+		}
+		promised++
+		if r.Start > r.Promised {
+			t.Errorf("job id %d promised %d, started %d", jobs[i].Job.ID, r.Promised, r.Start)
+			return
+		}
+	}
+	if promised == 0 {
+		t.Errorf("no promise made on %d jobs: the check tested nothing", len(recs))
+	}
+}

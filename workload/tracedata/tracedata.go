@@ -1,0 +1,201 @@
+// Package tracedata finds the real workload traces (the Parallel Workloads
+// Archive logs listed in SOURCES.md) for tests and tools.
+//
+// The traces are not part of the repository. They live in a directory that
+// holds SOURCES.md and the *.swf.gz files, found, in this order, at
+// $SCHEDLAB_DATA/workloads, at $SCHEDLAB_DATA, or at shared/data/workloads
+// under the working directory or one of its ancestors (the checkout layout
+// puts "shared" beside the repository root). Tests call Dir or Path and
+// skip, saying where they looked, when the error wraps ErrNotFound.
+package tracedata
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// EnvVar names the environment variable that points at the data directory.
+const EnvVar = "SCHEDLAB_DATA"
+
+// SourcesFile is the name of the provenance file in the traces directory.
+const SourcesFile = "SOURCES.md"
+
+// ErrNotFound is wrapped by the errors of Dir and Path when the data is
+// absent, as opposed to unreadable.
+var ErrNotFound = errors.New("workload traces not found")
+
+// Dir returns the directory holding the traces. Its error wraps ErrNotFound
+// and lists every place it looked when there is none.
+func Dir() (string, error) {
+	var tried []string
+	if env := os.Getenv(EnvVar); env != "" {
+		for _, d := range []string{filepath.Join(env, "workloads"), env} {
+			tried = append(tried, d)
+			if isTraceDir(d) {
+				return d, nil
+			}
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("tracedata: %w", err)
+	}
+	for d := wd; ; {
+		c := filepath.Join(d, "shared", "data", "workloads")
+		tried = append(tried, c)
+		if isTraceDir(c) {
+			return c, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return "", fmt.Errorf("%w (set %s; looked in %s)", ErrNotFound, EnvVar, strings.Join(tried, ", "))
+}
+
+// isTraceDir reports whether d holds SOURCES.md, which every copy of the
+// traces carries; a bare directory of the same name is not enough.
+func isTraceDir(d string) bool {
+	st, err := os.Stat(filepath.Join(d, SourcesFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Path returns the path of the trace file name (e.g.
+// "KTH-SP2-1996-2.1-cln.swf.gz"). Its error wraps ErrNotFound when the
+// directory or the file is absent.
+func Path(name string) (string, error) {
+	d, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(d, name)
+	if _, err := os.Stat(p); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%w: no %s in %s", ErrNotFound, name, d)
+		}
+		return "", fmt.Errorf("tracedata: %w", err)
+	}
+	return p, nil
+}
+
+// Source is one row of the main table of SOURCES.md: what the provenance
+// record says a trace contains, for tests to check the files against.
+type Source struct {
+	// File is the file name in the traces directory.
+	File string
+	// Jobs is the number of non-comment lines.
+	Jobs int
+	// MaxNodes and MaxProcs are copied from the file's header.
+	MaxNodes, MaxProcs int64
+	// SHA256 is the hex sha256 of the uncompressed bytes.
+	SHA256 string
+}
+
+// Sources parses the main table of SOURCES.md in the traces directory. It
+// finds columns by their header names, so reordering the table is harmless,
+// and fails if a column it needs is missing.
+func Sources() ([]Source, error) {
+	d, err := Dir()
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(d, SourcesFile)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("tracedata: %w", err)
+	}
+	defer f.Close()
+	var (
+		out  []Source
+		cols map[string]int
+		line int
+	)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line++
+		cells, ok := tableRow(sc.Text())
+		if !ok {
+			if cols != nil && len(out) > 0 {
+				break // the end of the main table
+			}
+			continue
+		}
+		if cols == nil {
+			if !slices.Contains(cells, "jobs") {
+				continue
+			}
+			cols = make(map[string]int, len(cells))
+			for i, c := range cells {
+				cols[c] = i
+			}
+			for _, need := range []string{"file", "jobs", "MaxNodes / MaxProcs (header)", "sha256 (uncompressed)"} {
+				if _, ok := cols[need]; !ok {
+					return nil, fmt.Errorf("%s:%d: table has no %q column", p, line, need)
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(cells[0], "---") || strings.HasPrefix(cells[0], ":-") {
+			continue
+		}
+		if len(cells) != len(cols) {
+			return nil, fmt.Errorf("%s:%d: %d cells, want %d", p, line, len(cells), len(cols))
+		}
+		s, err := parseSource(cells, cols)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", p, line, err)
+		}
+		out = append(out, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no table with a \"jobs\" column", p)
+	}
+	return out, nil
+}
+
+func parseSource(cells []string, cols map[string]int) (Source, error) {
+	s := Source{File: cells[cols["file"]], SHA256: cells[cols["sha256 (uncompressed)"]]}
+	jobs, err := strconv.Atoi(strings.ReplaceAll(cells[cols["jobs"]], ",", ""))
+	if err != nil {
+		return s, fmt.Errorf("jobs of %s: %w", s.File, err)
+	}
+	s.Jobs = jobs
+	nodes, procs, ok := strings.Cut(cells[cols["MaxNodes / MaxProcs (header)"]], "/")
+	if !ok {
+		return s, fmt.Errorf("MaxNodes / MaxProcs of %s: no '/'", s.File)
+	}
+	if s.MaxNodes, err = strconv.ParseInt(strings.TrimSpace(nodes), 10, 64); err != nil {
+		return s, fmt.Errorf("MaxNodes of %s: %w", s.File, err)
+	}
+	if s.MaxProcs, err = strconv.ParseInt(strings.TrimSpace(procs), 10, 64); err != nil {
+		return s, fmt.Errorf("MaxProcs of %s: %w", s.File, err)
+	}
+	if len(s.SHA256) != 64 {
+		return s, fmt.Errorf("sha256 of %s: %q is not 64 hex digits", s.File, s.SHA256)
+	}
+	return s, nil
+}
+
+// tableRow splits a Markdown table row into trimmed cells.
+func tableRow(l string) ([]string, bool) {
+	l = strings.TrimSpace(l)
+	if !strings.HasPrefix(l, "|") || !strings.HasSuffix(l, "|") || len(l) < 2 {
+		return nil, false
+	}
+	parts := strings.Split(l[1:len(l)-1], "|")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts, true
+}

@@ -1,0 +1,378 @@
+// Package workload turns SWF traces into engine input (sim.Input), making
+// every cleaning choice a named setting (Clean) and counting every job each
+// rule dropped, adjusted or merely flagged (Report), so that no job is
+// changed silently.
+//
+// Jobs keep the trace's submit times: they are not shifted to start at 0,
+// so a job's submit time can be matched with the trace (and with the
+// header's UnixStartTime). The engine jumps to the first submission, so the
+// offset costs nothing. The mapping and the rules are described in
+// docs/semantics.md.
+package workload
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/workload/swf"
+)
+
+// Where the platform size of a workload came from (Workload.ProcsSource).
+const (
+	// ProcsFromArgument: the caller gave the size.
+	ProcsFromArgument = "argument"
+	// ProcsFromMaxProcs: the header's MaxProcs.
+	ProcsFromMaxProcs = "header MaxProcs"
+	// ProcsFromMaxNodes: the header's MaxNodes, used when MaxProcs is absent
+	// (on machines with one processor per node they are equal).
+	ProcsFromMaxNodes = "header MaxNodes"
+)
+
+// Workload is a cleaned trace, ready for the engine.
+type Workload struct {
+	// Path is the trace's file path, or the name given to FromRecords.
+	Path string
+	// SHA256 is the hex sha256 of the trace's uncompressed bytes (empty for
+	// FromRecords), the identity SOURCES.md lists.
+	SHA256 string
+	// Header is the trace's header (empty for FromRecords).
+	Header swf.Header
+	// Procs is the platform size the jobs were checked against.
+	Procs int64
+	// ProcsSource says where Procs came from: one of the ProcsFrom
+	// constants.
+	ProcsSource string
+	// Clean is the settings applied, defaults filled in.
+	Clean Clean
+	// Jobs is the workload, sorted by sim.Sort, with trace submit times.
+	Jobs []sim.Input
+	// Report counts what each cleaning rule did.
+	Report Report
+}
+
+// LoadSWF reads the SWF trace at path (plain or gzip) and cleans it with c.
+// procs is the platform's processor count; procs <= 0 takes it from the
+// header (MaxProcs, else MaxNodes) and fails, naming the file, when neither
+// is there. The trace is streamed: only the kept jobs are held in memory.
+func LoadSWF(path string, procs int64, c Clean) (*Workload, error) {
+	c, err := c.Resolved()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r, err := swf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	h := r.Header()
+	procs, source, err := platformSize(path, h, procs)
+	if err != nil {
+		return nil, err
+	}
+	cl := newCleaner(path, procs, c)
+	if n, ok := h.MaxRecords(); ok && n > 0 && n <= 1<<24 {
+		// Most cleaned PWA logs hold exactly MaxRecords records; where the
+		// header counts a larger original log, finish trims the excess.
+		cl.jobs = make([]sim.Input, 0, n)
+	}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := cl.add(rec); err != nil {
+			return nil, err
+		}
+	}
+	w := cl.finish()
+	w.SHA256 = r.SHA256()
+	w.Header = h
+	w.ProcsSource = source
+	return w, nil
+}
+
+// FromRecords cleans records with the same rules as LoadSWF; name stands
+// for the file in errors and in Workload.Path. There is no header, so procs
+// must be positive.
+func FromRecords(name string, recs []swf.Record, procs int64, c Clean) (*Workload, error) {
+	c, err := c.Resolved()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if procs <= 0 {
+		return nil, fmt.Errorf("%s: platform size %d: give a positive number of processors (records carry no header)", name, procs)
+	}
+	cl := newCleaner(name, procs, c)
+	cl.jobs = make([]sim.Input, 0, len(recs))
+	for i, rec := range recs {
+		if rec.Line == 0 {
+			rec.Line = -(i + 1) // so errors can still point at the record
+		}
+		if err := cl.add(rec); err != nil {
+			return nil, err
+		}
+	}
+	w := cl.finish()
+	w.ProcsSource = ProcsFromArgument
+	return w, nil
+}
+
+// platformSize picks the platform size: the argument when positive, else
+// the header's MaxProcs, else its MaxNodes.
+func platformSize(path string, h swf.Header, procs int64) (int64, string, error) {
+	if procs > 0 {
+		return procs, ProcsFromArgument, nil
+	}
+	if n, ok := h.MaxProcs(); ok && n > 0 {
+		return n, ProcsFromMaxProcs, nil
+	}
+	if n, ok := h.MaxNodes(); ok && n > 0 {
+		return n, ProcsFromMaxNodes, nil
+	}
+	return 0, "", fmt.Errorf("%s: the header gives no positive MaxProcs or MaxNodes; give the platform size explicitly", path)
+}
+
+// ruleIndex is the position of each rule in Report.Counts.
+const (
+	iMissingSubmit = iota
+	iMissingProcs
+	iProcsFallback
+	iNonPositiveRuntime
+	iMissingWalltime
+	iOversize
+	iRuntimeOverWalltime
+	iSubmitOrder
+	iDuplicateID
+	numRules
+)
+
+// cleaner applies the rules to one record at a time.
+type cleaner struct {
+	name   string
+	procs  int64
+	c      Clean
+	counts [numRules]int
+	recs   int
+	jobs   []sim.Input
+	block  []int64 // backing store of the Request vectors, filled in chunks
+
+	// (prevSubmit, prevID) is the key of the last kept job, in file order.
+	prevSubmit, prevID int64
+}
+
+func newCleaner(name string, procs int64, c Clean) *cleaner {
+	return &cleaner{name: name, procs: procs, c: c}
+}
+
+// where names a record in errors: "file:line", or "name: record N" for records
+// that did not come from a file.
+func (cl *cleaner) where(rec *swf.Record) string {
+	if rec.Line < 0 {
+		return fmt.Sprintf("%s: record %d", cl.name, -rec.Line)
+	}
+	return fmt.Sprintf("%s:%d", cl.name, rec.Line)
+}
+
+// add applies every rule to rec, in the order of the Rule constants, and
+// keeps the job unless a rule drops it. Adjustments and flags are tallied
+// only for kept jobs, so every count refers to jobs of the workload except
+// the drops.
+func (cl *cleaner) add(rec swf.Record) error {
+	cl.recs++
+	var touched [numRules]bool
+	drop := func(rule int) error { cl.counts[rule]++; return nil }
+
+	if rec.Submit < 0 {
+		return drop(iMissingSubmit)
+	}
+
+	procs, fallback := chooseProcs(cl.c.Procs, rec.ReqProcs, rec.AllocProcs)
+	if procs <= 0 {
+		return drop(iMissingProcs)
+	}
+	touched[iProcsFallback] = fallback
+
+	runtime := rec.RunTime
+	if runtime <= 0 {
+		if cl.c.NonPositiveRuntime == Drop {
+			return drop(iNonPositiveRuntime)
+		}
+		runtime = 1
+		touched[iNonPositiveRuntime] = true
+	}
+
+	walltime := rec.ReqTime
+	if walltime <= 0 {
+		if cl.c.MissingWalltime == Drop {
+			return drop(iMissingWalltime)
+		}
+		walltime = runtime
+		touched[iMissingWalltime] = true
+	}
+
+	if procs > cl.procs {
+		switch cl.c.Oversize {
+		case Drop:
+			return drop(iOversize)
+		case Fail:
+			return fmt.Errorf("%s: job %d needs %d processors, the platform has %d (%s=%s)",
+				cl.where(&rec), rec.JobNumber, procs, cl.procs, SettingOversize, Fail)
+		}
+		procs = cl.procs
+		touched[iOversize] = true
+	}
+
+	touched[iRuntimeOverWalltime] = runtime > walltime
+
+	job := sdk.Job{
+		ID:       rec.JobNumber,
+		Submit:   rec.Submit,
+		Walltime: walltime,
+		Request:  cl.vector(procs),
+	}
+	attrs := []struct {
+		field int
+		v     int64
+		dst   *int32
+	}{
+		{12, rec.User, &job.User},
+		{13, rec.Group, &job.Group},
+		{14, rec.App, &job.App},
+		{15, rec.Queue, &job.Queue},
+		{16, rec.Partition, &job.Partition},
+	}
+	for _, a := range attrs {
+		v, err := attr(a.v)
+		if err != nil {
+			return fmt.Errorf("%s: field %d (%s): %w", cl.where(&rec), a.field, swf.FieldName(a.field), err)
+		}
+		*a.dst = v
+	}
+
+	if len(cl.jobs) > 0 && (job.Submit < cl.prevSubmit || job.Submit == cl.prevSubmit && job.ID < cl.prevID) {
+		touched[iSubmitOrder] = true
+	}
+	cl.prevSubmit, cl.prevID = job.Submit, job.ID
+	for i, t := range touched {
+		if t {
+			cl.counts[i]++
+		}
+	}
+	cl.jobs = append(cl.jobs, sim.Input{Job: job, Runtime: runtime})
+	return nil
+}
+
+// chooseProcs applies Clean.Procs; fallback reports that the second field
+// of an "X-else-Y" choice was used.
+func chooseProcs(choice string, req, alloc int64) (procs int64, fallback bool) {
+	switch choice {
+	case ProcsRequested:
+		return req, false
+	case ProcsAllocated:
+		return alloc, false
+	case ProcsAllocatedElseRequested:
+		if alloc > 0 {
+			return alloc, false
+		}
+		return req, req > 0
+	default: // ProcsRequestedElseAllocated, checked by Resolved
+		if req > 0 {
+			return req, false
+		}
+		return alloc, alloc > 0
+	}
+}
+
+// attr converts an SWF attribute to sdk.Job's int32, keeping -1 for
+// unknown. Other negative or too large values are errors rather than being
+// wrapped around or mapped to "unknown".
+func attr(v int64) (int32, error) {
+	if v < swf.Missing || v > math.MaxInt32 {
+		return 0, fmt.Errorf("must be -1 (unknown) or between 0 and %d, is %d", math.MaxInt32, v)
+	}
+	return int32(v), nil
+}
+
+// vector returns a one-element Request. Vectors are carved from shared
+// chunks, with their capacity cut to their length so that an append by a
+// user cannot overwrite the next job's request.
+func (cl *cleaner) vector(procs int64) sdk.Vector {
+	if len(cl.block) == cap(cl.block) {
+		cl.block = make([]int64, 0, 4096)
+	}
+	cl.block = append(cl.block, procs)
+	n := len(cl.block)
+	return sdk.Vector(cl.block[n-1 : n : n])
+}
+
+// finish counts duplicate IDs, sorts the jobs and builds the Workload.
+func (cl *cleaner) finish() *Workload {
+	ids := make([]int64, len(cl.jobs))
+	for i := range cl.jobs {
+		ids[i] = cl.jobs[i].Job.ID
+	}
+	slices.Sort(ids)
+	for i := 1; i < len(ids); i++ {
+		if ids[i] == ids[i-1] {
+			cl.counts[iDuplicateID]++
+		}
+	}
+	if cap(cl.jobs)-len(cl.jobs) > len(cl.jobs)/4 {
+		cl.jobs = slices.Clone(cl.jobs) // do not hold on to a much larger array than needed
+	}
+	sim.Sort(cl.jobs)
+
+	settings := [numRules]string{
+		iMissingSubmit:       Drop,
+		iMissingProcs:        Drop,
+		iProcsFallback:       cl.c.Procs,
+		iNonPositiveRuntime:  cl.c.NonPositiveRuntime,
+		iMissingWalltime:     cl.c.MissingWalltime,
+		iOversize:            cl.c.Oversize,
+		iRuntimeOverWalltime: "keep",
+		iSubmitOrder:         "sort",
+		iDuplicateID:         "keep",
+	}
+	names := [numRules]string{
+		iMissingSubmit:       RuleMissingSubmit,
+		iMissingProcs:        RuleMissingProcs,
+		iProcsFallback:       RuleProcsFallback,
+		iNonPositiveRuntime:  RuleNonPositiveRuntime,
+		iMissingWalltime:     RuleMissingWalltime,
+		iOversize:            RuleOversize,
+		iRuntimeOverWalltime: RuleRuntimeOverWalltime,
+		iSubmitOrder:         RuleSubmitOrder,
+		iDuplicateID:         RuleDuplicateID,
+	}
+	rep := Report{Records: cl.recs, Kept: len(cl.jobs), Counts: make([]Count, numRules)}
+	for i := range rep.Counts {
+		rep.Counts[i] = Count{Rule: names[i], Setting: settings[i], Action: action(i, settings[i]), Jobs: cl.counts[i]}
+	}
+	return &Workload{Path: cl.name, Procs: cl.procs, Clean: cl.c, Jobs: cl.jobs, Report: rep}
+}
+
+// action is what rule i does under the given setting value. Under
+// oversize=error a loaded workload has no oversize job (loading fails on
+// the first), so the rule only counts, and counts zero.
+func action(i int, setting string) string {
+	switch i {
+	case iMissingSubmit, iMissingProcs:
+		return Dropped
+	case iNonPositiveRuntime, iMissingWalltime, iOversize:
+		switch setting {
+		case Drop:
+			return Dropped
+		case Fail:
+			return Counted
+		}
+		return Adjusted
+	}
+	return Counted
+}
