@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -121,6 +122,9 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		return err
 	}
 	if f.out != "" {
+		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
 		meta := simProvenance(f, pol, out, w, plat, params, began)
 		if err := results.WriteJobs(f.out, runner.JobRows(w.Jobs, out.Records), meta); err != nil {
 			return err

@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/tracedata"
+)
+
+// The benchmarks time Execute end to end: for the plugin variant that is
+// plugin process start, describe, transfer of the workload and the records,
+// replay verification and metrics; the in-process variant does the same work
+// without the process and the RPC. docs/performance.md gives the commands
+// and the figures.
+
+// kthPath is the committed copy of KTH-SP2, available in every clone.
+const kthPath = "../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz"
+
+// curieFile is the CEA-Curie trace of the shared data (not committed).
+const curieFile = "CEA-Curie-2011-2.1-cln.swf.gz"
+
+// benchLoads caches the workloads across sub-benchmarks and -count runs, so
+// that a trace is parsed once per test binary.
+var benchLoads struct {
+	sync.Mutex
+	m map[string]*workload.Workload
+}
+
+func benchLoad(b *testing.B, path string) *workload.Workload {
+	b.Helper()
+	benchLoads.Lock()
+	defer benchLoads.Unlock()
+	if w, ok := benchLoads.m[path]; ok {
+		return w
+	}
+	w, err := workload.LoadSWF(path, 0, workload.DefaultClean())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if benchLoads.m == nil {
+		benchLoads.m = map[string]*workload.Workload{}
+	}
+	benchLoads.m[path] = w
+	return w
+}
+
+func kthWorkload(b *testing.B) *workload.Workload { return benchLoad(b, kthPath) }
+
+// curieWorkload loads CEA-Curie from the shared data, or skips.
+func curieWorkload(b *testing.B) *workload.Workload {
+	b.Helper()
+	path, err := tracedata.Path(curieFile)
+	if err != nil {
+		b.Skipf("CEA-Curie not available (%v); set %s or place the shared data beside the checkout", err, tracedata.EnvVar)
+	}
+	return benchLoad(b, path)
+}
+
+// benchExecute times Execute of policy on the workload load returns, in
+// process and as a plugin, and reports jobs/s (whole Execute) and
+// sim-jobs/s (the engine's own Stats.WallNanos, simulation only).
+func benchExecute(b *testing.B, policy, trace string, load func(*testing.B) *workload.Workload) {
+	b.Run(trace, func(b *testing.B) {
+		for _, inProcess := range []bool{true, false} {
+			name := "plugin"
+			if inProcess {
+				name = "in-process"
+			}
+			b.Run(name, func(b *testing.B) {
+				w := load(b)
+				spec := Spec{
+					Policy:    pluginResolved(b, policy),
+					Platform:  sdk.SingleCluster(trace, w.Procs),
+					Jobs:      w.Jobs,
+					Metrics:   metrics.DefaultSettings(),
+					InProcess: inProcess,
+				}
+				ctx := context.Background()
+				b.ReportAllocs()
+				var iters, simNanos int64
+				for b.Loop() {
+					out, err := Execute(ctx, spec)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(out.Records) != len(w.Jobs) {
+						b.Fatalf("%d records for %d jobs", len(out.Records), len(w.Jobs))
+					}
+					iters++
+					simNanos += out.Stats.WallNanos
+				}
+				jobs := float64(len(w.Jobs)) * float64(iters)
+				b.ReportMetric(jobs/b.Elapsed().Seconds(), "jobs/s")
+				b.ReportMetric(jobs/(float64(simNanos)/1e9), "sim-jobs/s")
+			})
+		}
+	})
+}
+
+func BenchmarkEASY(b *testing.B) {
+	benchExecute(b, "easy", "KTH-SP2", kthWorkload)
+	benchExecute(b, "easy", "CEA-Curie", curieWorkload)
+}
+
+func BenchmarkFCFS(b *testing.B) {
+	benchExecute(b, "fcfs", "KTH-SP2", kthWorkload)
+}
+
+func BenchmarkConservative(b *testing.B) {
+	benchExecute(b, "conservative", "KTH-SP2", kthWorkload)
+}
