@@ -363,13 +363,25 @@ func (e *engine) call() error {
 	if len(e.started) == 0 {
 		return nil
 	}
-	q := e.state.Queue[:0]
-	for _, j := range e.state.Queue {
-		if e.status[j.Index] == statusQueued {
-			q = append(q, j)
-		}
+	// Started jobs usually form a prefix of the queue (always under FCFS):
+	// drop it by reslicing, and compact only what follows a started job
+	// further back, so long backlogs do not cost O(queue) per start.
+	q := e.state.Queue
+	k := 0
+	for k < len(q) && e.status[q[k].Index] != statusQueued {
+		k++
 	}
-	clear(e.state.Queue[len(q):])
+	q = q[k:]
+	if len(e.started) > k {
+		kept := q[:0]
+		for _, j := range q {
+			if e.status[j.Index] == statusQueued {
+				kept = append(kept, j)
+			}
+		}
+		clear(q[len(kept):])
+		q = kept
+	}
 	e.state.Queue = q
 	for _, i := range e.started {
 		e.rec[i].Backfilled = len(q) > 0 && q[0].Index < int(i)
