@@ -113,3 +113,26 @@ func BenchmarkFCFS(b *testing.B) {
 func BenchmarkConservative(b *testing.B) {
 	benchExecute(b, "conservative", "KTH-SP2", kthWorkload)
 }
+
+// BenchmarkStartup runs the 5-job workload of the tests, so that the plugin
+// variant measures the fixed cost of a plugin run: process start, handshake,
+// describe, one tiny transfer and shutdown.
+func BenchmarkStartup(b *testing.B) {
+	jobs, plat := smallWorkload()
+	for _, inProcess := range []bool{true, false} {
+		name := "plugin"
+		if inProcess {
+			name = "in-process"
+		}
+		b.Run(name, func(b *testing.B) {
+			spec := Spec{Policy: pluginResolved(b, "easy"), Platform: plat, Jobs: jobs,
+				Metrics: metrics.DefaultSettings(), InProcess: inProcess}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Execute(context.Background(), spec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/results"
+)
+
+// schedlab is the command built once for these tests, so that reference
+// policies run as real plugin processes of this very binary.
+var schedlab string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "schedlab-cmd-test-")
+	if err != nil {
+		panic(err)
+	}
+	schedlab = filepath.Join(dir, "schedlab")
+	if out, err := exec.Command("go", "build", "-o", schedlab, ".").CombinedOutput(); err != nil {
+		panic("build schedlab: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const kth = "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz"
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(schedlab, args...).CombinedOutput()
+	return string(out), err
+}
+
+// TestSimPluginAndInProcess runs the README's main job both ways and checks
+// the Parquet rows are identical and carry their provenance.
+func TestSimPluginAndInProcess(t *testing.T) {
+	dir := t.TempDir()
+	rows := map[string][]results.JobRow{}
+	for _, mode := range []string{"plugin", "in-process"} {
+		out := filepath.Join(dir, mode, "jobs.parquet")
+		args := []string{"sim", "--trace", kth, "--policy", "easy", "--param", "order=shortest", "--out", out}
+		if mode == "in-process" {
+			args = append(args, "--in-process")
+		}
+		text, err := run(t, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, text)
+		}
+		if !strings.Contains(text, "policy            easy 1.0.0 (reference, "+mode+")") {
+			t.Errorf("%s: summary does not name the transport:\n%s", mode, text)
+		}
+		r, meta, err := results.ReadJobs(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[mode] = r
+		for key, want := range map[string]string{
+			"policy.name": "easy", "policy.kind": "reference", "transport": mode,
+			"workload.sha256":     "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87",
+			"policy.params":       `{"order":"shortest"}`,
+			"nonpositive-runtime": "drop", "metrics.bsld_tau": "10", "exact_estimates": "false",
+		} {
+			if meta[key] != want {
+				t.Errorf("%s: provenance %s = %q, want %q", mode, key, meta[key], want)
+			}
+		}
+		if len(meta["policy.sha256"]) != 64 {
+			t.Errorf("%s: policy.sha256 %q", mode, meta["policy.sha256"])
+		}
+	}
+	// 28,476 records less 1 without processors and 8 without runtime.
+	if len(rows["plugin"]) != 28467 {
+		t.Fatalf("%d rows, want 28467", len(rows["plugin"]))
+	}
+	if !reflect.DeepEqual(rows["plugin"], rows["in-process"]) {
+		t.Fatal("plugin and in-process rows differ")
+	}
+}
+
+func TestSimBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--trace", kth, "--policy", "easy", "--param", "ordr=submit"}, `unknown parameter "ordr"`},
+		{[]string{"sim", "--trace", kth, "--policy", "easy", "--param", "order=random"}, `"random" is not one of submit, shortest, smallest, largest`},
+		{[]string{"sim", "--trace", kth, "--policy", "easy", "--clean", "oversize=keep"}, "cleaning setting oversize: unknown value \"keep\""},
+		{[]string{"sim", "--trace", kth, "--policy", "easy", "--clean", "procz=requested"}, `unknown cleaning setting "procz"`},
+		{[]string{"sim", "--trace", kth, "--policy", "eazy"}, `policy "eazy" is neither a reference policy`},
+		{[]string{"sim", "--trace", "no-such.swf", "--policy", "easy"}, "no-such.swf"},
+		{[]string{"sim", "--policy", "easy"}, `required flag(s) "trace" not set`},
+	} {
+		out, err := run(t, tc.args...)
+		if err == nil || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %v\n%s\nwant it to say %q", tc.args[3:], err, out, tc.want)
+		}
+	}
+}
+
+func TestPluginDescribeAndList(t *testing.T) {
+	out, err := run(t, "plugin", "describe", "conservative")
+	if err != nil || !strings.Contains(out, `"name": "conservative"`) || !strings.Contains(out, `"protocol_version": 1`) {
+		t.Fatalf("describe: %v\n%s", err, out)
+	}
+	out, err = run(t, "plugin", "list")
+	if err != nil || !strings.Contains(out, "easy") || !strings.Contains(out, "fcfs") {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	// Started by hand rather than by a host, the plugin explains itself.
+	out, err = run(t, "plugin", "serve", "easy")
+	if err == nil || !strings.Contains(out, "This binary is a plugin") {
+		t.Fatalf("serve by hand: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,43 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+func testPlugin() sdk.Plugin {
+	return sdk.Plugin{Info: sdk.Info{Name: "t", Version: "2.0", Params: []sdk.Param{{Name: "k", Type: sdk.Int, Default: "3"}}}}
+}
+
+func TestDescribe(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(testPlugin(), []string{"describe"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var info sdk.Info
+	if err := json.Unmarshal(out.Bytes(), &info); err != nil {
+		t.Fatalf("describe printed %q: %v", out.String(), err)
+	}
+	if info.Name != "t" || info.Version != "2.0" || info.SDKVersion != sdk.Version ||
+		info.ProtocolVersion != sdk.ProtocolVersion || len(info.Params) != 1 || info.Params[0].Default != "3" {
+		t.Fatalf("describe: %+v", info)
+	}
+}
+
+// TestNotStartedByHost checks that a plugin run by hand says what it is and
+// writes nothing to standard output, which go-plugin reserves.
+func TestNotStartedByHost(t *testing.T) {
+	for _, args := range [][]string{nil, {"serve"}, {"describe", "extra"}} {
+		var out, errOut bytes.Buffer
+		if code := run(testPlugin(), args, &out, &errOut); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if out.Len() != 0 || !strings.Contains(errOut.String(), "is a schedlab policy plugin (t 2.0)") {
+			t.Errorf("%v: stdout %q, stderr %q", args, out.String(), errOut.String())
+		}
+	}
+}
