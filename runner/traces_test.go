@@ -14,13 +14,10 @@ import (
 )
 
 // realTraces loads every trace listed in the shared data's SOURCES.md, or
-// skips when the shared data is absent (a plain clone); CI always has it.
+// skips when the shared data is absent (a plain clone, not CI).
 func realTraces(t *testing.T) []*workload.Workload {
 	t.Helper()
-	srcs, err := tracedata.Sources()
-	if err != nil {
-		t.Skipf("real traces not available (%v); set %s or place the shared data beside the checkout", err, tracedata.EnvVar)
-	}
+	srcs := tracedata.SourcesForTest(t)
 	var out []*workload.Workload
 	for _, s := range srcs {
 		path, err := tracedata.Path(s.File)

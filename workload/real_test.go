@@ -1,7 +1,6 @@
 package workload_test
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,17 +11,7 @@ import (
 	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
-func realSources(t testing.TB) []tracedata.Source {
-	t.Helper()
-	src, err := tracedata.Sources()
-	if errors.Is(err, tracedata.ErrNotFound) {
-		t.Skipf("real traces not available: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
+func realSources(t testing.TB) []tracedata.Source { return tracedata.SourcesForTest(t) }
 
 // TestRealTraceCleaning loads every trace with the default settings and
 // the platform size from its header. With -v it prints the table of

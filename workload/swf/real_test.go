@@ -2,7 +2,6 @@ package swf_test
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -14,17 +13,7 @@ import (
 
 // sources returns the rows of SOURCES.md, skipping the test when the traces
 // are absent.
-func sources(t testing.TB) []tracedata.Source {
-	t.Helper()
-	src, err := tracedata.Sources()
-	if errors.Is(err, tracedata.ErrNotFound) {
-		t.Skipf("real traces not available: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
+func sources(t testing.TB) []tracedata.Source { return tracedata.SourcesForTest(t) }
 
 // rawStats are counts over a whole trace that SOURCES.md states in its
 // caveats; the reader must reproduce them from the records alone.
