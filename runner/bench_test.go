@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -50,12 +51,16 @@ func benchLoad(b *testing.B, path string) *workload.Workload {
 
 func kthWorkload(b *testing.B) *workload.Workload { return benchLoad(b, kthPath) }
 
-// curieWorkload loads CEA-Curie from the shared data, or skips.
+// curieWorkload loads CEA-Curie from the shared data, or skips when the
+// shared data is absent.
 func curieWorkload(b *testing.B) *workload.Workload {
 	b.Helper()
 	path, err := tracedata.Path(curieFile)
+	if errors.Is(err, tracedata.ErrNotFound) {
+		b.Skipf("CEA-Curie not available, skipping: %v", err)
+	}
 	if err != nil {
-		b.Skipf("CEA-Curie not available (%v); set %s or place the shared data beside the checkout", err, tracedata.EnvVar)
+		b.Fatal(err)
 	}
 	return benchLoad(b, path)
 }

@@ -99,7 +99,7 @@ func (*probeFail) UnmarshalTOML(any) error { return errProbe }
 var anyType = reflect.TypeFor[any]()
 
 func (l *locator) line(key ...string) int {
-	if len(key) == 0 {
+	if l == nil || len(key) == 0 {
 		return 0
 	}
 	ks := keyString(key...)
@@ -132,7 +132,7 @@ func (l *locator) probe(key []string) (line int) {
 	}
 	_, err := toml.Decode(l.data, reflect.New(t).Interface())
 	var pe toml.ParseError
-	if errors.As(err, &pe) && errors.Is(err, errProbe) || errors.As(err, &pe) && pe.Message == errProbe.Error() {
+	if errors.As(err, &pe) && pe.Message == errProbe.Error() {
 		return pe.Position.Line
 	}
 	return 0
@@ -162,14 +162,18 @@ func (l *locator) caseVariants(parent []string, name string) []string {
 var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // suggest returns the known name closest to got when it is close enough to
-// be a likely misspelling: equal but for case, or within an edit distance
-// of a third of its length (at least 1).
+// be a likely misspelling: equal but for case, within an edit distance
+// (insertions, deletions, substitutions and swaps of adjacent characters)
+// of a third of its length (at least 1), or a beginning of it at least 3
+// characters long (warmup for warmup_jobs).
 func suggest(got string, known []string) string {
 	best, bestD := "", -1
 	for _, k := range known {
 		if strings.EqualFold(k, got) {
 			return k
 		}
+	}
+	for _, k := range known {
 		d := editDistance(strings.ToLower(got), strings.ToLower(k))
 		if bestD < 0 || d < bestD {
 			best, bestD = k, d
@@ -177,6 +181,13 @@ func suggest(got string, known []string) string {
 	}
 	if bestD >= 0 && bestD <= max(1, len(got)/3) && bestD < len(got) {
 		return best
+	}
+	if len(got) >= 3 {
+		for _, k := range known {
+			if strings.HasPrefix(strings.ToLower(k), strings.ToLower(got)) {
+				return k
+			}
+		}
 	}
 	return ""
 }
@@ -192,23 +203,29 @@ func hint(got string, known []string) string {
 	return fmt.Sprintf(" (known: %s)", strings.Join(known, ", "))
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
+// editDistance is the optimal-string-alignment distance between a and b,
+// in bytes: the Levenshtein distance with swaps of adjacent characters
+// counting as one edit (tarce for trace).
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }

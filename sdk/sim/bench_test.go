@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -51,8 +52,11 @@ func BenchmarkEngineEASY(b *testing.B) {
 	})
 	b.Run("CEA-Curie", func(b *testing.B) {
 		path, err := tracedata.Path("CEA-Curie-2011-2.1-cln.swf.gz")
+		if errors.Is(err, tracedata.ErrNotFound) {
+			b.Skipf("CEA-Curie not available, skipping: %v", err)
+		}
 		if err != nil {
-			b.Skipf("CEA-Curie not available (%v); set %s or place the shared data beside the checkout", err, tracedata.EnvVar)
+			b.Fatal(err)
 		}
 		w := loadBench(b, path)
 		benchEngine(b, backfill.EASY(), sdk.SingleCluster("CEA-Curie", w.Procs), w.Jobs)

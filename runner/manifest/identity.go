@@ -1,0 +1,193 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"hash"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// CanonicalSpec is the canonical JSON of everything a manifest says about
+// one run: object keys sorted, no insignificant space. Equal specs mean the
+// manifest asks for the same run.
+type CanonicalSpec []byte
+
+// SpecSchema names the layout of CanonicalSpec; it changes, changing every
+// key, whenever the layout does.
+const SpecSchema = "schedlab.run/1"
+
+// The spec's layout. Struct fields are in the alphabetical order of their
+// JSON names and encoding/json sorts map keys, so the encoding is
+// canonical.
+type specJSON struct {
+	Estimates  string        `json:"estimates"`
+	MasterSeed int64         `json:"master_seed"`
+	Metrics    specMetrics   `json:"metrics"`
+	Platform   *specPlatform `json:"platform,omitempty"`
+	Policy     specPolicy    `json:"policy"`
+	Replicate  int           `json:"replicate"`
+	Schema     string        `json:"schema"`
+	Workload   specWorkload  `json:"workload"`
+}
+
+type specMetrics struct {
+	BSLDTau      int64 `json:"bsld_tau"`
+	CooldownJobs int   `json:"cooldown_jobs"`
+	WarmupJobs   int   `json:"warmup_jobs"`
+}
+
+type specPlatform struct {
+	Name  string `json:"name"`
+	Procs int64  `json:"procs"`
+}
+
+type specPolicy struct {
+	Name   string            `json:"name"`
+	Params map[string]string `json:"params"`
+	Ref    string            `json:"ref"`
+}
+
+type specWorkload struct {
+	Clean     map[string]string `json:"clean"`
+	Generator string            `json:"generator,omitempty"`
+	Name      string            `json:"name"`
+	Params    map[string]string `json:"params,omitempty"`
+	Procs     int64             `json:"procs"`
+	SHA256    string            `json:"sha256,omitempty"`
+}
+
+// Spec returns the canonical JSON of the run: the master seed, the
+// workload (name, trace sha256 or generator and parameters, procs,
+// cleaning settings with defaults filled in), the platform when the run
+// has one, the policy (name, reference as written, effective parameters),
+// the estimates, the replicate and the metrics settings. It leaves out
+// what does not change results (campaign name, output folder, timeout,
+// the run's index, file paths: a trace is identified by its sha256), so
+// that such edits, or moving files, keep keys.
+func (r Run) Spec(m *Manifest) CanonicalSpec {
+	w := m.Workloads[r.Workload]
+	pol := m.Policies[r.Policy]
+	s := specJSON{
+		Estimates:  r.Estimates,
+		MasterSeed: m.Campaign.Seed,
+		Metrics: specMetrics{
+			BSLDTau: m.Metrics.SlowdownTau, CooldownJobs: m.Metrics.CooldownJobs, WarmupJobs: m.Metrics.WarmupJobs,
+		},
+		Policy:    specPolicy{Name: r.Policy, Params: nonNil(r.Params), Ref: pol.Ref},
+		Replicate: r.Replicate,
+		Schema:    SpecSchema,
+		Workload: specWorkload{
+			Clean: w.Clean.Settings(), Generator: w.Generator, Name: r.Workload,
+			Params: w.Params, Procs: w.Procs, SHA256: w.SHA256,
+		},
+	}
+	if r.Platform != "" {
+		s.Platform = &specPlatform{Name: r.Platform, Procs: m.Platforms[r.Platform].Procs}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic("manifest: encoding a run spec: " + err.Error()) // strings and integers only
+	}
+	return b
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// Key returns a run's identity: the hex sha256 (64 digits) of the spec, the
+// sha256 of the policy's plugin binary and the sha256 of the workload
+// (uncompressed trace bytes, or the generated records), each prefixed by
+// its length so that no two different triples hash alike. The hashes are
+// lower-cased first. Two runs with equal keys compute the same thing;
+// file names may use a prefix of the key.
+func Key(spec []byte, pluginSHA, workloadSHA string) string {
+	h := sha256.New()
+	writeParts(h, "schedlab.run-key/1", string(spec), strings.ToLower(pluginSHA), strings.ToLower(workloadSHA))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Stream names for DeriveSeed.
+const (
+	// StreamWorkload seeds workload generation; it depends on the workload
+	// and the replicate only, so every policy of a replicate sees the same
+	// generated jobs.
+	StreamWorkload = "workload"
+	// StreamPolicy seeds the policy's random source (sdk.Env.Rand); it
+	// depends on the workload, the policy, its effective parameters and the
+	// replicate.
+	StreamPolicy = "policy"
+)
+
+// DeriveSeed returns the seed of one random stream: the first 8 bytes
+// (big-endian) of the sha256 of a domain tag, the master seed (8 bytes,
+// big-endian two's complement), the stream name and the parts, each string
+// prefixed by its length. Only what is passed changes the seed, so a
+// stream is independent of every other run of the manifest.
+func DeriveSeed(master int64, stream string, parts ...string) uint64 {
+	h := sha256.New()
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(master))
+	writeParts(h, "schedlab.seed/1")
+	h.Write(b[:])
+	writeParts(h, stream)
+	writeParts(h, parts...)
+	return binary.BigEndian.Uint64(h.Sum(nil)[:8])
+}
+
+func writeParts(h hash.Hash, parts ...string) {
+	var n [8]byte
+	for _, p := range parts {
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+}
+
+// Seeds are a run's derived seeds.
+type Seeds struct {
+	// Workload seeds a generated workload (StreamWorkload).
+	Workload uint64
+	// Policy is the seed given to the policy (sim.Config.Seed, wire
+	// RunSpec.Seed; StreamPolicy).
+	Policy uint64
+}
+
+// Seeds derives the run's seeds from the master seed:
+//
+//	workload: DeriveSeed(master, "workload", workload, replicate)
+//	policy:   DeriveSeed(master, "policy", workload, policy, params, replicate)
+//
+// where replicate is in decimal and params is the canonical JSON of the
+// effective parameters. Adding a policy, a workload or an axis value to a
+// manifest therefore changes no other run's seeds, and all policies of a
+// replicate share the workload seed.
+func (r Run) Seeds(m *Manifest) Seeds {
+	rep := strconv.Itoa(r.Replicate)
+	params, err := json.Marshal(nonNil(r.Params))
+	if err != nil {
+		panic("manifest: encoding parameters: " + err.Error())
+	}
+	return Seeds{
+		Workload: DeriveSeed(m.Campaign.Seed, StreamWorkload, r.Workload, rep),
+		Policy:   DeriveSeed(m.Campaign.Seed, StreamPolicy, r.Workload, r.Policy, string(params), rep),
+	}
+}
+
+// PCGIncrement is the second PCG word NewRand uses, the one sdk/sim uses
+// for a policy's Env.Rand.
+const PCGIncrement = 0x5eed_0f_7011c7
+
+// NewRand returns the math/rand/v2 source of a derived seed:
+// rand.New(rand.NewPCG(seed, PCGIncrement)). Generators get it for the
+// workload seed.
+func NewRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, PCGIncrement))
+}

@@ -1,0 +1,768 @@
+// Package manifest reads campaign manifests: TOML files that name the
+// platforms, workloads, policies and parameters of an experiment, and a
+// matrix whose expansion is the list of runs. Decoding is strict: a key
+// the manifest does not define is an error naming the file, the line and,
+// when one is close, the key that was probably meant. Every run has a key
+// (a hash of everything that determines its result) and random seeds
+// derived so that editing one part of a manifest leaves the other runs'
+// numbers alone. The format is documented in docs/manifest.md.
+package manifest
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload"
+)
+
+// Manifest is a parsed and checked campaign manifest.
+type Manifest struct {
+	// Path is the file's path as given to Load, or the name given to Parse.
+	Path string
+	// Dir is the absolute directory that relative paths are resolved
+	// against: the manifest's own directory.
+	Dir      string
+	Campaign Campaign
+	// Metrics are the [metrics] settings, defaults filled in.
+	Metrics   metrics.Settings
+	Platforms map[string]Platform
+	Workloads map[string]Workload
+	Policies  map[string]Policy
+	Matrix    Matrix
+}
+
+// Campaign is the [campaign] table.
+type Campaign struct {
+	// Name names the campaign; by default the manifest's file name without
+	// its extension.
+	Name string
+	// Seed is the master seed every run's seeds derive from. It is an int64
+	// because TOML integers are: a larger value cannot be written.
+	Seed int64
+	// Replicates is the number of seeds per matrix combination (replicate
+	// index 0 .. Replicates-1); at least 1, 1 by default.
+	Replicates int
+	// Out is the absolute output folder; by default out/NAME next to the
+	// manifest.
+	Out string
+	// Timeout bounds each run; 0 (the default) means no bound.
+	Timeout time.Duration
+}
+
+// Platform is a [platforms.NAME] table: a machine of one cluster.
+type Platform struct {
+	Name  string
+	Procs int64
+}
+
+// Workload is a [workloads.NAME] table: a trace file or a generator.
+type Workload struct {
+	Name string
+	// Trace is the absolute path of the SWF trace (plain or gzip); empty
+	// for a generator.
+	Trace string
+	// SHA256 is the expected sha256 of the trace's uncompressed bytes, in
+	// lower-case hex. Whoever loads the trace checks it (VerifySHA256).
+	SHA256 string
+	// Generator names a registered Generator; empty for a trace.
+	Generator string
+	// Params are the generator's parameters, defaults filled in.
+	Params map[string]string
+	// Procs is the platform size; 0 takes it from the trace header (traces
+	// only: a generator needs a positive size).
+	Procs int64
+	// Clean holds the cleaning settings, defaults filled in.
+	Clean workload.Clean
+}
+
+// VerifySHA256 checks the sha256 of the loaded trace's uncompressed bytes
+// against the manifest's.
+func (w Workload) VerifySHA256(actual string) error {
+	if w.Trace == "" {
+		return nil
+	}
+	if !strings.EqualFold(actual, w.SHA256) {
+		return fmt.Errorf("workload %s: trace %s has sha256 %s, the manifest expects %s", w.Name, w.Trace, actual, w.SHA256)
+	}
+	return nil
+}
+
+// RefKind says what a policy reference names.
+type RefKind string
+
+// The kinds of policy reference.
+const (
+	// RefReference is a policy shipped with schedlab (plugins/reference).
+	RefReference RefKind = "reference"
+	// RefPath is a file or directory path: a plugin binary or a Go package
+	// directory, written relative to the manifest (./x, ../x) or absolute.
+	RefPath RefKind = "path"
+	// RefImport is a Go import path (example.com/lab/policy).
+	RefImport RefKind = "import"
+)
+
+// Policy is a [policies.NAME] table.
+type Policy struct {
+	Name string
+	// Ref is the reference as written.
+	Ref  string
+	Kind RefKind
+	// Target is what runner.Resolver.Resolve takes: the reference name,
+	// the absolute path (RefPath) or the import path.
+	Target string
+	// Params are the fixed parameter values, as strings.
+	Params map[string]string
+}
+
+// The estimates axis values.
+const (
+	EstimatesRequested = "requested"
+	EstimatesExact     = "exact"
+)
+
+// Load reads and checks the manifest at path.
+func Load(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, filepath.Dir(path))
+}
+
+// Parse checks the manifest text data. name is used in errors (normally
+// the file's path) and, without its extension, as the default campaign
+// name; dir is the directory relative paths are resolved against. The
+// error, if any, is an Errors listing every problem found.
+func Parse(name string, data []byte, dir string) (*Manifest, error) {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{file: name, dir: absDir}
+	m := p.parse(data)
+	if len(p.errs) > 0 {
+		return nil, p.errs.sorted()
+	}
+	return m, nil
+}
+
+// The TOML layout. The parser walks these types to know which keys exist,
+// so a field added here is a key the manifest accepts.
+type rawFile struct {
+	Campaign  rawCampaign            `toml:"campaign"`
+	Metrics   rawMetrics             `toml:"metrics"`
+	Platforms map[string]rawPlatform `toml:"platforms"`
+	Workloads map[string]rawWorkload `toml:"workloads"`
+	Policies  map[string]rawPolicy   `toml:"policies"`
+	Matrix    map[string]any         `toml:"matrix"`
+}
+
+type rawCampaign struct {
+	Name       string `toml:"name"`
+	Seed       int64  `toml:"seed"`
+	Replicates int64  `toml:"replicates"`
+	Out        string `toml:"out"`
+	Timeout    string `toml:"timeout"`
+}
+
+type rawMetrics struct {
+	BSLDTau      int64 `toml:"bsld_tau"`
+	WarmupJobs   int64 `toml:"warmup_jobs"`
+	CooldownJobs int64 `toml:"cooldown_jobs"`
+}
+
+type rawPlatform struct {
+	Procs int64 `toml:"procs"`
+}
+
+type rawWorkload struct {
+	Trace     string            `toml:"trace"`
+	SHA256    string            `toml:"sha256"`
+	Generator string            `toml:"generator"`
+	Params    map[string]any    `toml:"params"`
+	Procs     int64             `toml:"procs"`
+	Clean     map[string]string `toml:"clean"`
+}
+
+type rawPolicy struct {
+	Ref    string         `toml:"ref"`
+	Params map[string]any `toml:"params"`
+}
+
+type parser struct {
+	file string
+	dir  string
+	md   toml.MetaData
+	loc  *locator
+	errs Errors
+}
+
+// errAt records an error about key, at the key's line. The message is
+// prefixed with the key path.
+func (p *parser) errAt(key []string, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	ks := ""
+	if len(key) > 0 {
+		ks = keyString(key...)
+		msg = ks + ": " + msg
+	}
+	p.errs = append(p.errs, &Error{File: p.file, Line: p.loc.line(key...), Key: ks, Msg: msg})
+}
+
+func (p *parser) parse(data []byte) *Manifest {
+	var raw rawFile
+	md, err := toml.Decode(string(data), &raw)
+	p.md = md
+	p.loc = &locator{data: string(data), keys: md.Keys()}
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) && len(md.Keys()) == 0 {
+			// A syntax error: nothing was decoded.
+			p.errs = append(p.errs, &Error{File: p.file, Line: pe.Position.Line, Key: pe.LastKey, Msg: "TOML syntax: " + pe.Message})
+			return nil
+		}
+		p.decodeError(err)
+	}
+	p.unknownKeys(err == nil)
+	if err != nil || len(p.errs) > 0 {
+		return nil
+	}
+	m := &Manifest{Path: p.file, Dir: p.dir}
+	m.Campaign = p.campaign(raw.Campaign)
+	m.Metrics = p.metrics(raw.Metrics)
+	m.Platforms = p.platforms(raw.Platforms)
+	m.Workloads = p.workloads(raw.Workloads)
+	m.Policies = p.policies(raw.Policies)
+	m.Matrix = p.matrix(m, raw.Matrix)
+	if len(p.errs) > 0 {
+		return nil
+	}
+	if _, err := m.Expand(); err != nil {
+		var es Errors
+		if errors.As(err, &es) {
+			p.errs = append(p.errs, es...)
+		} else {
+			p.errs = append(p.errs, &Error{File: p.file, Msg: err.Error()})
+		}
+		return nil
+	}
+	return m
+}
+
+// decodeError turns a BurntSushi/toml decoding error (a value of the
+// wrong type) into an Error with the file, line and key.
+func (p *parser) decodeError(err error) {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		p.errs = append(p.errs, &Error{File: p.file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.LastKey + ": " + pe.Message})
+		return
+	}
+	if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		p.errs = append(p.errs, &Error{File: p.file, Line: line, Key: m[2], Msg: m[2] + ": " + plainTypeError(m[3])})
+		return
+	}
+	p.errs = append(p.errs, &Error{File: p.file, Msg: strings.TrimPrefix(err.Error(), "toml: ")})
+}
+
+var (
+	badTypeRE  = regexp.MustCompile(`^incompatible types: TOML value has type (.*); destination has type (.*)$`)
+	notTableRE = regexp.MustCompile(`^type mismatch for .*: expected table but found (.*)$`)
+)
+
+// plainTypeError rewrites BurntSushi/toml's type errors, which speak of Go
+// types, in TOML's words: "must be an integer, not a string".
+func plainTypeError(msg string) string {
+	if m := badTypeRE.FindStringSubmatch(msg); m != nil {
+		want := map[string]string{"integer": "an integer", "float": "a float", "string": "a string", "boolean": "a boolean",
+			"map": "a table", "slice": "an array"}[m[2]]
+		if want == "" {
+			want = m[2]
+		}
+		return fmt.Sprintf("must be %s, not %s", want, tomlType(m[1]))
+	}
+	if m := notTableRE.FindStringSubmatch(msg); m != nil {
+		return "must be a table, not " + tomlType(m[1])
+	}
+	return msg
+}
+
+// tomlType names the TOML type of a value from its Go type's name.
+func tomlType(goType string) string {
+	switch {
+	case goType == "int64":
+		return "an integer"
+	case goType == "float64":
+		return "a float"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "a boolean"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map["):
+		return "a table"
+	}
+	return "a date or time"
+}
+
+// schema describes which keys exist at one level of the layout.
+type schema struct {
+	fields map[string]*schema // a struct: its keys
+	elem   *schema            // a map of named tables: the schema of each
+	free   bool               // a map of values: any key, checked later
+}
+
+func schemaOf(t reflect.Type) *schema {
+	switch t.Kind() {
+	case reflect.Struct:
+		s := &schema{fields: map[string]*schema{}}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			s.fields[name] = schemaOf(f.Type)
+		}
+		return s
+	case reflect.Map:
+		if e := t.Elem(); e.Kind() == reflect.Struct {
+			return &schema{elem: schemaOf(e)}
+		}
+		return &schema{free: true}
+	}
+	return nil // a value
+}
+
+func (s *schema) names() []string {
+	out := make([]string, 0, len(s.fields))
+	for n := range s.fields {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var layout = schemaOf(reflect.TypeFor[rawFile]())
+
+// unknownKeys reports every key the layout does not define (exact case)
+// and every table written as a value (BurntSushi/toml silently skips a
+// value where a map is expected); then, as a safety net when decoding
+// succeeded, any key BurntSushi/toml says was left undecoded.
+func (p *parser) unknownKeys(decoded bool) {
+	reported := map[string]bool{}
+	for _, e := range p.errs {
+		reported[e.Key] = true // a decoding error already names it
+	}
+	report := func(key []string, msg string) {
+		ks := keyString(key...)
+		if reported[ks] {
+			return
+		}
+		reported[ks] = true
+		p.errs = append(p.errs, &Error{File: p.file, Line: p.loc.line(key...), Key: ks, Msg: msg})
+	}
+	// check walks key down the layout; it reports an unknown part and
+	// returns false, or returns true when the key exists or lies inside a
+	// free-form table.
+	check := func(key toml.Key) bool {
+		s := layout
+		for i, c := range key {
+			switch {
+			case s == nil || s.free:
+				return true // a value, or inside one: checked when converted
+			case s.elem != nil:
+				s = s.elem
+			default:
+				next, ok := s.fields[c]
+				if !ok {
+					ks := keyString(key[:i+1]...)
+					report(key[:i+1], "unknown key "+ks+hint(c, s.names()))
+					return false
+				}
+				s = next
+			}
+		}
+		if t := p.md.Type(key...); s != nil && t != "Hash" {
+			report(key, keyString(key...)+": must be a table, not "+tomlTypeName(t))
+		}
+		return true
+	}
+	for _, k := range p.md.Keys() {
+		check(k)
+	}
+	if !decoded {
+		return // decoding stopped early: the undecoded keys mean nothing
+	}
+	for _, k := range p.md.Undecoded() {
+		if check(k) && !underFree(k) {
+			report(k, "unknown key "+keyString(k...))
+		}
+	}
+}
+
+// tomlTypeName names a type as MetaData.Type gives it (Integer, String,
+// Array, ArrayHash...) in prose.
+func tomlTypeName(t string) string {
+	switch t {
+	case "Integer":
+		return "an integer"
+	case "Array", "ArrayHash":
+		return "an array"
+	case "Bool":
+		return "a boolean"
+	case "Datetime":
+		return "a date or time"
+	case "":
+		return "a value"
+	}
+	return "a " + strings.ToLower(t)
+}
+
+// underFree reports whether key lies inside a table of free-form values
+// (parameters, cleaning settings, the matrix), whose keys the decoder
+// leaves undecoded when they hold nested tables or arrays of tables.
+func underFree(key toml.Key) bool {
+	s := layout
+	for _, c := range key {
+		switch {
+		case s == nil || s.free:
+			return true
+		case s.elem != nil:
+			s = s.elem
+		default:
+			s = s.fields[c]
+		}
+	}
+	return false
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// validName reports whether s may name a platform, workload, policy,
+// generator, campaign or parameter: letters, digits, '_', '.', '-', not
+// starting with a punctuation mark.
+func validName(s string) bool { return nameRE.MatchString(s) }
+
+const nameRule = "names are letters, digits, '_', '.' and '-', starting with a letter or digit"
+
+func (p *parser) campaign(rc rawCampaign) Campaign {
+	c := Campaign{Name: rc.Name, Seed: rc.Seed, Replicates: 1}
+	if !p.md.IsDefined("campaign", "name") {
+		base := filepath.Base(p.file)
+		c.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if !validName(c.Name) {
+		key := []string{"campaign", "name"}
+		if !p.md.IsDefined(key...) {
+			key = []string{"campaign"}
+		}
+		p.errAt(key, "campaign name %q is not valid (%s)", c.Name, nameRule)
+	}
+	if !p.md.IsDefined("campaign", "seed") {
+		p.errAt([]string{"campaign"}, "seed is required: the master seed every run's seeds derive from (an integer)")
+		if !p.md.IsDefined("campaign") {
+			p.errs[len(p.errs)-1].Msg = "[campaign] with its seed is required"
+		}
+	}
+	if p.md.IsDefined("campaign", "replicates") {
+		if rc.Replicates < 1 || rc.Replicates > math.MaxInt32 {
+			p.errAt([]string{"campaign", "replicates"}, "must be at least 1, got %d", rc.Replicates)
+		} else {
+			c.Replicates = int(rc.Replicates)
+		}
+	}
+	c.Out = filepath.Join(p.dir, "out", c.Name)
+	if p.md.IsDefined("campaign", "out") {
+		if rc.Out == "" {
+			p.errAt([]string{"campaign", "out"}, "must not be empty")
+		}
+		c.Out = p.path(rc.Out)
+	}
+	if rc.Timeout != "" {
+		d, err := time.ParseDuration(rc.Timeout)
+		switch {
+		case err != nil:
+			p.errAt([]string{"campaign", "timeout"}, "%q is not a Go duration such as \"90s\" or \"10m\"", rc.Timeout)
+		case d < 0:
+			p.errAt([]string{"campaign", "timeout"}, "must not be negative, got %v", d)
+		default:
+			c.Timeout = d
+		}
+	}
+	return c
+}
+
+// path resolves a path written in the manifest against its directory.
+func (p *parser) path(s string) string {
+	s = filepath.FromSlash(s)
+	if filepath.IsAbs(s) {
+		return filepath.Clean(s)
+	}
+	return filepath.Join(p.dir, s)
+}
+
+func (p *parser) metrics(rm rawMetrics) metrics.Settings {
+	s := metrics.DefaultSettings()
+	if p.md.IsDefined("metrics", "bsld_tau") {
+		if rm.BSLDTau < 1 {
+			p.errAt([]string{"metrics", "bsld_tau"}, "the bounded-slowdown floor must be at least 1 s, got %d", rm.BSLDTau)
+		}
+		s.SlowdownTau = rm.BSLDTau
+	}
+	for _, f := range []struct {
+		key string
+		v   int64
+		dst *int
+	}{{"warmup_jobs", rm.WarmupJobs, &s.WarmupJobs}, {"cooldown_jobs", rm.CooldownJobs, &s.CooldownJobs}} {
+		if f.v < 0 || f.v > math.MaxInt32 {
+			p.errAt([]string{"metrics", f.key}, "must be between 0 and %d, got %d", math.MaxInt32, f.v)
+			continue
+		}
+		*f.dst = int(f.v)
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (p *parser) checkName(section, name string) bool {
+	if validName(name) {
+		return true
+	}
+	p.errAt([]string{section, name}, "%q is not a valid name (%s)", name, nameRule)
+	return false
+}
+
+func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
+	out := map[string]Platform{}
+	for _, name := range sortedKeys(raw) {
+		if !p.checkName("platforms", name) {
+			continue
+		}
+		rp := raw[name]
+		if rp.Procs < 1 {
+			key := []string{"platforms", name, "procs"}
+			if !p.md.IsDefined(key...) {
+				key = key[:2]
+			}
+			p.errAt(key, "procs (the number of processors) must be at least 1, got %d", rp.Procs)
+		}
+		out[name] = Platform{Name: name, Procs: rp.Procs}
+	}
+	return out
+}
+
+func (p *parser) workloads(raw map[string]rawWorkload) map[string]Workload {
+	out := map[string]Workload{}
+	for _, name := range sortedKeys(raw) {
+		if !p.checkName("workloads", name) {
+			continue
+		}
+		out[name] = p.workload(name, raw[name])
+	}
+	return out
+}
+
+func (p *parser) workload(name string, rw rawWorkload) Workload {
+	key := func(k ...string) []string { return append([]string{"workloads", name}, k...) }
+	w := Workload{Name: name, Procs: rw.Procs}
+	hasTrace, hasGen := p.md.IsDefined(key("trace")...), p.md.IsDefined(key("generator")...)
+	switch {
+	case hasTrace && hasGen:
+		p.errAt(key("generator"), "a workload has either a trace or a generator, not both")
+	case !hasTrace && !hasGen:
+		p.errAt(key(), "set trace (an SWF file) or generator")
+	}
+	if rw.Procs < 0 {
+		p.errAt(key("procs"), "must be 0 (from the trace header) or a positive number of processors, got %d", rw.Procs)
+	}
+	if hasTrace {
+		if rw.Trace == "" {
+			p.errAt(key("trace"), "must not be empty")
+		}
+		w.Trace = p.path(rw.Trace)
+		switch {
+		case !p.md.IsDefined(key("sha256")...):
+			p.errAt(key(), "a trace needs its sha256 (of the uncompressed bytes, as SOURCES.md lists it)")
+		case !isSHA256(rw.SHA256):
+			p.errAt(key("sha256"), "%q is not a sha256: 64 hexadecimal digits", rw.SHA256)
+		default:
+			w.SHA256 = strings.ToLower(rw.SHA256)
+		}
+		if p.md.IsDefined(key("params")...) {
+			p.errAt(key("params"), "parameters belong to generators; a trace has none")
+		}
+	}
+	if hasGen && !hasTrace {
+		if p.md.IsDefined(key("sha256")...) {
+			p.errAt(key("sha256"), "only a trace has a sha256; a generated workload is identified by its generator and parameters")
+		}
+		if rw.Procs < 1 {
+			p.errAt(key(), "a generated workload needs procs, its platform size (at least 1)")
+		}
+		w.Generator = rw.Generator
+		g, ok := LookupGenerator(rw.Generator)
+		if !ok {
+			names := GeneratorNames()
+			known := "none yet"
+			if len(names) > 0 {
+				known = strings.Join(names, ", ")
+			}
+			p.errAt(key("generator"), "unknown generator %q (known: %s)", rw.Generator, known)
+		} else {
+			given := p.values(key("params"), rw.Params)
+			resolved, err := sdk.ResolveParams(g.Params, given)
+			if err != nil {
+				p.errAt(key("params"), "generator %s: %v", g.Name, err)
+			}
+			w.Params = resolved.Values()
+		}
+	}
+	w.Clean = p.clean(key("clean"), rw.Clean)
+	return w
+}
+
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// clean applies the cleaning settings; '_' in a setting name is read as
+// '-', so that nonpositive_runtime matches the manifest's other keys.
+func (p *parser) clean(key []string, raw map[string]string) workload.Clean {
+	var c workload.Clean
+	seen := map[string]string{}
+	for _, k := range sortedKeys(raw) {
+		name := strings.ReplaceAll(k, "_", "-")
+		kk := append(slices.Clone(key), k)
+		if prev, dup := seen[name]; dup {
+			p.errAt(kk, "sets cleaning setting %s again (already set as %s)", name, prev)
+			continue
+		}
+		seen[name] = k
+		if workload.Allowed(name) == nil {
+			p.errAt(kk, "unknown cleaning setting%s", hint(name, workload.SettingNames()))
+			continue
+		}
+		if err := c.Set(name, raw[k]); err != nil {
+			p.errAt(kk, "%v", err)
+		}
+	}
+	c, err := c.Resolved()
+	if err != nil { // cannot happen: every value went through Set
+		p.errAt(key, "%v", err)
+	}
+	return c
+}
+
+// values converts a table of parameter values to strings.
+func (p *parser) values(key []string, raw map[string]any) map[string]string {
+	out := make(map[string]string, len(raw))
+	for _, k := range sortedKeys(raw) {
+		kk := append(slices.Clone(key), k)
+		if !validName(k) {
+			p.errAt(kk, "%q is not a valid parameter name (%s)", k, nameRule)
+			continue
+		}
+		s, err := scalar(raw[k])
+		if err != nil {
+			p.errAt(kk, "%v", err)
+			continue
+		}
+		out[k] = s
+	}
+	return out
+}
+
+// scalar returns the canonical string of a TOML value: strings as they
+// are, integers in decimal, floats in the shortest form that reads back
+// to the same float64 (strconv 'g': 0.5, 2, 1e+06), booleans as true or
+// false. Arrays, tables and dates are errors.
+func scalar(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case map[string]any:
+		return "", errors.New("a table is not a value: write a string, integer, float or boolean")
+	case []any, []map[string]any:
+		return "", errors.New("an array is not a value here: write a string, integer, float or boolean")
+	}
+	// The TOML date and time types.
+	return "", errors.New("a date or time is not a value: write a string, integer, float or boolean")
+}
+
+func (p *parser) policies(raw map[string]rawPolicy) map[string]Policy {
+	out := map[string]Policy{}
+	for _, name := range sortedKeys(raw) {
+		if !p.checkName("policies", name) {
+			continue
+		}
+		rp := raw[name]
+		key := []string{"policies", name}
+		pol := Policy{Name: name, Ref: rp.Ref, Params: p.values(append(slices.Clone(key), "params"), rp.Params)}
+		switch ref := rp.Ref; {
+		case !p.md.IsDefined("policies", name, "ref"):
+			p.errAt(key, "ref is required: a reference policy (%s), a plugin binary or a Go package path", strings.Join(reference.Names(), ", "))
+		case ref == "":
+			p.errAt(append(key, "ref"), "must not be empty")
+		case isReference(ref):
+			pol.Kind, pol.Target = RefReference, ref
+		case isPath(ref):
+			pol.Kind, pol.Target = RefPath, p.path(ref)
+		case strings.Contains(ref, "/"):
+			pol.Kind, pol.Target = RefImport, ref
+		default:
+			p.errAt(append(key, "ref"), "%q is not a reference policy (%s)%s; write ./%s for a plugin binary or Go package next to the manifest",
+				ref, strings.Join(reference.Names(), ", "), didYouMean(ref, reference.Names()), ref)
+		}
+		out[name] = pol
+	}
+	return out
+}
+
+func didYouMean(got string, known []string) string {
+	if s := suggest(got, known); s != "" {
+		return fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return ""
+}
+
+func isReference(ref string) bool {
+	_, ok := reference.Lookup(ref)
+	return ok
+}
+
+func isPath(ref string) bool {
+	return ref == "." || ref == ".." || strings.HasPrefix(ref, "./") || strings.HasPrefix(ref, "../") ||
+		filepath.IsAbs(filepath.FromSlash(ref))
+}
