@@ -11,6 +11,21 @@ import (
 	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
+// loadDefault loads a shared trace with the default cleaning and the
+// platform size from its header.
+func loadDefault(t testing.TB, file string) *workload.Workload {
+	t.Helper()
+	p, err := tracedata.Path(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.LoadSWF(p, 0, workload.Clean{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func realSources(t testing.TB) []tracedata.Source { return tracedata.SourcesForTest(t) }
 
 // TestRealTraceCleaning loads every trace with the default settings and
@@ -23,14 +38,7 @@ func TestRealTraceCleaning(t *testing.T) {
 	var rules []string
 	var rows []string
 	for _, s := range src {
-		p, err := tracedata.Path(s.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := workload.LoadSWF(p, 0, workload.Clean{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := loadDefault(t, s.File)
 		t.Run(s.File, func(t *testing.T) {
 			checkWorkload(t, w)
 			if w.Report.Records != s.Jobs {
@@ -141,14 +149,7 @@ func TestRealTracesRun(t *testing.T) {
 	plugin := sdk.Plugin{Info: sdk.Info{Name: "test-fcfs"}, New: func() sdk.Policy { return &fcfs{} }}
 	for _, s := range realSources(t) {
 		t.Run(s.File, func(t *testing.T) {
-			p, err := tracedata.Path(s.File)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := workload.LoadSWF(p, 0, workload.Clean{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := loadDefault(t, s.File)
 			res, err := sim.Run(plugin, sim.Config{Platform: sdk.SingleCluster(s.File, w.Procs), Jobs: w.Jobs})
 			if err != nil {
 				t.Fatal(err)
