@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload/swf"
 )
 
 // Generator is a synthetic workload model that a manifest can name with
-// `generator = "NAME"` in a [workloads.X] table. Adding a generator is one
-// call to RegisterGenerator, from an init function of the package that
-// implements it; the manifest then accepts its name and checks the
-// parameters of [workloads.X.params] against Params.
+// `generator = "NAME"` in a [workloads.X] table when it is among the
+// generators given to Load or Parse; the manifest then accepts its name and
+// checks the parameters of [workloads.X.params] against Params. There is no
+// global registry: the caller (the schedlab command) passes the generators
+// it links in.
 type Generator struct {
 	// Name is what manifests write.
 	Name string
@@ -32,52 +32,30 @@ type Generator struct {
 	Generate func(params sdk.Params, procs int64, rng *rand.Rand) ([]swf.Record, error)
 }
 
-var (
-	genMu      sync.RWMutex
-	generators = map[string]Generator{}
-)
-
-// RegisterGenerator makes g available to manifests. It panics on an empty
-// or already registered name, or a missing Generate function: these are
-// programming errors found at start-up.
-func RegisterGenerator(g Generator) {
-	if g.Name == "" || g.Generate == nil {
-		panic("manifest: RegisterGenerator needs a name and a Generate function")
-	}
-	if !validName(g.Name) {
-		panic(fmt.Sprintf("manifest: generator name %q is not a valid name", g.Name))
-	}
-	genMu.Lock()
-	defer genMu.Unlock()
-	if _, dup := generators[g.Name]; dup {
-		panic(fmt.Sprintf("manifest: generator %q registered twice", g.Name))
-	}
-	generators[g.Name] = g
-}
-
-// LookupGenerator returns the generator registered as name.
-func LookupGenerator(name string) (Generator, bool) {
-	genMu.RLock()
-	defer genMu.RUnlock()
-	g, ok := generators[name]
-	return g, ok
-}
-
-// GeneratorNames returns the registered generators' names, sorted.
-func GeneratorNames() []string {
-	genMu.RLock()
-	defer genMu.RUnlock()
-	out := make([]string, 0, len(generators))
-	for n := range generators {
-		out = append(out, n)
+// generatorNames returns the names of gens, sorted.
+func generatorNames(gens []Generator) []string {
+	out := make([]string, 0, len(gens))
+	for _, g := range gens {
+		out = append(out, g.Name)
 	}
 	slices.Sort(out)
 	return out
 }
 
-// unregisterGenerator removes a generator; tests use it to clean up.
-func unregisterGenerator(name string) {
-	genMu.Lock()
-	defer genMu.Unlock()
-	delete(generators, name)
+// checkGenerators reports a generator without a valid name or a Generate
+// function, and a name given twice: programming errors of the caller.
+func checkGenerators(gens []Generator) error {
+	seen := map[string]bool{}
+	for _, g := range gens {
+		switch {
+		case !validName(g.Name):
+			return fmt.Errorf("manifest: generator name %q is not a valid name", g.Name)
+		case g.Generate == nil:
+			return fmt.Errorf("manifest: generator %s has no Generate function", g.Name)
+		case seen[g.Name]:
+			return fmt.Errorf("manifest: generator %q given twice", g.Name)
+		}
+		seen[g.Name] = true
+	}
+	return nil
 }

@@ -210,14 +210,20 @@ clean = { procs = "requested-else-allocated", missing-walltime = "runtime", nonp
 }
 
 func TestGenerator(t *testing.T) {
-	RegisterGenerator(Generator{
+	gen := Generator{
 		Name: "uniform", Doc: "test generator",
 		Params:   []sdk.Param{{Name: "jobs", Type: sdk.Int, Default: "100"}, {Name: "load", Type: sdk.Float, Default: "0.8"}},
 		Generate: func(sdk.Params, int64, *rand.Rand) ([]swf.Record, error) { return nil, nil },
-	})
-	defer unregisterGenerator("uniform")
+	}
 	matrix := "[matrix]\nworkload = [\"g\"]\npolicy = [\"p\"]\n"
-	m, runs := mustExpand(t, base+"[workloads.g]\ngenerator = \"uniform\"\nprocs = 128\nparams = { jobs = 500 }\n"+matrix)
+	m, err := Parse("m.toml", []byte(base+"[workloads.g]\ngenerator = \"uniform\"\nprocs = 128\nparams = { jobs = 500 }\n"+matrix), "/lab", gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := m.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := m.Workloads["g"]
 	if w.Generator != "uniform" || w.Procs != 128 || w.Params["jobs"] != "500" || w.Params["load"] != "0.8" || w.Trace != "" {
 		t.Errorf("workload %+v", w)
@@ -233,7 +239,7 @@ func TestGenerator(t *testing.T) {
 		"generator = \"uniform\"\nprocs = 1\nsha256 = \"" + sha + "\"\n":  "workloads.g.sha256: only a trace has a sha256",
 		"generator = \"unifrom\"\nprocs = 1\n":                            "unknown generator \"unifrom\" (known: uniform)",
 	} {
-		if _, err := parse(t, base+"[workloads.g]\n"+src+matrix); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Parse("m.toml", []byte(base+"[workloads.g]\n"+src+matrix), "/lab", gen); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v, want %s", src, err, want)
 		}
 	}

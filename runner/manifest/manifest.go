@@ -135,25 +135,30 @@ const (
 	EstimatesExact     = "exact"
 )
 
-// Load reads and checks the manifest at path.
-func Load(path string) (*Manifest, error) {
+// Load reads and checks the manifest at path. gens are the workload
+// generators the manifest may name.
+func Load(path string, gens ...Generator) (*Manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	return Parse(path, data, filepath.Dir(path))
+	return Parse(path, data, filepath.Dir(path), gens...)
 }
 
 // Parse checks the manifest text data. name is used in errors (normally
 // the file's path) and, without its extension, as the default campaign
 // name; dir is the directory relative paths are resolved against. The
-// error, if any, is an Errors listing every problem found.
-func Parse(name string, data []byte, dir string) (*Manifest, error) {
+// error, if any, is an Errors listing every problem found. gens are the
+// workload generators the manifest may name.
+func Parse(name string, data []byte, dir string, gens ...Generator) (*Manifest, error) {
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{file: name, dir: absDir}
+	if err := checkGenerators(gens); err != nil {
+		return nil, err
+	}
+	p := &parser{file: name, dir: absDir, gens: gens}
 	m := p.parse(data)
 	if len(p.errs) > 0 {
 		return nil, p.errs.sorted()
@@ -207,6 +212,7 @@ type rawPolicy struct {
 type parser struct {
 	file string
 	dir  string
+	gens []Generator
 	md   toml.MetaData
 	loc  *locator
 	errs Errors
@@ -622,15 +628,16 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 			p.errAt(key(), "a generated workload needs procs, its platform size (at least 1)")
 		}
 		w.Generator = rw.Generator
-		g, ok := LookupGenerator(rw.Generator)
-		if !ok {
-			names := GeneratorNames()
+		i := slices.IndexFunc(p.gens, func(g Generator) bool { return g.Name == rw.Generator })
+		if i < 0 {
+			names := generatorNames(p.gens)
 			known := "none yet"
 			if len(names) > 0 {
 				known = strings.Join(names, ", ")
 			}
 			p.errAt(key("generator"), "unknown generator %q (known: %s)", rw.Generator, known)
 		} else {
+			g := p.gens[i]
 			given := p.values(key("params"), rw.Params)
 			resolved, err := sdk.ResolveParams(g.Params, given)
 			if err != nil {
