@@ -46,9 +46,10 @@ type specPlatform struct {
 }
 
 type specPolicy struct {
+	Kind   RefKind           `json:"kind"`
 	Name   string            `json:"name"`
 	Params map[string]string `json:"params"`
-	Ref    string            `json:"ref"`
+	Ref    string            `json:"ref,omitempty"`
 }
 
 type specWorkload struct {
@@ -66,8 +67,9 @@ type specWorkload struct {
 // has one, the policy (name, reference as written, effective parameters),
 // the estimates, the replicate and the metrics settings. It leaves out
 // what does not change results (campaign name, output folder, timeout,
-// the run's index, file paths: a trace is identified by its sha256), so
-// that such edits, or moving files, keep keys.
+// the run's index, file paths: a trace is identified by its sha256 and a
+// plugin given by path by its binary's sha256 in the key), so that such
+// edits, or moving files, keep keys.
 func (r Run) Spec(m *Manifest) CanonicalSpec {
 	w := m.Workloads[r.Workload]
 	pol := m.Policies[r.Policy]
@@ -77,13 +79,18 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		Metrics: specMetrics{
 			BSLDTau: m.Metrics.SlowdownTau, CooldownJobs: m.Metrics.CooldownJobs, WarmupJobs: m.Metrics.WarmupJobs,
 		},
-		Policy:    specPolicy{Name: r.Policy, Params: nonNil(r.Params), Ref: pol.Ref},
+		Policy:    specPolicy{Kind: pol.Kind, Name: r.Policy, Params: nonNil(r.Params), Ref: pol.Ref},
 		Replicate: r.Replicate,
 		Schema:    SpecSchema,
 		Workload: specWorkload{
 			Clean: w.Clean.Settings(), Generator: w.Generator, Name: r.Workload,
 			Params: w.Params, Procs: w.Procs, SHA256: w.SHA256,
 		},
+	}
+	if pol.Kind == RefPath {
+		// A path depends on where the manifest is; the plugin binary's
+		// sha256, part of the key, pins the code instead.
+		s.Policy.Ref = ""
 	}
 	if r.Platform != "" {
 		s.Platform = &specPlatform{Name: r.Platform, Procs: m.Platforms[r.Platform].Procs}
@@ -129,8 +136,10 @@ const (
 // DeriveSeed returns the seed of one random stream: the first 8 bytes
 // (big-endian) of the sha256 of a domain tag, the master seed (8 bytes,
 // big-endian two's complement), the stream name and the parts, each string
-// prefixed by its length. Only what is passed changes the seed, so a
-// stream is independent of every other run of the manifest.
+// prefixed by its length, with the top bit cleared. Only what is passed
+// changes the seed, so a stream is independent of every other run of the
+// manifest. 63 bits keep every seed an int64, which TOML, Parquet readers
+// and pandas all hold exactly.
 func DeriveSeed(master int64, stream string, parts ...string) uint64 {
 	h := sha256.New()
 	var b [8]byte
@@ -139,7 +148,7 @@ func DeriveSeed(master int64, stream string, parts ...string) uint64 {
 	h.Write(b[:])
 	writeParts(h, stream)
 	writeParts(h, parts...)
-	return binary.BigEndian.Uint64(h.Sum(nil)[:8])
+	return binary.BigEndian.Uint64(h.Sum(nil)[:8]) &^ (1 << 63)
 }
 
 func writeParts(h hash.Hash, parts ...string) {

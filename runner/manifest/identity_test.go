@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -135,6 +136,11 @@ func TestDeriveSeed(t *testing.T) {
 	}
 	if DeriveSeed(1, "policy", "a", "b") != s {
 		t.Error("not deterministic")
+	}
+	for i := range 1000 {
+		if s := DeriveSeed(int64(i), "policy", "x"); s > math.MaxInt64 {
+			t.Fatalf("seed %d does not fit an int64", s)
+		}
 	}
 	if a, b := NewRand(s).Uint64(), rand.New(rand.NewPCG(s, PCGIncrement)).Uint64(); a != b {
 		t.Error("NewRand is not PCG(seed, PCGIncrement)")

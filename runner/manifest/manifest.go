@@ -44,6 +44,9 @@ type Manifest struct {
 	Workloads map[string]Workload
 	Policies  map[string]Policy
 	Matrix    Matrix
+	// Lock is the [lock] table that campaigns write into
+	// manifest.lock.toml; nil in a manifest people write.
+	Lock *Lock
 }
 
 // Campaign is the [campaign] table.
@@ -175,6 +178,7 @@ type rawFile struct {
 	Workloads map[string]rawWorkload `toml:"workloads"`
 	Policies  map[string]rawPolicy   `toml:"policies"`
 	Matrix    map[string]any         `toml:"matrix"`
+	Lock      *rawLock               `toml:"lock"`
 }
 
 type rawCampaign struct {
@@ -255,6 +259,7 @@ func (p *parser) parse(data []byte) *Manifest {
 	m.Workloads = p.workloads(raw.Workloads)
 	m.Policies = p.policies(raw.Policies)
 	m.Matrix = p.matrix(m, raw.Matrix)
+	m.Lock = p.lock(raw.Lock)
 	if len(p.errs) > 0 {
 		return nil
 	}
@@ -336,6 +341,8 @@ type schema struct {
 
 func schemaOf(t reflect.Type) *schema {
 	switch t.Kind() {
+	case reflect.Pointer:
+		return schemaOf(t.Elem())
 	case reflect.Struct:
 		s := &schema{fields: map[string]*schema{}}
 		for i := range t.NumField() {

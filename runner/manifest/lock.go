@@ -1,0 +1,203 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Lock is the [lock] table of a campaign's manifest.lock.toml: how the
+// manifest was resolved when the campaign ran. It is informational (what
+// reruns compare against); runs are defined by the rest of the file.
+type Lock struct {
+	// Schedlab is the version of schedlab that wrote the lock, and
+	// Revision and Modified the VCS state of its build ("unknown" when the
+	// binary does not record it).
+	Schedlab, Revision, Modified string
+	// Source is the path of the manifest the campaign was started from, as
+	// given on the command line, and SourceSHA256 the sha256 of its text.
+	Source, SourceSHA256 string
+	// Policies records, by policy name, the resolved plugin.
+	Policies map[string]LockedPolicy
+}
+
+// LockedPolicy is how one policy was resolved.
+type LockedPolicy struct {
+	// Kind is reference, binary or package (runner.Kind).
+	Kind string
+	// SHA256 is the sha256 of the plugin binary that ran.
+	SHA256 string
+	// Name, Version and SDK are what the plugin reported about itself.
+	Name, Version, SDK string
+}
+
+type rawLock struct {
+	Schedlab     string                     `toml:"schedlab"`
+	Revision     string                     `toml:"revision"`
+	Modified     string                     `toml:"modified"`
+	Source       string                     `toml:"source"`
+	SourceSHA256 string                     `toml:"source_sha256"`
+	Policies     map[string]rawLockedPolicy `toml:"policies"`
+}
+
+type rawLockedPolicy struct {
+	Kind    string `toml:"kind"`
+	SHA256  string `toml:"sha256"`
+	Name    string `toml:"name"`
+	Version string `toml:"version"`
+	SDK     string `toml:"sdk"`
+}
+
+func (p *parser) lock(rl *rawLock) *Lock {
+	if rl == nil {
+		return nil
+	}
+	l := &Lock{Schedlab: rl.Schedlab, Revision: rl.Revision, Modified: rl.Modified,
+		Source: rl.Source, SourceSHA256: rl.SourceSHA256, Policies: map[string]LockedPolicy{}}
+	for name, rp := range rl.Policies {
+		l.Policies[name] = LockedPolicy{Kind: rp.Kind, SHA256: rp.SHA256, Name: rp.Name, Version: rp.Version, SDK: rp.SDK}
+	}
+	return l
+}
+
+// WriteLock writes m as a manifest whose relative paths are relative to
+// dir (the campaign folder that will hold it), with every default spelled
+// out, campaign.out set to "." and lock as its [lock] table. Loading the
+// result from dir gives a manifest whose runs have the same specs as m's,
+// so the same keys when the plugins and workloads hash the same.
+func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# The fully resolved manifest of this campaign, written by schedlab %s.\n", lock.Schedlab)
+	fmt.Fprintf(&b, "# Paths are relative to this folder. `schedlab run --resume DIR` and\n")
+	fmt.Fprintf(&b, "# `schedlab rerun DIR` read it; [lock] records how it was resolved.\n\n")
+
+	c := m.Campaign
+	fmt.Fprintf(&b, "[campaign]\nname = %s\nseed = %d\nreplicates = %d\nout = \".\"\n", quote(c.Name), c.Seed, c.Replicates)
+	if c.Timeout > 0 {
+		fmt.Fprintf(&b, "timeout = %s\n", quote(c.Timeout.String()))
+	}
+	fmt.Fprintf(&b, "\n[metrics]\nbsld_tau = %d\nwarmup_jobs = %d\ncooldown_jobs = %d\n",
+		m.Metrics.SlowdownTau, m.Metrics.WarmupJobs, m.Metrics.CooldownJobs)
+
+	for _, name := range sortedKeys(m.Platforms) {
+		fmt.Fprintf(&b, "\n[platforms.%s]\nprocs = %d\n", bareKey(name), m.Platforms[name].Procs)
+	}
+	for _, name := range sortedKeys(m.Workloads) {
+		wl := m.Workloads[name]
+		fmt.Fprintf(&b, "\n[workloads.%s]\n", bareKey(name))
+		if wl.Trace != "" {
+			fmt.Fprintf(&b, "trace = %s\nsha256 = %s\n", quote(relPath(dir, wl.Trace)), quote(wl.SHA256))
+		} else {
+			fmt.Fprintf(&b, "generator = %s\nparams = %s\n", quote(wl.Generator), inlineTable(wl.Params))
+		}
+		fmt.Fprintf(&b, "procs = %d\nclean = %s\n", wl.Procs, inlineTable(wl.Clean.Settings()))
+	}
+	for _, name := range sortedKeys(m.Policies) {
+		pol := m.Policies[name]
+		ref := pol.Ref
+		if pol.Kind == RefPath {
+			ref = relPath(dir, pol.Target)
+		}
+		fmt.Fprintf(&b, "\n[policies.%s]\nref = %s\n", bareKey(name), quote(ref))
+		if len(pol.Params) > 0 {
+			fmt.Fprintf(&b, "params = %s\n", inlineTable(pol.Params))
+		}
+	}
+
+	b.WriteString("\n[matrix]\n")
+	for _, a := range m.Matrix.Axes {
+		vals := make([]string, len(a.Values))
+		for i, v := range a.Values {
+			vals[i] = quote(v)
+		}
+		fmt.Fprintf(&b, "%s = [%s]\n", bareKey(a.Name), strings.Join(vals, ", "))
+	}
+	for _, what := range []struct {
+		name    string
+		entries []Entry
+	}{{"exclude", m.Matrix.Exclude}, {"include", m.Matrix.Include}} {
+		if len(what.entries) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s = [\n", what.name)
+		for _, e := range what.entries {
+			fmt.Fprintf(&b, "  %s,\n", inlineTable(e.Values))
+		}
+		b.WriteString("]\n")
+	}
+
+	fmt.Fprintf(&b, "\n[lock]\nschedlab = %s\nrevision = %s\nmodified = %s\nsource = %s\nsource_sha256 = %s\n",
+		quote(lock.Schedlab), quote(lock.Revision), quote(lock.Modified), quote(lock.Source), quote(lock.SourceSHA256))
+	for _, name := range sortedKeys(lock.Policies) {
+		lp := lock.Policies[name]
+		fmt.Fprintf(&b, "\n[lock.policies.%s]\nkind = %s\nsha256 = %s\nname = %s\nversion = %s\nsdk = %s\n",
+			bareKey(name), quote(lp.Kind), quote(lp.SHA256), quote(lp.Name), quote(lp.Version), quote(lp.SDK))
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// relPath writes path relative to dir with forward slashes, starting with
+// ./ or ../ so that the manifest reads it as a path; absolute when no
+// relative path exists (another volume).
+func relPath(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	rel = filepath.ToSlash(rel)
+	if !strings.HasPrefix(rel, "../") && rel != ".." {
+		rel = "./" + rel
+	}
+	return rel
+}
+
+// quote writes s as a TOML basic string. JSON string escapes (\" \\ \n
+// \uXXXX ...) are all valid TOML escapes.
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic("manifest: encoding a string: " + err.Error()) // cannot fail for a string
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// bareKey writes a key bare when TOML allows it, quoted otherwise (a name
+// with a dot, such as the axis param.order).
+func bareKey(k string) string {
+	for _, r := range k {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return quote(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
+}
+
+// inlineTable writes string values as a TOML inline table, keys sorted.
+// Values stay strings: the manifest reads every value through its
+// canonical string, so "0.5" and 0.5 are the same parameter value.
+func inlineTable(m map[string]string) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = bareKey(k) + " = " + quote(m[k])
+	}
+	if len(parts) == 0 {
+		return "{}"
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
