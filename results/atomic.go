@@ -11,11 +11,11 @@ import (
 	"syscall"
 )
 
-// writeFileAtomic calls write with a temporary file in path's directory and,
+// WriteFileAtomic calls write with a temporary file in path's directory and,
 // only if write, fsync and close all succeed, renames it over path and
 // fsyncs the directory. On failure the temporary file is removed, so path
 // either keeps its old content or does not exist. Every error names path.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: write %s: %w", path, err)

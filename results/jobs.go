@@ -57,7 +57,7 @@ func WriteJobs(path string, rows []JobRow, meta Metadata) error {
 	if err := meta.validate(); err != nil {
 		return fmt.Errorf("results: write %s: %w", path, err)
 	}
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
 		return writeJobsTo(w, rows, meta)
 	})
 }

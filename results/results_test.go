@@ -426,7 +426,7 @@ func TestFailedWriteLeavesNoFile(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				err := writeFileAtomic(path, func(w io.Writer) error {
+				err := WriteFileAtomic(path, func(w io.Writer) error {
 					return encode(&failingWriter{w: w, budget: tc.budget(full.n), err: enospc})
 				})
 				if err == nil {

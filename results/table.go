@@ -118,7 +118,7 @@ func WriteTable(path string, cols []Column, rows [][]any, meta Metadata) error {
 	if err != nil {
 		return fmt.Errorf("results: write %s: %w", path, err)
 	}
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
 		return writeTableTo(w, schema, cols, rows, meta)
 	})
 }

@@ -109,6 +109,10 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 		}
 		dir = filepath.Join(base, "schedlab", "plugins")
 	}
+	dir, err := filepath.Abs(dir) // the build may run in another directory
+	if err != nil {
+		return "", fmt.Errorf("build %s: %w", pkg, err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("build %s: %w", pkg, err)
 	}
@@ -118,7 +122,14 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-trimpath", "-o", tmp.Name(), pkg)
+	target := pkg
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-trimpath", "-o", tmp.Name())
+	if st, err := os.Stat(pkg); err == nil && st.IsDir() {
+		// Build a directory from inside it, so that its own module is the
+		// main module wherever schedlab was started from.
+		cmd.Dir, target = pkg, "."
+	}
+	cmd.Args = append(cmd.Args, target)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, strings.TrimSpace(string(out)))

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -17,10 +18,17 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newRoot().ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "schedlab:", err)
-		os.Exit(1)
+	err := newRoot().ExecuteContext(ctx)
+	if err == nil {
+		return
 	}
+	fmt.Fprintln(os.Stderr, "schedlab:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		stop()
+		os.Exit(ee.code)
+	}
+	os.Exit(1)
 }
 
 func newRoot() *cobra.Command {
@@ -31,7 +39,8 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSimCmd(), newPluginCmd())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitBadInput, err} })
+	root.AddCommand(newSimCmd(), newRunCmd(), newExpandCmd(), newRerunCmd(), newPluginCmd())
 	return root
 }
 

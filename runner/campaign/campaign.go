@@ -1,0 +1,643 @@
+// Package campaign runs the runs of a manifest concurrently into a campaign
+// folder: one Parquet jobs file per run, a status file per run, runs.parquet
+// (one row per run) and manifest.lock.toml (the manifest fully resolved).
+// Every file is written to a temporary name and renamed when complete, so a
+// campaign killed at any moment can be resumed, running only what is
+// missing. The folder layout is documented in docs/results.md.
+package campaign
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/swf"
+)
+
+// The files and folders of a campaign folder.
+const (
+	LockFile  = "manifest.lock.toml"
+	RunsFile  = "runs.parquet"
+	JobsDir   = "jobs"
+	StatusDir = "status"
+)
+
+// Options control how a campaign runs.
+type Options struct {
+	// Dir is the campaign folder; empty means the manifest's campaign.out.
+	Dir string
+	// Workers is the number of runs in flight at once; 0 means one per CPU.
+	Workers int
+	// FailFast stops starting runs after the first failure; by default
+	// every run is tried and failures are collected.
+	FailFast bool
+	// Resume runs only the runs of an existing campaign folder that have
+	// not completed. Without Resume or Overwrite, a folder that already
+	// holds a campaign is an error, so no result is ever lost by mistake.
+	Resume bool
+	// Overwrite deletes the campaign files of an existing folder first.
+	Overwrite bool
+	// InProcess links reference policies into this process instead of
+	// starting one plugin process per run; the records are identical.
+	InProcess bool
+	// Resolver resolves and builds the policies.
+	Resolver runner.Resolver
+	// Generators are the workload generators the manifest may name.
+	Generators []manifest.Generator
+	// Source is the manifest's path as the user gave it and SourceText its
+	// content, recorded in the lock; empty when resuming.
+	Source     string
+	SourceText []byte
+	// Logger receives a record per run; nil discards them.
+	Logger *slog.Logger
+	// Progress, when set, is called after each run ends, one call at a
+	// time.
+	Progress func(Progress)
+}
+
+// Progress is the state of a campaign after one more run ended.
+type Progress struct {
+	// Total counts the campaign's runs; Done those completed (in this
+	// invocation or, when resuming, before), Failed those that failed and
+	// Reused those a resume found already complete.
+	Total, Done, Failed, Reused int
+	// Last is the run that just ended.
+	Last *RunResult
+	// Elapsed is the time since the campaign started.
+	Elapsed time.Duration
+}
+
+// Status values of a run.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+	// StatusPending is a run that has not completed: not started, or
+	// stopped by an interrupt or by --fail-fast. Resuming runs it.
+	StatusPending = "pending"
+)
+
+// RunResult is the outcome of one run, as its status file records it.
+type RunResult struct {
+	Index     int               `json:"index"`
+	Label     string            `json:"label"`
+	Key       string            `json:"key"`
+	SpecSHA   string            `json:"spec_sha256"`
+	Axes      map[string]string `json:"axes"`
+	Replicate int               `json:"replicate"`
+	Params    map[string]string `json:"params"`
+	Seed      uint64            `json:"seed"`
+	WLSeed    uint64            `json:"workload_seed"`
+	Status    string            `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	// Metrics are the summary metrics (metrics.Summary by JSON name) of a
+	// run that completed.
+	Metrics map[string]any `json:"metrics,omitempty"`
+	Policy  PolicyInfo     `json:"policy"`
+	// WorkloadSHA is the sha256 of the workload the run used.
+	WorkloadSHA string `json:"workload_sha256"`
+	WorkloadJob int    `json:"workload_jobs"`
+	Procs       int64  `json:"procs"`
+	Transport   string `json:"transport,omitempty"`
+	Start       string `json:"start_time,omitempty"`
+	End         string `json:"end_time,omitempty"`
+	WallSeconds float64 `json:"wall_seconds"`
+	SimSeconds  float64 `json:"sim_seconds"`
+	PolSeconds  float64 `json:"policy_seconds"`
+	Events      int64   `json:"events"`
+	PolicyCalls int64   `json:"policy_calls"`
+	// Reused marks a run a resume found complete; not stored.
+	Reused bool `json:"-"`
+}
+
+// PolicyInfo identifies the plugin a run used.
+type PolicyInfo struct {
+	Ref     string `json:"ref"`
+	Kind    string `json:"kind"`
+	SHA256  string `json:"sha256"`
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+	SDK     string `json:"sdk_version,omitempty"`
+}
+
+// Report is the outcome of a campaign.
+type Report struct {
+	Dir string
+	// Runs holds every run of the manifest, in expansion order.
+	Runs []RunResult
+	// Total, Done, Failed, Pending and Reused count runs by status (Done
+	// includes Reused).
+	Total, Done, Failed, Pending, Reused int
+	// Interrupted says the context was cancelled before every run ended.
+	Interrupted bool
+	Elapsed     time.Duration
+}
+
+// ErrExists is returned when the campaign folder already holds a campaign
+// and neither Resume nor Overwrite is set.
+var ErrExists = errors.New("the folder already holds a campaign")
+
+type policyEntry struct {
+	res *runner.Resolved
+	err error
+}
+
+type workloadEntry struct {
+	once sync.Once
+	wl   *workload.Workload
+	err  error
+}
+
+type task struct {
+	run   manifest.Run
+	spec  manifest.CanonicalSpec
+	seeds manifest.Seeds
+	key   string
+	pol   *policyEntry
+	wl    *workloadEntry
+	// wlKey names the loaded workload the run uses.
+	wlKey string
+}
+
+// Run runs the manifest's runs into the campaign folder and returns the
+// report. The error is for what stops the campaign as a whole (a folder
+// that cannot be written, an existing campaign); a run that fails is
+// recorded in its status file and in runs.parquet, and counted in the
+// report. When ctx is cancelled, runs in flight are stopped and left
+// pending, runs.parquet is still written, and Report.Interrupted is set.
+func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, error) {
+	began := time.Now()
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = m.Campaign.Out
+	}
+	runs, err := m.Expand()
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareDir(dir, opts); err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+
+	// Resolve each policy once: a Go package is built once per campaign.
+	pols := map[string]*policyEntry{}
+	for _, r := range runs {
+		if _, ok := pols[r.Policy]; ok {
+			continue
+		}
+		p := m.Policies[r.Policy]
+		res, err := opts.Resolver.Resolve(ctx, p.Target)
+		if err != nil {
+			err = fmt.Errorf("policy %s (%s): %w", r.Policy, p.Ref, err)
+			log.Warn("policy not resolved", "policy", r.Policy, "err", err)
+		}
+		pols[r.Policy] = &policyEntry{res: res, err: err}
+	}
+
+	tasks, err := plan(m, runs, pols, opts.Generators)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Resume {
+		if err := writeLock(m, dir, opts, pols, nil); err != nil {
+			return nil, err
+		}
+	}
+
+	rep := &Report{Dir: dir, Total: len(tasks), Runs: make([]RunResult, len(tasks))}
+	var mu sync.Mutex
+	progress := func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		r := &rep.Runs[i]
+		switch r.Status {
+		case StatusOK:
+			rep.Done++
+			if r.Reused {
+				rep.Reused++
+			}
+		case StatusFailed:
+			rep.Failed++
+		}
+		if opts.Progress != nil && r.Status != StatusPending {
+			opts.Progress(Progress{Total: rep.Total, Done: rep.Done, Failed: rep.Failed, Reused: rep.Reused,
+				Last: r, Elapsed: time.Since(began)})
+		}
+	}
+
+	var todo []int
+	for i, t := range tasks {
+		rep.Runs[i] = pending(t)
+		if opts.Resume {
+			if prev, ok := completed(dir, t.key); ok {
+				prev.Reused = true
+				rep.Runs[i] = prev
+				progress(i)
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g := errgroup.Group{}
+	g.SetLimit(workers)
+	for _, i := range todo {
+		if runCtx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if runCtx.Err() != nil {
+				return nil
+			}
+			res := execute(runCtx, m, dir, tasks[i], opts)
+			if res.Status == StatusPending {
+				return nil // interrupted: no status file, so a resume runs it
+			}
+			if err := writeStatus(dir, res); err != nil {
+				res.Status, res.Error = StatusFailed, joinErr(res.Error, err.Error())
+			}
+			mu.Lock()
+			rep.Runs[i] = res
+			mu.Unlock()
+			if res.Status == StatusFailed {
+				log.Warn("run failed", "run", res.Label, "key", short(res.Key), "err", res.Error)
+				if opts.FailFast {
+					cancel()
+				}
+			} else {
+				log.Debug("run done", "run", res.Label, "key", short(res.Key), "seconds", res.WallSeconds)
+			}
+			progress(i)
+			return nil
+		})
+	}
+	_ = g.Wait() // runs report through their results, never through the group
+	for _, r := range rep.Runs {
+		if r.Status == StatusPending {
+			rep.Pending++
+		}
+	}
+	rep.Interrupted = ctx.Err() != nil
+	rep.Elapsed = time.Since(began)
+	if !opts.Resume {
+		infos := map[string]PolicyInfo{}
+		for i, r := range rep.Runs {
+			if _, seen := infos[tasks[i].run.Policy]; !seen && r.Status == StatusOK {
+				infos[tasks[i].run.Policy] = r.Policy
+			}
+		}
+		if err := writeLock(m, dir, opts, pols, infos); err != nil {
+			return rep, err
+		}
+	}
+	if err := writeRuns(dir, m, rep.Runs); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+func short(key string) string {
+	if len(key) > 12 {
+		return key[:12]
+	}
+	return key
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// prepareDir creates the campaign folder, refusing to mix two campaigns.
+func prepareDir(dir string, opts Options) error {
+	_, err := os.Stat(filepath.Join(dir, LockFile))
+	exists := err == nil
+	switch {
+	case opts.Resume && !exists:
+		return fmt.Errorf("resume %s: no %s there, so no campaign to resume", dir, LockFile)
+	case exists && opts.Overwrite:
+		for _, name := range []string{JobsDir, StatusDir} {
+			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+				return fmt.Errorf("overwrite %s: %w", dir, err)
+			}
+		}
+		for _, name := range []string{RunsFile, LockFile} {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("overwrite %s: %w", dir, err)
+			}
+		}
+	case exists && !opts.Resume:
+		return fmt.Errorf("%s: %w; resume it (schedlab run --resume %s) or start again with --overwrite", dir, ErrExists, dir)
+	}
+	for _, sub := range []string{JobsDir, StatusDir} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return fmt.Errorf("campaign folder: %w", err)
+		}
+	}
+	if opts.Resume {
+		removeTemps(dir)
+	}
+	return nil
+}
+
+// removeTemps deletes the temporary files a killed campaign left behind.
+// They are hidden and never end in .parquet or .json, so nothing reads
+// them; removing them only saves space.
+func removeTemps(dir string) {
+	for _, sub := range []string{JobsDir, StatusDir, "."} {
+		matches, _ := filepath.Glob(filepath.Join(dir, sub, ".*.tmp-*"))
+		for _, f := range matches {
+			_ = os.Remove(f)
+		}
+	}
+}
+
+// plan computes each run's key. A trace workload's hash is the manifest's
+// (checked when the trace is loaded); a generated workload is generated
+// here, since its hash is that of the jobs.
+func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntry, gens []manifest.Generator) ([]task, error) {
+	wls := map[string]*workloadEntry{}
+	tasks := make([]task, len(runs))
+	for i, r := range runs {
+		t := task{run: r, spec: r.Spec(m), seeds: r.Seeds(m), pol: pols[r.Policy]}
+		w := m.Workloads[r.Workload]
+		procs := r.Procs(m)
+		t.wlKey = r.Workload + "/" + strconv.FormatInt(procs, 10)
+		if w.Generator != "" {
+			t.wlKey += "/" + strconv.Itoa(r.Replicate)
+		}
+		e, ok := wls[t.wlKey]
+		if !ok {
+			e = &workloadEntry{}
+			wls[t.wlKey] = e
+		}
+		t.wl = e
+		wlSHA := w.SHA256
+		if w.Generator != "" {
+			e.once.Do(func() { e.wl, e.err = generate(gens, w, procs, t.seeds.Workload) })
+			if e.err == nil {
+				wlSHA = e.wl.SHA256
+			}
+		}
+		polSHA := ""
+		if t.pol.res != nil {
+			polSHA = t.pol.res.SHA256
+		}
+		t.key = manifest.Key(t.spec, polSHA, wlSHA)
+		tasks[i] = t
+	}
+	return tasks, nil
+}
+
+// generate builds a generated workload, cleaned like a trace, whose
+// identity is the sha256 of its records written as SWF.
+func generate(gens []manifest.Generator, w manifest.Workload, procs int64, seed uint64) (*workload.Workload, error) {
+	i := slices.IndexFunc(gens, func(g manifest.Generator) bool { return g.Name == w.Generator })
+	if i < 0 {
+		return nil, fmt.Errorf("workload %s: no generator %s", w.Name, w.Generator)
+	}
+	g := gens[i]
+	params, err := sdk.ResolveParams(g.Params, w.Params)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: generator %s: %w", w.Name, g.Name, err)
+	}
+	recs, err := g.Generate(params, procs, manifest.NewRand(seed))
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: generator %s: %w", w.Name, g.Name, err)
+	}
+	sha, err := hashRecords(recs)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	wl, err := workload.FromRecords("generator "+g.Name, recs, procs, w.Clean)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	wl.SHA256 = sha
+	return wl, nil
+}
+
+// hashRecords is the sha256 of recs written as SWF, a generated
+// workload's identity.
+func hashRecords(recs []swf.Record) (string, error) {
+	h := sha256.New()
+	if err := swf.Write(h, swf.Header{}, recs); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// load returns the workload, loading a trace the first time (a generated
+// workload was made by plan).
+func (e *workloadEntry) load(m *manifest.Manifest, r manifest.Run) (*workload.Workload, error) {
+	e.once.Do(func() {
+		w := m.Workloads[r.Workload]
+		e.wl, e.err = workload.LoadSWF(w.Trace, r.Procs(m), w.Clean)
+		if e.err == nil {
+			e.err = w.VerifySHA256(e.wl.SHA256)
+		}
+		if e.err != nil {
+			e.err = fmt.Errorf("workload %s: %w", w.Name, e.err)
+		}
+	})
+	return e.wl, e.err
+}
+
+func pending(t task) RunResult {
+	axes := map[string]string{}
+	for _, a := range t.run.Axes {
+		axes[a.Axis] = a.Value
+	}
+	sum := sha256.Sum256(t.spec)
+	r := RunResult{
+		Index: t.run.Index, Label: t.run.Label(), Key: t.key, SpecSHA: hex.EncodeToString(sum[:]),
+		Axes: axes, Replicate: t.run.Replicate, Params: t.run.Params,
+		Seed: t.seeds.Policy, WLSeed: t.seeds.Workload, Status: StatusPending,
+	}
+	if t.pol.res != nil {
+		r.Policy = PolicyInfo{Ref: t.pol.res.Ref, Kind: string(t.pol.res.Kind), SHA256: t.pol.res.SHA256}
+	}
+	return r
+}
+
+// execute performs one run and writes its jobs file. A panic anywhere in
+// it fails the run, not the campaign.
+func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts Options) (res RunResult) {
+	res = pending(t)
+	began := time.Now()
+	res.Start = began.UTC().Format(time.RFC3339Nano)
+	fail := func(err error) RunResult {
+		if ctx.Err() != nil {
+			// The campaign was stopped (interrupt, --fail-fast): whatever
+			// the run's error, it did not fail on its own.
+			res.Status = StatusPending
+			return res
+		}
+		res.Status, res.Error = StatusFailed, err.Error()
+		res.End = time.Now().UTC().Format(time.RFC3339Nano)
+		res.WallSeconds = time.Since(began).Seconds()
+		return res
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+		}
+	}()
+	if t.pol.err != nil {
+		return fail(t.pol.err)
+	}
+	wl, err := t.wl.load(m, t.run)
+	if err != nil {
+		return fail(err)
+	}
+	res.WorkloadSHA, res.WorkloadJob, res.Procs = wl.SHA256, len(wl.Jobs), wl.Procs
+	platName := t.run.Platform
+	if platName == "" {
+		platName = t.run.Workload
+	}
+	plat := sdk.SingleCluster(platName, wl.Procs)
+	out, err := runner.Execute(ctx, runner.Spec{
+		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: wl.Jobs, Seed: t.seeds.Policy,
+		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
+		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference, Timeout: m.Campaign.Timeout,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
+	res.Transport = out.Transport
+	meta := jobsMetadata(m, dir, t, res, wl, plat, out)
+	if err := results.WriteJobs(JobsPath(dir, t.key), runner.JobRows(wl.Jobs, out.Records), meta); err != nil {
+		return fail(err)
+	}
+	res.Status = StatusOK
+	res.Metrics = summaryMap(out)
+	res.Events, res.PolicyCalls = out.Stats.Events, out.Stats.PolicyCalls
+	res.SimSeconds, res.PolSeconds = float64(out.Stats.WallNanos)/1e9, float64(out.Stats.PolicyNanos)/1e9
+	res.End = time.Now().UTC().Format(time.RFC3339Nano)
+	res.WallSeconds = time.Since(began).Seconds()
+	return res
+}
+
+// JobsPath is the jobs file of the run with the given key.
+func JobsPath(dir, key string) string { return filepath.Join(dir, JobsDir, key+".parquet") }
+
+func statusPath(dir, key string) string { return filepath.Join(dir, StatusDir, key+".json") }
+
+// summaryMap holds the summary metrics by their JSON names.
+func summaryMap(out *runner.Outcome) map[string]any {
+	b, _ := json.Marshal(out.Summary)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// jobsMetadata is the provenance of a jobs file. It holds only what
+// determines the records, so that running a campaign twice gives
+// byte-identical jobs files; times and durations are in the status file
+// and runs.parquet.
+func jobsMetadata(m *manifest.Manifest, dir string, t task, res RunResult, wl *workload.Workload,
+	plat *sdk.Platform, out *runner.Outcome) results.Metadata {
+	meta := results.Metadata(runner.BuildProvenance())
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	p := out.Info
+	// The trace's file name, not its path: where a campaign or its data
+	// lives must not change its files (the sha256 identifies the trace).
+	wlFile := filepath.Base(wl.Path)
+	maps.Copy(meta, map[string]string{
+		"campaign.name": m.Campaign.Name, "campaign.seed": strconv.FormatInt(m.Campaign.Seed, 10),
+		"run.key": t.key, "run.index": strconv.Itoa(t.run.Index), "run.label": res.Label,
+		"run.spec": string(t.spec), "run.replicate": strconv.Itoa(t.run.Replicate),
+		"policy.ref": t.pol.res.Ref, "policy.kind": string(t.pol.res.Kind), "policy.sha256": t.pol.res.SHA256,
+		"policy.name": p.Name, "policy.version": p.Version, "policy.sdk_version": p.SDKVersion,
+		"policy.protocol": strconv.Itoa(p.ProtocolVersion), "policy.params": js(nonNil(t.run.Params)),
+		"seed": strconv.FormatUint(t.seeds.Policy, 10), "workload.seed": strconv.FormatUint(t.seeds.Workload, 10),
+		"exact_estimates": strconv.FormatBool(t.run.ExactEstimates()),
+		"workload.name":   t.run.Workload, "workload.file": wlFile, "workload.sha256": wl.SHA256,
+		"workload.procs_source": wl.ProcsSource, "workload.cleaning": js(wl.Report),
+		"platform": js(plat), "summary": js(out.Summary),
+		"stats.events": strconv.FormatInt(out.Stats.Events, 10), "stats.policy_calls": strconv.FormatInt(out.Stats.PolicyCalls, 10),
+	})
+	maps.Copy(meta, wl.Clean.Settings())
+	maps.Copy(meta, m.Metrics.Map())
+	return meta
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func writeStatus(dir string, r RunResult) error {
+	return results.WriteFileAtomic(statusPath(dir, r.Key), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	})
+}
+
+// completed returns the recorded result of a run whose jobs file and
+// status file both exist and say it completed.
+func completed(dir, key string) (RunResult, bool) {
+	var r RunResult
+	b, err := os.ReadFile(statusPath(dir, key))
+	if err != nil || json.Unmarshal(b, &r) != nil || r.Status != StatusOK || r.Key != key {
+		return r, false
+	}
+	if _, err := os.Stat(JobsPath(dir, key)); err != nil {
+		return r, false
+	}
+	return r, true
+}
+
+// writeLock writes manifest.lock.toml. infos, by policy name, adds what
+// the plugins reported about themselves once runs have started them.
+func writeLock(m *manifest.Manifest, dir string, opts Options, pols map[string]*policyEntry, infos map[string]PolicyInfo) error {
+	bp := runner.BuildProvenance()
+	sum := sha256.Sum256(opts.SourceText)
+	lock := manifest.Lock{Schedlab: runner.Version, Revision: bp["vcs.revision"], Modified: bp["vcs.modified"],
+		Source: filepath.ToSlash(opts.Source), SourceSHA256: hex.EncodeToString(sum[:]), Policies: map[string]manifest.LockedPolicy{}}
+	for _, name := range slices.Sorted(maps.Keys(pols)) {
+		if p := pols[name]; p.res != nil {
+			info := infos[name]
+			lock.Policies[name] = manifest.LockedPolicy{Kind: string(p.res.Kind), SHA256: p.res.SHA256,
+				Name: info.Name, Version: info.Version, SDK: info.SDK}
+		}
+	}
+	path := filepath.Join(dir, LockFile)
+	return results.WriteFileAtomic(path, func(w io.Writer) error { return m.WriteLock(w, dir, lock) })
+}

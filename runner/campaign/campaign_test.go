@@ -1,0 +1,464 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/sdk/serve"
+)
+
+// servePluginEnv makes this test binary serve a reference policy, so that
+// campaigns in these tests start real plugin processes, as the schedlab
+// binary does with `schedlab plugin serve NAME`.
+const servePluginEnv = "SCHEDLAB_CAMPAIGN_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(servePluginEnv) == "1" {
+		p, ok := reference.Lookup(os.Args[len(os.Args)-1])
+		if !ok {
+			fmt.Fprintln(os.Stderr, "no reference policy", os.Args[len(os.Args)-1])
+			os.Exit(2)
+		}
+		serve.ServePlugin(p)
+		os.Exit(0)
+	}
+	// Children inherit the environment: they serve instead of testing.
+	os.Setenv(servePluginEnv, "1")
+	os.Exit(m.Run())
+}
+
+func testResolver(t testing.TB) runner.Resolver {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runner.Resolver{SelfCommand: []string{self}, CacheDir: filepath.Join(t.TempDir(), "cache")}
+}
+
+// dataDir is the repository's shipped traces.
+var dataDir, _ = filepath.Abs(filepath.Join("..", "..", "experiments", "data"))
+
+const (
+	kthSHA  = "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87"
+	nasaSHA = "9d997a2c20a7f7b0b6d81638d756ce8b2c524c4f2e9ec78da36001743ca33d76"
+)
+
+// quickstart is a campaign over the shipped traces; extra is appended
+// to the [matrix] table.
+func quickstart(t testing.TB, policies, extra string) *manifest.Manifest {
+	t.Helper()
+	src := fmt.Sprintf(`[campaign]
+seed = 42
+[workloads.kth]
+trace = %q
+sha256 = %q
+[workloads.nasa]
+trace = %q
+sha256 = %q
+[policies.fcfs]
+ref = "fcfs"
+[policies.easy]
+ref = "easy"
+[policies.conservative]
+ref = "conservative"
+%s
+[matrix]
+workload = ["kth", "nasa"]
+%s
+`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, filepath.Join(dataDir, "NASA-iPSC-1993-3.1-cln.swf.gz"), nasaSHA, policies, extra)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+const allPolicies = `policy = ["fcfs", "easy", "conservative"]
+"param.order" = ["submit", "shortest"]`
+
+func run(t testing.TB, m *manifest.Manifest, opts Options) *Report {
+	t.Helper()
+	if opts.Resolver.SelfCommand == nil {
+		opts.Resolver = testResolver(t)
+	}
+	rep, err := Run(context.Background(), m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// jobFiles returns the content of every jobs file of a campaign, by name.
+func jobFiles(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, JobsDir, "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(n)] = b
+	}
+	return out
+}
+
+// TestDeterministicFiles runs one campaign three times: with plugin
+// processes and one worker, with plugin processes and two workers, and
+// in-process. Every jobs file must be byte-identical across the three.
+func TestDeterministicFiles(t *testing.T) {
+	m := quickstart(t, "", allPolicies)
+	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "c")}
+	reps := []*Report{
+		run(t, m, Options{Dir: dirs[0], Workers: 1}),
+		run(t, m, Options{Dir: dirs[1], Workers: 2}),
+		run(t, m, Options{Dir: dirs[2], Workers: 2, InProcess: true}),
+	}
+	for i, rep := range reps {
+		if rep.Total != 12 || rep.Done != 12 || rep.Failed != 0 || rep.Pending != 0 {
+			t.Fatalf("campaign %d: %+v", i, rep)
+		}
+	}
+	want := jobFiles(t, dirs[0])
+	if len(want) != 12 {
+		t.Fatalf("%d jobs files, want 12", len(want))
+	}
+	for _, dir := range dirs[1:] {
+		got := jobFiles(t, dir)
+		for name, b := range want {
+			if !bytes.Equal(got[name], b) {
+				t.Errorf("%s/%s differs from %s/%s", dir, name, dirs[0], name)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d files, want %d", dir, len(got), len(want))
+		}
+	}
+	// The transport is in runs.parquet, not in the jobs files.
+	if reps[0].Runs[0].Transport != "plugin" || reps[2].Runs[0].Transport != "in-process" {
+		t.Errorf("transports %q %q", reps[0].Runs[0].Transport, reps[2].Runs[0].Transport)
+	}
+}
+
+// TestRunsTable checks runs.parquet against the report and the jobs files.
+func TestRunsTable(t *testing.T) {
+	m := quickstart(t, "", allPolicies)
+	dir := t.TempDir()
+	rep := run(t, m, Options{Dir: dir, InProcess: true})
+	cols, rows, meta, err := results.ReadTable(filepath.Join(dir, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 12 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c.Name] = i
+	}
+	for _, need := range []string{"run_key", "workload", "policy", "estimates", "param_order", "replicate", "seed",
+		"status", "error", "mean_wait", "mean_bsld", "utilisation", "policy_sha256", "workload_sha256", "wall_seconds"} {
+		if _, ok := idx[need]; !ok {
+			t.Errorf("no column %s", need)
+		}
+	}
+	for i, row := range rows {
+		r := rep.Runs[i]
+		key := row[idx["run_key"]].(string)
+		if key != r.Key || row[idx["status"]] != StatusOK || row[idx["error"]] != nil {
+			t.Errorf("row %d: key %s status %v error %v", i, key, row[idx["status"]], row[idx["error"]])
+		}
+		if row[idx["policy"]] != r.Axes["policy"] || row[idx["param_order"]] != r.Axes["param.order"] {
+			t.Errorf("row %d: axes %v %v, want %v", i, row[idx["policy"]], row[idx["param_order"]], r.Axes)
+		}
+		jobs, jmeta, err := results.ReadJobs(JobsPath(dir, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(jobs)) != row[idx["jobs"]].(int64) {
+			t.Errorf("row %d: %d jobs in the file, %v in runs.parquet", i, len(jobs), row[idx["jobs"]])
+		}
+		var wait float64
+		for _, j := range jobs {
+			wait += float64(j.Wait)
+		}
+		if mw := row[idx["mean_wait"]].(float64); abs(mw-wait/float64(len(jobs))) > 1e-6*max(1, mw) {
+			t.Errorf("row %d: mean_wait %v, jobs file says %v", i, mw, wait/float64(len(jobs)))
+		}
+		for _, k := range []string{"schedlab.version", "vcs.revision", "go.version", "host", "policy.sha256",
+			"policy.name", "policy.version", "policy.sdk_version", "workload.sha256", "run.key", "seed", "run.spec"} {
+			if jmeta[k] == "" {
+				t.Errorf("jobs file of row %d: no provenance key %s", i, k)
+			}
+		}
+		if jmeta["run.key"] != key || jmeta["seed"] != fmt.Sprint(r.Seed) {
+			t.Errorf("row %d: provenance key %s seed %s", i, jmeta["run.key"], jmeta["seed"])
+		}
+	}
+	if meta["campaign.ok"] != "12" {
+		t.Errorf("runs.parquet metadata %v", meta)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestExistingFolder checks that a campaign never overwrites another by
+// mistake.
+func TestExistingFolder(t *testing.T) {
+	m := quickstart(t, "", `policy = ["easy"]`)
+	dir := t.TempDir()
+	run(t, m, Options{Dir: dir, InProcess: true})
+	_, err := Run(context.Background(), m, Options{Dir: dir, InProcess: true, Resolver: testResolver(t)})
+	if !errors.Is(err, ErrExists) {
+		t.Fatalf("second run into the same folder: %v", err)
+	}
+	rep := run(t, m, Options{Dir: dir, InProcess: true, Overwrite: true})
+	if rep.Done != 2 || rep.Reused != 0 {
+		t.Errorf("overwrite: %+v", rep)
+	}
+	rep = run(t, m, Options{Dir: dir, InProcess: true, Resume: true})
+	if rep.Done != 2 || rep.Reused != 2 {
+		t.Errorf("resume of a complete campaign: %+v", rep)
+	}
+	if _, err := Run(context.Background(), m, Options{Dir: t.TempDir(), Resume: true, Resolver: testResolver(t)}); err == nil ||
+		!strings.Contains(err.Error(), "no campaign to resume") {
+		t.Errorf("resume of an empty folder: %v", err)
+	}
+}
+
+// TestInterruptAndResume cancels a campaign after a few runs, then
+// resumes it from its lock file: every run must end up done exactly once,
+// the completed ones reused, and the files equal to an uninterrupted
+// campaign's.
+func TestInterruptAndResume(t *testing.T) {
+	m := quickstart(t, "", allPolicies)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ended atomic.Int32
+	rep, err := Run(ctx, m, Options{Dir: dir, Workers: 2, Resolver: testResolver(t), Progress: func(p Progress) {
+		if ended.Add(1) == 4 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Done < 4 || rep.Done == 12 || rep.Done+rep.Pending != 12 {
+		t.Fatalf("interrupted campaign: done %d pending %d interrupted %v", rep.Done, rep.Pending, rep.Interrupted)
+	}
+	doneBefore := rep.Done
+	if n := len(jobFiles(t, dir)); n != doneBefore {
+		t.Errorf("%d jobs files after the interrupt, %d runs done", n, doneBefore)
+	}
+	_, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
+	if err != nil || len(rows) != 12 {
+		t.Fatalf("runs.parquet after the interrupt: %d rows, %v", len(rows), err)
+	}
+
+	lock, err := manifest.Load(filepath.Join(dir, LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var executed []int
+	rep2 := run(t, lock, Options{Dir: dir, Workers: 2, Resume: true, Progress: func(p Progress) {
+		if !p.Last.Reused {
+			executed = append(executed, p.Last.Index)
+		}
+	}})
+	if rep2.Done != 12 || rep2.Reused != doneBefore || len(executed) != 12-doneBefore {
+		t.Fatalf("resume: done %d reused %d executed %v (done before %d)", rep2.Done, rep2.Reused, executed, doneBefore)
+	}
+	for i, r := range rep.Runs {
+		if r.Status == StatusOK && slices.Contains(executed, i) {
+			t.Errorf("run %d ran twice", i)
+		}
+		if r.Key != rep2.Runs[i].Key {
+			t.Errorf("run %d: key %s before, %s from the lock", i, r.Key, rep2.Runs[i].Key)
+		}
+	}
+	ref := filepath.Join(t.TempDir(), "ref")
+	run(t, m, Options{Dir: ref, InProcess: true})
+	want, got := jobFiles(t, ref), jobFiles(t, dir)
+	if len(got) != 12 {
+		t.Errorf("%d jobs files after resuming", len(got))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs from the uninterrupted campaign's", name)
+		}
+	}
+}
+
+// TestBadPlugins runs plugins that crash, hang and return an infeasible
+// schedule next to a good policy: each fails only its own runs, with the
+// reason in runs.parquet, and the good runs complete.
+func TestBadPlugins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds three plugins")
+	}
+	td, err := filepath.Abs(filepath.Join("..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pols := fmt.Sprintf("[policies.crash]\nref = %q\n[policies.hang]\nref = %q\n[policies.infeasible]\nref = %q\n",
+		filepath.Join(td, "crash"), filepath.Join(td, "hang"), filepath.Join(td, "infeasible"))
+	m := quickstart(t, pols, `policy = ["easy", "crash", "hang", "infeasible"]`)
+	m.Campaign.Timeout = 3e9
+	dir := t.TempDir()
+	rep := run(t, m, Options{Dir: dir, Workers: 2})
+	if rep.Done != 2 || rep.Failed != 6 {
+		t.Fatalf("done %d failed %d, want 2 and 6", rep.Done, rep.Failed)
+	}
+	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c.Name] = i
+	}
+	want := map[string]string{"crash": "plugin process died", "hang": "timeout", "infeasible": "are free"}
+	for _, row := range rows {
+		pol, status := row[idx["policy"]].(string), row[idx["status"]].(string)
+		if pol == "easy" {
+			if status != StatusOK {
+				t.Errorf("easy: %s %v", status, row[idx["error"]])
+			}
+			continue
+		}
+		msg, _ := row[idx["error"]].(string)
+		if status != StatusFailed || !strings.Contains(msg, want[pol]) {
+			t.Errorf("%s: status %s error %q, want failed with %q", pol, status, msg, want[pol])
+		}
+	}
+	if n := len(jobFiles(t, dir)); n != 2 {
+		t.Errorf("%d jobs files, want 2 (failed runs write none)", n)
+	}
+}
+
+// TestFailFast stops after the first failure and leaves the rest pending.
+func TestFailFast(t *testing.T) {
+	td, err := filepath.Abs(filepath.Join("..", "testdata", "crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := quickstart(t, fmt.Sprintf("[policies.crash]\nref = %q\n", td), `policy = ["crash", "easy", "fcfs", "conservative"]`)
+	rep := run(t, m, Options{Dir: t.TempDir(), Workers: 1, FailFast: true})
+	if rep.Failed != 1 || rep.Pending == 0 || rep.Done+rep.Failed+rep.Pending != 8 {
+		t.Errorf("fail-fast: done %d failed %d pending %d", rep.Done, rep.Failed, rep.Pending)
+	}
+}
+
+// TestPolicyNotResolved fails the runs of a policy that does not build,
+// not the campaign.
+func TestPolicyNotResolved(t *testing.T) {
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "go.mod"), []byte("module broken\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, "main.go"), []byte("package main\n\nfunc main() { undefined() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := quickstart(t, fmt.Sprintf("[policies.broken]\nref = %q\n", broken), `policy = ["easy", "broken"]`)
+	rep := run(t, m, Options{Dir: t.TempDir(), InProcess: true})
+	if rep.Done != 2 || rep.Failed != 2 {
+		t.Fatalf("done %d failed %d", rep.Done, rep.Failed)
+	}
+	for _, r := range rep.Runs {
+		if r.Axes["policy"] == "broken" && !strings.Contains(r.Error, "undefined") {
+			t.Errorf("error %q does not show the compiler's message", r.Error)
+		}
+	}
+}
+
+// TestWorkloadMismatch fails the runs of a trace whose sha256 is not the
+// manifest's.
+func TestWorkloadMismatch(t *testing.T) {
+	m := quickstart(t, "", `policy = ["easy"]`)
+	w := m.Workloads["nasa"]
+	w.SHA256 = kthSHA
+	m.Workloads["nasa"] = w
+	rep := run(t, m, Options{Dir: t.TempDir(), InProcess: true})
+	if rep.Done != 1 || rep.Failed != 1 || !strings.Contains(rep.Runs[1].Error, "the manifest expects") {
+		t.Errorf("done %d failed %d error %q", rep.Done, rep.Failed, rep.Runs[1].Error)
+	}
+}
+
+// TestCompare reruns a campaign and compares; then it alters one jobs file
+// and expects Compare to find it.
+func TestCompare(t *testing.T) {
+	m := quickstart(t, "", `policy = ["easy", "fcfs"]`)
+	a, b := t.TempDir(), t.TempDir()
+	run(t, m, Options{Dir: a, InProcess: true})
+	lock, err := manifest.Load(filepath.Join(a, LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, lock, Options{Dir: b, InProcess: true})
+	diffs, err := Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if !d.Identical {
+			t.Errorf("%s: %s", d.Label, d.What)
+		}
+	}
+	// Change one job of one run.
+	files, _ := filepath.Glob(filepath.Join(b, JobsDir, "*.parquet"))
+	slices.Sort(files)
+	path := files[0]
+	rows, meta, err := results.ReadJobs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows[5].Start++
+	if err := results.WriteJobs(path, rows, meta); err != nil {
+		t.Fatal(err)
+	}
+	diffs, err = Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range diffs {
+		if !d.Identical {
+			n++
+			if !strings.Contains(d.What, "1 of") || !strings.Contains(d.What, fmt.Sprintf("job %d: start", rows[5].JobID)) {
+				t.Errorf("diff %q", d.What)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d runs differ, want 1", n)
+	}
+}

@@ -1,0 +1,160 @@
+package campaign
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/schedlab/schedlab/results"
+)
+
+// Diff compares one run of two executions of a campaign.
+type Diff struct {
+	Index int
+	Label string
+	// Identical says the two runs completed with the same job records.
+	Identical bool
+	// What says how the runs differ, and Why what in their provenance
+	// explains it (a different plugin binary or workload), when anything
+	// does.
+	What, Why string
+}
+
+// Compare compares the runs of the campaign folders a (the original) and
+// b (a rerun of it, from its manifest.lock.toml), run by run: their job
+// records, row by row and column by column. Runs are matched by index and
+// must have the same spec.
+func Compare(a, b string) ([]Diff, error) {
+	ra, err := readRuns(a)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := readRuns(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(ra) != len(rb) {
+		return nil, fmt.Errorf("compare: %s has %d runs, %s has %d: not the same campaign", a, len(ra), b, len(rb))
+	}
+	diffs := make([]Diff, len(ra))
+	for i := range ra {
+		x, y := ra[i], rb[i]
+		d := Diff{Index: i, Label: x.label}
+		switch {
+		case x.spec != y.spec:
+			return nil, fmt.Errorf("compare: run %d is %q in %s but %q in %s: not the same campaign", i, x.label, a, y.label, b)
+		case x.status != StatusOK || y.status != StatusOK:
+			d.What = fmt.Sprintf("status %s in the original, %s in the rerun", x.status, y.status)
+		default:
+			d.What, err = compareJobs(JobsPath(a, x.key), JobsPath(b, y.key))
+			if err != nil {
+				return nil, err
+			}
+			d.Identical = d.What == ""
+		}
+		if !d.Identical {
+			switch {
+			case x.policySHA != y.policySHA:
+				d.Why = fmt.Sprintf("different plugin binary (sha256 %.12s… then %.12s…)", x.policySHA, y.policySHA)
+			case x.workloadSHA != y.workloadSHA:
+				d.Why = fmt.Sprintf("different workload (sha256 %.12s… then %.12s…)", x.workloadSHA, y.workloadSHA)
+			}
+		}
+		diffs[i] = d
+	}
+	return diffs, nil
+}
+
+type runRow struct {
+	key, label, spec, status, policySHA, workloadSHA string
+}
+
+// readRuns reads the columns Compare needs from a campaign's runs.parquet.
+func readRuns(dir string) ([]runRow, error) {
+	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c.Name] = i
+	}
+	get := func(row []any, name string) string {
+		i, ok := idx[name]
+		if !ok {
+			return ""
+		}
+		s, _ := row[i].(string)
+		return s
+	}
+	out := make([]runRow, len(rows))
+	for i, row := range rows {
+		out[i] = runRow{key: get(row, "run_key"), label: get(row, "label"), spec: get(row, "spec_sha256"),
+			status: get(row, "status"), policySHA: get(row, "policy_sha256"), workloadSHA: get(row, "workload_sha256")}
+	}
+	return out, nil
+}
+
+// compareJobs returns "" when two jobs files hold the same rows, else what
+// differs first and how many rows differ.
+func compareJobs(a, b string) (string, error) {
+	ba, err := os.ReadFile(a)
+	if err != nil {
+		return "", err
+	}
+	bb, err := os.ReadFile(b)
+	if err != nil {
+		return "", err
+	}
+	if bytes.Equal(ba, bb) {
+		return "", nil
+	}
+	// The bytes may differ in provenance only (another host or build).
+	ra, _, err := results.ReadJobs(a)
+	if err != nil {
+		return "", err
+	}
+	rb, _, err := results.ReadJobs(b)
+	if err != nil {
+		return "", err
+	}
+	if len(ra) != len(rb) {
+		return fmt.Sprintf("%d jobs, then %d", len(ra), len(rb)), nil
+	}
+	n, first := 0, ""
+	t := reflect.TypeFor[results.JobRow]()
+	for i := range ra {
+		if reflect.DeepEqual(ra[i], rb[i]) {
+			continue
+		}
+		n++
+		if first == "" {
+			va, vb := reflect.ValueOf(ra[i]), reflect.ValueOf(rb[i])
+			for f := range t.NumField() {
+				if !reflect.DeepEqual(va.Field(f).Interface(), vb.Field(f).Interface()) {
+					name, _, _ := strings.Cut(t.Field(f).Tag.Get("parquet"), ",")
+					first = fmt.Sprintf("job %d: %s %v then %v", ra[i].JobID, name,
+						deref(va.Field(f)), deref(vb.Field(f)))
+					break
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("%d of %d jobs differ; first %s", n, len(ra), first), nil
+}
+
+func deref(v reflect.Value) any {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "NULL"
+		}
+		return v.Elem().Interface()
+	}
+	return v.Interface()
+}

@@ -1,0 +1,227 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
+)
+
+// runsColumn is one column of runs.parquet and how a run fills it.
+type runsColumn struct {
+	results.Column
+	value func(r *RunResult) any
+}
+
+// runsColumns lists the columns of runs.parquet, in file order: identity,
+// matrix axes (a param axis NAME as param_NAME, typed from its values),
+// seeds, status, the summary metrics (metrics.Summary, by JSON name), the
+// metric settings, what ran, and timings. docs/results.md describes them.
+func runsColumns(m *manifest.Manifest) []runsColumn {
+	str := func(f func(r *RunResult) string) func(r *RunResult) any {
+		return func(r *RunResult) any { return f(r) }
+	}
+	optStr := func(f func(r *RunResult) string) func(r *RunResult) any {
+		return func(r *RunResult) any {
+			if s := f(r); s != "" {
+				return s
+			}
+			return nil
+		}
+	}
+	col := func(name string, k results.Kind, v func(r *RunResult) any) runsColumn {
+		return runsColumn{results.Column{Name: name, Kind: k}, v}
+	}
+	cols := []runsColumn{
+		col("run_index", results.Int64, func(r *RunResult) any { return r.Index }),
+		col("run_key", results.String, str(func(r *RunResult) string { return r.Key })),
+		col("label", results.String, str(func(r *RunResult) string { return r.Label })),
+		col("status", results.String, str(func(r *RunResult) string { return r.Status })),
+		col("error", results.String, optStr(func(r *RunResult) string { return r.Error })),
+	}
+	for _, a := range m.Matrix.Axes {
+		name := a.Name
+		kind := axisKind(a.Values)
+		cols = append(cols, col(columnName(a.Name), kind, func(r *RunResult) any {
+			v, ok := r.Axes[name]
+			if !ok {
+				return nil
+			}
+			return typed(kind, v)
+		}))
+	}
+	cols = append(cols,
+		col("replicate", results.Int64, func(r *RunResult) any { return r.Replicate }),
+		col("seed", results.Int64, func(r *RunResult) any { return int64(r.Seed) }),
+		col("workload_seed", results.Int64, func(r *RunResult) any { return int64(r.WLSeed) }),
+		col("params", results.String, str(func(r *RunResult) string { b, _ := json.Marshal(nonNil(r.Params)); return string(b) })),
+	)
+	st := reflect.TypeFor[metrics.Summary]()
+	for i := range st.NumField() {
+		f := st.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		kind := results.Float64
+		if f.Type.Kind() != reflect.Float64 {
+			kind = results.Int64
+		}
+		cols = append(cols, col(name, kind, func(r *RunResult) any {
+			v, ok := r.Metrics[name].(float64) // JSON numbers decode as float64
+			if !ok {
+				return nil
+			}
+			if kind == results.Int64 {
+				return int64(v)
+			}
+			return v
+		}))
+	}
+	ms := m.Metrics
+	cols = append(cols,
+		col("bsld_tau", results.Int64, func(*RunResult) any { return ms.SlowdownTau }),
+		col("warmup_jobs", results.Int64, func(*RunResult) any { return ms.WarmupJobs }),
+		col("cooldown_jobs", results.Int64, func(*RunResult) any { return ms.CooldownJobs }),
+		col("policy_name", results.String, optStr(func(r *RunResult) string { return r.Policy.Name })),
+		col("policy_version", results.String, optStr(func(r *RunResult) string { return r.Policy.Version })),
+		col("policy_sdk_version", results.String, optStr(func(r *RunResult) string { return r.Policy.SDK })),
+		col("policy_ref", results.String, optStr(func(r *RunResult) string { return r.Policy.Ref })),
+		col("policy_kind", results.String, optStr(func(r *RunResult) string { return r.Policy.Kind })),
+		col("policy_sha256", results.String, optStr(func(r *RunResult) string { return r.Policy.SHA256 })),
+		col("workload_sha256", results.String, optStr(func(r *RunResult) string { return r.WorkloadSHA })),
+		col("workload_jobs", results.Int64, func(r *RunResult) any {
+			if r.WorkloadSHA == "" {
+				return nil
+			}
+			return r.WorkloadJob
+		}),
+		col("procs", results.Int64, func(r *RunResult) any {
+			if r.Procs == 0 {
+				return nil
+			}
+			return r.Procs
+		}),
+		col("transport", results.String, optStr(func(r *RunResult) string { return r.Transport })),
+		col("spec_sha256", results.String, str(func(r *RunResult) string { return r.SpecSHA })),
+		col("start_time", results.String, optStr(func(r *RunResult) string { return r.Start })),
+		col("end_time", results.String, optStr(func(r *RunResult) string { return r.End })),
+		col("wall_seconds", results.Float64, timing(func(r *RunResult) any { return r.WallSeconds })),
+		col("sim_seconds", results.Float64, ok(func(r *RunResult) any { return r.SimSeconds })),
+		col("policy_seconds", results.Float64, ok(func(r *RunResult) any { return r.PolSeconds })),
+		col("events", results.Int64, ok(func(r *RunResult) any { return r.Events })),
+		col("policy_calls", results.Int64, ok(func(r *RunResult) any { return r.PolicyCalls })),
+	)
+	return cols
+}
+
+// ok is NULL for a run that did not complete.
+func ok(f func(r *RunResult) any) func(r *RunResult) any {
+	return func(r *RunResult) any {
+		if r.Status != StatusOK {
+			return nil
+		}
+		return f(r)
+	}
+}
+
+// timing is NULL for a run that never started.
+func timing(f func(r *RunResult) any) func(r *RunResult) any {
+	return func(r *RunResult) any {
+		if r.Start == "" {
+			return nil
+		}
+		return f(r)
+	}
+}
+
+// columnName turns an axis name into a column name that needs no quoting
+// in SQL or pandas: param.order becomes param_order.
+func columnName(axis string) string {
+	return strings.ReplaceAll(axis, ".", "_")
+}
+
+// axisKind types an axis column from its values: integers, floats or
+// booleans when every value is one, strings otherwise.
+func axisKind(values []string) results.Kind {
+	all := func(parse func(string) error) bool {
+		for _, v := range values {
+			if parse(v) != nil {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case all(func(s string) error { _, err := strconv.ParseInt(s, 10, 64); return err }):
+		return results.Int64
+	case all(func(s string) error { _, err := strconv.ParseFloat(s, 64); return err }):
+		return results.Float64
+	case all(func(s string) error { _, err := strconv.ParseBool(s); return err }) && allWords(values):
+		return results.Bool
+	}
+	return results.String
+}
+
+// allWords keeps "1" and "0" from counting as booleans.
+func allWords(values []string) bool {
+	for _, v := range values {
+		if v != "true" && v != "false" {
+			return false
+		}
+	}
+	return true
+}
+
+func typed(k results.Kind, v string) any {
+	switch k {
+	case results.Int64:
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	case results.Float64:
+		f, _ := strconv.ParseFloat(v, 64)
+		return f
+	case results.Bool:
+		return v == "true"
+	}
+	return v
+}
+
+// writeRuns rebuilds runs.parquet from the runs' results.
+func writeRuns(dir string, m *manifest.Manifest, runs []RunResult) error {
+	cols := runsColumns(m)
+	rc := make([]results.Column, len(cols))
+	for i, c := range cols {
+		rc[i] = c.Column
+	}
+	rows := make([][]any, len(runs))
+	for i := range runs {
+		row := make([]any, len(cols))
+		for j, c := range cols {
+			row[j] = c.value(&runs[i])
+		}
+		rows[i] = row
+	}
+	meta := results.Metadata(runner.BuildProvenance())
+	counts := map[string]int{}
+	for _, r := range runs {
+		counts[r.Status]++
+	}
+	maps.Copy(meta, map[string]string{
+		"campaign.name": m.Campaign.Name, "campaign.seed": strconv.FormatInt(m.Campaign.Seed, 10),
+		"campaign.runs": strconv.Itoa(len(runs)), "campaign.ok": strconv.Itoa(counts[StatusOK]),
+		"campaign.failed": strconv.Itoa(counts[StatusFailed]), "campaign.pending": strconv.Itoa(counts[StatusPending]),
+		"written_time": time.Now().UTC().Format(time.RFC3339),
+	})
+	maps.Copy(meta, m.Metrics.Map())
+	if err := results.WriteTable(filepath.Join(dir, RunsFile), rc, rows, meta); err != nil {
+		return fmt.Errorf("campaign %s: %w", m.Campaign.Name, err)
+	}
+	return nil
+}
