@@ -115,12 +115,12 @@ type RunResult struct {
 	Metrics map[string]any `json:"metrics,omitempty"`
 	Policy  PolicyInfo     `json:"policy"`
 	// WorkloadSHA is the sha256 of the workload the run used.
-	WorkloadSHA string `json:"workload_sha256"`
-	WorkloadJob int    `json:"workload_jobs"`
-	Procs       int64  `json:"procs"`
-	Transport   string `json:"transport,omitempty"`
-	Start       string `json:"start_time,omitempty"`
-	End         string `json:"end_time,omitempty"`
+	WorkloadSHA string  `json:"workload_sha256"`
+	WorkloadJob int     `json:"workload_jobs"`
+	Procs       int64   `json:"procs"`
+	Transport   string  `json:"transport,omitempty"`
+	Start       string  `json:"start_time,omitempty"`
+	End         string  `json:"end_time,omitempty"`
 	WallSeconds float64 `json:"wall_seconds"`
 	SimSeconds  float64 `json:"sim_seconds"`
 	PolSeconds  float64 `json:"policy_seconds"`
