@@ -62,9 +62,9 @@ func TestSimPluginAndInProcess(t *testing.T) {
 		rows[mode] = r
 		for key, want := range map[string]string{
 			"policy.name": "easy", "policy.kind": "reference", "transport": mode,
-			"workload.sha256":     "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87",
-			"policy.params":       `{"order":"shortest"}`,
-			"nonpositive-runtime": "drop", "metrics.bsld_tau": "10", "exact_estimates": "false",
+			"workload.sha256":           "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87",
+			"policy.params":             `{"order":"shortest"}`,
+			"clean.nonpositive-runtime": "drop", "metrics.bsld_tau": "10", "exact_estimates": "false",
 		} {
 			if meta[key] != want {
 				t.Errorf("%s: provenance %s = %q, want %q", mode, key, meta[key], want)

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -156,13 +158,13 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	switch {
 	case rep.Interrupted:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted with %d of %d runs completed; finish with: schedlab run --resume %s",
-			rep.Done, rep.Total, rep.Dir)}
+			rep.Done, rep.Total, display(rep.Dir))}
 	case rep.Failed > 0:
 		return &exitError{exitRunsFailed, fmt.Errorf("%d of %d runs failed (status and error in %s)",
-			rep.Failed, rep.Total, filepath.Join(rep.Dir, campaign.RunsFile))}
+			rep.Failed, rep.Total, filepath.Join(display(rep.Dir), campaign.RunsFile))}
 	case rep.Pending > 0:
 		return &exitError{exitRunsFailed, fmt.Errorf("%d of %d runs did not run (--fail-fast); finish with: schedlab run --resume %s",
-			rep.Pending, rep.Total, rep.Dir)}
+			rep.Pending, rep.Total, display(rep.Dir))}
 	}
 	return nil
 }
@@ -217,23 +219,84 @@ func firstLine(s string) string {
 }
 
 func printReport(w io.Writer, rep *campaign.Report) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "campaign\t%s\n", rep.Dir)
-	fmt.Fprintf(tw, "runs\t%d completed of %d (%d from an earlier invocation), %d failed, %d not run, in %s\n",
-		rep.Done, rep.Total, rep.Reused, rep.Failed, rep.Pending, rep.Elapsed.Round(time.Millisecond))
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "run\tstatus\tjobs\tmean wait (s)\tmean bsld\tutilisation")
+	dir := display(rep.Dir)
+	fmt.Fprintf(w, "campaign %s: %d of %d runs completed", dir, rep.Done, rep.Total)
+	if rep.Reused > 0 {
+		fmt.Fprintf(w, " (%d by an earlier invocation)", rep.Reused)
+	}
+	fmt.Fprintf(w, ", %d failed, %d not run, in %s\n\n", rep.Failed, rep.Pending, rep.Elapsed.Round(time.Millisecond))
+	// Show the axes that vary; the others are the same for every run.
+	var axes []string
+	seen := map[string]map[string]bool{}
 	for _, r := range rep.Runs {
+		for a, v := range r.Axes {
+			if seen[a] == nil {
+				seen[a] = map[string]bool{}
+				axes = append(axes, a)
+			}
+			seen[a][v] = true
+		}
+		if seen["replicate"] == nil {
+			seen["replicate"] = map[string]bool{}
+		}
+		seen["replicate"][strconv.Itoa(r.Replicate)] = true
+	}
+	axes = slices.DeleteFunc(axes, func(a string) bool { return len(seen[a]) < 2 })
+	slices.SortStableFunc(axes, func(a, b string) int { return axisRank(a) - axisRank(b) })
+	showRep := len(seen["replicate"]) > 1
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, a := range axes {
+		fmt.Fprintf(tw, "%s\t", a)
+	}
+	if showRep {
+		fmt.Fprint(tw, "replicate\t")
+	}
+	fmt.Fprintln(tw, "jobs\tmean wait (s)\tp95 wait (s)\tmean bsld\tutilisation\tseconds\t")
+	for _, r := range rep.Runs {
+		for _, a := range axes {
+			fmt.Fprintf(tw, "%s\t", r.Axes[a])
+		}
+		if showRep {
+			fmt.Fprintf(tw, "%d\t", r.Replicate)
+		}
 		if r.Status != campaign.StatusOK {
-			fmt.Fprintf(tw, "%s\t%s\t\t\t\t%s\n", r.Label, r.Status, firstLine(r.Error))
+			fmt.Fprintf(tw, "%s: %s\t\t\t\t\t\t\n", r.Status, firstLine(r.Error))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\tok\t%.0f\t%.1f\t%.2f\t%.4f\n", r.Label, r.Metrics["jobs"], r.Metrics["mean_wait"],
-			r.Metrics["mean_bsld"], r.Metrics["utilisation"])
+		mt := r.Metrics
+		fmt.Fprintf(tw, "%.0f\t%.1f\t%.0f\t%.2f\t%.4f\t%.2f\t\n", mt["jobs"], mt["mean_wait"], mt["p95_wait"],
+			mt["mean_bsld"], mt["utilisation"], r.WallSeconds)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nresults: %s (one row per run), %s/<run_key>.parquet (one row per job)\n",
-		filepath.Join(rep.Dir, campaign.RunsFile), filepath.Join(rep.Dir, campaign.JobsDir))
+	fmt.Fprintf(w, "\nper run: %s    per job: %s/<run_key>.parquet    (docs/results.md)\n",
+		filepath.Join(dir, campaign.RunsFile), filepath.Join(dir, campaign.JobsDir))
+}
+
+// axisRank orders the table's axis columns as the matrix does.
+func axisRank(a string) int {
+	switch a {
+	case "workload":
+		return 0
+	case "platform":
+		return 1
+	case "policy":
+		return 2
+	case "estimates":
+		return 3
+	}
+	return 4
+}
+
+// display shortens a path under the working directory to a relative one.
+func display(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }
 
 func writeReportJSON(w io.Writer, rep *campaign.Report) error {

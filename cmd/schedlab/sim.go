@@ -158,7 +158,9 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 		"platform": js(plat), "summary": js(out.Summary), "stats": js(out.Stats),
 		"start_time": began.Format(time.RFC3339), "end_time": time.Now().UTC().Format(time.RFC3339),
 	})
-	maps.Copy(meta, w.Clean.Settings())
+	for k, v := range w.Clean.Settings() {
+		meta["clean."+k] = v
+	}
 	maps.Copy(meta, f.metrics.Map())
 	return meta
 }

@@ -74,6 +74,9 @@ type Options struct {
 	// Progress, when set, is called after each run ends, one call at a
 	// time.
 	Progress func(Progress)
+
+	// provenance is runner.BuildProvenance, computed once per campaign.
+	provenance map[string]string
 }
 
 // Progress is the state of a campaign after one more run ended.
@@ -187,6 +190,7 @@ type task struct {
 // pending, runs.parquet is still written, and Report.Interrupted is set.
 func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, error) {
 	began := time.Now()
+	opts.provenance = runner.BuildProvenance()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -320,7 +324,7 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 			return rep, err
 		}
 	}
-	if err := writeRuns(dir, m, rep.Runs); err != nil {
+	if err := writeRuns(dir, m, opts.provenance, rep.Runs); err != nil {
 		return rep, err
 	}
 	return rep, nil
@@ -359,7 +363,7 @@ func prepareDir(dir string, opts Options) error {
 			}
 		}
 	case exists && !opts.Resume:
-		return fmt.Errorf("%s: %w; resume it (schedlab run --resume %s) or start again with --overwrite", dir, ErrExists, dir)
+		return fmt.Errorf("%s: %w; run what it misses with --resume, or start again with --overwrite", dir, ErrExists)
 	}
 	for _, sub := range []string{JobsDir, StatusDir} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
@@ -538,7 +542,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	}
 	res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
 	res.Transport = out.Transport
-	meta := jobsMetadata(m, dir, t, res, wl, plat, out)
+	meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
 	if err := results.WriteJobs(JobsPath(dir, t.key), runner.JobRows(wl.Jobs, out.Records), meta); err != nil {
 		return fail(err)
 	}
@@ -568,9 +572,9 @@ func summaryMap(out *runner.Outcome) map[string]any {
 // determines the records, so that running a campaign twice gives
 // byte-identical jobs files; times and durations are in the status file
 // and runs.parquet.
-func jobsMetadata(m *manifest.Manifest, dir string, t task, res RunResult, wl *workload.Workload,
+func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunResult, wl *workload.Workload,
 	plat *sdk.Platform, out *runner.Outcome) results.Metadata {
-	meta := results.Metadata(runner.BuildProvenance())
+	meta := results.Metadata(maps.Clone(prov))
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	p := out.Info
 	// The trace's file name, not its path: where a campaign or its data
@@ -590,7 +594,9 @@ func jobsMetadata(m *manifest.Manifest, dir string, t task, res RunResult, wl *w
 		"platform": js(plat), "summary": js(out.Summary),
 		"stats.events": strconv.FormatInt(out.Stats.Events, 10), "stats.policy_calls": strconv.FormatInt(out.Stats.PolicyCalls, 10),
 	})
-	maps.Copy(meta, wl.Clean.Settings())
+	for k, v := range wl.Clean.Settings() {
+		meta["clean."+k] = v
+	}
 	maps.Copy(meta, m.Metrics.Map())
 	return meta
 }
@@ -627,7 +633,7 @@ func completed(dir, key string) (RunResult, bool) {
 // writeLock writes manifest.lock.toml. infos, by policy name, adds what
 // the plugins reported about themselves once runs have started them.
 func writeLock(m *manifest.Manifest, dir string, opts Options, pols map[string]*policyEntry, infos map[string]PolicyInfo) error {
-	bp := runner.BuildProvenance()
+	bp := opts.provenance
 	sum := sha256.Sum256(opts.SourceText)
 	lock := manifest.Lock{Schedlab: runner.Version, Revision: bp["vcs.revision"], Modified: bp["vcs.modified"],
 		Source: filepath.ToSlash(opts.Source), SourceSHA256: hex.EncodeToString(sum[:]), Policies: map[string]manifest.LockedPolicy{}}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/metrics"
-	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 )
 
@@ -194,7 +193,7 @@ func typed(k results.Kind, v string) any {
 }
 
 // writeRuns rebuilds runs.parquet from the runs' results.
-func writeRuns(dir string, m *manifest.Manifest, runs []RunResult) error {
+func writeRuns(dir string, m *manifest.Manifest, prov map[string]string, runs []RunResult) error {
 	cols := runsColumns(m)
 	rc := make([]results.Column, len(cols))
 	for i, c := range cols {
@@ -208,7 +207,7 @@ func writeRuns(dir string, m *manifest.Manifest, runs []RunResult) error {
 		}
 		rows[i] = row
 	}
-	meta := results.Metadata(runner.BuildProvenance())
+	meta := results.Metadata(maps.Clone(prov))
 	counts := map[string]int{}
 	for _, r := range runs {
 		counts[r.Status]++
