@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/runner/host"
@@ -26,6 +27,48 @@ type Resolver struct {
 	// CacheDir holds plugins built from Go packages, one binary per content
 	// hash. Empty means the user cache directory.
 	CacheDir string
+	// Hashes, when set, remembers the sha256 of each binary, so that the
+	// reference policies, all served by one binary, hash it once.
+	Hashes *FileHashes
+}
+
+// FileHashes remembers the sha256 of files, by path, size and modification
+// time. It is safe for concurrent use; the zero value is ready.
+type FileHashes struct {
+	mu   sync.Mutex
+	sums map[fileID]string
+}
+
+type fileID struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+// Sum returns the hex sha256 of the file at path.
+func (h *FileHashes) Sum(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	id := fileID{path, st.Size(), st.ModTime().UnixNano()}
+	h.mu.Lock()
+	sum, ok := h.sums[id]
+	h.mu.Unlock()
+	if ok {
+		return sum, nil
+	}
+	sum, err = host.FileSHA256(path)
+	if err != nil {
+		return "", err
+	}
+	h.mu.Lock()
+	if h.sums == nil {
+		h.sums = map[fileID]string{}
+	}
+	h.sums[id] = sum
+	h.mu.Unlock()
+	return sum, nil
 }
 
 // Kind says how a policy reference was resolved.
@@ -88,7 +131,13 @@ func (r Resolver) hash(res *Resolved) error {
 	if res.Binary == "" {
 		return nil
 	}
-	sum, err := host.FileSHA256(res.Binary)
+	var sum string
+	var err error
+	if r.Hashes != nil {
+		sum, err = r.Hashes.Sum(res.Binary)
+	} else {
+		sum, err = host.FileSHA256(res.Binary)
+	}
 	if err != nil {
 		return fmt.Errorf("policy %q: %w", res.Ref, err)
 	}

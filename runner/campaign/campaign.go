@@ -211,7 +211,11 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		workers = runtime.NumCPU()
 	}
 
-	// Resolve each policy once: a Go package is built once per campaign.
+	// Resolve each policy once: a Go package is built once per campaign,
+	// and the binary serving the reference policies is hashed once.
+	if opts.Resolver.Hashes == nil {
+		opts.Resolver.Hashes = &runner.FileHashes{}
+	}
 	pols := map[string]*policyEntry{}
 	for _, r := range runs {
 		if _, ok := pols[r.Policy]; ok {
