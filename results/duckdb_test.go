@@ -1,18 +1,14 @@
 package results
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/schedlab/schedlab/internal/duckcheck"
 )
 
 // duckReport is what .ci/duckdb/check.mjs prints about one file.
@@ -29,71 +25,23 @@ type duckReport struct {
 	Data        []map[string]any  `json:"data"`
 }
 
-// duckChecker returns a function running check.mjs on a file. Without node
-// or the installed DuckDB package the test is skipped on a developer's
-// machine but fails under CI, so CI can never pass without this check.
+// duckChecker returns a function running check.mjs on a file (see
+// internal/duckcheck for when it skips).
 func duckChecker(t *testing.T) func(path string, withRows bool) duckReport {
 	t.Helper()
-	unavailable := func(why string) {
-		t.Helper()
-		msg := why + "; run `npm ci --prefix .ci/duckdb` from the module root to enable the DuckDB reader check"
-		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-			t.Fatal(msg + " (CI is set, so this check may not be skipped)")
-		}
-		t.Skip(msg)
-	}
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, ".ci", "duckdb")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		unavailable("node is not on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
-		unavailable(dir + "/node_modules/@duckdb/node-api is missing")
-	}
+	check := duckcheck.Script(t, "check.mjs")
 	return func(path string, withRows bool) duckReport {
 		t.Helper()
-		args := []string{filepath.Join(dir, "check.mjs"), path}
+		args := []string{path}
 		if withRows {
 			args = append(args, "--rows")
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, node, args...)
-		cmd.Dir = dir
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("node check.mjs %s: %v\n%s", path, err, stderr.Bytes())
-		}
+		out := check(args...)
 		var rep duckReport
-		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-			t.Fatalf("check.mjs output: %v\n%s", err, stdout.Bytes())
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("check.mjs output: %v\n%s", err, out)
 		}
 		return rep
-	}
-}
-
-// moduleRoot walks up from the working directory to the directory holding
-// go.mod; go test runs in the package directory, but that is not promised
-// for every way tests get run.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
 	}
 }
 

@@ -3,15 +3,18 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/duckcheck"
 	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner"
@@ -221,6 +224,7 @@ func TestRunsTable(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, LockFile)); err != nil {
 		t.Error(err)
 	}
+	duckCheck(t, dir, 12, 12, 0)
 }
 
 func abs(x float64) float64 {
@@ -362,6 +366,22 @@ func TestBadPlugins(t *testing.T) {
 	}
 	if n := len(jobFiles(t, dir)); n != 2 {
 		t.Errorf("%d jobs files, want 2 (failed runs write none)", n)
+	}
+	duckCheck(t, dir, 8, 2, 6)
+}
+
+// duckCheck reads a campaign folder with DuckDB (.ci/duckdb/campaign.mjs):
+// runs.parquet's rows, each completed run's jobs file against its row
+// count, and the provenance keys of every file.
+func duckCheck(t *testing.T, dir string, runs, ok, failed int) {
+	t.Helper()
+	out := duckcheck.Script(t, "campaign.mjs")(dir, "--runs", strconv.Itoa(runs))
+	var got struct{ Runs, OK, Failed int }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("campaign.mjs: %v\n%s", err, out)
+	}
+	if got.Runs != runs || got.OK != ok || got.Failed != failed {
+		t.Errorf("DuckDB sees %d runs, %d ok, %d failed; want %d, %d, %d", got.Runs, got.OK, got.Failed, runs, ok, failed)
 	}
 }
 
