@@ -38,8 +38,8 @@ import (
 // The files and folders of a campaign folder.
 const (
 	LockFile  = "manifest.lock.toml"
-	RunsFile  = "runs.parquet"
-	JobsDir   = "jobs"
+	RunsFile  = results.RunsFile
+	JobsDir   = results.JobsDir
 	StatusDir = "status"
 )
 
@@ -560,7 +560,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 }
 
 // JobsPath is the jobs file of the run with the given key.
-func JobsPath(dir, key string) string { return filepath.Join(dir, JobsDir, key+".parquet") }
+func JobsPath(dir, key string) string { return results.CampaignJobsPath(dir, key) }
 
 func statusPath(dir, key string) string { return filepath.Join(dir, StatusDir, key+".json") }
 

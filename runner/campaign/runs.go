@@ -219,6 +219,12 @@ func writeRuns(dir string, m *manifest.Manifest, prov map[string]string, runs []
 		"written_time": time.Now().UTC().Format(time.RFC3339),
 	})
 	maps.Copy(meta, m.Metrics.Map())
+	var axes []string
+	for _, a := range m.Matrix.Axes {
+		axes = append(axes, columnName(a.Name))
+	}
+	axesJSON, _ := json.Marshal(axes)
+	meta[results.AxesKey] = string(axesJSON)
 	if err := results.WriteTable(filepath.Join(dir, RunsFile), rc, rows, meta); err != nil {
 		return fmt.Errorf("campaign %s: %w", m.Campaign.Name, err)
 	}
