@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/results"
+)
+
+// TestCompareCommand compares the policies of a small campaign in every
+// output format, with job-level views, and checks bad input.
+func TestCompareCommand(t *testing.T) {
+	m := writeManifest(t, "", `policy = ["fcfs", "easy", "conservative"]
+"param.order" = ["submit", "shortest"]`)
+	dir := filepath.Join(t.TempDir(), "c")
+	if out, err := run(t, "run", m, "--out", dir, "-q"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err := run(t, "compare", dir, "--baseline", "policy=easy", "--by", "workload", "--metric", "mean_wait")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"== workload=kth", "== workload=nasa", "(baseline)", "Job level", "waits less / more than easy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = run(t, "compare", dir, "--baseline", "policy=easy", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Table []map[string]any
+		Jobs  []struct {
+			Value                 string
+			Jobs                  int
+			WaitsLessThanBaseline int `json:"waits_less_than_baseline"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// Default groups: workload x order, 3 policies each.
+	if len(js.Table) != 12 || len(js.Jobs) != 12 {
+		t.Errorf("json: %d table rows, %d job views, want 12 and 12", len(js.Table), len(js.Jobs))
+	}
+	improved := 0
+	for _, v := range js.Jobs {
+		if v.Value == "easy" && v.WaitsLessThanBaseline != 0 {
+			t.Errorf("the baseline improves on itself: %+v", v)
+		}
+		improved += v.WaitsLessThanBaseline
+	}
+	if improved == 0 {
+		t.Error("no job waits less than under EASY in any run")
+	}
+	pq := filepath.Join(t.TempDir(), "cmp.parquet")
+	out, err = run(t, "compare", dir, "--baseline", "param.order=submit", "--format", "markdown", "--no-jobs", "--out", pq)
+	if err != nil || !strings.Contains(out, "| param_order |") {
+		t.Fatalf("markdown: %v\n%s", err, out)
+	}
+	_, rows, meta, err := results.ReadTable(pq)
+	if err != nil || len(rows) != 12 || meta["compare.baseline"] != "param.order=submit" || meta["campaign.name"] == "" {
+		t.Errorf("parquet: %v, %d rows, meta %v", err, len(rows), meta)
+	}
+	for args, want := range map[string]string{
+		"--baseline policy":                   "want AXIS=VALUE",
+		"--baseline policy=sjf":               "no such run",
+		"--baseline colour=red":               "not an axis",
+		"--baseline policy=easy --metric foo": "metric \"foo\"",
+	} {
+		out, err := run(t, append([]string{"compare", dir}, strings.Fields(args)...)...)
+		if exitCode(err) != exitBadInput || !strings.Contains(out, want) {
+			t.Errorf("%s: exit %d, output %q, want %q", args, exitCode(err), out, want)
+		}
+	}
+}
