@@ -308,5 +308,3 @@ func writeReportJSON(w io.Writer, rep *campaign.Report) error {
 	})
 }
 
-// generators are the workload generators schedlab links in.
-func generators() []manifest.Generator { return nil }
