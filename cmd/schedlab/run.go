@@ -307,4 +307,3 @@ func writeReportJSON(w io.Writer, rep *campaign.Report) error {
 		"reused": rep.Reused, "interrupted": rep.Interrupted, "elapsed_seconds": rep.Elapsed.Seconds(), "runs": rep.Runs,
 	})
 }
-
