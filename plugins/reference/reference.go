@@ -6,12 +6,13 @@ import (
 	"sort"
 
 	"github.com/schedlab/schedlab/plugins/backfill"
+	"github.com/schedlab/schedlab/plugins/probfill"
 	"github.com/schedlab/schedlab/sdk"
 )
 
 // All returns every reference policy, sorted by name.
 func All() []sdk.Plugin {
-	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative()}
+	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin()}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Info.Name < ps[j].Info.Name })
 	return ps
 }

@@ -46,6 +46,9 @@ type Summary struct {
 	MeasuredJobs int `json:"measured_jobs"`
 	Killed       int `json:"killed"`
 	Backfilled   int `json:"backfilled"`
+	// BackfillErrors counts the backfilled jobs that delayed the head of
+	// the queue (see BackfillErrors); -1 on a platform of several clusters.
+	BackfillErrors int `json:"backfill_errors"`
 	// Promised counts jobs given a promised start; PromisesBroken those
 	// that started after their first promise.
 	Promised       int `json:"promised"`
@@ -119,6 +122,7 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 		turnaround += w + float64(run)
 	}
 	sum.Makespan = last - first
+	sum.BackfillErrors = BackfillErrors(procs, len(p.Clusters), jobs, recs)
 	if sum.Makespan > 0 && procs > 0 {
 		sum.Utilisation = used / (float64(procs) * float64(sum.Makespan))
 	}

@@ -1,0 +1,148 @@
+// Package probfill is probabilistic backfilling after Nissimov & Feitelson
+// (2007) with the analytic error probability of Mazalov & Nikitina (2012):
+// jobs start in submit order while they fit; when the first waiting job
+// (the head) does not, later jobs that fit are started, in submit order,
+// only if the probability that doing so delays the head is below a
+// threshold tau. There is no reservation: the probability replaces it.
+//
+// The probability is PErr, whose model needs three numbers, each given as
+// a parameter or estimated online from what the policy has observed (never
+// from runtimes it may not see):
+//
+//   - te, the candidate's expected runtime: its walltime as the policy sees
+//     it (te = "walltime"; the actual runtime only under exact estimates),
+//     or the mean actual runtime of the jobs completed so far (te = "mean";
+//     before the first completion, the mean walltime of the jobs seen);
+//   - lambda, the rate of job completions: the lambda parameter (per
+//     minute) when positive, else R / (mean runtime) for R running jobs,
+//     the completion rate of R jobs with exponential (memoryless) runtimes,
+//     with the mean runtime estimated as for te = "mean";
+//   - mu, the rate of the exponential number of processors a completion
+//     frees: the mu parameter when positive, else 1 / (mean processors of
+//     the jobs completed so far; before the first completion, of the jobs
+//     running or waiting).
+//
+// The head's shortfall cq is its request minus the free processors, after
+// the jobs already started in the same call; each backfilled job adds its
+// processors to it and one to R. tau = 0 is FCFS; tau = 1 starts every job
+// that fits (greedy backfilling, no protection of the head).
+package probfill
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// Plugin returns the probfill policy.
+func Plugin() sdk.Plugin {
+	return sdk.Plugin{
+		Info: sdk.Info{
+			Name:        "probfill",
+			Version:     "1.0.0",
+			Description: "probabilistic backfilling: backfill a job when the analytic probability that it delays the head is below tau (Mazalov & Nikitina 2012)",
+			Params: []sdk.Param{
+				{Name: "tau", Type: sdk.Float, Default: "0.1", Doc: "backfill when the error probability is below this threshold, in [0, 1]"},
+				{Name: "te", Type: sdk.String, Default: "walltime", Choices: []string{"walltime", "mean"}, Doc: "a candidate's expected runtime: its walltime, or the mean observed runtime"},
+				{Name: "lambda", Type: sdk.Float, Default: "0", Doc: "completion rate per minute; 0 estimates R / mean runtime online"},
+				{Name: "mu", Type: sdk.Float, Default: "0", Doc: "rate of the exponential processors freed per completion; 0 estimates 1 / mean request online"},
+			},
+		},
+		New: func() sdk.Policy { return &policy{} },
+	}
+}
+
+type policy struct {
+	tau, lambda, mu float64 // lambda per second
+	teMean          bool
+	// Online estimates from completed jobs.
+	completed       int
+	sumRun, sumProc float64
+	out             []sdk.Decision
+}
+
+func (p *policy) Init(env sdk.Env) error {
+	if len(env.Platform.Clusters) != 1 {
+		return errors.New("probfill: the model is of one cluster")
+	}
+	p.tau = env.Params.Float("tau")
+	if p.tau < 0 || p.tau > 1 {
+		return fmt.Errorf("probfill: tau = %v: want a probability in [0, 1]", p.tau)
+	}
+	p.lambda = env.Params.Float("lambda") / 60
+	p.mu = env.Params.Float("mu")
+	if p.lambda < 0 || p.mu < 0 {
+		return fmt.Errorf("probfill: lambda = %v and mu = %v must not be negative", env.Params.Float("lambda"), p.mu)
+	}
+	p.teMean = env.Params.String("te") == "mean"
+	return nil
+}
+
+func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p.out = p.out[:0]
+	for _, c := range s.Completed {
+		p.completed++
+		p.sumRun += float64(c.End - c.Start)
+		p.sumProc += float64(c.Job.Request[0])
+	}
+	free := s.Free[0].Clone()
+	q := s.Queue
+	i := 0
+	for ; i < len(q) && q[i].Request.Fits(free); i++ {
+		free.Sub(q[i].Request)
+		p.out = append(p.out, sdk.Start(q[i]))
+	}
+	if i >= len(q)-1 || p.tau == 0 {
+		return p.out, nil // nothing behind the head, or FCFS
+	}
+	head := q[i]
+	running := len(s.Running) + i
+	meanRun, mu := p.estimates(s)
+	for _, j := range q[i+1:] {
+		if !j.Request.Fits(free) {
+			continue
+		}
+		te := float64(j.Walltime)
+		if p.teMean {
+			te = meanRun
+		}
+		lambda := p.lambda
+		if lambda == 0 {
+			lambda = float64(running) / meanRun
+		}
+		cq := float64(head.Request[0] - free[0])
+		if PErr(lambda, te, mu, cq, float64(j.Request[0])) < p.tau {
+			free.Sub(j.Request)
+			running++
+			p.out = append(p.out, sdk.Start(j))
+		}
+	}
+	return p.out, nil
+}
+
+// estimates returns the mean runtime and mu: from completed jobs when
+// there are some, else from walltimes and requests of the jobs in sight.
+func (p *policy) estimates(s *sdk.State) (meanRun, mu float64) {
+	if p.completed > 0 {
+		meanRun = p.sumRun / float64(p.completed)
+		mu = float64(p.completed) / p.sumProc
+	} else {
+		var n, wall, procs float64
+		for _, r := range s.Running {
+			n++
+			wall += float64(r.Job.Walltime)
+			procs += float64(r.Job.Request[0])
+		}
+		for _, j := range s.Queue {
+			n++
+			wall += float64(j.Walltime)
+			procs += float64(j.Request[0])
+		}
+		meanRun, mu = wall/n, n/procs
+	}
+	if p.mu > 0 {
+		mu = p.mu
+	}
+	return meanRun, mu
+}

@@ -1,0 +1,149 @@
+package metrics
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// sched is a schedule given by hand: submit, start, end, procs per job, in
+// submit order; backfilled is derived as the engine does.
+type sched struct{ submit, start, end, procs int64 }
+
+func build(js []sched) ([]sim.Input, []sim.Record) {
+	in := make([]sim.Input, len(js))
+	recs := make([]sim.Record, len(js))
+	for i, j := range js {
+		in[i] = sim.Input{Job: sdk.Job{Index: i, ID: int64(i + 1), Submit: j.submit, Walltime: j.end - j.start,
+			Request: sdk.Vector{j.procs}}, Runtime: j.end - j.start}
+		recs[i] = sim.Record{Index: int32(i), Start: j.start, End: j.end}
+		for k := range i {
+			if js[k].start > j.start { // an earlier job still waits
+				recs[i].Backfilled = true
+			}
+		}
+	}
+	return in, recs
+}
+
+func TestBackfillErrorsByHand(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		capacity int64
+		jobs     []sched
+		want     int
+	}{
+		{"C delays B: when A ends, B would fit without C", 10,
+			[]sched{{0, 0, 10, 6}, {1, 20, 30, 8}, {2, 2, 20, 4}}, 1},
+		{"C ends before A: no harm", 10,
+			[]sched{{0, 0, 10, 6}, {1, 10, 20, 8}, {2, 2, 9, 4}}, 0},
+		{"room for both when A ends", 14,
+			[]sched{{0, 0, 10, 6}, {1, 10, 20, 8}, {2, 2, 20, 4}}, 0},
+		{"E blocks B as well: C alone is not to blame", 10,
+			[]sched{{0, 0, 10, 6}, {0, 0, 30, 2}, {1, 30, 40, 10}, {2, 2, 20, 2}}, 0},
+		{"C ends exactly when A ends: not running after it", 10,
+			[]sched{{0, 0, 10, 6}, {1, 10, 20, 8}, {2, 2, 10, 4}}, 0},
+		{"two backfills, only the long one delays", 10,
+			[]sched{{0, 0, 10, 6}, {1, 25, 30, 8}, {2, 2, 5, 2}, {3, 3, 25, 2}}, 1},
+	} {
+		in, recs := build(tc.jobs)
+		if got := BackfillErrors(tc.capacity, 1, in, recs); got != tc.want {
+			t.Errorf("%s: %d errors, want %d", tc.name, got, tc.want)
+		}
+	}
+	if got := BackfillErrors(10, 2, nil, nil); got != -1 {
+		t.Errorf("two clusters: %d, want -1", got)
+	}
+}
+
+// naiveErrors is the definition computed the slow way, for random
+// schedules.
+func naiveErrors(capacity int64, js []sched, recs []sim.Record) int {
+	errs := 0
+	for i := range js {
+		if !recs[i].Backfilled {
+			continue
+		}
+		si := js[i].start
+		h := -1
+		for k := range i {
+			if js[k].submit <= si && js[k].start > si {
+				h = k
+				break
+			}
+		}
+		if h < 0 {
+			continue
+		}
+		until := min(js[i].end, js[h].start)
+		for _, e := range js {
+			t := e.end
+			if t <= si || t >= until {
+				continue
+			}
+			var busy int64 // running across t: started before t, ending after t
+			for _, x := range js {
+				if x.start < t && x.end > t {
+					busy += x.procs
+				}
+			}
+			if capacity-busy+js[i].procs >= js[h].procs {
+				errs++
+				break
+			}
+		}
+	}
+	return errs
+}
+
+func TestBackfillErrorsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	total := 0
+	for it := range 3000 {
+		// A random greedy schedule: jobs start in any order that fits.
+		const capacity = 16
+		n := 3 + rng.IntN(12)
+		js := make([]sched, n)
+		for i := range js {
+			js[i] = sched{submit: int64(rng.IntN(20)), procs: 1 + int64(rng.IntN(capacity)), end: 1 + int64(rng.IntN(15))}
+		}
+		// Sort by submit, then schedule each job at a random feasible time.
+		for i := 1; i < n; i++ {
+			for k := i; k > 0 && js[k].submit < js[k-1].submit; k-- {
+				js[k], js[k-1] = js[k-1], js[k]
+			}
+		}
+		var placed []sched
+		for i := range js {
+			d := js[i].end
+			for s := js[i].submit + int64(rng.IntN(10)); ; s++ {
+				ok := true
+				for tt := s; tt < s+d && ok; tt++ {
+					var busy int64
+					for _, p := range placed {
+						if p.start <= tt && tt < p.end {
+							busy += p.procs
+						}
+					}
+					ok = busy+js[i].procs <= capacity
+				}
+				if ok {
+					js[i].start, js[i].end = s, s+d
+					break
+				}
+			}
+			placed = append(placed, js[i])
+		}
+		in, recs := build(js)
+		if got, want := BackfillErrors(capacity, 1, in, recs), naiveErrors(capacity, js, recs); got != want {
+			t.Fatalf("iteration %d: %d errors, naive %d\n%v", it, got, want, js)
+		} else {
+			total += got
+		}
+	}
+	if total < 50 {
+		t.Errorf("only %d errors in 3000 random schedules: the test exercises too little", total)
+	}
+}
