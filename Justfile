@@ -1,8 +1,19 @@
 # Recipes for schedlab; `just --list` shows them. Install just with `npm install -g rust-just`.
 
-# The README's main job: EASY on the shipped KTH-SP2 trace.
+# The README's main job: the quickstart campaign on the shipped traces.
 run:
+    go run ./cmd/schedlab run experiments/quickstart.toml
+
+# One simulation: EASY on the shipped KTH-SP2 trace.
+sim:
     go run ./cmd/schedlab sim --trace experiments/data/KTH-SP2-1996-2.1-cln.swf.gz --policy easy --out out/kth-easy.parquet
+
+# Paper 000 (Mazalov & Nikitina 2012): five campaigns, then the tables and
+# figures of docs/reproductions/mazalov2012.md.
+mazalov2012:
+    go build -o out/schedlab ./cmd/schedlab
+    for m in table table-request tau p te; do out/schedlab run --overwrite experiments/mazalov2012/$m.toml; done
+    go run ./experiments/mazalov2012/summarize -campaigns out/mazalov2012 -figures docs/reproductions/mazalov2012
 
 # Every test (the real-trace tests need ../shared/data or $SCHEDLAB_DATA).
 test:
@@ -25,7 +36,7 @@ bench:
 
 # Plugin binaries of the reference policies, into bin/.
 plugins:
-    go build -o bin/ ./plugins/fcfs ./plugins/easy ./plugins/conservative
+    go build -o bin/ ./plugins/fcfs ./plugins/easy ./plugins/conservative ./plugins/probfill/cmd/probfill
 
 # The npm packages the tests use (DuckDB as an independent Parquet reader).
 deps:

@@ -24,7 +24,10 @@
 //
 // The head's shortfall cq is its request minus the free processors, after
 // the jobs already started in the same call; each backfilled job adds its
-// processors to it and one to R. tau = 0 is FCFS; tau = 1 starts every job
+// processors to it and one to R. The paper's derivation starts the freed
+// count at S_0 = 0 and compares it with the head's request c_q; read
+// literally, cq is the whole request, which the parameter cq = "request"
+// selects (for comparison: it ignores the processors already free). tau = 0 is FCFS; tau = 1 starts every job
 // that fits (greedy backfilling, no protection of the head).
 package probfill
 
@@ -47,6 +50,7 @@ func Plugin() sdk.Plugin {
 				{Name: "te", Type: sdk.String, Default: "walltime", Choices: []string{"walltime", "mean"}, Doc: "a candidate's expected runtime: its walltime, or the mean observed runtime"},
 				{Name: "lambda", Type: sdk.Float, Default: "0", Doc: "completion rate per minute; 0 estimates R / mean runtime online"},
 				{Name: "mu", Type: sdk.Float, Default: "0", Doc: "rate of the exponential processors freed per completion; 0 estimates 1 / mean request online"},
+				{Name: "cq", Type: sdk.String, Default: "shortfall", Choices: []string{"shortfall", "request"}, Doc: "what the head needs freed: its request minus the free processors, or its whole request (the paper's formula read literally, S_0 = 0)"},
 			},
 		},
 		New: func() sdk.Policy { return &policy{} },
@@ -56,6 +60,7 @@ func Plugin() sdk.Plugin {
 type policy struct {
 	tau, lambda, mu float64 // lambda per second
 	teMean          bool
+	cqRequest       bool
 	// Online estimates from completed jobs.
 	completed       int
 	sumRun, sumProc float64
@@ -76,6 +81,7 @@ func (p *policy) Init(env sdk.Env) error {
 		return fmt.Errorf("probfill: lambda = %v and mu = %v must not be negative", env.Params.Float("lambda"), p.mu)
 	}
 	p.teMean = env.Params.String("te") == "mean"
+	p.cqRequest = env.Params.String("cq") == "request"
 	return nil
 }
 
@@ -112,6 +118,9 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 			lambda = float64(running) / meanRun
 		}
 		cq := float64(head.Request[0] - free[0])
+		if p.cqRequest {
+			cq = float64(head.Request[0])
+		}
 		if PErr(lambda, te, mu, cq, float64(j.Request[0])) < p.tau {
 			free.Sub(j.Request)
 			running++

@@ -180,10 +180,18 @@ func Compare(c *Campaign, opts Options) (*Result, error) {
 	groups := map[string]*Group{}
 	var order []string
 	cells := map[string]map[string]*cell{} // group -> value -> cell
+	// A baseline run that leaves a grouping axis unset (a param axis an
+	// include entry did not set, such as FCFS in a tau sweep) is the
+	// baseline of every group: it joins them after the other runs.
+	var wildBase []Run
 	for _, r := range c.Runs {
 		v, ok := r.Values[opts.Metric]
 		if r.Status != "ok" || !ok || math.IsNaN(v) {
 			res.Skipped++
+			continue
+		}
+		if r.Axes[opts.Axis] == opts.Baseline && slices.ContainsFunc(by, func(a string) bool { return r.Axes[a] == "" }) {
+			wildBase = append(wildBase, r)
 			continue
 		}
 		gk, key := groupKey(r, by)
@@ -201,6 +209,24 @@ func Compare(c *Campaign, opts Options) (*Result, error) {
 			cells[gk][val] = ce
 		}
 		ce.runs[blockKey(r, blockAxes)] = r
+	}
+	for _, r := range wildBase {
+		joined := false
+		for _, gk := range order {
+			if !compatible(r, groups[gk].Key) {
+				continue
+			}
+			ce, ok := cells[gk][opts.Baseline]
+			if !ok {
+				ce = &cell{runs: map[string]Run{}}
+				cells[gk][opts.Baseline] = ce
+			}
+			ce.runs[blockKey(r, blockAxes)] = r
+			joined = true
+		}
+		if !joined {
+			res.Skipped++
+		}
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed_c0_4a5e))
 	for _, gk := range order {
@@ -225,7 +251,7 @@ func Compare(c *Campaign, opts Options) (*Result, error) {
 			if val == opts.Baseline || base == nil {
 				continue
 			}
-			cmp := comparison(val, base.runs, ce.runs, opts, lower, rng)
+			cmp := comparison(val, base.runs, ce.runs, blockAxes, opts, lower, rng)
 			if cmp.N > 1 {
 				res.Replicated = true
 			}
@@ -261,13 +287,17 @@ func mean(xs []float64) float64 {
 
 // comparison pairs the runs of a value with the baseline's, block by
 // block.
-func comparison(val string, base, other map[string]Run, opts Options, lower bool, rng *rand.Rand) Comparison {
+func comparison(val string, base, other map[string]Run, blockAxes []string, opts Options, lower bool, rng *rand.Rand) Comparison {
 	cmp := Comparison{Value: val, PHolm: math.NaN(), Ratio: math.NaN(), RankBiserial: math.NaN(), CohenDz: math.NaN()}
 	var diffs, bs, vs []float64
 	for _, b := range sortedKeys(other) {
 		br, ok := base[b]
 		if !ok {
-			continue
+			// A baseline run that leaves a block axis unset pairs with
+			// every value of it.
+			if br, ok = wildMatch(base, other[b], blockAxes); !ok {
+				continue
+			}
 		}
 		p := Pair{Block: b, Baseline: br.Values[opts.Metric], Value: other[b].Values[opts.Metric], BaselineRun: br, ValueRun: other[b]}
 		cmp.Pairs = append(cmp.Pairs, p)
@@ -326,6 +356,43 @@ func comparison(val string, base, other map[string]Run, opts Options, lower bool
 		}
 	}
 	return cmp
+}
+
+// compatible reports whether a run with unset axes belongs to a group.
+func compatible(r Run, key []AxisValue) bool {
+	for _, kv := range key {
+		if v := r.Axes[kv.Axis]; v != "" && v != kv.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// wildMatch finds the baseline run that pairs with run o when the baseline
+// leaves some block axes unset: same replicate, and on every block axis
+// equal or unset. Several matches are ambiguous, and none is used.
+func wildMatch(base map[string]Run, o Run, blockAxes []string) (Run, bool) {
+	var found []Run
+	for _, b := range sortedKeys(base) {
+		br := base[b]
+		if br.Replicate != o.Replicate {
+			continue
+		}
+		ok := true
+		for _, a := range blockAxes {
+			if v := br.Axes[a]; v != "" && v != o.Axes[a] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			found = append(found, br)
+		}
+	}
+	if len(found) != 1 {
+		return Run{}, false
+	}
+	return found[0], true
 }
 
 func groupKey(r Run, by []string) (string, []AxisValue) {

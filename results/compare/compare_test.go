@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -241,5 +242,52 @@ func TestFormats(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestUnsetBaselineAxis: in a tau sweep, FCFS leaves param_tau unset (NULL)
+// and is the baseline of every tau, paired by replicate.
+func TestUnsetBaselineAxis(t *testing.T) {
+	dir := t.TempDir()
+	cols := []results.Column{
+		{Name: "run_key", Kind: results.String}, {Name: "label", Kind: results.String},
+		{Name: "status", Kind: results.String}, {Name: "workload", Kind: results.String},
+		{Name: "policy", Kind: results.String}, {Name: "param_tau", Kind: results.Float64},
+		{Name: "replicate", Kind: results.Int64}, {Name: "mean_wait", Kind: results.Float64},
+	}
+	var rows [][]any
+	n := 0
+	add := func(pol string, tau any, rep int, v float64) {
+		rows = append(rows, []any{strconv.Itoa(n), pol, "ok", "w", pol, tau, int64(rep), v})
+		n++
+	}
+	for rep := range 5 {
+		add("fcfs", nil, rep, 100+float64(rep))
+		for _, tau := range []float64{0.1, 0.2} {
+			add("probfill", tau, rep, 100+float64(rep)-1000*tau)
+		}
+	}
+	meta := results.Metadata{results.AxesKey: `["workload","policy","param_tau"]`}
+	if err := results.WriteTable(filepath.Join(dir, results.RunsFile), cols, rows, meta); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compare(load(t, dir), Options{Metric: "mean_wait", Axis: "policy", Baseline: "fcfs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 2 {
+		t.Fatalf("%d groups, want one per tau", len(res.Groups))
+	}
+	for i, g := range res.Groups {
+		tau := []float64{0.1, 0.2}[i]
+		if len(g.Comparisons) != 1 || g.Comparisons[0].N != 5 {
+			t.Fatalf("group %v: %+v", g.Key, g.Comparisons)
+		}
+		if d := g.Comparisons[0].Diff.Mean; math.Abs(d+1000*tau) > 1e-9 {
+			t.Errorf("tau %v: diff %v, want %v", tau, d, -1000*tau)
+		}
+	}
+	if res.Skipped != 0 {
+		t.Errorf("skipped %d", res.Skipped)
 	}
 }

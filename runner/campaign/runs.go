@@ -52,7 +52,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		kind := axisKind(a.Values)
 		cols = append(cols, col(columnName(a.Name), kind, func(r *RunResult) any {
 			v, ok := r.Axes[name]
-			if !ok {
+			if !ok || v == "" { // "": a param axis the run leaves unset
 				return nil
 			}
 			return typed(kind, v)

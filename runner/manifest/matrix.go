@@ -94,7 +94,9 @@ func (r Run) Procs(m *Manifest) int64 {
 func (r Run) Label() string {
 	var b strings.Builder
 	for _, a := range r.Axes {
-		fmt.Fprintf(&b, "%s=%s ", a.Axis, a.Value)
+		if a.Value != "" { // a param axis an include entry left unset
+			fmt.Fprintf(&b, "%s=%s ", a.Axis, a.Value)
+		}
 	}
 	fmt.Fprintf(&b, "replicate=%d", r.Replicate)
 	return b.String()
@@ -214,6 +216,10 @@ func (p *parser) axis(m *Manifest, name string, key []string, v any) *Axis {
 		}
 		if msg := m.checkValue(name, s); msg != "" {
 			p.errAt(key, "%s", msg)
+			continue
+		}
+		if s == "" {
+			p.errAt(key, "value %d is empty; to leave a parameter unset for some runs, omit it from an include entry", i+1)
 			continue
 		}
 		a.Values = append(a.Values, s)
@@ -342,7 +348,9 @@ func (p *parser) entries(m *Manifest, what string, v any, axes map[string]*Axis)
 // include entries in the order written; each combination gives
 // Campaign.Replicates runs, replicate innermost. An exclude entry that
 // matches nothing, an include entry that leaves an axis of several values
-// unset, and an include entry equal to a combination already present are
+// unset (except a param axis: the run then does not set the parameter, and
+// its value on the axis is ""), and an include entry equal to a
+// combination already present are
 // errors.
 func (m *Manifest) Expand() ([]Run, error) {
 	var errs Errors
@@ -418,6 +426,10 @@ func (m *Manifest) Expand() ([]Run, error) {
 			case ok:
 			case len(a.Values) == 1:
 				v = a.Values[0]
+			case strings.HasPrefix(a.Name, ParamAxisPrefix):
+				// Unset: the run does not set the parameter (a policy
+				// that does not have it, such as FCFS in a tau sweep).
+				v = ""
 			default:
 				fail(e, "include", "does not set %s, whose axis has %d values (%s): name one",
 					a.Name, len(a.Values), strings.Join(a.Values, ", "))
@@ -478,7 +490,9 @@ func (m *Manifest) Expand() ([]Run, error) {
 				r.Params = map[string]string{}
 			}
 			for _, pv := range axisParams {
-				r.Params[pv.Axis] = pv.Value
+				if pv.Value != "" { // "" is a param axis an include left unset
+					r.Params[pv.Axis] = pv.Value
+				}
 			}
 			r.Axes = make([]AxisValue, len(axes))
 			for i, a := range axes {

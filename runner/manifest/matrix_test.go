@@ -169,8 +169,6 @@ func TestMatrixEntryErrors(t *testing.T) {
 			line + `matrix.exclude: must be an array of tables`},
 		{"include without policy", `include = [{ workload = "a", "param.x" = "1" }]`,
 			line + `matrix.include[0]: an include entry must name its policy`},
-		{"include leaves a multi-valued axis unset", `include = [{ workload = "a", policy = "p" }]`,
-			line + `matrix.include[0]: does not set param.x, whose axis has 2 values (1, 2): name one`},
 		{"include duplicates the product", `include = [{ workload = "a", policy = "p", "param.x" = "1" }]`,
 			line + `matrix.include[0]: duplicates a run already in the product of the axes (workload=a policy=p estimates=requested param.x=1)`},
 		{"include duplicates an include", `include = [{ workload = "a", policy = "p", "param.x" = "3" }, { workload = "a", policy = "p", param.x = 3 }]`,
@@ -223,5 +221,38 @@ func TestMaxRuns(t *testing.T) {
 	src := strings.Replace(base, "seed = 7", "seed = 7\nreplicates = 2000000000", 1) + "[matrix]\nworkload = [\"a\", \"b\"]\npolicy = [\"p\"]\n"
 	if _, err := parse(t, src); err == nil || !strings.Contains(err.Error(), "m.toml: the matrix (times 2000000000 replicates) has more than 1000000 combinations") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestIncludeUnsetParam: an include entry may leave a param axis unset;
+// its run then does not set the parameter.
+func TestIncludeUnsetParam(t *testing.T) {
+	src := base + `[policies.f]
+ref = "fcfs"
+[matrix]
+workload = ["a"]
+policy = ["p", "f"]
+"param.tau" = [0.1, 0.2]
+exclude = [{ policy = "f" }]
+include = [{ workload = "a", policy = "f" }]
+`
+	_, runs := mustExpand(t, src)
+	if len(runs) != 3 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	f := runs[2]
+	if f.Policy != "f" || len(f.Params) != 0 || f.Axes[len(f.Axes)-1].Value != "" || strings.Contains(f.Label(), "tau") {
+		t.Errorf("FCFS run %+v label %q", f, f.Label())
+	}
+	if runs[0].Params["tau"] != "0.1" {
+		t.Errorf("run 0 params %v", runs[0].Params)
+	}
+	if _, err := parse(t, strings.Replace(src, "[0.1, 0.2]", `[0.1, ""]`, 1)); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("empty axis value: %v", err)
+	}
+	// Only param axes may be left unset.
+	withEstimates := strings.Replace(src, `policy = ["p", "f"]`, `policy = ["p", "f"]`+"\nestimates = [\"requested\", \"exact\"]", 1)
+	if _, err := parse(t, withEstimates); err == nil || !strings.Contains(err.Error(), "does not set estimates, whose axis has 2 values") {
+		t.Errorf("unset estimates: %v", err)
 	}
 }
