@@ -302,4 +302,3 @@ func save(p *plot.Plot, path string) error {
 	}
 	return nil
 }
-
