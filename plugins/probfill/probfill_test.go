@@ -141,3 +141,63 @@ func TestBadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestNFLimits: the N&F variant is FCFS at tau = 0 and greedy at tau = 1,
+// and orders backfills by tau in between.
+func TestNFLimits(t *testing.T) {
+	for seed := range uint64(3) {
+		jobs, plat := synthetic(t, seed)
+		if got, want := run(t, NF(), jobs, plat, map[string]string{"tau": "0"}), run(t, backfill.FCFS(), jobs, plat, nil); !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: tau = 0 differs from FCFS", seed)
+		}
+		if got, want := run(t, NF(), jobs, plat, map[string]string{"tau": "1"}), run(t, greedy(), jobs, plat, nil); !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: tau = 1 differs from greedy backfilling", seed)
+		}
+	}
+	count := func(tau string) int {
+		n := 0
+		for seed := range uint64(5) {
+			jobs, plat := synthetic(t, seed)
+			for _, r := range run(t, NF(), jobs, plat, map[string]string{"tau": tau}) {
+				if r.Backfilled {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	lo, hi := count("0.05"), count("0.5")
+	if !(lo < hi) {
+		t.Errorf("backfills for tau 0.05 and 0.5: %d, %d", lo, hi)
+	}
+}
+
+// TestNFHand: the history says every job runs exactly 100 s. A (8 of 10
+// processors) started at 0; at 50, B (needs 10) waits and C (2
+// processors, walltime 200) could be backfilled. A surely ends at 100 and
+// frees 8: the head is short of 10-2 = 8, so it would start at 100, but
+// with C running only 8 < 10 are free: C delays it with probability 1 if
+// it runs past 100 (certain: it runs 100 s from 50), so it is not
+// backfilled for any tau < 1.
+func TestNFHand(t *testing.T) {
+	var jobs []policytest.Job
+	// Five completed 100-s jobs of user -1 teach the history.
+	for k := range int64(5) {
+		jobs = append(jobs, policytest.Job{ID: k + 1, Submit: 0, Runtime: 100, Walltime: 200, Procs: 1})
+	}
+	jobs = append(jobs,
+		policytest.Job{ID: 10, Submit: 150, Runtime: 100, Walltime: 200, Procs: 8}, // A
+		policytest.Job{ID: 11, Submit: 160, Runtime: 10, Walltime: 200, Procs: 10}, // B, the head
+		policytest.Job{ID: 12, Submit: 200, Runtime: 100, Walltime: 200, Procs: 2}, // C
+	)
+	recs, err := policytest.Simulate(NF(), policytest.Scenario{Procs: 10, Jobs: jobs, Params: map[string]string{"tau": "0.9"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[12].Start < recs[11].Start {
+		t.Errorf("C backfilled at %d before the head (starts %d): it certainly delays it", recs[12].Start, recs[11].Start)
+	}
+	if recs[11].Start != 250 {
+		t.Errorf("head starts at %d, want 250 when A ends", recs[11].Start)
+	}
+}

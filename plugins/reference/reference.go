@@ -12,7 +12,7 @@ import (
 
 // All returns every reference policy, sorted by name.
 func All() []sdk.Plugin {
-	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin()}
+	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin(), probfill.NF()}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Info.Name < ps[j].Info.Name })
 	return ps
 }

@@ -53,6 +53,11 @@ type point struct {
 // paired computes the per-stream figures of the probfill runs of one
 // setting against the FCFS runs with the same workload and replicate.
 func paired(c *compare.Campaign, keep func(r compare.Run) bool) (point, error) {
+	return pairedPolicy(c, "probfill", keep)
+}
+
+// pairedPolicy is paired for another policy than probfill.
+func pairedPolicy(c *compare.Campaign, policy string, keep func(r compare.Run) bool) (point, error) {
 	fcfs := map[string]compare.Run{}
 	for _, r := range c.Runs {
 		if r.Status == "ok" && r.Axes["policy"] == "fcfs" {
@@ -62,7 +67,7 @@ func paired(c *compare.Campaign, keep func(r compare.Run) bool) (point, error) {
 	var dtw, bf, er []float64
 	skipped := 0
 	for _, r := range c.Runs {
-		if r.Status != "ok" || r.Axes["policy"] != "probfill" || !keep(r) {
+		if r.Status != "ok" || r.Axes["policy"] != policy || !keep(r) {
 			continue
 		}
 		f, ok := fcfs[r.Axes["workload"]+"/"+strconv.Itoa(r.Replicate)]
@@ -79,7 +84,7 @@ func paired(c *compare.Campaign, keep func(r compare.Run) bool) (point, error) {
 		er = append(er, r.Values["backfill_errors"]/jobs)
 	}
 	if len(bf) == 0 {
-		return point{}, fmt.Errorf("%s: no completed probfill run", c.Dir)
+		return point{}, fmt.Errorf("%s: no completed %s run", c.Dir, policy)
 	}
 	return point{dTw: stats.Describe(dtw, 0.95), backfill: stats.Describe(bf, 0.95), errors: stats.Describe(er, 0.95),
 		n: len(bf), undefined: skipped}, nil
@@ -116,15 +121,24 @@ func run(w io.Writer, root, figs string) error {
 			table = c
 		}
 		fmt.Fprintf(w, "### %s\n\n", v.title)
-		fmt.Fprintln(w, "| requests | streams | dTw | share backfilled | share errors | paper: dTw, backfilled, errors |")
-		fmt.Fprintln(w, "|---|---:|---|---|---|---|")
+		fmt.Fprintln(w, "| requests | policy | streams | dTw | share backfilled | share errors | paper: dTw, backfilled, errors |")
+		fmt.Fprintln(w, "|---|---|---:|---|---|---|---|")
 		paper := map[string]string{"exponential": "0.27, 0.16, 0.02", "pareto": "0.23, 0.14, 0.03"}
 		for _, wl := range []string{"exponential", "pareto"} {
-			p, err := paired(c, func(r compare.Run) bool { return r.Axes["workload"] == wl })
-			if err != nil {
-				return err
+			for _, pol := range c.Values("policy") {
+				if pol == "fcfs" {
+					continue
+				}
+				p, err := pairedPolicy(c, pol, func(r compare.Run) bool { return r.Axes["workload"] == wl })
+				if err != nil {
+					return err
+				}
+				ref := paper[wl]
+				if pol != "probfill" {
+					ref = "-"
+				}
+				fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s |\n", wl, pol, p.n, dtw(p), ci(p.backfill), ci(p.errors), ref)
 			}
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", wl, p.n, dtw(p), ci(p.backfill), ci(p.errors), paper[wl])
 		}
 		fmt.Fprintln(w)
 	}
