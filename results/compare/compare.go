@@ -19,8 +19,8 @@ type Options struct {
 	// (--baseline policy=easy).
 	Axis, Baseline string
 	// By lists the axes that define the groups; nil means every axis but
-	// the compared one. Runs of a group that differ in other axes are
-	// paired on them, as blocks.
+	// the compared one that takes more than one value. Runs of a group
+	// that differ in other axes are paired on them, as blocks.
 	By []string
 	// Level is the confidence level, 0.95 by default.
 	Level float64
@@ -146,8 +146,11 @@ func Compare(c *Campaign, opts Options) (*Result, error) {
 	}
 	by := opts.By
 	if by == nil {
+		// Every other axis that varies: one with a single value (such as
+		// the default estimates axis) would only repeat itself in every
+		// group's name.
 		for _, a := range c.Axes {
-			if a != opts.Axis {
+			if a != opts.Axis && len(c.Values(a)) > 1 {
 				by = append(by, a)
 			}
 		}
