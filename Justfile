@@ -38,6 +38,9 @@ bench:
 plugins:
     go build -o bin/ ./plugins/fcfs ./plugins/easy ./plugins/conservative ./plugins/probfill/cmd/probfill
 
-# The npm packages the tests use (DuckDB as an independent Parquet reader).
+# What the tests use beyond Go: DuckDB (an independent Parquet reader) and
+# puppeteer-core from npm, SciPy (a test oracle) and Chromium from apt.
 deps:
     npm ci --prefix .ci/duckdb --no-audit --no-fund
+    npm ci --prefix .ci/browser --no-audit --no-fund
+    apt-get install -y --no-install-recommends python3-scipy chromium

@@ -44,7 +44,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitBadInput, err} })
-	root.AddCommand(newSimCmd(), newRunCmd(), newExpandCmd(), newRerunCmd(), newCompareCmd(), newWorkloadCmd(), newPluginCmd())
+	root.AddCommand(newSimCmd(), newRunCmd(), newExpandCmd(), newRerunCmd(), newCompareCmd(), newWorkloadCmd(), newReportCmd(), newPluginCmd())
 	return root
 }
 

@@ -133,7 +133,7 @@ func (r *Result) Method() string {
 		return s + "Every comparison has a single pair of runs (one replicate; a trace run is deterministic), " +
 			"so no interval or test can be estimated: the per-run values, their difference and ratio are shown."
 	}
-	return s + fmt.Sprintf("Runs are paired with the baseline run of equal other axes and replicate (same seeds). "+
+	return s + fmt.Sprintf("Runs are paired with the baseline run of equal other axes and replicate (hence the same workload seed). "+
 		"Intervals are %.0f %%: Student t on means and mean differences, BCa bootstrap (%d resamples) on means and "+
 		"mean differences, percentile bootstrap over pairs on the ratio of means. Tests: Wilcoxon signed-rank, "+
 		"two-sided (exact without ties or zeros for up to 50 pairs, else normal approximation with tie correction), "+

@@ -95,6 +95,12 @@ func runsOf(c *Campaign, res *Result, g Group, value string) []Run {
 		if _, ok := r.Values[res.Metric]; !ok {
 			continue
 		}
+		if value == res.Baseline && compatible(r, g.Key) {
+			// A baseline run that leaves a grouping axis unset belongs to
+			// every group, as in Compare.
+			out = append(out, r)
+			continue
+		}
 		in := true
 		for _, kv := range g.Key {
 			if r.Axes[kv.Axis] != kv.Value {

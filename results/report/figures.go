@@ -1,0 +1,795 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/compare"
+	"github.com/schedlab/schedlab/results/stats"
+)
+
+// logRatio is the spread (largest over smallest value) from which a
+// metric's axis goes logarithmic: FCFS waits are often 50 times EASY's, and
+// on a linear axis the good policies would sit indistinguishably at zero.
+const logRatio = 30
+
+// figureID makes an HTML id from a title.
+func figureID(parts ...string) string {
+	var b strings.Builder
+	b.WriteString("fig")
+	for _, p := range parts {
+		b.WriteByte('-')
+		for _, r := range strings.ToLower(p) {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte('_')
+			}
+		}
+	}
+	return b.String()
+}
+
+// metricFigure shows the metric per value of the compared axis, one panel
+// per group: the mean over the value's runs with its Student t interval,
+// and a dashed line at the baseline's mean.
+func (b *builder) metricFigure(res *compare.Result) (*figure, error) {
+	title := fmt.Sprintf("%s by %s", res.Metric, res.Axis)
+	var panels []*plot.Plot
+	anyCI := false
+	names, common := panelNames(groupKeys(res))
+	for gi, g := range res.Groups {
+		p := newPlot(names[gi], res.Axis, metricLabel(res.Metric))
+		p.NominalX(b.values...)
+		p.X.Tick.Label.Font = sansFont(8.5, false)
+		var all []float64
+		for _, lv := range g.Levels {
+			s := lv.Summary
+			all = append(all, s.Mean)
+			if finite(s.CI.Lo) && finite(s.CI.Hi) {
+				all = append(all, s.CI.Lo, s.CI.Hi)
+				anyCI = anyCI || s.CI.Hi > s.CI.Lo
+			}
+		}
+		logY := useLog(meansOf(g.Levels), logRatio)
+		lo, hi := minMax(all)
+		var ys scale
+		if logY {
+			lo = minPositive(all)
+			ys = logScale(lo, hi)
+		}
+		for _, lv := range g.Levels {
+			if lv.Value != res.Baseline {
+				continue
+			}
+			m := ys.at(lv.Summary.Mean)
+			ref, err := line(plotter.XYs{{X: -0.5, Y: m}, {X: float64(len(b.values)) - 0.5, Y: m}},
+				colour(b.colourOf(lv.Value)), 1)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			ref.Dashes = []vg.Length{4, 3}
+			p.Add(ref)
+		}
+		var labels plotter.XYLabels
+		for _, lv := range g.Levels {
+			x := float64(b.colourOf(lv.Value))
+			s := lv.Summary
+			c := colour(b.colourOf(lv.Value))
+			m := ys.at(s.Mean)
+			if finite(s.CI.Lo) && finite(s.CI.Hi) && s.CI.Hi > s.CI.Lo {
+				eb, err := plotter.NewYErrorBars(errPoints{plotter.XYs{{X: x, Y: m}}, plotter.YErrors{{Low: m - ys.at(s.CI.Lo), High: ys.at(s.CI.Hi) - m}}})
+				if err != nil {
+					return nil, fmt.Errorf("figure %s: %w", title, err)
+				}
+				eb.LineStyle = draw.LineStyle{Color: c, Width: 1.5}
+				eb.CapWidth = 8
+				p.Add(eb)
+			}
+			sc, err := scatter(plotter.XYs{{X: x, Y: m}}, c, draw.CircleGlyph{}, 4)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			p.Add(sc)
+			labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: m})
+			labels.Labels = append(labels.Labels, " "+human(s.Mean))
+		}
+		if err := addLabels(p, labels, 7); err != nil {
+			return nil, fmt.Errorf("figure %s: %w", title, err)
+		}
+		p.X.Min, p.X.Max = -0.5, float64(len(b.values))-0.5
+		if logY {
+			setLogY(p, lo, hi)
+		} else {
+			zeroBased(p, lo, hi)
+		}
+		panels = append(panels, p)
+	}
+	svg, err := tiles(title, panels, 2, tileW, tileH)
+	if err != nil {
+		return nil, err
+	}
+	caption := fmt.Sprintf("%s per value of %s (the mean over the value's runs in the group), one panel per group (%s)%s; "+
+		"the dashed line is the baseline %s. ", res.Metric, res.Axis, groupAxes(res.By), common, res.Baseline)
+	if anyCI {
+		caption += fmt.Sprintf("Error bars are %.0f%% Student t intervals of the mean over the runs of each value.", 100*res.Level)
+	} else {
+		caption += "Each point is a single run (or runs with identical values): there is no interval to draw."
+	}
+	if strings.Contains(string(svg), "(log scale)") {
+		caption += " Panels whose values span more than a factor of 30 use a log scale."
+	}
+	return &figure{ID: figureID("metric", res.Metric), Title: title, Caption: caption, SVG: svg}, nil
+}
+
+// addLabels writes each label to the right of its point.
+func addLabels(p *plot.Plot, l plotter.XYLabels, size vg.Length) error {
+	if len(l.Labels) == 0 {
+		return nil
+	}
+	lab, err := plotter.NewLabels(l)
+	if err != nil {
+		return err
+	}
+	for i := range lab.TextStyle {
+		lab.TextStyle[i] = text.Style{Color: fadedInk(), Font: sansFont(size, false), XAlign: draw.XLeft, YAlign: draw.YCenter,
+			Handler: plot.DefaultTextHandler}
+	}
+	lab.Offset = vg.Point{X: 4}
+	p.Add(lab)
+	return nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func meansOf(lvs []compare.Level) []float64 {
+	var out []float64
+	for _, lv := range lvs {
+		out = append(out, lv.Summary.Mean)
+	}
+	return out
+}
+
+func minMax(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		if finite(x) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return lo, hi
+}
+
+func minPositive(xs []float64) float64 {
+	lo := math.Inf(1)
+	for _, x := range xs {
+		if finite(x) && x > 0 {
+			lo = min(lo, x)
+		}
+	}
+	return lo
+}
+
+// zeroBased makes a linear y axis start at zero for non-negative data, so
+// that bar heights compare as ratios, and leaves headroom for labels.
+func zeroBased(p *plot.Plot, lo, hi float64) {
+	if !finite(lo) || !finite(hi) {
+		return
+	}
+	if lo >= 0 {
+		p.Y.Min = 0
+	} else {
+		p.Y.Min = lo - 0.08*(hi-lo)
+	}
+	p.Y.Max = hi + 0.08*(hi-math.Min(lo, 0))
+	if p.Y.Max <= p.Y.Min {
+		p.Y.Max = p.Y.Min + 1
+	}
+}
+
+// paramFigure draws the metric against a numeric parameter axis: one panel
+// per combination of the other axes, one line per value of the compared
+// axis (or a single line when the parameter is the compared axis), the
+// mean over replicates with a band for its Student t interval.
+func (b *builder) paramFigure(metric, param string) (*figure, error) {
+	name := strings.TrimPrefix(param, "param_")
+	title := fmt.Sprintf("%s against %s", metric, name)
+	lineAxis := b.opts.Axis
+	if lineAxis == param {
+		lineAxis = ""
+	}
+	type cellKey struct{ panel, line string }
+	var panels []string
+	panelKeys := map[string][]compare.AxisValue{}
+	cells := map[cellKey]map[float64][]float64{}
+	// A run that leaves the parameter unset (a policy without it, such as
+	// FCFS in a sweep of a backfilling threshold) is drawn as a level line
+	// across the sweep: the reference the other lines are read against.
+	unset := map[cellKey][]float64{}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, v := range b.c.Values(param) {
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			xmin, xmax = min(xmin, x), max(xmax, x)
+		}
+	}
+	for _, r := range b.c.Runs {
+		v, ok := r.Values[metric]
+		if r.Status != "ok" || !ok || math.IsNaN(v) {
+			continue
+		}
+		x, err := strconv.ParseFloat(r.Axes[param], 64)
+		if err != nil && (r.Axes[param] != "" || lineAxis == "") {
+			continue
+		}
+		var key []compare.AxisValue
+		for _, a := range b.c.Axes {
+			if a != param && a != lineAxis {
+				key = append(key, compare.AxisValue{Axis: a, Value: r.Axes[a]})
+			}
+		}
+		pk := groupName(key)
+		if _, ok := panelKeys[pk]; !ok {
+			panels = append(panels, pk)
+			panelKeys[pk] = key
+		}
+		ck := cellKey{pk, r.Axes[lineAxis]}
+		if err != nil {
+			unset[ck] = append(unset[ck], v)
+			continue
+		}
+		if cells[ck] == nil {
+			cells[ck] = map[float64][]float64{}
+		}
+		cells[ck][x] = append(cells[ck][x], v)
+	}
+	lines := []string{""}
+	if lineAxis != "" {
+		lines = b.values
+	}
+	// Ticks at the parameter's values, when they are few enough to label,
+	// say where the runs are.
+	var ticks plot.ConstantTicks
+	if vals := b.c.Values(param); len(vals) <= 12 {
+		for _, v := range vals {
+			if x, err := strconv.ParseFloat(v, 64); err == nil {
+				ticks = append(ticks, plot.Tick{Value: x, Label: human(x)})
+			}
+		}
+	}
+	var plots []*plot.Plot
+	band, flat := false, false
+	for _, pk := range panels {
+		p := newPlot(pk, name, metricLabel(metric))
+		var means, bounds []float64
+		type series struct {
+			line     string
+			xs       []float64
+			mean     []float64
+			low, top []float64
+			flat     bool // the level of runs without the parameter
+		}
+		var ss []series
+		for _, l := range lines {
+			if vs := unset[cellKey{pk, l}]; len(vs) > 0 {
+				d := stats.Describe(vs, b.opts.Level)
+				ss = append(ss, series{line: l, flat: true, xs: []float64{xmin, xmax}, mean: []float64{d.Mean, d.Mean},
+					low: []float64{d.CI.Lo, d.CI.Lo}, top: []float64{d.CI.Hi, d.CI.Hi}})
+				means = append(means, d.Mean)
+				if finite(d.CI.Lo) {
+					bounds = append(bounds, d.CI.Lo, d.CI.Hi)
+				}
+			}
+			byX := cells[cellKey{pk, l}]
+			if len(byX) == 0 {
+				continue
+			}
+			s := series{line: l}
+			for _, x := range slices.Sorted(maps.Keys(byX)) {
+				d := stats.Describe(byX[x], b.opts.Level)
+				s.xs = append(s.xs, x)
+				s.mean = append(s.mean, d.Mean)
+				s.low = append(s.low, d.CI.Lo)
+				s.top = append(s.top, d.CI.Hi)
+				means = append(means, d.Mean)
+				if finite(d.CI.Lo) {
+					bounds = append(bounds, d.CI.Lo, d.CI.Hi)
+				}
+			}
+			ss = append(ss, s)
+		}
+		logY := useLog(means, logRatio)
+		lo, hi := minMax(append(slices.Clone(means), bounds...))
+		var ys scale
+		if logY {
+			// Bands reaching below the smallest mean are cut at the
+			// axis rather than stretching it down by decades.
+			lo = minPositive(means)
+			ys = logScale(lo, hi)
+		}
+		for _, s := range ss {
+			c := colour(max(0, b.colourOf(s.line)))
+			if lineAxis == "" {
+				c = colour(0)
+			}
+			var poly plotter.XYs
+			for i := range s.xs {
+				if finite(s.low[i]) && s.top[i] > s.low[i] {
+					poly = append(poly, plotter.XY{X: s.xs[i], Y: ys.at(s.top[i])})
+				}
+			}
+			for i := len(s.xs) - 1; i >= 0; i-- {
+				if finite(s.low[i]) && s.top[i] > s.low[i] {
+					poly = append(poly, plotter.XY{X: s.xs[i], Y: ys.at(s.low[i])})
+				}
+			}
+			if len(poly) >= 4 {
+				pg, err := plotter.NewPolygon(poly)
+				if err != nil {
+					return nil, fmt.Errorf("figure %s: %w", title, err)
+				}
+				pg.Color = translucent(c, 0x38)
+				pg.LineStyle.Width = 0
+				p.Add(pg)
+				band = true
+			}
+			var xys plotter.XYs
+			for i := range s.xs {
+				xys = append(xys, plotter.XY{X: s.xs[i], Y: ys.at(s.mean[i])})
+			}
+			l, err := line(xys, c, 1.6)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			if s.flat {
+				l.Dashes = []vg.Length{5, 3}
+				p.Add(l)
+				p.Legend.Add(s.line+" (no "+name+")", l)
+				flat = true
+				continue
+			}
+			sc, err := scatter(xys, c, draw.CircleGlyph{}, 2.5)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			p.Add(l, sc)
+			if lineAxis != "" {
+				p.Legend.Add(s.line, l, sc)
+			}
+		}
+		p.Legend.Top = true
+		if len(ticks) > 0 {
+			p.X.Tick.Marker = ticks
+		}
+		if logY {
+			setLogY(p, lo, hi)
+		} else {
+			zeroBased(p, lo, hi)
+		}
+		plots = append(plots, p)
+	}
+	svg, err := tiles(title, plots, 2, tileW, tileH)
+	if err != nil {
+		return nil, err
+	}
+	caption := fmt.Sprintf("%s (the mean over the replicates of each point) against the numeric policy parameter %s", metric, name)
+	if lineAxis != "" {
+		caption += fmt.Sprintf(", one line per %s", lineAxis)
+	}
+	caption += ", one panel per combination of the other axes. "
+	if flat {
+		caption += fmt.Sprintf("Dashed level lines are the runs that do not set %s (a policy without the parameter), "+
+			"drawn across the sweep for reference. ", name)
+	}
+	if band {
+		caption += fmt.Sprintf("Bands are %.0f%% Student t intervals of the mean over replicates.", 100*b.opts.Level)
+	} else {
+		caption += "With a single replicate per point there is no band."
+	}
+	return &figure{ID: figureID("param", name, metric), Title: title, Caption: caption, SVG: svg}, nil
+}
+
+// boxFigure shows the runs of each value as a box plot per group, with the
+// runs themselves as dots.
+func (b *builder) boxFigure(res *compare.Result) (*figure, error) {
+	title := fmt.Sprintf("%s over replicates", res.Metric)
+	var panels []*plot.Plot
+	names, common := panelNames(groupKeys(res))
+	for gi, g := range res.Groups {
+		p := newPlot(names[gi], res.Axis, metricLabel(res.Metric))
+		p.NominalX(b.values...)
+		p.X.Tick.Label.Font = sansFont(8.5, false)
+		var all []float64
+		for _, lv := range g.Levels {
+			all = append(all, lv.Values...)
+		}
+		logY := useLog(all, logRatio)
+		lo, hi := minMax(all)
+		var ys scale
+		if logY {
+			ys = logScale(lo, hi)
+		}
+		for _, lv := range g.Levels {
+			i := b.colourOf(lv.Value)
+			c := colour(i)
+			// The quartiles of log values are the logs of the quartiles
+			// (up to interpolation between two runs), so a box drawn from
+			// the transformed values is the box of the values.
+			vals := make(plotter.Values, len(lv.Values))
+			for k, v := range lv.Values {
+				vals[k] = ys.at(v)
+			}
+			bp, err := plotter.NewBoxPlot(28, float64(i), vals)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			bp.FillColor = translucent(c, 0x30)
+			bp.BoxStyle.Color, bp.MedianStyle.Color, bp.WhiskerStyle.Color = c, c, c
+			bp.MedianStyle.Width = 2
+			bp.GlyphStyle.Color = c
+			p.Add(bp)
+			var dots plotter.XYs
+			for k, v := range vals {
+				// Spread the dots sideways, deterministically, so equal
+				// values do not hide each other.
+				off := 0.0
+				if n := len(lv.Values); n > 1 {
+					off = (float64(k)/float64(n-1) - 0.5) * 0.3
+				}
+				dots = append(dots, plotter.XY{X: float64(i) + 0.32 + off/2, Y: v})
+			}
+			sc, err := scatter(dots, translucent(c, 0xB0), draw.CircleGlyph{}, 1.8)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			p.Add(sc)
+		}
+		p.X.Min, p.X.Max = -0.6, float64(len(b.values))-0.4
+		if logY {
+			setLogY(p, lo, hi)
+		} else {
+			// The spread is the point here: the axis fits the runs
+			// rather than starting at zero.
+			pad := math.Max(0.08*(hi-lo), 1e-9*math.Max(1, math.Abs(hi)))
+			p.Y.Min, p.Y.Max = lo-pad, hi+pad
+		}
+		panels = append(panels, p)
+	}
+	svg, err := tiles(title, panels, 2, tileW, tileH)
+	if err != nil {
+		return nil, err
+	}
+	caption := fmt.Sprintf("%s of every run, per value of %s and group (%s)%s: boxes span the quartiles with the "+
+		"median inside, whiskers reach the most extreme runs within 1.5 interquartile ranges (circles beyond); the dots beside "+
+		"each box are the runs. The y axis fits the runs and does not start at zero.",
+		res.Metric, res.Axis, groupAxes(res.By), common)
+	return &figure{ID: figureID("box", res.Metric), Title: title, Caption: caption, SVG: svg}, nil
+}
+
+// ecdfFigure draws the empirical distribution of job wait or bounded
+// slowdown, one panel per group and one line per value.
+func (b *builder) ecdfFigure(views []compare.JobView, kind string) (*figure, error) {
+	what, unit := "wait", "wait (s)"
+	dist := func(v compare.JobView) stats.ECDF { return v.Wait }
+	if kind == "bsld" {
+		what, unit = "bounded slowdown", "bounded slowdown"
+		dist = func(v compare.JobView) stats.ECDF { return v.BSLD }
+	}
+	title := "ECDF of job " + what
+	top := func(vs []compare.JobView) float64 {
+		hi := 0.0
+		for _, v := range vs {
+			if e := dist(v); len(e.X) > 0 && finite(e.X[len(e.X)-1]) {
+				hi = math.Max(hi, e.X[len(e.X)-1])
+			}
+		}
+		return hi
+	}
+	// Waits of a loaded machine span seconds to weeks; a log axis shows
+	// both ends. Zero waits cannot sit on it and are drawn at 1 s, which
+	// reads right: the curve starts at the share of jobs waiting at most
+	// 1 s. The choice is made once per figure so that panels compare.
+	hi := top(views)
+	logX := hi >= 100 && kind == "wait" || hi >= 10 && kind == "bsld"
+	lo := 0.0
+	xlabel := unit
+	if logX {
+		lo = 1
+		xlabel += " (log scale)"
+	}
+	var order [][]compare.AxisValue
+	byGroup := map[string][]compare.JobView{}
+	for _, v := range views {
+		g := groupName(v.Group)
+		if _, ok := byGroup[g]; !ok {
+			order = append(order, v.Group)
+		}
+		byGroup[g] = append(byGroup[g], v)
+	}
+	names, common := panelNames(order)
+	var panels []*plot.Plot
+	zoomed := false
+	for gi, key := range order {
+		vs := byGroup[groupName(key)]
+		hi := math.Max(top(vs), lo+1)
+		ylabel := "share of jobs ≤ x"
+		bottom := 1.0
+		var lines []*plotter.Line
+		var legend []string
+		for _, v := range vs {
+			xys := ecdfXYs(dist(v), logX, lo, hi)
+			if len(xys) == 0 {
+				continue
+			}
+			if logX {
+				// Drawn over log10 values: see scale.
+				for i := range xys {
+					xys[i].X = math.Log10(xys[i].X)
+				}
+			}
+			l, err := line(xys, colour(b.colourOf(v.Value)), 1.5)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			l.StepStyle = plotter.PostStep
+			lines = append(lines, l)
+			legend = append(legend, v.Value)
+			bottom = math.Min(bottom, xys[0].Y)
+		}
+		// When most jobs sit at the left edge (no wait on an idle
+		// machine), a 0-1 axis shows flat lines at the top: zoom in on the
+		// top decade that holds every curve instead.
+		ymin := 0.0
+		if bottom >= 0.5 {
+			ymin = math.Max(0, 1-math.Pow(10, math.Ceil(math.Log10(math.Max(1-bottom, 1e-4)))))
+		}
+		if ymin > 0 {
+			ylabel += " (zoomed)"
+			zoomed = true
+		}
+		p := newPlot(names[gi], xlabel, ylabel)
+		for i, l := range lines {
+			p.Add(l)
+			p.Legend.Add(legend[i], l)
+		}
+		p.Y.Min, p.Y.Max = ymin, 1+0.02*(1-ymin)
+		if logX {
+			top := math.Max(hi, lo*10)
+			p.X.Tick.Marker = log10Ticks(lo, top)
+			p.X.Min, p.X.Max = math.Log10(lo), math.Log10(top)
+		} else {
+			p.X.Min, p.X.Max = lo, hi
+		}
+		panels = append(panels, p)
+	}
+	svg, err := tiles(title, panels, 2, tileW, tileH)
+	if err != nil {
+		return nil, err
+	}
+	caption := fmt.Sprintf("Share of jobs whose %s is at most x, per value of %s, pooled over the runs of each group%s. "+
+		"A curve above and to the left of another is better; curves that coincide hide one another.", what, b.opts.Axis, common)
+	if logX && kind == "wait" {
+		caption += " The x axis is logarithmic; waits under 1 s are drawn at 1 s, so each curve starts at the share of jobs that waited at most a second."
+	} else if logX {
+		caption += " The x axis is logarithmic; curves start at 1, the smallest bounded slowdown."
+	}
+	if zoomed {
+		caption += " Panels marked zoomed show only the top of the y axis, because nearly every job is at the left edge there."
+	}
+	return &figure{ID: figureID("ecdf", kind), Title: title, Caption: caption, SVG: svg}, nil
+}
+
+// groupKeys lists the keys of a result's groups.
+func groupKeys(res *compare.Result) [][]compare.AxisValue {
+	keys := make([][]compare.AxisValue, len(res.Groups))
+	for i, g := range res.Groups {
+		keys[i] = g.Key
+	}
+	return keys
+}
+
+// panelNames names panels by the axis values that differ between them, so
+// titles fit their panels; common says, for the caption, the values all
+// panels share ("; estimates=requested in every panel"), or is empty.
+func panelNames(keys [][]compare.AxisValue) (names []string, common string) {
+	if len(keys) == 0 {
+		return nil, ""
+	}
+	varies := func(axis string) bool {
+		first := ""
+		for i, k := range keys {
+			for _, kv := range k {
+				if kv.Axis != axis {
+					continue
+				}
+				if i == 0 {
+					first = kv.Value
+				} else if kv.Value != first {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var same []string
+	for _, k := range keys {
+		var parts []string
+		for _, kv := range k {
+			if len(keys) == 1 || varies(kv.Axis) {
+				parts = append(parts, kv.Axis+"="+kv.Value)
+			}
+		}
+		names = append(names, cmp.Or(strings.Join(parts, ", "), "all runs"))
+	}
+	if len(keys) > 1 {
+		for _, kv := range keys[0] {
+			if !varies(kv.Axis) {
+				same = append(same, kv.Axis+"="+kv.Value)
+			}
+		}
+	}
+	if len(same) > 0 {
+		common = "; " + strings.Join(same, ", ") + " in every panel"
+	}
+	return names, common
+}
+
+// seriesFigures draws processors in use (as a share of the platform) and
+// queue length over time, one panel per run of the selected group, on a
+// common time axis.
+func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]*figure, error) {
+	type curve struct {
+		run          compare.Run
+		procs, queue Step
+		size         float64
+	}
+	var curves []curve
+	var from, to int64
+	for _, r := range runs {
+		rows, _, err := results.ReadJobs(b.c.JobsPath(r))
+		if err != nil {
+			return nil, fmt.Errorf("report: time series of run %s: %w", r.Label, err)
+		}
+		f, t, ok := Span(rows)
+		if !ok {
+			continue
+		}
+		if len(curves) == 0 {
+			from, to = f, t
+		}
+		from, to = min(from, f), max(to, t)
+		size := r.Values["procs"]
+		if !(size > 0) {
+			return nil, fmt.Errorf("report: %s: run %s has no platform size (procs column)", b.raw.path, r.Label)
+		}
+		curves = append(curves, curve{run: r, procs: ProcsInUse(rows), queue: QueueLength(rows), size: size})
+	}
+	if len(curves) == 0 || to <= from {
+		return nil, nil
+	}
+	unit, unitName := timeUnit(float64(to - from))
+	xlabel := fmt.Sprintf("time since the first submit (%s)", unitName)
+	// Panel titles name the run by what varies among the plotted runs.
+	varying := []string{b.opts.Axis}
+	for _, a := range b.c.Axes {
+		if a == b.opts.Axis || slices.ContainsFunc(sel, func(kv compare.AxisValue) bool { return kv.Axis == a }) {
+			continue
+		}
+		if slices.ContainsFunc(curves, func(c curve) bool { return c.run.Axes[a] != curves[0].run.Axes[a] }) {
+			varying = append(varying, a)
+		}
+	}
+	name := func(r compare.Run) string {
+		var parts []string
+		for _, a := range varying {
+			parts = append(parts, a+"="+r.Axes[a])
+		}
+		if b.replicates > 1 {
+			parts = append(parts, fmt.Sprintf("replicate %d", r.Replicate))
+		}
+		return strings.Join(parts, " ")
+	}
+	binW := float64(to-from) / float64(b.opts.Points)
+	group := groupName(sel)
+	build := func(kind string) (*figure, error) {
+		title := "Utilisation over time"
+		ylabel := "utilisation"
+		if kind == "queue" {
+			title, ylabel = "Queue length over time", "jobs waiting"
+		}
+		title += ", " + group
+		var panels []*plot.Plot
+		ymax := 0.0
+		var data []plotter.XYs
+		for _, c := range curves {
+			s, div := c.procs, c.size
+			if kind == "queue" {
+				s, div = c.queue, 1
+			}
+			mid, mean := s.BinMeans(float64(from), float64(to), b.opts.Points)
+			xys := make(plotter.XYs, len(mid))
+			for i := range mid {
+				xys[i] = plotter.XY{X: (mid[i] - float64(from)) / unit, Y: mean[i] / div}
+				ymax = math.Max(ymax, xys[i].Y)
+			}
+			data = append(data, xys)
+		}
+		for i, c := range curves {
+			p := newPlot(name(c.run), xlabel, ylabel)
+			col := colour(b.colourOf(c.run.Axes[b.opts.Axis]))
+			// A light fill under the curve makes the level readable at a
+			// glance; the polygon closes along the time axis.
+			area := append(plotter.XYs{{X: data[i][0].X, Y: 0}}, data[i]...)
+			area = append(area, plotter.XY{X: data[i][len(data[i])-1].X, Y: 0})
+			fill, err := plotter.NewPolygon(area)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			fill.Color = translucent(col, 0x2C)
+			fill.LineStyle.Width = 0
+			l, err := line(data[i], col, 1.1)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			p.Add(fill, l)
+			p.X.Min, p.X.Max = 0, float64(to-from)/unit
+			p.Y.Min = 0
+			if kind == "util" {
+				p.Y.Max = math.Max(1, ymax)
+			} else {
+				p.Y.Max = math.Max(1, ymax*1.05)
+			}
+			panels = append(panels, p)
+		}
+		svg, err := tiles(title, panels, 1, wideW, seriesH)
+		if err != nil {
+			return nil, err
+		}
+		caption := fmt.Sprintf("Runs of the group %s, one panel per run, on a common time axis. ", group)
+		if kind == "util" {
+			caption += "Processors in use (the procs of the jobs with start ≤ t < end) over the platform size (the procs column of runs.parquet)"
+		} else {
+			caption += "Jobs submitted and not yet started (submit ≤ t < start)"
+		}
+		caption += fmt.Sprintf(", averaged over %d bins of %s each.", b.opts.Points, duration(binW))
+		return &figure{ID: figureID(kind), Title: title, Caption: caption, SVG: svg}, nil
+	}
+	util, err := build("util")
+	if err != nil {
+		return nil, err
+	}
+	queue, err := build("queue")
+	if err != nil {
+		return nil, err
+	}
+	return []*figure{util, queue}, nil
+}
+
+// duration formats seconds for a caption.
+func duration(s float64) string {
+	switch {
+	case s >= 2*86400:
+		return fmt.Sprintf("%.3g days", s/86400)
+	case s >= 2*3600:
+		return fmt.Sprintf("%.3g hours", s/3600)
+	case s >= 120:
+		return fmt.Sprintf("%.3g minutes", s/60)
+	}
+	return fmt.Sprintf("%.3g seconds", s)
+}
+
+// fadedInk is the colour of annotations, dark enough to read, light
+// enough to stay behind the data.
+func fadedInk() color.RGBA { return color.RGBA{0x44, 0x44, 0x44, 0xFF} }
