@@ -198,10 +198,8 @@ func Compare(c *Campaign, opts Options) (*Result, error) {
 			continue
 		}
 		gk, key := groupKey(r, by)
-		g, ok := groups[gk]
-		if !ok {
-			g = &Group{Key: key}
-			groups[gk] = g
+		if _, ok := groups[gk]; !ok {
+			groups[gk] = &Group{Key: key}
 			order = append(order, gk)
 			cells[gk] = map[string]*cell{}
 		}

@@ -60,7 +60,7 @@ func (p *parser) lock(rl *rawLock) *Lock {
 	l := &Lock{Schedlab: rl.Schedlab, Revision: rl.Revision, Modified: rl.Modified,
 		Source: rl.Source, SourceSHA256: rl.SourceSHA256, Policies: map[string]LockedPolicy{}}
 	for name, rp := range rl.Policies {
-		l.Policies[name] = LockedPolicy{Kind: rp.Kind, SHA256: rp.SHA256, Name: rp.Name, Version: rp.Version, SDK: rp.SDK}
+		l.Policies[name] = LockedPolicy(rp)
 	}
 	return l
 }
