@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -55,9 +54,6 @@ func TestRealTraceInvariants(t *testing.T) {
 			{"conservative", false, promisesKept},
 		} {
 			jobs := w.Jobs
-			if n, ok := conservativePrefix[filepath.Base(w.Path)]; ok && tc.policy == "conservative" {
-				jobs = jobs[:n]
-			}
 			spec := Spec{Policy: pluginResolved(t, tc.policy), Platform: plat, Jobs: jobs,
 				ExactEstimates: tc.exact, Metrics: metrics.DefaultSettings()}
 			viaPlugin, err := Execute(context.Background(), spec)
@@ -81,12 +77,6 @@ func TestRealTraceInvariants(t *testing.T) {
 		}
 	}
 }
-
-// conservativePrefix limits conservative backfilling to the first jobs of
-// some traces. It costs O(queue x profile steps) per event, and RICC-2010-2
-// builds a backlog of thousands of jobs: its first 25,000 jobs take about
-// 7 s, its first 50,000 more than 3 minutes (measured in-process here).
-var conservativePrefix = map[string]int{"RICC-2010-2.swf.gz": 25_000}
 
 // submitOrder checks that start times never decrease in submit order.
 func submitOrder(t *testing.T, jobs []sim.Input, recs []sim.Record) {

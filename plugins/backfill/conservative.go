@@ -1,7 +1,10 @@
 package backfill
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/plan"
@@ -26,95 +29,351 @@ func Conservative() sdk.Plugin {
 	}
 }
 
+// How it stays fast on long backlogs (RICC-2010-2 keeps thousands of jobs
+// waiting for months), while giving exactly the schedule of the direct
+// implementation that rebuilds everything at every call
+// (conservative_ref_test.go checks this).
+//
+// The availability profile is kept across calls rather than rebuilt from the
+// state: it holds the running jobs until their walltime and every waiting
+// job's reservation. Between two calls it changes only when a job ends before
+// its walltime (its capacity comes back from now until that walltime); a job
+// that starts simply turns its reservation into the running job it describes.
+//
+// A compression pass must consider every reserved job in queue order, but
+// most cannot move, and that is cheap to prove. A job reserved at r (later
+// than now) for w seconds can move earlier exactly when it fits in a window
+// that starts before r. Such a window either reaches r, and then it fits
+// when the request is free from its start to r (past r it lies within the
+// job's own reservation): a backward scan from r-1, usually of one step
+// (Profile.FreeSince). Or it ends by r-1, before the reservation, where
+// lifting the reservation changes nothing: it must fit in the profile as is.
+// For those, jobs with the same request and walltime (a class; array jobs
+// make long backlogs of few classes) share a lower bound on the earliest
+// time they fit. Reservations only lower the profile, which cannot make a
+// window appear, and an increase of the profile from time u on can only
+// open windows that start after u-w; so the bound survives everything but
+// increases, which are logged with their start times, and the profile is
+// scanned only from the bound to r-1-w. A job of the same class and
+// reservation as one just found unable to move, with no move since, is
+// skipped outright: lifting either reservation leaves the same profile. A
+// job that moves slides its reservation with Profile.Move, which touches
+// only the steps where the old and new reservations differ.
+
+// conservative is the state of one run. Job indexes are dense, so per-job
+// state lives in slices indexed by sdk.Job.Index.
 type conservative struct {
 	orderer
-	profile *plan.Profile
-	// resv is each job's reservation by job index; noReservation when none.
+	profile plan.Profile
+	// ready reports that profile has been built from a state.
+	ready bool
+	// seen is one more than the largest job index seen so far.
+	seen int
+	// queue holds the waiting jobs in queue order, and possibly jobs already
+	// started (resv == started), which are dropped lazily.
+	queue []*sdk.Job
+	dead  int // started jobs still in queue
+	// resv is each job's reservation by job index: noReservation before the
+	// job is placed, started once it is.
 	resv []int64
-	out  []sdk.Decision
+	// class is each job's class (request and walltime) by job index.
+	class []int32
+	// classes holds, per class, a lower bound on the earliest time its jobs
+	// fit in the profile.
+	classes  []classBound
+	classIDs map[string]int32
+	key      []byte
+	incr     increases
+	due      resvHeap
+	fresh    []*sdk.Job // jobs submitted since the previous call
+	jobs     []*sdk.Job // every job seen, by index
+	free     sdk.Vector
+	check    sdk.Vector
+	out      []sdk.Decision
 }
 
-const noReservation = -1
+const (
+	noReservation = -1
+	started       = -2
+)
+
+// classBound is a lower bound on the earliest time at which the request and
+// walltime of a class fit in the profile, valid when the increase log was at
+// seq.
+type classBound struct {
+	lb  int64
+	seq int64
+}
 
 func (p *conservative) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
+	p.classIDs = make(map[string]int32)
 	return singleCluster("conservative", env.Platform)
-}
-
-func (p *conservative) reservation(j *sdk.Job) int64 {
-	for j.Index >= len(p.resv) {
-		p.resv = append(p.resv, noReservation)
-	}
-	return p.resv[j.Index]
 }
 
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
-	if p.profile == nil {
-		p.profile = plan.FromState(s, 0)
-	} else {
+	now := s.Now
+	// A pass is due when a job ended before its walltime, whether or not
+	// the capacity it gave back lies in the future: jobs may also move into
+	// room left by jobs behind them in the previous pass.
+	compress := false
+	if !p.ready {
 		p.profile.ResetFromState(s, 0)
-	}
-	q := p.sorted(s.Queue)
-	// Lay the existing reservations back into the profile. Capacity only
-	// grows between calls (jobs end, at the latest at their walltime), so
-	// they still fit.
-	for _, j := range q {
-		if r := p.reservation(j); r != noReservation {
-			if r < s.Now {
-				return nil, fmt.Errorf("conservative: job id %d missed its reservation at %d", j.ID, r)
-			}
-			if err := p.profile.Reserve(r, j.Walltime, j.Request); err != nil {
-				return nil, fmt.Errorf("conservative: job id %d: reservation at %d no longer fits: %w", j.ID, r, err)
+		p.ready = true
+	} else {
+		p.profile.Advance(now)
+		for i := range s.Completed {
+			c := &s.Completed[i]
+			if end := c.Start + c.Job.Walltime; c.End < end {
+				compress = true
+				if end > now {
+					p.profile.Unreserve(now, end-now, c.Job.Request)
+					p.incr.add(now)
+				}
 			}
 		}
 	}
-	if endedEarly(s) {
-		for _, j := range q {
-			r := p.resv[j.Index]
-			if r == noReservation || r == s.Now {
-				continue
-			}
-			p.profile.Unreserve(r, j.Walltime, j.Request)
-			t := p.profile.EarliestFit(j.Request, j.Walltime)
-			if err := p.profile.Reserve(t, j.Walltime, j.Request); err != nil {
-				return nil, fmt.Errorf("conservative: job id %d: %w", j.ID, err)
-			}
-			p.resv[j.Index] = t
+	p.incr.forget(now)
+	if err := p.takeNew(s); err != nil {
+		return nil, err
+	}
+	if compress {
+		if err := p.compress(now); err != nil {
+			return nil, err
 		}
 	}
-	wake := int64(-1)
-	for _, j := range q {
-		r := p.resv[j.Index]
-		if r == noReservation {
-			r = p.profile.EarliestFit(j.Request, j.Walltime)
-			if err := p.profile.Reserve(r, j.Walltime, j.Request); err != nil {
-				return nil, fmt.Errorf("conservative: job id %d: %w", j.ID, err)
-			}
-			p.resv[j.Index] = r
-			p.out = append(p.out, sdk.Promise(j, r))
+	for _, j := range p.fresh {
+		c := p.bound(j, now)
+		t := p.profile.EarliestFitFrom(c.lb, j.Request, j.Walltime)
+		if t < 0 {
+			return nil, fmt.Errorf("conservative: job id %d does not fit the cluster", j.ID)
 		}
-		if r == s.Now {
-			p.out = append(p.out, sdk.Start(j))
-		} else if wake < 0 || r < wake {
-			wake = r
+		if err := p.profile.Reserve(t, j.Walltime, j.Request); err != nil {
+			return nil, fmt.Errorf("conservative: job id %d: %w", j.ID, err)
 		}
+		// t is the earliest fit before the reservation, and reserving
+		// lowers the profile, so t stays a lower bound for the class.
+		c.lb = t
+		p.setReservation(j, t)
+		p.out = append(p.out, sdk.Promise(j, t))
 	}
-	// A reservation normally falls on a job's end, which is an event anyway;
-	// the wake-up makes sure the policy is called then in every case.
-	if wake > 0 {
-		p.out = append(p.out, sdk.WakeAt(wake))
+	if err := p.startDue(s); err != nil {
+		return nil, err
 	}
 	return p.out, nil
 }
 
-// endedEarly reports whether a job ended before its walltime since the last
-// call, which is when reservations may move earlier.
-func endedEarly(s *sdk.State) bool {
-	for _, c := range s.Completed {
-		if c.End < c.Start+c.Job.Walltime {
-			return true
+// takeNew records the jobs submitted since the previous call in p.fresh, in
+// queue order, and inserts them into p.queue. They are at the end of the
+// engine's queue, which is in submit order.
+func (p *conservative) takeNew(s *sdk.State) error {
+	p.fresh = p.fresh[:0]
+	q := s.Queue
+	k := len(q)
+	for k > 0 && q[k-1].Index >= p.seen {
+		k--
+	}
+	p.fresh = append(p.fresh, q[k:]...)
+	if len(p.fresh) == 0 {
+		return nil
+	}
+	p.seen = p.fresh[len(p.fresh)-1].Index + 1
+	for len(p.resv) < p.seen {
+		p.resv = append(p.resv, noReservation)
+		p.class = append(p.class, 0)
+		p.jobs = append(p.jobs, nil)
+	}
+	for _, j := range p.fresh {
+		p.jobs[j.Index] = j
+		if p.resv[j.Index] != noReservation {
+			return fmt.Errorf("conservative: job id %d is new to the queue but already placed", j.ID)
+		}
+		p.class[j.Index] = p.classOf(j)
+	}
+	if p.order == OrderSubmit {
+		p.queue = append(p.queue, p.fresh...)
+		return nil
+	}
+	slices.SortFunc(p.fresh, p.compare)
+	for _, j := range p.fresh {
+		i, _ := slices.BinarySearchFunc(p.queue, j, p.compare)
+		p.queue = slices.Insert(p.queue, i, j)
+	}
+	return nil
+}
+
+// classOf returns the class of j's request and walltime, making one if it
+// is new.
+func (p *conservative) classOf(j *sdk.Job) int32 {
+	p.key = binary.AppendVarint(p.key[:0], j.Walltime)
+	for _, x := range j.Request {
+		p.key = binary.AppendVarint(p.key, x)
+	}
+	if id, ok := p.classIDs[string(p.key)]; ok {
+		return id
+	}
+	id := int32(len(p.classes))
+	p.classIDs[string(p.key)] = id
+	p.classes = append(p.classes, classBound{lb: math.MinInt64, seq: p.incr.seq})
+	return id
+}
+
+// bound returns j's class bound, brought up to date with the increases
+// logged since it was last valid.
+func (p *conservative) bound(j *sdk.Job, now int64) *classBound {
+	c := &p.classes[p.class[j.Index]]
+	if u, ok := p.incr.minSince(c.seq); ok {
+		// A window that now fits and did not must overlap an increase,
+		// so it ends after u and starts after u-w.
+		c.lb = min(c.lb, subSat(u, j.Walltime)+1)
+	}
+	c.seq = p.incr.seq
+	c.lb = max(c.lb, now)
+	return c
+}
+
+// compress moves every reserved job, in queue order, to the earliest time it
+// now fits, dropping started jobs from the queue on the way.
+func (p *conservative) compress(now int64) error {
+	kept := p.queue[:0]
+	// same is the class and reservation of the last job found unable to
+	// move, while no job has moved since. A job of the same class reserved
+	// at the same time cannot move either: lifting its reservation or the
+	// other's leaves the same profile. Array jobs make such runs common.
+	same := struct {
+		class int32
+		r     int64
+	}{-1, 0}
+	for _, j := range p.queue {
+		r := p.resv[j.Index]
+		if r == started {
+			continue
+		}
+		kept = append(kept, j)
+		if r == noReservation || r == now {
+			continue
+		}
+		if r < now {
+			return fmt.Errorf("conservative: job id %d missed its reservation at %d", j.ID, r)
+		}
+		c := p.class[j.Index]
+		if c == same.class && r == same.r {
+			continue
+		}
+		moved, err := p.improve(j, r, now)
+		if err != nil {
+			return err
+		}
+		same.class, same.r = c, r
+		if moved {
+			same.class = -1
 		}
 	}
-	return false
+	clear(p.queue[len(kept):])
+	p.queue = kept
+	p.dead = 0
+	return nil
+}
+
+// improve moves j, reserved at r > now, to the earliest time it fits once
+// its own reservation is lifted, if that is earlier than r, and reports
+// whether it did.
+func (p *conservative) improve(j *sdk.Job, r, now int64) (bool, error) {
+	w, a := j.Walltime, j.Request
+	// A window that starts in [r-w, r) lies, past r, within j's own
+	// reservation, so it fits exactly when a is free from its start to r.
+	t := p.profile.FreeSince(r, subSat(r, w), a)
+	// An earlier window ends by r-1, before the reservation, where lifting
+	// it changes nothing: it fits as it would in the profile as is.
+	// Only a start before t is worth looking for.
+	c := p.bound(j, now)
+	if last := min(subSat(r-1, w), t-1); c.lb <= last {
+		if e := p.profile.EarliestFitWithin(c.lb, last, a, w); e >= 0 {
+			c.lb, t = e, e
+		} else {
+			c.lb = last + 1
+		}
+	}
+	if t == r {
+		return false, nil
+	}
+	if err := p.profile.Move(r, t, w, a); err != nil {
+		return false, fmt.Errorf("conservative: job id %d: move from %d to %d: %w", j.ID, r, t, err)
+	}
+	p.setReservation(j, t)
+	// The part of the old reservation the new one does not cover is free
+	// again.
+	p.incr.add(max(r, addSat(t, w)))
+	return true, nil
+}
+
+func (p *conservative) setReservation(j *sdk.Job, t int64) {
+	p.resv[j.Index] = t
+	p.due.push(t, int32(j.Index))
+}
+
+// startDue starts the jobs whose reservation is now, asks for a wake-up at
+// the next reservation, and checks that the profile agrees with the engine.
+func (p *conservative) startDue(s *sdk.State) error {
+	now := s.Now
+	p.free = append(p.free[:0], s.Free[0]...)
+	for p.due.len() > 0 {
+		r, idx := p.due.top()
+		if p.resv[idx] != r {
+			p.due.pop() // moved or started since
+			continue
+		}
+		if r > now {
+			// A reservation normally falls on a job's end, which is an
+			// event anyway; the wake-up makes sure the policy is called
+			// then in every case.
+			p.out = append(p.out, sdk.WakeAt(r))
+			break
+		}
+		p.due.pop()
+		job := p.jobs[idx]
+		if r < now {
+			return fmt.Errorf("conservative: job id %d missed its reservation at %d", job.ID, r)
+		}
+		p.resv[idx] = started
+		p.dead++
+		p.free.Sub(job.Request)
+		p.out = append(p.out, sdk.Start(job))
+	}
+	if p.dead > len(p.queue)/2 {
+		kept := p.queue[:0]
+		for _, j := range p.queue {
+			if p.resv[j.Index] != started {
+				kept = append(kept, j)
+			}
+		}
+		clear(p.queue[len(kept):])
+		p.queue = kept
+		p.dead = 0
+	}
+	p.due.compact(p.resv, len(p.queue)-p.dead)
+	// What the profile leaves free now must be what the engine will leave
+	// free once these jobs start; anything else is a bookkeeping error that
+	// would silently change the schedule.
+	if p.check = p.profile.FreeAt(now, p.check); !slices.Equal(p.check, p.free) {
+		return fmt.Errorf("conservative: t=%d: the profile has %v free now, the engine will have %v", now, p.check, p.free)
+	}
+	return nil
+}
+
+// Walltimes may be huge (a job with no limit), so sums and differences with
+// them saturate rather than wrap around.
+func subSat(a, b int64) int64 {
+	if b > 0 && a < math.MinInt64+b {
+		return math.MinInt64
+	}
+	return a - b
+}
+
+func addSat(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

@@ -50,25 +50,30 @@ func newOrderer(env sdk.Env) orderer {
 // sorted returns the queue in the configured order. For submit order it is
 // the engine's own slice, which is already in that order.
 func (o *orderer) sorted(q []*sdk.Job) []*sdk.Job {
-	var key func(a, b *sdk.Job) int
-	switch o.order {
-	case OrderSubmit:
+	if o.order == OrderSubmit {
 		return q
-	case OrderShortest:
-		key = func(a, b *sdk.Job) int { return cmp.Compare(a.Walltime, b.Walltime) }
-	case OrderSmallest:
-		key = func(a, b *sdk.Job) int { return cmp.Compare(a.Procs(), b.Procs()) }
-	case OrderLargest:
-		key = func(a, b *sdk.Job) int { return cmp.Compare(b.Procs(), a.Procs()) }
 	}
 	o.buf = append(o.buf[:0], q...)
-	slices.SortFunc(o.buf, func(a, b *sdk.Job) int {
-		if c := key(a, b); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Index, b.Index)
-	})
+	slices.SortFunc(o.buf, o.compare)
 	return o.buf
+}
+
+// compare orders two jobs as sorted does: by the configured key, then by
+// submit order. It is a total order, since no two jobs share an Index.
+func (o *orderer) compare(a, b *sdk.Job) int {
+	var c int
+	switch o.order {
+	case OrderShortest:
+		c = cmp.Compare(a.Walltime, b.Walltime)
+	case OrderSmallest:
+		c = cmp.Compare(a.Procs(), b.Procs())
+	case OrderLargest:
+		c = cmp.Compare(b.Procs(), a.Procs())
+	}
+	if c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Index, b.Index)
 }
 
 // singleCluster rejects platforms the reference policies do not handle.

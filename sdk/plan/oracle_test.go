@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -9,20 +10,23 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 )
 
-// horizon is the length of the oracle's time grid. Random operations keep
-// every breakpoint inside [now, now+horizon), so the oracle's last second
-// stands for the profile's infinite last step.
+// horizon is the length of the oracle's time grid in TestAgainstOracle.
+// Random operations keep every breakpoint inside [now, now+horizon), so the
+// oracle's last second stands for the profile's infinite last step.
 const horizon = 40
 
 // oracle is the naive model of a profile: one vector per second.
 type oracle struct {
-	now  int64
-	dims int
-	free [][]int64 // free[t-now] for t in [now, now+horizon)
+	now     int64
+	dims    int
+	horizon int64
+	free    [][]int64 // free[t-now] for t in [now, now+horizon)
 }
 
-func newOracle(now int64, free sdk.Vector) *oracle {
-	o := &oracle{now: now, dims: len(free), free: make([][]int64, horizon)}
+func newOracle(now int64, free sdk.Vector) *oracle { return newOracleH(now, free, horizon) }
+
+func newOracleH(now int64, free sdk.Vector, h int64) *oracle {
+	o := &oracle{now: now, dims: len(free), horizon: h, free: make([][]int64, h)}
 	for i := range o.free {
 		o.free[i] = slices.Clone(free)
 	}
@@ -30,14 +34,32 @@ func newOracle(now int64, free sdk.Vector) *oracle {
 }
 
 func (o *oracle) at(t int64) []int64 {
-	i := min(max(t-o.now, 0), horizon-1)
+	i := min(max(t-o.now, 0), o.horizon-1)
 	return o.free[i]
+}
+
+// advance moves the grid to start at now; the seconds that come in at the
+// end repeat the tail.
+func (o *oracle) advance(now int64) {
+	for ; o.now < now; o.now++ {
+		o.free = append(o.free[1:], slices.Clone(o.free[len(o.free)-1]))
+	}
+}
+
+// freeSince is FreeSince on the grid.
+func (o *oracle) freeSince(until, floor int64, amount sdk.Vector) int64 {
+	lo := max(floor, o.now)
+	t := until
+	for t > lo && amount.Fits(o.at(t-1)) {
+		t--
+	}
+	return t
 }
 
 // add adds sign*amount on [start, end), clipped to the grid; end beyond the
 // grid means the tail too.
 func (o *oracle) add(start, end int64, amount sdk.Vector, sign int64) {
-	for t := max(start, o.now); t < end && t < o.now+horizon; t++ {
+	for t := max(start, o.now); t < end && t < o.now+o.horizon; t++ {
 		for r, x := range amount {
 			o.free[t-o.now][r] += sign * x
 		}
@@ -57,10 +79,14 @@ func (o *oracle) fits(start, d int64, amount sdk.Vector) bool {
 }
 
 func (o *oracle) earliest(from int64, amount sdk.Vector, d int64) int64 {
+	return o.earliestWithin(from, math.MaxInt64, amount, d)
+}
+
+func (o *oracle) earliestWithin(from, until int64, amount sdk.Vector, d int64) int64 {
 	// Windows starting at or after the last grid second all see the same
 	// constant tail, so trying one of them is enough.
 	from = max(from, o.now)
-	for t := from; t <= max(from, o.now+horizon); t++ {
+	for t := from; t <= min(until, max(from, o.now+o.horizon)); t++ {
 		if o.fits(t, d, amount) {
 			return t
 		}
@@ -72,7 +98,7 @@ func (o *oracle) earliest(from int64, amount sdk.Vector, d int64) int64 {
 // match exactly.
 func (o *oracle) steps() int {
 	n := 1
-	for i := 1; i < horizon; i++ {
+	for i := 1; i < int(o.horizon); i++ {
 		if !slices.Equal(o.free[i], o.free[i-1]) {
 			n++
 		}
@@ -181,10 +207,124 @@ func compare(t *testing.T, iter int, p *Profile, o *oracle, dst *sdk.Vector) {
 	if got, want := p.Steps(), o.steps(); got != want {
 		t.Fatalf("iter %d: %s has %d steps, oracle %d", iter, p, got, want)
 	}
-	for tt := o.now - 2; tt < o.now+horizon+2; tt++ {
+	for tt := o.now - 2; tt < o.now+o.horizon+2; tt++ {
 		*dst = p.FreeAt(tt, *dst)
 		if !slices.Equal(*dst, o.at(tt)) {
 			t.Fatalf("iter %d: FreeAt(%d) on %s = %v, oracle %v", iter, tt, p, *dst, o.at(tt))
 		}
+	}
+}
+
+// TestAgainstOracleLong drives one profile through long random sequences of
+// every operation, including Advance and Move, on a grid wide enough for
+// hundreds of steps, so that chunks fill, split, dwindle and merge, and
+// compares it with the per-second model after every operation.
+func TestAgainstOracleLong(t *testing.T) {
+	const h = 1500
+	rng := rand.New(rand.NewPCG(3, 4))
+	var p Profile
+	dst := sdk.Vector(nil)
+	iters := 12
+	if testing.Short() {
+		iters = 3
+	}
+	for iter := range iters {
+		dims := 1 + iter%2
+		now := rng.Int64N(100)
+		free := randVec(rng, dims, 30)
+		p.Reset(now, free)
+		o := newOracleH(now, free, h)
+		var held []reservation
+		for step := range 3000 {
+			// Keep breakpoints inside the grid: times stay below
+			// now+h-1-maxDuration.
+			span := int64(h / 2)
+			switch k := rng.IntN(20); {
+			case k < 3:
+				at := o.now - 3 + rng.Int64N(span)
+				amount := randVec(rng, dims, 3)
+				p.Release(at, amount)
+				o.add(at, o.now+h, amount, 1)
+			case k < 11:
+				start := o.now + rng.Int64N(span)
+				d := 1 + rng.Int64N(300)
+				amount := randVec(rng, dims, 6)
+				if rng.IntN(2) == 0 {
+					// Mostly where it fits, as a scheduler does.
+					if e := p.EarliestFitFrom(start, amount, d); e >= 0 && e < o.now+span {
+						start = e
+					}
+				}
+				err := p.Reserve(start, d, amount)
+				if want := o.fits(start, d, amount); want != (err == nil) {
+					t.Fatalf("iter %d step %d: Reserve(%d, %d, %v) = %v, oracle fits %v", iter, step, start, d, amount, err, want)
+				}
+				if err == nil {
+					o.add(start, start+d, amount, -1)
+					held = append(held, reservation{start, d, amount})
+				}
+			case k < 15:
+				if len(held) == 0 {
+					continue
+				}
+				i := rng.IntN(len(held))
+				r := held[i]
+				to := max(o.now, r.start-rng.Int64N(200))
+				if rng.IntN(3) == 0 {
+					to = o.now + rng.Int64N(span)
+				}
+				o.add(r.start, r.start+r.d, r.amount, 1)
+				want := o.fits(to, r.d, r.amount)
+				before := p.String()
+				err := p.Move(r.start, to, r.d, r.amount)
+				if want != (err == nil) {
+					t.Fatalf("iter %d step %d: Move(%d, %d, %d, %v) on %s = %v, oracle fits %v", iter, step, r.start, to, r.d, r.amount, before, err, want)
+				}
+				if err != nil {
+					o.add(r.start, r.start+r.d, r.amount, -1)
+					if p.String() != before {
+						t.Fatalf("iter %d step %d: failed Move changed the profile", iter, step)
+					}
+				} else {
+					o.add(to, to+r.d, r.amount, -1)
+					held[i].start = to
+				}
+			case k < 17:
+				if len(held) == 0 {
+					continue
+				}
+				i := rng.IntN(len(held))
+				r := held[i]
+				held = slices.Delete(held, i, i+1)
+				p.Unreserve(r.start, r.d, r.amount)
+				o.add(r.start, r.start+r.d, r.amount, 1)
+			case k < 18:
+				to := o.now + rng.Int64N(40)
+				p.Advance(to)
+				o.advance(to)
+			default:
+				for range 5 {
+					from := o.now - 3 + rng.Int64N(span)
+					until := from + rng.Int64N(400)
+					d := 1 + rng.Int64N(300)
+					amount := randVec(rng, dims, 12)
+					if got, want := p.EarliestFitWithin(from, until, amount, d), o.earliestWithin(from, until, amount, d); got != want {
+						t.Fatalf("iter %d step %d: EarliestFitWithin(%d, %d, %v, %d) = %d, oracle %d", iter, step, from, until, amount, d, got, want)
+					}
+					if got, want := p.EarliestFitFrom(from, amount, d), o.earliest(from, amount, d); got != want {
+						t.Fatalf("iter %d step %d: EarliestFitFrom(%d, %v, %d) = %d, oracle %d", iter, step, from, amount, d, got, want)
+					}
+					floor := until - rng.Int64N(500)
+					if got, want := p.FreeSince(until, floor, amount), o.freeSince(until, floor, amount); got != want {
+						t.Fatalf("iter %d step %d: FreeSince(%d, %d, %v) = %d, oracle %d", iter, step, until, floor, amount, got, want)
+					}
+				}
+			}
+			checkInvariants(t, &p)
+			if step%50 == 0 {
+				compare(t, iter, &p, o, &dst)
+			}
+		}
+		compare(t, iter, &p, o, &dst)
 	}
 }

@@ -59,19 +59,45 @@ func unres(start, d int64, amount ...int64) op {
 }
 func fail(o op, err error) op { o.wantErr = err; return o }
 
-// checkInvariants verifies the representation: breakpoints strictly
-// increasing from Now, one vector per breakpoint, and no two adjacent equal
-// steps (so the profile is in its unique smallest form).
+// checkInvariants verifies the representation: chunks of 1 to chunkCap
+// steps in distinct slots, each knowing its first breakpoint, and no two
+// neighbours that would fit in half a chunk together; breakpoints
+// strictly increasing from Now; the step count right; and no two adjacent
+// equal steps (so the profile is in its unique smallest form).
 func checkInvariants(t *testing.T, p *Profile) {
 	t.Helper()
-	if len(p.times) == 0 || len(p.free) != len(p.times)*p.dims {
-		t.Fatalf("bad sizes: %d times, %d values, %d dims", len(p.times), len(p.free), p.dims)
+	if len(p.chunks) == 0 || len(p.times)%chunkCap != 0 || len(p.free) != len(p.times)*p.dims {
+		t.Fatalf("bad sizes: %d chunks, %d times, %d values, %d dims", len(p.chunks), len(p.times), len(p.free), p.dims)
 	}
-	for i := 1; i < len(p.times); i++ {
-		if p.times[i] <= p.times[i-1] {
+	used := map[int32]bool{}
+	steps := 0
+	for c, ch := range p.chunks {
+		if ch.n < 1 || ch.n > chunkCap || used[ch.slot] || int(ch.slot)*chunkCap >= len(p.times) {
+			t.Fatalf("chunk %d: bad chunk %+v", c, ch)
+		}
+		used[ch.slot] = true
+		if c > 0 && p.chunks[c-1].n+ch.n <= chunkCap/2 {
+			t.Fatalf("chunks %d and %d hold only %d steps together", c-1, c, p.chunks[c-1].n+ch.n)
+		}
+		if ch.first != p.tm(pos{c, 0}) {
+			t.Fatalf("chunk %d: first %d, breakpoint %d", c, ch.first, p.tm(pos{c, 0}))
+		}
+		steps += int(ch.n)
+	}
+	for _, s := range p.spare {
+		if used[s] {
+			t.Fatalf("slot %d both spare and used", s)
+		}
+	}
+	if steps != p.Steps() {
+		t.Fatalf("%d steps in chunks, Steps() = %d", steps, p.Steps())
+	}
+	for q, ok := p.next(pos{}); ok; q, ok = p.next(q) {
+		prev, _ := p.prev(q)
+		if p.tm(q) <= p.tm(prev) {
 			t.Fatalf("breakpoints not increasing: %s", p)
 		}
-		if slices.Equal(p.step(i-1), p.step(i)) {
+		if slices.Equal(p.step(prev), p.step(q)) {
 			t.Fatalf("adjacent equal steps not merged: %s", p)
 		}
 	}
@@ -343,7 +369,7 @@ func TestPanics(t *testing.T) {
 }
 
 // TestNoAllocs checks the promise made to policies: once warm, rebuilding a
-// profile and planning a queue allocate nothing.
+// profile, planning a queue and keeping the plan up to date allocate nothing.
 func TestNoAllocs(t *testing.T) {
 	s := &sdk.State{Now: 0, Free: []sdk.Vector{{4, 100}}}
 	for i := range 200 {
@@ -369,9 +395,178 @@ func TestNoAllocs(t *testing.T) {
 		}
 		dst = p.FreeAt(100, dst)
 		_ = p.Fits(5, 5, req)
+		// Keeping the profile across calls: move reservations earlier,
+		// then advance.
+		for k := range 50 {
+			d := int64(10 + k%13*7)
+			t0 := p.EarliestFitFrom(500, req, d)
+			if err := p.Reserve(t0, d, req); err != nil {
+				t.Fatal(err)
+			}
+			if t1 := p.FreeSince(t0, t0-d, req); t1 < t0 {
+				if err := p.Move(t0, t1, d, req); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = p.EarliestFitWithin(0, t0, req, d)
+		}
+		p.Advance(300)
 	}
 	run() // grow the slices once
 	if n := testing.AllocsPerRun(20, run); n != 0 {
 		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
+
+func TestAdvance(t *testing.T) {
+	tests := []struct {
+		name string
+		now  int64
+		want string
+	}{
+		{"not after now", -5, "[0: [2], 10: [4], 20: [8]]"},
+		{"inside the first step", 5, "[5: [2], 10: [4], 20: [8]]"},
+		{"onto a breakpoint", 10, "[10: [4], 20: [8]]"},
+		{"inside a later step", 15, "[15: [4], 20: [8]]"},
+		{"past the last breakpoint", 50, "[50: [8]]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := stairs(t)
+			p.Advance(tc.now)
+			checkInvariants(t, p)
+			if got := p.String(); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// Reservations and queries go on from the new now.
+	p := hole(t)
+	p.Advance(11)
+	if got := p.EarliestFit(v{5}, 2); got != 11 {
+		t.Errorf("EarliestFit after Advance(11) = %d, want 11", got)
+	}
+	if err := p.Reserve(10, 1, v{1}); err == nil {
+		t.Error("Reserve before the new now succeeded")
+	}
+}
+
+func TestMove(t *testing.T) {
+	tests := []struct {
+		name     string
+		p        func(*testing.T) *Profile
+		from, to int64
+		d        int64
+		amount   v
+		wantErr  error
+		want     string
+	}{
+		{"slide earlier, overlapping", func(t *testing.T) *Profile { return build(t, 0, v{10}, res(10, 10, 4)) },
+			10, 5, 10, v{4}, nil, "[0: [10], 5: [6], 15: [10]]"},
+		{"jump earlier, disjoint", func(t *testing.T) *Profile { return build(t, 0, v{10}, res(20, 5, 4)) },
+			20, 0, 5, v{4}, nil, "[0: [6], 5: [10]]"},
+		{"later", func(t *testing.T) *Profile { return build(t, 0, v{10}, res(0, 5, 4)) },
+			0, 3, 5, v{4}, nil, "[0: [10], 3: [6], 8: [10]]"},
+		{"in place", func(t *testing.T) *Profile { return build(t, 0, v{10}, res(2, 5, 4)) },
+			2, 2, 5, v{4}, nil, "[0: [10], 2: [6], 7: [10]]"},
+		{"needs its own freed capacity", func(t *testing.T) *Profile { return build(t, 0, v{10}, res(5, 10, 8)) },
+			5, 3, 10, v{8}, nil, "[0: [10], 3: [2], 13: [10]]"},
+		{"not free outside the old interval", func(t *testing.T) *Profile {
+			return build(t, 0, v{10}, res(0, 5, 8), res(10, 10, 4))
+		}, 10, 3, 10, v{4}, ErrNoCapacity, "[0: [2], 5: [10], 10: [6], 20: [10]]"},
+		{"to before now", func(t *testing.T) *Profile { return build(t, 5, v{10}, res(5, 10, 4)) },
+			5, 4, 10, v{4}, errBadArg, "[5: [6], 15: [10]]"},
+		{"from partly before now", func(t *testing.T) *Profile {
+			p := build(t, 0, v{10}, res(5, 10, 4))
+			p.Advance(10)
+			return p
+		}, 5, 12, 10, v{4}, nil, "[10: [10], 12: [6], 22: [10]]"},
+		{"negative free amount in the overlap", func(t *testing.T) *Profile {
+			// Unreserving a negative amount drives [5, 10) below zero, so
+			// the moved reservation does not fit there even though it is
+			// given back first.
+			return build(t, 0, v{5}, res(0, 20, 3), unres(5, 5, -4))
+		}, 0, 2, 20, v{3}, ErrNoCapacity, "[0: [2], 5: [-2], 10: [2], 20: [5]]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.p(t)
+			before := p.String()
+			err := p.Move(tc.from, tc.to, tc.d, tc.amount)
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("Move on %s: %v", before, err)
+			case tc.wantErr != nil && err == nil:
+				t.Fatalf("Move on %s succeeded, want an error", before)
+			case tc.wantErr == ErrNoCapacity && !errors.Is(err, ErrNoCapacity),
+				tc.wantErr == errBadArg && errors.Is(err, ErrNoCapacity):
+				t.Fatalf("Move: error %q, want kind %v", err, tc.wantErr)
+			}
+			checkInvariants(t, p)
+			if got := p.String(); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			// Unreserve then Reserve must agree, on a copy built the same way.
+			q := tc.p(t)
+			q.Unreserve(tc.from, tc.d, tc.amount)
+			if rerr := q.Reserve(tc.to, tc.d, tc.amount); (rerr == nil) != (err == nil) {
+				t.Errorf("Move error %v, Unreserve+Reserve error %v", err, rerr)
+			} else if err == nil && q.String() != p.String() {
+				t.Errorf("Move gives %s, Unreserve+Reserve %s", p, q)
+			}
+		})
+	}
+}
+
+func TestFreeSince(t *testing.T) {
+	tests := []struct {
+		name         string
+		profile      func(*testing.T) *Profile
+		until, floor int64
+		amount       v
+		want         int64
+	}{
+		{"back to a release", stairs, 30, 0, v{3}, 10},
+		{"stopped by floor", stairs, 30, 15, v{3}, 15},
+		{"back to now", stairs, 30, -5, v{2}, 0},
+		{"not free just before until", stairs, 10, 0, v{3}, 10},
+		{"until not after floor", stairs, 5, 7, v{1}, 5},
+		{"never free", stairs, 25, 0, v{9}, 25},
+		{"the hole of hole", hole, 13, 0, v{5}, 10},
+		{"inside the dip", dip, 12, 0, v{2}, 0},
+		{"burst buffer limits", buffer, 30, 0, v{1, 50}, 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.profile(t).FreeSince(tc.until, tc.floor, tc.amount); got != tc.want {
+				t.Errorf("FreeSince(%d, %d, %v) = %d, want %d", tc.until, tc.floor, tc.amount, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEarliestFitWithin(t *testing.T) {
+	tests := []struct {
+		name        string
+		profile     func(*testing.T) *Profile
+		from, until int64
+		amount      v
+		d           int64
+		want        int64
+	}{
+		{"the fit is just after until", hole, 0, 9, v{5}, 3, -1},
+		{"the fit is at until", hole, 0, 10, v{5}, 3, 10},
+		{"fits at from", stairs, 12, 15, v{3}, 1, 12},
+		{"from after until", stairs, 12, 11, v{1}, 1, -1},
+		{"never fits", stairs, 0, 1 << 40, v{9}, 1, -1},
+		{"until far off", shrink, 0, 1 << 40, v{2}, 1 << 50, 0},
+		{"too long for before the last step", shrink, 0, 1 << 40, v{5}, 6, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.profile(t).EarliestFitWithin(tc.from, tc.until, tc.amount, tc.d); got != tc.want {
+				t.Errorf("EarliestFitWithin(%d, %d, %v, %d) = %d, want %d", tc.from, tc.until, tc.amount, tc.d, got, tc.want)
+			}
+		})
 	}
 }

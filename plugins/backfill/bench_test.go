@@ -1,0 +1,55 @@
+package backfill
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/tracedata"
+)
+
+// BenchmarkConservative times conservative backfilling on whole shared traces
+// (engine only: sim.Run, no verification, no metrics), each skipped when the
+// shared data is absent. RICC-2010-2 is the hard case: its backlog reaches
+// thousands of waiting jobs. One iteration takes seconds, so
+//
+//	go test -run '^$' -bench Conservative -benchtime 1x ./plugins/backfill
+//
+// is enough; it reports jobs/s and the policy's share of the time.
+func BenchmarkConservative(b *testing.B) {
+	for _, tc := range []struct{ name, file string }{
+		{"RICC-2010-2", "RICC-2010-2.swf.gz"},
+		{"CEA-Curie", "CEA-Curie-2011-2.1-cln.swf.gz"},
+		{"HPC2N", "HPC2N-2002-2.2-cln.swf.gz"},
+		{"SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln.swf.gz"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			path, err := tracedata.Path(tc.file)
+			if errors.Is(err, tracedata.ErrNotFound) {
+				b.Skipf("%s not available, skipping: %v", tc.file, err)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			w, err := workload.LoadSWF(path, 0, workload.DefaultClean())
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := sim.Config{Platform: sdk.SingleCluster(tc.name, w.Procs), Jobs: w.Jobs}
+			var iters, policy int64
+			for b.Loop() {
+				res, err := sim.Run(Conservative(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				iters++
+				policy += res.Stats.PolicyNanos
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(len(w.Jobs))*float64(iters)/sec, "jobs/s")
+			b.ReportMetric(float64(policy)/1e9/sec, "policy-share")
+		})
+	}
+}
