@@ -77,3 +77,22 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadAnalyze describes the shipped KTH log and writes its tables.
+func TestWorkloadAnalyze(t *testing.T) {
+	dir := t.TempDir()
+	out, err := run(t, "workload", "analyze", kth, "--by", "user,queue", "--out", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "== by user: 214 values") || !strings.Contains(out, "clusters: k = ") {
+		t.Errorf("output:\n%s", out)
+	}
+	_, rows, meta, err := results.ReadTable(filepath.Join(dir, "factors.parquet"))
+	if err != nil || len(rows) != 215 || meta["input.sha256"] == "" {
+		t.Errorf("factors.parquet: %v, %d rows", err, len(rows))
+	}
+	if out, err := run(t, "workload", "analyze", kth, "--by", "colour"); exitCode(err) != exitBadInput || !strings.Contains(out, "--by \"colour\"") {
+		t.Errorf("bad factor: exit %d\n%s", exitCode(err), out)
+	}
+}

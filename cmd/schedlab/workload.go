@@ -73,7 +73,7 @@ func mazalovModel(p sdk.Params, procs int64) (synth.Model, error) {
 }
 
 func newWorkloadCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "workload", Short: "generate synthetic workloads"}
+	cmd := &cobra.Command{Use: "workload", Short: "generate synthetic workloads and analyse real ones"}
 	var model, out string
 	var params []string
 	var seed int64
@@ -136,7 +136,7 @@ Models:
 	fl.Int64Var(&seed, "seed", 1, "seed (the generator gets math/rand/v2 PCG of it, as manifest.NewRand)")
 	fl.Int64Var(&procs, "procs", 64, "platform size in processors")
 	fl.StringVarP(&out, "out", "o", "", "output file (default: standard output)")
-	cmd.AddCommand(gen)
+	cmd.AddCommand(gen, newAnalyzeCmd())
 	return cmd
 }
 

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/workload/analysis"
+	"github.com/schedlab/schedlab/workload/swf"
+)
+
+type analyzeFlags struct {
+	by       []string
+	out      string
+	top      int
+	kmax     int
+	seed     int64
+	restarts int
+}
+
+func newAnalyzeCmd() *cobra.Command {
+	var f analyzeFlags
+	cmd := &cobra.Command{
+		Use:   "analyze FILE.swf[.gz] [--by user|group|app|queue|partition]... [--out DIR]",
+		Short: "describe a scheduler's history per user, group, application, queue or partition, and cluster them",
+		Long: `Describe the jobs of an SWF log per value of each factor (--by): jobs, share of
+jobs and of processor-seconds, and the distributions (mean with a 95 % interval,
+quantiles) of requested processors, requested time T_lim, runtime, wait and
+K_wall = T_run / T_lim, with the jobs that ran to their limit counted as
+censored. The values of each factor are then clustered by k-means (k-means++,
+seeded) on <activity share, mean processors, mean T_lim, mean K_wall>,
+standardised, with k chosen by the mean silhouette.
+
+--out DIR writes DIR/factors.parquet (one row per factor value) and
+DIR/clusters.parquet (one row per clustered value).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args[0], f) },
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.by, "by", []string{analysis.User, analysis.Group, analysis.App, analysis.Queue, analysis.Partition}, "factors to describe")
+	fl.StringVar(&f.out, "out", "", "folder for factors.parquet and clusters.parquet")
+	fl.IntVar(&f.top, "top", 10, "values printed per factor (all are written)")
+	fl.IntVar(&f.kmax, "kmax", 8, "largest k tried")
+	fl.IntVar(&f.restarts, "restarts", 10, "k-means restarts per k")
+	fl.Int64Var(&f.seed, "seed", 1, "seed of k-means++")
+	return cmd
+}
+
+func readSWF(path string) ([]swf.Record, string, error) {
+	r, err := swf.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer r.Close()
+	var recs []swf.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		recs = append(recs, rec)
+	}
+	return recs, r.SHA256(), nil
+}
+
+func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
+	known := []string{analysis.User, analysis.Group, analysis.App, analysis.Queue, analysis.Partition}
+	for _, b := range f.by {
+		if !slices.Contains(known, b) {
+			return &exitError{exitBadInput, fmt.Errorf("--by %q: want one of %s", b, strings.Join(known, ", "))}
+		}
+	}
+	recs, sum, err := readSWF(path)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	jobs := analysis.FromSWF(recs)
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "%s: %d jobs (sha256 %.12s…)\n", path, len(jobs), sum)
+	var factorRows, clusterRows [][]any
+	for _, factor := range f.by {
+		st := analysis.Describe(jobs, factor)
+		fmt.Fprintf(w, "\n== by %s: %d values\n", factor, len(st))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "value\tjobs\tshare\tactivity\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\t")
+		for i, s := range st {
+			if i < f.top {
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\t%.0f\t%.3f\t%d\t\n", orUnknown(s.Value), s.Jobs, s.Share, s.Activity,
+					s.Params["procs"].Mean, median(s, "req_time"), median(s, "runtime"), s.Params["wait"].Mean, s.Params["k_wall"].Mean, s.Censored)
+			}
+			row := []any{factor, s.Value, int64(s.Jobs), s.Share, s.Activity, int64(s.Censored)}
+			for _, p := range analysis.Parameters() {
+				ps := s.Params[p]
+				row = append(row, int64(ps.N), nullable(ps.Mean), nullable(ps.SD), nullable(ps.CI.Lo), nullable(ps.CI.Hi))
+				q := s.Quantiles[p]
+				for k := range analysis.QuantileProbs() {
+					if k < len(q) {
+						row = append(row, nullable(q[k]))
+					} else {
+						row = append(row, nil)
+					}
+				}
+			}
+			factorRows = append(factorRows, row)
+		}
+		tw.Flush()
+		if len(st) > f.top {
+			fmt.Fprintf(w, "(%d more values in factors.parquet with --out)\n", len(st)-f.top)
+		}
+		c, err := analysis.Cluster(st, f.kmax, f.restarts, manifest.NewRand(uint64(f.seed)))
+		if err != nil {
+			fmt.Fprintf(w, "clusters: %v\n", err)
+			continue
+		}
+		fmt.Fprintf(w, "clusters: k = %d by mean silhouette %.3f (tried:", c.Result.K, c.Result.Silhouette)
+		for _, r := range c.Tried {
+			fmt.Fprintf(w, " k=%d %.3f", r.K, r.Silhouette)
+		}
+		fmt.Fprintf(w, "), sizes %v\n", c.Result.Sizes)
+		for i, v := range c.Values {
+			clusterRows = append(clusterRows, []any{factor, v, int64(c.Labels[i]), int64(c.Result.K), c.Result.Silhouette})
+		}
+	}
+	if f.out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
+	}
+	meta := results.Metadata(runner.BuildProvenance())
+	meta["input.path"] = filepath.Base(path)
+	meta["input.sha256"] = sum
+	meta["kmeans.seed"] = fmt.Sprint(f.seed)
+	meta["kmeans.restarts"] = fmt.Sprint(f.restarts)
+	meta["censoring"] = "jobs with runtime >= requested time are counted in censored and kept at their observed values"
+	cols := []results.Column{{Name: "factor", Kind: results.String}, {Name: "value", Kind: results.String},
+		{Name: "jobs", Kind: results.Int64}, {Name: "share", Kind: results.Float64}, {Name: "activity", Kind: results.Float64},
+		{Name: "censored", Kind: results.Int64}}
+	for _, p := range analysis.Parameters() {
+		cols = append(cols, results.Column{Name: p + "_n", Kind: results.Int64})
+		for _, s := range []string{"mean", "sd", "ci_lo", "ci_hi"} {
+			cols = append(cols, results.Column{Name: p + "_" + s, Kind: results.Float64})
+		}
+		for _, q := range analysis.QuantileProbs() {
+			cols = append(cols, results.Column{Name: fmt.Sprintf("%s_p%02.0f", p, 100*q), Kind: results.Float64})
+		}
+	}
+	if err := results.WriteTable(filepath.Join(f.out, "factors.parquet"), cols, factorRows, meta); err != nil {
+		return err
+	}
+	ccols := []results.Column{{Name: "factor", Kind: results.String}, {Name: "value", Kind: results.String},
+		{Name: "cluster", Kind: results.Int64}, {Name: "k", Kind: results.Int64}, {Name: "silhouette", Kind: results.Float64}}
+	if err := results.WriteTable(filepath.Join(f.out, "clusters.parquet"), ccols, clusterRows, meta); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwrote %s and %s\n", filepath.Join(f.out, "factors.parquet"), filepath.Join(f.out, "clusters.parquet"))
+	return nil
+}
+
+func orUnknown(v string) string {
+	if v == "" {
+		return "(unknown)"
+	}
+	return v
+}
+
+func median(s analysis.Stats, p string) float64 {
+	if q := s.Quantiles[p]; len(q) > 2 {
+		return q[2]
+	}
+	return math.NaN()
+}
+
+func nullable(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
