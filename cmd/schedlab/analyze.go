@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/fit"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/workload/analysis"
@@ -21,12 +23,13 @@ import (
 )
 
 type analyzeFlags struct {
-	by       []string
-	out      string
-	top      int
-	kmax     int
-	seed     int64
-	restarts int
+	by        []string
+	out       string
+	top       int
+	kmax      int
+	seed      int64
+	restarts  int
+	resamples int
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -42,8 +45,16 @@ censored. The values of each factor are then clustered by k-means (k-means++,
 seeded) on <activity share, mean processors, mean T_lim, mean K_wall>,
 standardised, with k chosen by the mean silhouette.
 
---out DIR writes DIR/factors.parquet (one row per factor value) and
-DIR/clusters.parquet (one row per clustered value).`,
+Per cluster and parameter (processors, T_lim, runtime, wait), exponential,
+log-normal, Weibull and gamma laws are fitted by maximum likelihood (location
+0; non-positive values and, for runtimes, jobs that ran to their limit are
+left out and counted), ranked by AIC, with Kolmogorov-Smirnov and
+Cramer-von Mises statistics and parametric-bootstrap p-values (--resamples,
+on at most 5000 values per test).
+
+--out DIR writes DIR/factors.parquet (one row per factor value),
+DIR/clusters.parquet (one row per clustered value) and DIR/fits.parquet (one
+row per factor, cluster, parameter and family).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args[0], f) },
 	}
@@ -53,7 +64,8 @@ DIR/clusters.parquet (one row per clustered value).`,
 	fl.IntVar(&f.top, "top", 10, "values printed per factor (all are written)")
 	fl.IntVar(&f.kmax, "kmax", 8, "largest k tried")
 	fl.IntVar(&f.restarts, "restarts", 10, "k-means restarts per k")
-	fl.Int64Var(&f.seed, "seed", 1, "seed of k-means++")
+	fl.Int64Var(&f.seed, "seed", 1, "seed of k-means++, the bootstrap and its subsamples")
+	fl.IntVar(&f.resamples, "resamples", 99, "parametric-bootstrap resamples of each goodness-of-fit test (0: no fits)")
 	return cmd
 }
 
@@ -91,7 +103,8 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	jobs := analysis.FromSWF(recs)
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "%s: %d jobs (sha256 %.12s…)\n", path, len(jobs), sum)
-	var factorRows, clusterRows [][]any
+	var factorRows, clusterRows, fitRows [][]any
+	rng := manifest.NewRand(uint64(f.seed))
 	for _, factor := range f.by {
 		st := analysis.Describe(jobs, factor)
 		fmt.Fprintf(w, "\n== by %s: %d values\n", factor, len(st))
@@ -121,7 +134,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		if len(st) > f.top {
 			fmt.Fprintf(w, "(%d more values in factors.parquet with --out)\n", len(st)-f.top)
 		}
-		c, err := analysis.Cluster(st, f.kmax, f.restarts, manifest.NewRand(uint64(f.seed)))
+		c, err := analysis.Cluster(st, f.kmax, f.restarts, rng)
 		if err != nil {
 			fmt.Fprintf(w, "clusters: %v\n", err)
 			continue
@@ -134,6 +147,29 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		for i, v := range c.Values {
 			clusterRows = append(clusterRows, []any{factor, v, int64(c.Labels[i]), int64(c.Result.K), c.Result.Silhouette})
 		}
+		if f.resamples < 1 {
+			continue
+		}
+		pfs, err := analysis.FitParameters(jobs, c, f.resamples, rng)
+		if err != nil {
+			return err
+		}
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "cluster	parameter	n	dropped	best (AIC)	parameters	KS	KS p	CvM p	")
+		for _, pf := range pfs {
+			if len(pf.Fits) == 0 {
+				fmt.Fprintf(tw, "%d	%s	%d	%d	(no fit)					\n", pf.Cluster, pf.Param, pf.N, pf.Dropped)
+				continue
+			}
+			b, g := pf.Fits[0], pf.GoF[0]
+			fmt.Fprintf(tw, "%d	%s	%d	%d	%s	%s	%.4f	%.3f	%.3f	\n", pf.Cluster, pf.Param, pf.N, pf.Dropped, b.Family, paramsOf(b), g.KS, g.KSP, g.CvMP)
+			for i, ft := range pf.Fits {
+				gi := pf.GoF[i]
+				fitRows = append(fitRows, []any{factor, int64(pf.Cluster), pf.Param, int64(pf.N), int64(pf.Dropped), string(ft.Family),
+					int64(i + 1), paramsOf(ft), ft.LogLik, ft.AIC, ft.BIC, gi.KS, gi.KSP, gi.CvM, gi.CvMP, int64(gi.Resamples)})
+			}
+		}
+		tw.Flush()
 	}
 	if f.out == "" {
 		return nil
@@ -167,7 +203,17 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	if err := results.WriteTable(filepath.Join(f.out, "clusters.parquet"), ccols, clusterRows, meta); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nwrote %s and %s\n", filepath.Join(f.out, "factors.parquet"), filepath.Join(f.out, "clusters.parquet"))
+	fcols := []results.Column{{Name: "factor", Kind: results.String}, {Name: "cluster", Kind: results.Int64},
+		{Name: "parameter", Kind: results.String}, {Name: "n", Kind: results.Int64}, {Name: "dropped", Kind: results.Int64},
+		{Name: "family", Kind: results.String}, {Name: "rank_aic", Kind: results.Int64}, {Name: "params", Kind: results.String},
+		{Name: "loglik", Kind: results.Float64}, {Name: "aic", Kind: results.Float64}, {Name: "bic", Kind: results.Float64},
+		{Name: "ks", Kind: results.Float64}, {Name: "ks_p", Kind: results.Float64}, {Name: "cvm", Kind: results.Float64},
+		{Name: "cvm_p", Kind: results.Float64}, {Name: "resamples", Kind: results.Int64}}
+	meta["gof.sample"] = fmt.Sprint(analysis.GoFSample)
+	if err := results.WriteTable(filepath.Join(f.out, "fits.parquet"), fcols, fitRows, meta); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwrote factors.parquet, clusters.parquet and fits.parquet in %s\n", f.out)
 	return nil
 }
 
@@ -190,4 +236,13 @@ func nullable(x float64) any {
 		return nil
 	}
 	return x
+}
+
+// paramsOf writes a fit's parameters as name=value pairs, sorted.
+func paramsOf(f fit.Fit) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(f.Params)) {
+		parts = append(parts, fmt.Sprintf("%s=%.4g", k, f.Params[k]))
+	}
+	return strings.Join(parts, " ")
 }

@@ -81,7 +81,7 @@ func TestCompareCommand(t *testing.T) {
 // TestWorkloadAnalyze describes the shipped KTH log and writes its tables.
 func TestWorkloadAnalyze(t *testing.T) {
 	dir := t.TempDir()
-	out, err := run(t, "workload", "analyze", kth, "--by", "user,queue", "--out", dir)
+	out, err := run(t, "workload", "analyze", kth, "--by", "user,queue", "--resamples", "19", "--out", dir)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -91,6 +91,10 @@ func TestWorkloadAnalyze(t *testing.T) {
 	_, rows, meta, err := results.ReadTable(filepath.Join(dir, "factors.parquet"))
 	if err != nil || len(rows) != 215 || meta["input.sha256"] == "" {
 		t.Errorf("factors.parquet: %v, %d rows", err, len(rows))
+	}
+	_, fits, _, err := results.ReadTable(filepath.Join(dir, "fits.parquet"))
+	if err != nil || len(fits) == 0 || len(fits)%4 != 0 {
+		t.Errorf("fits.parquet: %v, %d rows (4 families per cluster and parameter)", err, len(fits))
 	}
 	if out, err := run(t, "workload", "analyze", kth, "--by", "colour"); exitCode(err) != exitBadInput || !strings.Contains(out, "--by \"colour\"") {
 		t.Errorf("bad factor: exit %d\n%s", exitCode(err), out)

@@ -93,3 +93,47 @@ func TestKTH(t *testing.T) {
 	}
 	t.Logf("KTH: %d users, k = %d, silhouette %.3f, sizes %v", len(st), c.Result.K, c.Result.Silhouette, c.Result.Sizes)
 }
+
+// TestFitParameters fits the clusters of KTH's users.
+func TestFitParameters(t *testing.T) {
+	r, err := swf.Open("../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []swf.Record
+	for {
+		rc, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rc)
+	}
+	jobs := FromSWF(recs)
+	c, err := Cluster(Describe(jobs, User), 4, 3, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits, err := FitParameters(jobs, c, 19, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fits) != 4*c.Result.K {
+		t.Fatalf("%d fits for %d clusters", len(fits), c.Result.K)
+	}
+	total := map[string]int{}
+	for _, f := range fits {
+		total[f.Param] += f.N + f.Dropped
+		if f.N >= 10 && len(f.Fits) > 0 && (len(f.GoF) != len(f.Fits) || f.Fits[0].AIC > f.Fits[len(f.Fits)-1].AIC) {
+			t.Errorf("%+v", f)
+		}
+	}
+	for p, n := range total {
+		if n != len(jobs) {
+			t.Errorf("%s: %d jobs accounted for, want %d", p, n, len(jobs))
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/schedlab/schedlab/results/fit"
+)
+
+// ParamFit is the distribution fits of one parameter over the jobs of one
+// cluster of a factor's values.
+type ParamFit struct {
+	Factor  string
+	Cluster int
+	Param   string
+	// N counts the values fitted; Dropped the jobs left out: unknown or
+	// non-positive values (every family lives on x > 0, so waits of 0 are
+	// dropped and their share reported), and for the runtime the jobs that
+	// ran to their limit (right-censored).
+	N, Dropped int
+	// Fits holds every family, best AIC first, and GoF their
+	// goodness-of-fit statistics and parametric-bootstrap p-values, in
+	// the same order (computed on at most GoFSample values).
+	Fits []fit.Fit
+	GoF  []fit.GoF
+}
+
+// GoFSample is the largest sample the bootstrap goodness-of-fit tests use;
+// larger ones are subsampled (without replacement, seeded), since each
+// resample refits the family and a p-value for 100,000 values adds nothing
+// a 5,000-value one does not show.
+const GoFSample = 5000
+
+// FitParameters returns the fits of procs, req_time, runtime and wait for
+// each cluster of c, over the jobs whose factor value is in the cluster.
+// resamples is the number of bootstrap resamples per test.
+func FitParameters(jobs []Job, c Clusters, resamples int, rng *rand.Rand) ([]ParamFit, error) {
+	label := map[string]int{}
+	for i, v := range c.Values {
+		label[v] = c.Labels[i]
+	}
+	var out []ParamFit
+	for k := range c.Result.K {
+		for _, p := range []string{"procs", "req_time", "runtime", "wait"} {
+			pf := ParamFit{Factor: c.Factor, Cluster: k, Param: p}
+			var xs []float64
+			for _, j := range jobs {
+				l, ok := label[j.Factors[c.Factor]]
+				if !ok || l != k {
+					continue
+				}
+				x := param(j, p)
+				if math.IsNaN(x) || x <= 0 || (p == "runtime" && j.Censored()) {
+					pf.Dropped++
+					continue
+				}
+				xs = append(xs, x)
+			}
+			pf.N = len(xs)
+			if len(xs) < 10 {
+				out = append(out, pf) // too few to fit: reported empty
+				continue
+			}
+			fits, err := fit.FitAll(xs)
+			if err != nil {
+				// All-equal values (a cluster whose jobs all ask for one
+				// processor) fit no continuous family; say so, go on.
+				out = append(out, pf)
+				continue
+			}
+			pf.Fits = fits
+			sample := subsample(xs, GoFSample, rng)
+			for _, f := range fits {
+				g, err := fit.Test(sample, f, resamples, rng)
+				if err != nil {
+					return nil, fmt.Errorf("analysis: %s cluster %d %s %s: %w", c.Factor, k, p, f.Family, err)
+				}
+				pf.GoF = append(pf.GoF, g)
+			}
+			out = append(out, pf)
+		}
+	}
+	return out, nil
+}
+
+// subsample returns n values of xs drawn without replacement (a partial
+// Fisher-Yates shuffle of a copy), or xs itself when it is not larger.
+func subsample(xs []float64, n int, rng *rand.Rand) []float64 {
+	if len(xs) <= n {
+		return xs
+	}
+	c := append([]float64(nil), xs...)
+	for i := range n {
+		j := i + rng.IntN(len(c)-i)
+		c[i], c[j] = c[j], c[i]
+	}
+	return c[:n]
+}
