@@ -70,9 +70,15 @@ row per factor, cluster, parameter and family).`,
 }
 
 func readSWF(path string) ([]swf.Record, string, error) {
+	recs, sum, _, err := readSWFHeader(path)
+	return recs, sum, err
+}
+
+// readSWFHeader reads every record of an SWF log, its sha256 and header.
+func readSWFHeader(path string) ([]swf.Record, string, swf.Header, error) {
 	r, err := swf.Open(path)
 	if err != nil {
-		return nil, "", err
+		return nil, "", swf.Header{}, err
 	}
 	defer r.Close()
 	var recs []swf.Record
@@ -82,11 +88,11 @@ func readSWF(path string) ([]swf.Record, string, error) {
 			break
 		}
 		if err != nil {
-			return nil, "", err
+			return nil, "", swf.Header{}, err
 		}
 		recs = append(recs, rec)
 	}
-	return recs, r.SHA256(), nil
+	return recs, r.SHA256(), r.Header(), nil
 }
 
 func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {

@@ -100,3 +100,24 @@ func TestWorkloadAnalyze(t *testing.T) {
 		t.Errorf("bad factor: exit %d\n%s", exitCode(err), out)
 	}
 }
+
+// TestWorkloadFitAndGen fits a model to the shipped KTH log, draws a trace
+// from it, and checks that the same seed draws the same trace.
+func TestWorkloadFitAndGen(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.toml")
+	out, err := run(t, "workload", "fit", kth, "-o", model)
+	if err != nil || !strings.Contains(out, "KS distance") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	gen := func(seed string) string {
+		out, err := run(t, "workload", "gen", "--model", "model", "--param", "path="+model, "--param", "jobs=500", "--procs", "100", "--seed", seed)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return out
+	}
+	a, b, c := gen("1"), gen("1"), gen("2")
+	if a != b || a == c || strings.Count(a, "\n") < 500 {
+		t.Errorf("gen: same seed same trace %v, other seed other trace %v, %d lines", a == b, a != c, strings.Count(a, "\n"))
+	}
+}

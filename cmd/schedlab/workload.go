@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload/analysis"
 	"github.com/schedlab/schedlab/workload/swf"
 	"github.com/schedlab/schedlab/workload/synth"
 )
@@ -23,7 +25,29 @@ import (
 // manifest may name with generator = "NAME" and `schedlab workload gen`
 // runs.
 func generators() []manifest.Generator {
-	return []manifest.Generator{mazalovGenerator()}
+	return []manifest.Generator{mazalovGenerator(), modelGenerator()}
+}
+
+// modelGenerator draws from a model file written by `schedlab workload fit`.
+func modelGenerator() manifest.Generator {
+	return manifest.Generator{
+		Name: "model",
+		Doc:  "a workload model fitted on a log by `schedlab workload fit` (arrivals and job classes)",
+		Params: []sdk.Param{
+			{Name: "path", Type: sdk.String, Default: "", Doc: "the model file (a path relative to the working directory, or absolute)"},
+			{Name: "jobs", Type: sdk.Int, Default: "0", Doc: "number of jobs; 0 takes the model's (the fitted log's)"},
+		},
+		Generate: func(p sdk.Params, procs int64, rng *rand.Rand) ([]swf.Record, error) {
+			if p.String("path") == "" {
+				return nil, errors.New("generator model: set params.path to a model file")
+			}
+			m, err := analysis.ReadModel(p.String("path"))
+			if err != nil {
+				return nil, err
+			}
+			return m.Generate(int(p.Int("jobs")), procs, rng)
+		},
+	}
 }
 
 // mazalovGenerator is the synthetic model of Mazalov & Nikitina (2012).
@@ -136,7 +160,7 @@ Models:
 	fl.Int64Var(&seed, "seed", 1, "seed (the generator gets math/rand/v2 PCG of it, as manifest.NewRand)")
 	fl.Int64Var(&procs, "procs", 64, "platform size in processors")
 	fl.StringVarP(&out, "out", "o", "", "output file (default: standard output)")
-	cmd.AddCommand(gen, newAnalyzeCmd())
+	cmd.AddCommand(gen, newAnalyzeCmd(), newFitCmd())
 	return cmd
 }
 

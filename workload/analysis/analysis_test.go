@@ -137,3 +137,69 @@ func TestFitParameters(t *testing.T) {
 		}
 	}
 }
+
+func TestKS2(t *testing.T) {
+	if d := KS2([]float64{1, 2, 3, 4}, []float64{3, 4, 5, 6}); d != 0.5 {
+		t.Errorf("KS2 = %v, want 0.5", d)
+	}
+	if d := KS2([]float64{1, 2}, []float64{1, 2}); d != 0 {
+		t.Errorf("KS2 of equal samples = %v", d)
+	}
+}
+
+// TestModelRoundTrip fits a model on KTH's users, writes and reads it, and
+// generates a trace whose marginals are close to KTH's.
+func TestModelRoundTrip(t *testing.T) {
+	r, err := swf.Open("../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []swf.Record
+	for {
+		rc, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rc)
+	}
+	jobs := FromSWF(recs)
+	c, err := Cluster(Describe(jobs, User), 6, 3, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FitModel(jobs, c, 100, "KTH", "sha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/model.toml"
+	if err := m.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := ReadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := m2.Generate(0, 0, rand.New(rand.NewPCG(5, 6)))
+	if err != nil || len(gen) != len(recs) {
+		t.Fatalf("%d jobs, %v", len(gen), err)
+	}
+	ks := Marginals(jobs, FromSWF(gen))
+	t.Logf("KS distances real vs generated: %v", ks)
+	for p, d := range ks {
+		// Parametric laws miss the spikes of real logs (power-of-two
+		// sizes, round requested times), so the distance is not small;
+		// a broken generator would be far off (near 1).
+		if !(d < 0.35) {
+			t.Errorf("%s: KS distance %v", p, d)
+		}
+	}
+	for _, j := range gen {
+		if j.ReqProcs < 1 || j.ReqProcs > 100 || j.RunTime > j.ReqTime || j.RunTime < 1 {
+			t.Fatalf("bad job %+v", j)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/workload/analysis"
+)
+
+func newFitCmd() *cobra.Command {
+	var out, by string
+	var seed int64
+	var kmax, restarts int
+	var procs int64
+	cmd := &cobra.Command{
+		Use:   "fit FILE.swf[.gz] -o model.toml [--by user]",
+		Short: "fit a workload model (arrivals and job classes) to a log",
+		Long: `Fit a workload model to an SWF log: the law of inter-arrival times, and one job
+class per k-means cluster of the --by factor's values (see workload analyze),
+with the best-AIC laws of processors, requested time and runtime (fitted on the
+jobs that did not run to their limit) and the share of jobs that did.
+The model is written as TOML (-o); then a trace is drawn from it (seeded) and
+the two-sample Kolmogorov-Smirnov distance between its marginals and the log's
+is printed. Draw workloads from the model with ` + "`schedlab workload gen --model model --param path=model.toml`" + `
+or a manifest workload with generator = "model".`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return &exitError{exitBadInput, fmt.Errorf("-o model.toml is required")}
+			}
+			known := []string{analysis.User, analysis.Group, analysis.App, analysis.Queue, analysis.Partition}
+			if !slices.Contains(known, by) {
+				return &exitError{exitBadInput, fmt.Errorf("--by %q: want one of %s", by, strings.Join(known, ", "))}
+			}
+			recs, sum, header, err := readSWFHeader(args[0])
+			if err != nil {
+				return &exitError{exitBadInput, err}
+			}
+			if procs <= 0 {
+				if p, ok := header.MaxProcs(); ok {
+					procs = p
+				} else if p, ok := header.MaxNodes(); ok {
+					procs = p
+				} else {
+					return &exitError{exitBadInput, fmt.Errorf("%s: no MaxProcs or MaxNodes in the header; give --procs", args[0])}
+				}
+			}
+			jobs := analysis.FromSWF(recs)
+			rng := manifest.NewRand(uint64(seed))
+			c, err := analysis.Cluster(analysis.Describe(jobs, by), kmax, restarts, rng)
+			if err != nil {
+				return &exitError{exitBadInput, err}
+			}
+			m, err := analysis.FitModel(jobs, c, procs, filepath.Base(args[0]), sum)
+			if err != nil {
+				return err
+			}
+			if err := m.Write(out); err != nil {
+				return err
+			}
+			gen, err := m.Generate(0, 0, rng)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s: %d jobs, %d classes by %s (silhouette %.3f) -> %s\n", args[0], len(jobs), len(m.Classes), by, c.Result.Silhouette, out)
+			for i, cl := range m.Classes {
+				fmt.Fprintf(w, "  class %d: share %.3f, procs %s, req_time %s, runtime %s, censored %.3f\n", i, cl.Share,
+					lawText(cl.Procs), lawText(cl.ReqTime), lawText(cl.Runtime), cl.Censored)
+			}
+			fmt.Fprintf(w, "  arrivals: %s\n", lawText(m.Arrival))
+			ks := analysis.Marginals(jobs, analysis.FromSWF(gen))
+			fmt.Fprintf(w, "KS distance, log vs a trace drawn from the model (seed %d):", seed)
+			for _, k := range []string{"interarrival", "procs", "req_time", "runtime"} {
+				fmt.Fprintf(w, " %s %.3f", k, ks[k])
+			}
+			fmt.Fprintln(w)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&out, "out", "o", "", "model file to write (TOML)")
+	fl.StringVar(&by, "by", analysis.User, "factor whose clusters are the job classes")
+	fl.Int64Var(&seed, "seed", 1, "seed of k-means++ and of the check trace")
+	fl.IntVar(&kmax, "kmax", 8, "largest number of classes tried")
+	fl.IntVar(&restarts, "restarts", 10, "k-means restarts per k")
+	fl.Int64Var(&procs, "procs", 0, "platform size (default: from the log's header)")
+	return cmd
+}
+
+func lawText(l analysis.Law) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(l.Params)) {
+		parts = append(parts, fmt.Sprintf("%s=%.4g", k, l.Params[k]))
+	}
+	return l.Family + "(" + strings.Join(parts, " ") + ")"
+}

@@ -1,0 +1,296 @@
+package analysis
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/schedlab/schedlab/results/fit"
+	"github.com/schedlab/schedlab/workload/swf"
+)
+
+// Model is a workload model fitted from a log: an arrival process and a
+// mixture of job classes, the clusters of one factor's values, each with
+// fitted laws of processors, requested time and runtime. It is written as
+// TOML by `schedlab workload fit` and read by `schedlab workload gen` and
+// the manifest generator "model".
+type Model struct {
+	// Source and SourceSHA256 name the log the model was fitted on.
+	Source       string `toml:"source"`
+	SourceSHA256 string `toml:"source_sha256"`
+	// Factor is the factor whose clusters are the classes.
+	Factor string `toml:"factor"`
+	// Procs is the platform size of the log; Jobs its number of jobs, the
+	// default size of a generated workload.
+	Procs int64 `toml:"procs"`
+	Jobs  int   `toml:"jobs"`
+	// Arrival is the law of the time between two submissions, in seconds.
+	Arrival Law     `toml:"arrival"`
+	Classes []Class `toml:"classes"`
+}
+
+// Class is one job class of a model.
+type Class struct {
+	// Share is the class's share of the jobs.
+	Share float64 `toml:"share"`
+	// Procs, ReqTime and Runtime are the fitted laws; Runtime was fitted on
+	// the jobs that did not run to their limit.
+	Procs   Law `toml:"procs"`
+	ReqTime Law `toml:"req_time"`
+	Runtime Law `toml:"runtime"`
+	// Censored is the share of the class's jobs that ran to their limit;
+	// a generated job of the class runs to its limit with this
+	// probability.
+	Censored float64 `toml:"censored"`
+}
+
+// Law is a fitted distribution as the model file stores it.
+type Law struct {
+	Family string             `toml:"family"`
+	Params map[string]float64 `toml:"params"`
+}
+
+func lawOf(f fit.Fit) Law { return Law{Family: string(f.Family), Params: f.Params} }
+
+func (l Law) fit() fit.Fit {
+	return fit.Fit{Family: fit.Family(l.Family), Params: l.Params}
+}
+
+// FitModel fits a model to jobs: the inter-arrival law over all jobs, and a
+// class per cluster of c (from Cluster) with the best-AIC law of each
+// parameter.
+func FitModel(jobs []Job, c Clusters, procs int64, source, sha string) (*Model, error) {
+	m := &Model{Source: source, SourceSHA256: sha, Factor: c.Factor, Procs: procs, Jobs: len(jobs)}
+	var submits []float64
+	for _, j := range jobs {
+		if !math.IsNaN(j.Submit) {
+			submits = append(submits, j.Submit)
+		}
+	}
+	sort.Float64s(submits)
+	var gaps []float64
+	for i := 1; i < len(submits); i++ {
+		if g := submits[i] - submits[i-1]; g > 0 {
+			gaps = append(gaps, g)
+		}
+	}
+	// Simultaneous submissions (gap 0) cannot enter a law on x > 0; their
+	// share is small in the logs, and the generated stream spreads them.
+	best, err := bestFit(gaps)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: inter-arrival times: %w", err)
+	}
+	m.Arrival = lawOf(best)
+	label := map[string]int{}
+	for i, v := range c.Values {
+		label[v] = c.Labels[i]
+	}
+	for k := range c.Result.K {
+		var n, censored int
+		var ps, rs, ts []float64
+		for _, j := range jobs {
+			if l, ok := label[j.Factors[c.Factor]]; !ok || l != k {
+				continue
+			}
+			n++
+			if j.Procs > 0 {
+				ps = append(ps, j.Procs)
+			}
+			if j.ReqTime > 0 {
+				rs = append(rs, j.ReqTime)
+			}
+			if j.Censored() {
+				censored++
+			} else if j.Runtime > 0 {
+				ts = append(ts, j.Runtime)
+			}
+		}
+		cl := Class{Share: float64(n) / float64(len(jobs)), Censored: float64(censored) / float64(max(n, 1))}
+		for _, x := range []struct {
+			name string
+			xs   []float64
+			dst  *Law
+		}{{"procs", ps, &cl.Procs}, {"req_time", rs, &cl.ReqTime}, {"runtime", ts, &cl.Runtime}} {
+			f, err := bestFit(x.xs)
+			if err != nil {
+				return nil, fmt.Errorf("analysis: class %d %s: %w", k, x.name, err)
+			}
+			*x.dst = lawOf(f)
+		}
+		m.Classes = append(m.Classes, cl)
+	}
+	return m, nil
+}
+
+// bestFit is the best-AIC law; a constant sample (all jobs on one
+// processor) is a point mass, stored as a log-normal of zero spread.
+func bestFit(xs []float64) (fit.Fit, error) {
+	if len(xs) == 0 {
+		return fit.Fit{}, errors.New("no positive value to fit")
+	}
+	constant := true
+	for _, x := range xs {
+		if x != xs[0] {
+			constant = false
+			break
+		}
+	}
+	if constant {
+		return fit.Fit{Family: fit.LogNormal, Params: map[string]float64{fit.ParamMu: math.Log(xs[0]), fit.ParamSigma: 0}, N: len(xs)}, nil
+	}
+	fits, err := fit.FitAll(xs)
+	if err != nil {
+		return fit.Fit{}, err
+	}
+	return fits[0], nil
+}
+
+// Write writes the model as TOML.
+func (m *Model) Write(path string) error {
+	var b bytes.Buffer
+	b.WriteString("# A workload model fitted by `schedlab workload fit`; `schedlab workload gen` and the\n")
+	b.WriteString("# manifest generator \"model\" draw workloads from it. Times in seconds.\n\n")
+	if err := toml.NewEncoder(&b).Encode(m); err != nil {
+		return fmt.Errorf("model %s: %w", path, err)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// ReadModel reads a model file, strictly: an unknown key is an error.
+func ReadModel(path string) (*Model, error) {
+	var m Model
+	md, err := toml.DecodeFile(path, &m)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("model %s: unknown key %s", path, und[0])
+	}
+	if len(m.Classes) == 0 || m.Procs < 1 {
+		return nil, fmt.Errorf("model %s: needs procs and at least one class", path)
+	}
+	return &m, nil
+}
+
+// draw samples a law; a zero-spread log-normal is its point.
+func draw(l Law, rng *rand.Rand) float64 {
+	if l.Family == string(fit.LogNormal) && l.Params[fit.ParamSigma] == 0 {
+		return math.Exp(l.Params[fit.ParamMu])
+	}
+	return l.fit().Rand(rng)
+}
+
+// Generate draws n jobs (the model's count when n <= 0) for a platform of
+// procs processors (the model's when procs <= 0): submissions from the
+// arrival law, a class per job by its share, processors rounded up and
+// clamped to the platform, requested time rounded up (at least 1 s), and a
+// runtime that is the requested time with the class's censored
+// probability, else drawn from the runtime law until it is below the
+// requested time (at most 100 draws, then the requested time). The SWF
+// user field carries the job's class index.
+func (m *Model) Generate(n int, procs int64, rng *rand.Rand) ([]swf.Record, error) {
+	if n <= 0 {
+		n = m.Jobs
+	}
+	if procs <= 0 {
+		procs = m.Procs
+	}
+	var total float64
+	for _, c := range m.Classes {
+		total += c.Share
+	}
+	if !(total > 0) {
+		return nil, errors.New("model: class shares sum to 0")
+	}
+	recs := make([]swf.Record, n)
+	t := 0.0
+	for i := range recs {
+		if i > 0 {
+			t += draw(m.Arrival, rng)
+		}
+		u, k := rng.Float64()*total, 0
+		for k = 0; k < len(m.Classes)-1; k++ {
+			if u -= m.Classes[k].Share; u < 0 {
+				break
+			}
+		}
+		c := m.Classes[k]
+		p := min(max(int64(math.Ceil(draw(c.Procs, rng))), 1), procs)
+		req := max(int64(math.Ceil(draw(c.ReqTime, rng))), 1)
+		run := req
+		if rng.Float64() >= c.Censored {
+			for range 100 {
+				if r := int64(math.Ceil(draw(c.Runtime, rng))); r >= 1 && r < req {
+					run = r
+					break
+				}
+			}
+		}
+		recs[i] = swf.Record{JobNumber: int64(i + 1), Submit: int64(t), Wait: swf.Missing, RunTime: run,
+			AllocProcs: p, AvgCPUTime: swf.Missing, UsedMemory: swf.Missing, ReqProcs: p, ReqTime: req,
+			ReqMemory: swf.Missing, Status: 1, User: int64(k), Group: swf.Missing, App: swf.Missing,
+			Queue: swf.Missing, Partition: swf.Missing, PrecedingJob: swf.Missing, ThinkTime: swf.Missing}
+	}
+	return recs, nil
+}
+
+// KS2 is the two-sample Kolmogorov-Smirnov distance: the largest gap
+// between the empirical distribution functions of a and b. NaN when
+// either is empty.
+func KS2(a, b []float64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return math.NaN()
+	}
+	x := append([]float64(nil), a...)
+	y := append([]float64(nil), b...)
+	sort.Float64s(x)
+	sort.Float64s(y)
+	var i, j int
+	d := 0.0
+	for i < len(x) && j < len(y) {
+		v := min(x[i], y[j])
+		for i < len(x) && x[i] == v {
+			i++
+		}
+		for j < len(y) && y[j] == v {
+			j++
+		}
+		d = max(d, math.Abs(float64(i)/float64(len(x))-float64(j)/float64(len(y))))
+	}
+	return d
+}
+
+// Marginals returns the two-sample KS distance between two logs for
+// processors, requested time, runtime and inter-arrival time.
+func Marginals(a, b []Job) map[string]float64 {
+	get := func(js []Job, f func(Job) float64) []float64 {
+		var out []float64
+		for _, j := range js {
+			if x := f(j); !math.IsNaN(x) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	gaps := func(js []Job) []float64 {
+		s := get(js, func(j Job) float64 { return j.Submit })
+		sort.Float64s(s)
+		var out []float64
+		for i := 1; i < len(s); i++ {
+			out = append(out, s[i]-s[i-1])
+		}
+		return out
+	}
+	out := map[string]float64{"interarrival": KS2(gaps(a), gaps(b))}
+	for _, p := range []string{"procs", "req_time", "runtime"} {
+		f := func(j Job) float64 { return param(j, p) }
+		out[p] = KS2(get(a, f), get(b, f))
+	}
+	return out
+}
