@@ -40,10 +40,14 @@ type Class struct {
 	// Share is the class's share of the jobs.
 	Share float64 `toml:"share"`
 	// Procs, ReqTime and Runtime are the fitted laws; Runtime was fitted on
-	// the jobs that did not run to their limit.
+	// the jobs that did not run to their limit. KWall is the law of
+	// T_run / T_lim over the same jobs: a generated runtime is K_wall times
+	// the generated requested time, which keeps the two correlated as in
+	// the log (Runtime is kept for reference and for the marginal check).
 	Procs   Law `toml:"procs"`
 	ReqTime Law `toml:"req_time"`
 	Runtime Law `toml:"runtime"`
+	KWall   Law `toml:"k_wall"`
 	// Censored is the share of the class's jobs that ran to their limit;
 	// a generated job of the class runs to its limit with this
 	// probability.
@@ -93,7 +97,7 @@ func FitModel(jobs []Job, c Clusters, procs int64, source, sha string) (*Model, 
 	}
 	for k := range c.Result.K {
 		var n, censored int
-		var ps, rs, ts []float64
+		var ps, rs, ts, ks []float64
 		for _, j := range jobs {
 			if l, ok := label[j.Factors[c.Factor]]; !ok || l != k {
 				continue
@@ -109,6 +113,9 @@ func FitModel(jobs []Job, c Clusters, procs int64, source, sha string) (*Model, 
 				censored++
 			} else if j.Runtime > 0 {
 				ts = append(ts, j.Runtime)
+				if k := j.KWall(); k > 0 {
+					ks = append(ks, k)
+				}
 			}
 		}
 		cl := Class{Share: float64(n) / float64(len(jobs)), Censored: float64(censored) / float64(max(n, 1))}
@@ -116,7 +123,7 @@ func FitModel(jobs []Job, c Clusters, procs int64, source, sha string) (*Model, 
 			name string
 			xs   []float64
 			dst  *Law
-		}{{"procs", ps, &cl.Procs}, {"req_time", rs, &cl.ReqTime}, {"runtime", ts, &cl.Runtime}} {
+		}{{"procs", ps, &cl.Procs}, {"req_time", rs, &cl.ReqTime}, {"runtime", ts, &cl.Runtime}, {"k_wall", ks, &cl.KWall}} {
 			f, err := bestFit(x.xs)
 			if err != nil {
 				return nil, fmt.Errorf("analysis: class %d %s: %w", k, x.name, err)
@@ -191,8 +198,8 @@ func draw(l Law, rng *rand.Rand) float64 {
 // arrival law, a class per job by its share, processors rounded up and
 // clamped to the platform, requested time rounded up (at least 1 s), and a
 // runtime that is the requested time with the class's censored
-// probability, else drawn from the runtime law until it is below the
-// requested time (at most 100 draws, then the requested time). The SWF
+// probability, else K_wall times the requested time, K_wall drawn from its
+// law until it is below 1 (at most 100 draws, then the requested time). The SWF
 // user field carries the job's class index.
 func (m *Model) Generate(n int, procs int64, rng *rand.Rand) ([]swf.Record, error) {
 	if n <= 0 {
@@ -225,9 +232,11 @@ func (m *Model) Generate(n int, procs int64, rng *rand.Rand) ([]swf.Record, erro
 		req := max(int64(math.Ceil(draw(c.ReqTime, rng))), 1)
 		run := req
 		if rng.Float64() >= c.Censored {
+			// K_wall of a job that ended before its limit is below 1; a
+			// draw at or above 1 is drawn again (at most 100 times).
 			for range 100 {
-				if r := int64(math.Ceil(draw(c.Runtime, rng))); r >= 1 && r < req {
-					run = r
+				if k := draw(c.KWall, rng); k < 1 {
+					run = max(int64(math.Ceil(k*float64(req))), 1)
 					break
 				}
 			}
