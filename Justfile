@@ -44,3 +44,10 @@ deps:
     npm ci --prefix .ci/duckdb --no-audit --no-fund
     npm ci --prefix .ci/browser --no-audit --no-fund
     apt-get install -y --no-install-recommends python3-scipy chromium
+
+# Paper 002: fit a workload model on KTH-SP2, then run EASY and FCFS on the log
+# and on traces drawn from the model (docs/reproductions/petunin-models.md).
+petunin-models:
+    go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-model.toml
+    go run ./cmd/schedlab run --overwrite experiments/petunin-models/kth.toml
+    go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric mean_wait --by policy --no-jobs
