@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +23,7 @@ import (
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/workload/analysis"
+	"github.com/schedlab/schedlab/workload/sacct"
 	"github.com/schedlab/schedlab/workload/swf"
 )
 
@@ -97,17 +102,39 @@ func readSWFHeader(path string) ([]swf.Record, string, swf.Header, error) {
 
 func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	known := []string{analysis.User, analysis.Group, analysis.App, analysis.Queue, analysis.Partition}
+	isSacct, err := sniffSacct(path)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	if isSacct {
+		known = append(known, analysis.Account, analysis.NodeGroup)
+	}
 	for _, b := range f.by {
 		if !slices.Contains(known, b) {
 			return &exitError{exitBadInput, fmt.Errorf("--by %q: want one of %s", b, strings.Join(known, ", "))}
 		}
 	}
-	recs, sum, err := readSWF(path)
-	if err != nil {
-		return &exitError{exitBadInput, err}
-	}
-	jobs := analysis.FromSWF(recs)
 	w := cmd.OutOrStdout()
+	var jobs []analysis.Job
+	var sum string
+	if isSacct {
+		sj, rep, err := sacct.Options{SkipMalformed: true}.ReadFile(path)
+		if err != nil {
+			return &exitError{exitBadInput, err}
+		}
+		jobs = analysis.FromSacct(sj)
+		sum = fileSHA256(path)
+		fmt.Fprintf(w, "%s: Slurm accounting, %s\n", path, rep.String())
+		for _, s := range rep.Skipped {
+			fmt.Fprintf(w, "  skipped: %v\n", s)
+		}
+	} else {
+		recs, s, err := readSWF(path)
+		if err != nil {
+			return &exitError{exitBadInput, err}
+		}
+		jobs, sum = analysis.FromSWF(recs), s
+	}
 	fmt.Fprintf(w, "%s: %d jobs (sha256 %.12s…)\n", path, len(jobs), sum)
 	var factorRows, clusterRows, fitRows [][]any
 	rng := manifest.NewRand(uint64(f.seed))
@@ -115,11 +142,19 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		st := analysis.Describe(jobs, factor)
 		fmt.Fprintf(w, "\n== by %s: %d values\n", factor, len(st))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "value\tjobs\tshare\tactivity\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\t")
+		head := "value\tjobs\tshare\tactivity\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\t"
+		if isSacct {
+			head += "K_ef1 mean\tK_ef2 mean (completed jobs)\t"
+		}
+		fmt.Fprintln(tw, head)
 		for i, s := range st {
 			if i < f.top {
-				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\t%.0f\t%.3f\t%d\t\n", orUnknown(s.Value), s.Jobs, s.Share, s.Activity,
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\t%.0f\t%.3f\t%d\t", orUnknown(s.Value), s.Jobs, s.Share, s.Activity,
 					s.Params["procs"].Mean, median(s, "req_time"), median(s, "runtime"), s.Params["wait"].Mean, s.Params["k_wall"].Mean, s.Censored)
+				if isSacct {
+					fmt.Fprintf(tw, "%.3f\t%.3f\t", s.Params["k_ef1"].Mean, s.Params["k_ef2"].Mean)
+				}
+				fmt.Fprintln(tw)
 			}
 			row := []any{factor, s.Value, int64(s.Jobs), s.Share, s.Activity, int64(s.Censored)}
 			for _, p := range analysis.Parameters() {
@@ -251,4 +286,39 @@ func paramsOf(f fit.Fit) string {
 		parts = append(parts, fmt.Sprintf("%s=%.4g", k, f.Params[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// sniffSacct reports whether path is Slurm accounting output (a first line
+// of '|'-separated field names with JobID among them) rather than SWF.
+func sniffSacct(path string) (bool, error) {
+	r, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	var src io.Reader = r
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(r)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		src = gz
+	}
+	line, err := bufio.NewReader(src).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	fields := strings.Split(strings.TrimSpace(line), "|")
+	return len(fields) > 1 && (slices.Contains(fields, "JobID") || slices.Contains(fields, "JobIDRaw")), nil
+}
+
+// fileSHA256 is the sha256 of a file's bytes, "" when it cannot be read.
+func fileSHA256(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
 // TestCompareCommand compares the policies of a small campaign in every
@@ -119,5 +120,20 @@ func TestWorkloadFitAndGen(t *testing.T) {
 	a, b, c := gen("1"), gen("1"), gen("2")
 	if a != b || a == c || strings.Count(a, "\n") < 500 {
 		t.Errorf("gen: same seed same trace %v, other seed other trace %v, %d lines", a == b, a != c, strings.Count(a, "\n"))
+	}
+}
+
+// TestWorkloadAnalyzeSacct reads a Slurm accounting fixture: malformed
+// records are skipped and listed, and the efficiency indicators printed.
+func TestWorkloadAnalyzeSacct(t *testing.T) {
+	dir := tracedata.SacctDirForTest(t)
+	out, err := run(t, "workload", "analyze", filepath.Join(dir, "sacct_dump2101.log"), "--by", "app,nodes", "--resamples", "0")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Slurm accounting", "12 jobs", "skipped:", "line 16", "== by nodes", "K_ef2 mean"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

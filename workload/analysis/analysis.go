@@ -44,6 +44,10 @@ type Job struct {
 	Procs, ReqTime, Runtime, Wait float64
 	// Submit is the submission time in seconds.
 	Submit float64
+	// KEf1 = T_sys / (T_sys + T_user) and KEf2 = (T_CPU - (T_sys +
+	// T_user)) / T_CPU are the efficiency indicators of paper 002, known
+	// for completed jobs of Slurm logs only (NaN otherwise).
+	KEf1, KEf2 float64
 }
 
 // KWall is T_run / T_lim, NaN when either is unknown or T_lim is 0.
@@ -79,13 +83,15 @@ func FromSWF(recs []swf.Record) []Job {
 			procs = r.AllocProcs
 		}
 		out[i] = Job{Factors: f, Procs: num(procs), ReqTime: num(r.ReqTime), Runtime: num(r.RunTime),
-			Wait: num(r.Wait), Submit: num(r.Submit)}
+			Wait: num(r.Wait), Submit: num(r.Submit), KEf1: math.NaN(), KEf2: math.NaN()}
 	}
 	return out
 }
 
 // Parameters are the per-job quantities described, in report order.
-func Parameters() []string { return []string{"procs", "req_time", "runtime", "wait", "k_wall"} }
+func Parameters() []string {
+	return []string{"procs", "req_time", "runtime", "wait", "k_wall", "k_ef1", "k_ef2"}
+}
 
 func param(j Job, name string) float64 {
 	switch name {
@@ -99,6 +105,10 @@ func param(j Job, name string) float64 {
 		return j.Wait
 	case "k_wall":
 		return j.KWall()
+	case "k_ef1":
+		return j.KEf1
+	case "k_ef2":
+		return j.KEf2
 	}
 	return math.NaN()
 }
