@@ -37,6 +37,9 @@ type Spec struct {
 type Outcome struct {
 	Info    sdk.Info
 	Records []sim.Record
+	// Units holds the placements on divided resources (sim.Result.Units);
+	// nil on a platform without them.
+	Units   []int32
 	Stats   sim.Stats
 	Summary metrics.Summary
 	// Transport is "in-process" or "plugin".
@@ -67,7 +70,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verify.Records(spec.Platform, spec.Jobs, res.Records); err != nil {
+	if err := verify.Result(spec.Platform, spec.Jobs, res); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
 	sum, err := metrics.Compute(spec.Platform, spec.Jobs, res.Records, spec.Metrics)
@@ -75,7 +78,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 		return nil, err
 	}
 	return &Outcome{
-		Info: p.Info(), Records: res.Records, Stats: res.Stats, Summary: sum,
+		Info: p.Info(), Records: res.Records, Units: res.Units, Stats: res.Stats, Summary: sum,
 		Transport: transport, HostNanos: time.Since(begin).Nanoseconds(),
 	}, nil
 }

@@ -16,7 +16,7 @@ package sdk
 
 // ProtocolVersion is the version of the host-plugin protocol. A host refuses a
 // plugin that speaks another version.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // Version is the version of this SDK, recorded in every result's provenance.
-const Version = "0.1.0"
+const Version = "0.2.0"

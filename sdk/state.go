@@ -15,6 +15,10 @@ type State struct {
 	// Free is the free capacity of each cluster, indexed like
 	// Platform.Clusters.
 	Free []Vector
+	// FreeUnits is the free amount of each unit of each cluster's divided
+	// resources (Cluster.Units, in order, flattened), indexed like
+	// Platform.Clusters; nil for a cluster without units.
+	FreeUnits [][]int64
 	// Completed lists the jobs that ended since the previous call, in the
 	// order they ended. A policy may learn from them (their actual runtime is
 	// End - Start, now that it is history).
@@ -28,6 +32,10 @@ type Running struct {
 	Start   int64
 	// ExpectedEnd is Start + Job.Walltime: the latest time the job can end.
 	ExpectedEnd int64
+	// Units is the job's placement on the cluster's divided resources: the
+	// number of its pieces on each unit, laid out like State.FreeUnits; nil
+	// on a cluster without units.
+	Units []int32
 }
 
 // Completion is a job that has ended.
@@ -63,6 +71,11 @@ type Decision struct {
 	Job     *Job
 	Cluster int
 	Time    int64
+	// Units, for a start on a cluster with divided resources, is the
+	// placement the policy chose (pieces per unit, laid out like
+	// State.FreeUnits); nil lets the engine place the pieces by best fit
+	// (see PlacePieces).
+	Units []int32
 }
 
 // Start starts j on cluster 0 now.
@@ -71,6 +84,12 @@ func Start(j *Job) Decision { return Decision{Action: ActionStart, Job: j} }
 // StartOn starts j on the given cluster now.
 func StartOn(j *Job, cluster int) Decision {
 	return Decision{Action: ActionStart, Job: j, Cluster: cluster}
+}
+
+// StartPlaced starts j on the given cluster now with the given placement of
+// its pieces on the cluster's divided resources (see Decision.Units).
+func StartPlaced(j *Job, cluster int, units []int32) Decision {
+	return Decision{Action: ActionStart, Job: j, Cluster: cluster, Units: units}
 }
 
 // Promise records a reservation: j should start no later than at.

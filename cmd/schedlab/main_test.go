@@ -105,7 +105,7 @@ func TestSimBadInput(t *testing.T) {
 
 func TestPluginDescribeAndList(t *testing.T) {
 	out, err := run(t, "plugin", "describe", "conservative")
-	if err != nil || !strings.Contains(out, `"name": "conservative"`) || !strings.Contains(out, `"protocol_version": 1`) {
+	if err != nil || !strings.Contains(out, `"name": "conservative"`) || !strings.Contains(out, `"protocol_version": 2`) {
 		t.Fatalf("describe: %v\n%s", err, out)
 	}
 	out, err = run(t, "plugin", "list")

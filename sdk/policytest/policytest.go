@@ -94,7 +94,7 @@ func Simulate(p sdk.Plugin, sc Scenario) (map[int64]sim.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verify.Records(plat, in, res.Records); err != nil {
+	if err := verify.Result(plat, in, res); err != nil {
 		return nil, err
 	}
 	out := make(map[int64]sim.Record, len(in))

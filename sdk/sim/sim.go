@@ -88,7 +88,12 @@ type Stats struct {
 // Result is the outcome of a run: one record per job, in index order.
 type Result struct {
 	Records []Record
-	Stats   Stats
+	// Units holds each job's placement on its cluster's divided resources
+	// (sdk.Units): Platform.UnitStride() counts per job, in index order, the
+	// first Cluster.UnitCount() of them used. It is nil when no cluster has
+	// divided resources.
+	Units []int32
+	Stats Stats
 }
 
 // Sort orders jobs by (Submit, ID), keeping the order of equal pairs, and sets
@@ -134,6 +139,8 @@ type engine struct {
 	killed  []bool
 	status  []uint8
 	rec     []Record
+	stride  int     // placement entries per job (Platform.UnitStride)
+	place   []int32 // placements, stride per job
 	state   sdk.State
 	ends    heap[endEvent]
 	wakes   heap[int64]
@@ -154,7 +161,7 @@ func Run(p sdk.Plugin, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	e.stats.WallNanos = time.Since(begin).Nanoseconds()
-	return &Result{Records: e.rec, Stats: e.stats}, nil
+	return &Result{Records: e.rec, Units: e.place, Stats: e.stats}, nil
 }
 
 func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
@@ -187,14 +194,24 @@ func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
 		ends:    heap[endEvent]{less: func(a, b endEvent) bool { return a.at < b.at || (a.at == b.at && a.idx < b.idx) }},
 		wakes:   heap[int64]{less: func(a, b int64) bool { return a < b }},
 	}
+	if e.stride = cfg.Platform.UnitStride(); e.stride > 0 {
+		e.place = make([]int32, n*e.stride)
+	}
 	if err := e.loadJobs(); err != nil {
 		return nil, err
 	}
 	free := make([]sdk.Vector, len(cfg.Platform.Clusters))
+	var units [][]int64
+	if e.stride > 0 {
+		units = make([][]int64, len(free))
+	}
 	for i, c := range cfg.Platform.Clusters {
 		free[i] = c.Capacity.Clone()
+		for _, u := range c.Units {
+			units[i] = append(units[i], u.Capacity...)
+		}
 	}
-	e.state = sdk.State{Platform: cfg.Platform, Free: free}
+	e.state = sdk.State{Platform: cfg.Platform, Free: free, FreeUnits: units}
 	e.policy = p.New()
 	env := sdk.Env{
 		Platform:       cfg.Platform,
@@ -241,13 +258,20 @@ func (e *engine) loadJobs() error {
 			}
 		}
 		for _, c := range caps {
-			if j.Request.Fits(c.Capacity) {
+			fits := j.Request.Fits(c.Capacity)
+			for _, u := range c.Units {
+				pieces, size, err := u.Pieces(j.Request)
+				if err != nil {
+					return fmt.Errorf("sim: job id %d %s %s on cluster %q", j.ID, err, e.cfg.Platform.Resources[u.Resource], c.Name)
+				}
+				fits = fits && sdk.PiecesFit(u.Capacity, pieces, size)
+			}
+			if fits {
 				fitsSomewhere = true
-				break
 			}
 		}
 		if !fitsSomewhere {
-			return fmt.Errorf("sim: job id %d requests %v, more than any cluster has; drop or resize it when cleaning the trace", j.ID, []int64(j.Request))
+			return fmt.Errorf("sim: job id %d requests %v, more than any cluster has (or than its units hold); drop or resize it when cleaning the trace", j.ID, []int64(j.Request))
 		}
 		copy(e.req[i*e.dims:], j.Request)
 		e.runtime[i] = min(in.Runtime, j.Walltime)
@@ -323,6 +347,9 @@ func (e *engine) end(i int32) {
 	r := &e.rec[i]
 	e.status[i] = statusDone
 	e.state.Free[r.Cluster].Add(e.reqOf(i))
+	if e.stride > 0 {
+		e.releaseUnits(i, int(r.Cluster))
+	}
 	// Running is ordered by (ExpectedEnd, Index): find the job by binary search.
 	exp := r.Start + e.jobs[i].Walltime
 	run := e.state.Running
@@ -425,6 +452,13 @@ func (e *engine) apply(d sdk.Decision) error {
 					j.ID, e.cfg.Platform.Clusters[d.Cluster].Name, x, e.cfg.Platform.Resources[k], free[k])
 			}
 		}
+		var units []int32
+		if e.stride > 0 || len(d.Units) > 0 {
+			var err error
+			if units, err = e.placeUnits(i, d); err != nil {
+				return err
+			}
+		}
 		free.Sub(req)
 		e.status[i] = statusRunning
 		r := &e.rec[i]
@@ -432,7 +466,7 @@ func (e *engine) apply(d sdk.Decision) error {
 		r.End = now + e.runtime[i]
 		r.Killed = e.killed[i]
 		e.ends.push(endEvent{at: r.End, idx: i})
-		e.insertRunning(sdk.Running{Job: j, Cluster: d.Cluster, Start: now, ExpectedEnd: now + j.Walltime})
+		e.insertRunning(sdk.Running{Job: j, Cluster: d.Cluster, Start: now, ExpectedEnd: now + j.Walltime, Units: units})
 		e.started = append(e.started, i)
 	case sdk.ActionPromise:
 		i, err := e.job(d)
@@ -458,6 +492,77 @@ func (e *engine) apply(d sdk.Decision) error {
 		return fmt.Errorf("unknown action %d", d.Action)
 	}
 	return nil
+}
+
+// placeUnits checks or chooses the placement of job i's pieces on the
+// divided resources of the cluster d starts it on, and takes them from the
+// free units. It changes nothing when it fails.
+func (e *engine) placeUnits(i int32, d sdk.Decision) ([]int32, error) {
+	c := &e.cfg.Platform.Clusters[d.Cluster]
+	j := &e.jobs[i]
+	nu := c.UnitCount()
+	if d.Units != nil && len(d.Units) != nu {
+		return nil, fmt.Errorf("start job id %d on cluster %q: placement of %d units, the cluster has %d", j.ID, c.Name, len(d.Units), nu)
+	}
+	if nu == 0 {
+		return nil, nil
+	}
+	pl := e.place[int(i)*e.stride : int(i)*e.stride+nu]
+	free := e.state.FreeUnits[d.Cluster]
+	req := e.reqOf(i)
+	off := 0
+	for _, u := range c.Units {
+		k := len(u.Capacity)
+		n, size, _ := u.Pieces(req) // checked when the jobs were loaded
+		f, dst := free[off:off+k], pl[off:off+k]
+		name := e.cfg.Platform.Resources[u.Resource]
+		if d.Units == nil {
+			if !sdk.PlacePieces(dst, f, n, size) {
+				clear(pl)
+				return nil, fmt.Errorf("start job id %d on cluster %q: its %d pieces of %d %s do not fit in the free units %v", j.ID, c.Name, n, size, name, f)
+			}
+		} else {
+			var sum int64
+			for x, cnt := range d.Units[off : off+k] {
+				if cnt < 0 || int64(cnt)*size > f[x] {
+					clear(pl)
+					return nil, fmt.Errorf("start job id %d on cluster %q: %d pieces of %d %s on unit %d, which has %d free", j.ID, c.Name, cnt, size, name, x, f[x])
+				}
+				sum += int64(cnt)
+				dst[x] = cnt
+			}
+			if sum != n {
+				clear(pl)
+				return nil, fmt.Errorf("start job id %d on cluster %q: placement of %d pieces of %s, the job has %d", j.ID, c.Name, sum, name, n)
+			}
+		}
+		off += k
+	}
+	off = 0
+	for _, u := range c.Units {
+		_, size, _ := u.Pieces(req)
+		for x := range u.Capacity {
+			free[off+x] -= int64(pl[off+x]) * size
+		}
+		off += len(u.Capacity)
+	}
+	return pl, nil
+}
+
+// releaseUnits gives job i's pieces back to the units of cluster c.
+func (e *engine) releaseUnits(i int32, c int) {
+	cl := &e.cfg.Platform.Clusters[c]
+	pl := e.place[int(i)*e.stride:]
+	free := e.state.FreeUnits[c]
+	req := e.reqOf(i)
+	off := 0
+	for _, u := range cl.Units {
+		_, size, _ := u.Pieces(req)
+		for x := range u.Capacity {
+			free[off+x] += int64(pl[off+x]) * size
+		}
+		off += len(u.Capacity)
+	}
 }
 
 func (e *engine) insertRunning(r sdk.Running) {

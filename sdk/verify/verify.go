@@ -23,7 +23,17 @@ const maxProblems = 10
 // min(runtime, walltime), the killed and backfilled flags consistent, any
 // promise not before submit, and no resource of any cluster over capacity at
 // any instant (a job ending at t frees its resources for a job starting at t).
+// It is Result for a run without placements, so it fails on a platform with
+// divided resources.
 func Records(p *sdk.Platform, jobs []sim.Input, recs []sim.Record) error {
+	return Result(p, jobs, &sim.Result{Records: recs})
+}
+
+// Result checks res as Records checks its records, and, on a platform with
+// divided resources (sdk.Units), each job's placement: as many pieces as it
+// has, on units of its cluster, and no unit over its capacity at any instant.
+func Result(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
+	recs := res.Records
 	var problems []string
 	add := func(format string, args ...any) bool {
 		problems = append(problems, fmt.Sprintf(format, args...))
@@ -64,12 +74,50 @@ func Records(p *sdk.Platform, jobs []sim.Input, recs []sim.Record) error {
 		}
 	}
 	if len(problems) == 0 {
-		if err := capacity(p, jobs, recs); err != nil {
+		if err := placements(p, jobs, res); err != nil {
 			return err
 		}
-		return nil
+		return capacity(p, jobs, res)
 	}
 	return errors.New("verify: " + strings.Join(problems, "; "))
+}
+
+// placements checks that every job's placement holds its pieces on units of
+// its own cluster.
+func placements(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
+	stride := p.UnitStride()
+	if want := stride * len(jobs); len(res.Units) != want {
+		return fmt.Errorf("verify: %d placement entries for %d jobs on a platform of %d units", len(res.Units), len(jobs), stride)
+	}
+	for i := range res.Records {
+		c := &p.Clusters[res.Records[i].Cluster]
+		pl := res.Units[i*stride : (i+1)*stride]
+		id := jobs[i].Job.ID
+		off := 0
+		for _, u := range c.Units {
+			n, _, err := u.Pieces(jobs[i].Job.Request)
+			if err != nil {
+				return fmt.Errorf("verify: job id %d %s %s", id, err, p.Resources[u.Resource])
+			}
+			var sum int64
+			for _, x := range pl[off : off+len(u.Capacity)] {
+				if x < 0 {
+					return fmt.Errorf("verify: job id %d: %d pieces on a unit of %s", id, x, p.Resources[u.Resource])
+				}
+				sum += int64(x)
+			}
+			if sum != n {
+				return fmt.Errorf("verify: job id %d: placement of %d pieces of %s, the job has %d", id, sum, p.Resources[u.Resource], n)
+			}
+			off += len(u.Capacity)
+		}
+		for _, x := range pl[off:] {
+			if x != 0 {
+				return fmt.Errorf("verify: job id %d: pieces on units cluster %q does not have", id, c.Name)
+			}
+		}
+	}
+	return nil
 }
 
 type change struct {
@@ -80,7 +128,8 @@ type change struct {
 
 // capacity sweeps starts and ends in time order, ends before starts at equal
 // times, and checks every cluster's usage of every resource.
-func capacity(p *sdk.Platform, jobs []sim.Input, recs []sim.Record) error {
+func capacity(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
+	recs := res.Records
 	ch := make([]change, 0, 2*len(recs))
 	for i := range recs {
 		ch = append(ch, change{recs[i].Start, 1, int32(i)}, change{recs[i].End, -1, int32(i)})
@@ -92,23 +141,42 @@ func capacity(p *sdk.Platform, jobs []sim.Input, recs []sim.Record) error {
 		return cmp.Compare(a.delta, b.delta)
 	})
 	used := make([]sdk.Vector, len(p.Clusters))
+	usedUnits := make([][]int64, len(p.Clusters))
 	for c := range used {
 		used[c] = make(sdk.Vector, p.Dims())
+		usedUnits[c] = make([]int64, p.Clusters[c].UnitCount())
 	}
+	stride := p.UnitStride()
 	for _, c := range ch {
 		r := &recs[c.idx]
 		u := used[r.Cluster]
 		req := jobs[c.idx].Job.Request
+		cl := &p.Clusters[r.Cluster]
 		if c.delta < 0 {
 			u.Sub(req)
+		} else {
+			u.Add(req)
+		}
+		off := 0
+		for _, un := range cl.Units {
+			_, size, _ := un.Pieces(req) // checked by placements
+			for x, capa := range un.Capacity {
+				uu := &usedUnits[r.Cluster][off+x]
+				*uu += int64(c.delta) * int64(res.Units[int(c.idx)*stride+off+x]) * size
+				if *uu > capa {
+					return fmt.Errorf("verify: at t=%d, starting job id %d makes unit %d of %s of cluster %q hold %d of %d",
+						c.at, jobs[c.idx].Job.ID, x, p.Resources[un.Resource], cl.Name, *uu, capa)
+				}
+			}
+			off += len(un.Capacity)
+		}
+		if c.delta < 0 {
 			continue
 		}
-		u.Add(req)
-		capa := p.Clusters[r.Cluster].Capacity
 		for k := range u {
-			if u[k] > capa[k] {
+			if u[k] > cl.Capacity[k] {
 				return fmt.Errorf("verify: at t=%d, starting job id %d makes cluster %q use %d %s of %d",
-					c.at, jobs[c.idx].Job.ID, p.Clusters[r.Cluster].Name, u[k], p.Resources[k], capa[k])
+					c.at, jobs[c.idx].Job.ID, cl.Name, u[k], p.Resources[k], cl.Capacity[k])
 			}
 		}
 	}

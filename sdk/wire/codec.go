@@ -27,7 +27,13 @@ const (
 	FrameEnd     byte = 'E'
 	FrameRecords byte = 'R'
 	FrameStats   byte = 'S'
+	// FrameUnits carries a slice of sim.Result.Units (placements on divided
+	// resources), after the records.
+	FrameUnits byte = 'U'
 )
+
+// UnitsPerFrame is the number of placement entries in a full units frame.
+const UnitsPerFrame = FrameBytes / 4
 
 // FrameBytes bounds the size of job and record frames, far below gRPC's
 // default 4 MiB message limit.
@@ -171,6 +177,30 @@ func DecodeRecords(dst []sim.Record, frame []byte) ([]sim.Record, error) {
 			Killed:     f&flagKilled != 0,
 			Backfilled: f&flagBackfilled != 0,
 		})
+	}
+	return dst, nil
+}
+
+// AppendUnits packs placement entries after a FrameUnits byte.
+func AppendUnits(dst []byte, units []int32) []byte {
+	dst = append(dst, FrameUnits)
+	for _, u := range units {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(u))
+	}
+	return dst
+}
+
+// DecodeUnits unpacks a FrameUnits frame, appending to dst.
+func DecodeUnits(dst []int32, frame []byte) ([]int32, error) {
+	if len(frame) == 0 || frame[0] != FrameUnits {
+		return dst, errors.New("wire: not a units frame")
+	}
+	b := frame[1:]
+	if len(b)%4 != 0 {
+		return dst, fmt.Errorf("wire: units frame of %d bytes is not a multiple of 4", len(b))
+	}
+	for ; len(b) > 0; b = b[4:] {
+		dst = append(dst, int32(binary.LittleEndian.Uint32(b)))
 	}
 	return dst, nil
 }

@@ -349,3 +349,20 @@ func TestSeedProperties(t *testing.T) {
 	checkJobs(t, []byte{wire.FrameJobs}, 200) // 200 % 8 = 0 resources
 	checkJobs(t, append([]byte{wire.FrameJobs}, make([]byte, jobBytes)...), 0)
 }
+
+func TestUnitsRoundTrip(t *testing.T) {
+	units := []int32{0, 1, -1, 12, math.MaxInt32, math.MinInt32}
+	frame := wire.AppendUnits(nil, units)
+	if want := 1 + 4*len(units); len(frame) != want {
+		t.Errorf("frame of %d bytes, want %d", len(frame), want)
+	}
+	got, err := wire.DecodeUnits([]int32{7}, frame)
+	if err != nil || !slices.Equal(got, append([]int32{7}, units...)) {
+		t.Errorf("round trip %v, %v", got, err)
+	}
+	for _, bad := range [][]byte{nil, {wire.FrameRecords}, frame[:len(frame)-1]} {
+		if _, err := wire.DecodeUnits(nil, bad); err == nil {
+			t.Errorf("frame %v decoded without error", bad)
+		}
+	}
+}

@@ -120,6 +120,14 @@ func (s *server) run(stream grpc.ServerStream) error {
 		}
 		recs = recs[n:]
 	}
+	for units := res.Units; len(units) > 0; {
+		n := min(len(units), UnitsPerFrame)
+		buf = AppendUnits(buf[:0], units[:n])
+		if err := stream.SendMsg(wrapperspb.Bytes(buf)); err != nil {
+			return err
+		}
+		units = units[n:]
+	}
 	st, err := json.Marshal(res.Stats)
 	if err != nil {
 		return err
@@ -239,6 +247,10 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input) (*sim.
 		switch {
 		case len(f) > 0 && f[0] == FrameRecords:
 			if res.Records, err = DecodeRecords(res.Records, f); err != nil {
+				return nil, err
+			}
+		case len(f) > 0 && f[0] == FrameUnits:
+			if res.Units, err = DecodeUnits(res.Units, f); err != nil {
 				return nil, err
 			}
 		case len(f) > 0 && f[0] == FrameStats:
