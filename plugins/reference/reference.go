@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/schedlab/schedlab/plugins/backfill"
+	"github.com/schedlab/schedlab/plugins/burstbuffer"
 	"github.com/schedlab/schedlab/plugins/probfill"
 	"github.com/schedlab/schedlab/sdk"
 )
@@ -13,6 +14,7 @@ import (
 // All returns every reference policy, sorted by name.
 func All() []sdk.Plugin {
 	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin(), probfill.NF()}
+	ps = append(ps, burstbuffer.Plugins()...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Info.Name < ps[j].Info.Name })
 	return ps
 }

@@ -148,3 +148,31 @@ func (u *Units) place(req sdk.Vector, free []int64, placement []int32) bool {
 	}
 	return true
 }
+
+// CopyFrom makes p an exact copy of q, reusing p's memory, so that a policy
+// can try many plans from one base profile without rebuilding it.
+func (p *Profile) CopyFrom(q *Profile) {
+	p.dims = q.dims
+	p.chunks = append(p.chunks[:0], q.chunks...)
+	p.times = append(p.times[:0], q.times...)
+	p.free = append(p.free[:0], q.free...)
+	p.spare = append(p.spare[:0], q.spare...)
+	p.steps = q.steps
+	p.neg = q.neg
+	p.layout++
+}
+
+// FitsAt reports whether a job requesting req fits for duration seconds
+// from t, and writes its best-fit placement into placement (Count entries)
+// when it does.
+func (u *Units) FitsAt(prof *Profile, t int64, req sdk.Vector, duration int64, placement []int32) bool {
+	amt := u.Amount(req, nil)
+	if !prof.Fits(t, duration, amt) {
+		return false
+	}
+	if u.count == 0 {
+		return true
+	}
+	u.minFree = prof.MinFree(t, duration, u.minFree)
+	return u.place(req, u.minFree[u.dims:], placement)
+}

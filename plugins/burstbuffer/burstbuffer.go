@@ -1,0 +1,142 @@
+// Package burstbuffer holds the policies of Kopański and Rządca, "Plan-based
+// job scheduling for supercomputers with shared burst buffers" (Euro-Par
+// 2021): queue policies and EASY backfilling that account for a shared burst
+// buffer, and plan-based scheduling by simulated annealing.
+//
+// Every policy here handles divided resources (sdk.Units): a job starts only
+// where its pieces fit whole on units, and the policies choose the placement
+// themselves (sdk.StartPlaced) from an availability profile that keeps each
+// unit's free amount (plan.Units), so that what they plan is what the engine
+// does. On a platform without divided resources they are the plain policies
+// of the same names. They schedule one cluster.
+//
+// The policies, under their reference names (the paper's names in brackets):
+//
+//   - bb-fcfs [fcfs]: start jobs in submit order while the first fits.
+//   - bb-filler [filler]: start every job that fits, in submit order; no
+//     reservation.
+//   - bb-easy-procs [fcfs-easy]: EASY backfilling whose reservation for the
+//     first job that does not fit counts processors only, as Slurm's backfill
+//     loop does; the burst buffer is taken by whoever fits first, which can
+//     starve a job that needs much of it.
+//   - bb-easy [fcfs-bb]: EASY backfilling reserving processors and burst
+//     buffer together for the first job that does not fit (Algorithm 1 of
+//     the paper).
+//   - bb-easy-sjf [sjf-bb]: bb-easy with backfilling candidates taken by
+//     increasing requested walltime.
+//   - bb-plan [plan-alpha]: plan-based scheduling (Algorithm 2), with the
+//     exponent alpha and the search as parameters.
+package burstbuffer
+
+import (
+	"fmt"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/plan"
+)
+
+// Plugins returns every policy of the package.
+func Plugins() []sdk.Plugin {
+	return []sdk.Plugin{FCFS(), Filler(), EASYProcs(), EASY(), EASYSJF(), Plan()}
+}
+
+// base is what every policy here shares: the unit layout of the cluster, a
+// profile rebuilt at every call, and the decisions of the call.
+type base struct {
+	units *plan.Units
+	prof  plan.Profile
+	out   []sdk.Decision
+	// placements holds this call's placements; decisions point into it.
+	placements []int32
+}
+
+func (b *base) init(name string, env sdk.Env) error {
+	if len(env.Platform.Clusters) != 1 {
+		return fmt.Errorf("%s schedules one cluster; platform %q has %d", name, env.Platform.Name, len(env.Platform.Clusters))
+	}
+	b.units = plan.NewUnits(env.Platform, 0)
+	return nil
+}
+
+// begin starts a call: the profile of the cluster now, with the running
+// jobs' resources and pieces given back at their expected ends.
+func (b *base) begin(s *sdk.State) {
+	b.out = b.out[:0]
+	b.placements = b.placements[:0]
+	b.units.ResetFromState(&b.prof, s, 0)
+}
+
+// placement returns room for one placement in this call's arena.
+func (b *base) placement() []int32 {
+	n := b.units.Count()
+	if n == 0 {
+		return nil
+	}
+	b.placements = append(b.placements, make([]int32, n)...)
+	return b.placements[len(b.placements)-n:]
+}
+
+// tryStart starts j now if it fits in the profile for its whole walltime,
+// reserving it there, and reports whether it did.
+func (b *base) tryStart(s *sdk.State, j *sdk.Job) bool {
+	pl := b.placement()
+	if !b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) {
+		b.placements = b.placements[:len(b.placements)-len(pl)]
+		return false
+	}
+	b.start(s, j, pl)
+	return true
+}
+
+// start starts j now with placement pl and reserves it in the profile.
+func (b *base) start(s *sdk.State, j *sdk.Job, pl []int32) {
+	if err := b.prof.Reserve(s.Now, j.Walltime, b.units.Amount(j.Request, pl)); err != nil {
+		// The caller checked the fit on this very profile.
+		panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
+	}
+	b.out = append(b.out, sdk.StartPlaced(j, 0, pl))
+}
+
+// FCFS is the plugin of bb-fcfs.
+func FCFS() sdk.Plugin {
+	return sdk.Plugin{
+		Info: sdk.Info{Name: "bb-fcfs", Version: "1.0.0",
+			Description: "FCFS with burst buffers: jobs start in submit order while the first one's processors and burst-buffer pieces fit"},
+		New: func() sdk.Policy { return &fcfs{} },
+	}
+}
+
+type fcfs struct{ base }
+
+func (p *fcfs) Init(env sdk.Env) error { return p.init("bb-fcfs", env) }
+
+func (p *fcfs) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p.begin(s)
+	for _, j := range s.Queue {
+		if !p.tryStart(s, j) {
+			break
+		}
+	}
+	return p.out, nil
+}
+
+// Filler is the plugin of bb-filler.
+func Filler() sdk.Plugin {
+	return sdk.Plugin{
+		Info: sdk.Info{Name: "bb-filler", Version: "1.0.0",
+			Description: "filler: every job that fits now starts, in submit order, with no reservation"},
+		New: func() sdk.Policy { return &filler{} },
+	}
+}
+
+type filler struct{ base }
+
+func (p *filler) Init(env sdk.Env) error { return p.init("bb-filler", env) }
+
+func (p *filler) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p.begin(s)
+	for _, j := range s.Queue {
+		p.tryStart(s, j)
+	}
+	return p.out, nil
+}
