@@ -43,6 +43,23 @@ type specMetrics struct {
 type specPlatform struct {
 	Name  string `json:"name"`
 	Procs int64  `json:"procs"`
+	// Resources is left out when the platform has only processors, so
+	// that such platforms keep the specs (and keys) they had before
+	// resources existed.
+	Resources []specResource `json:"resources,omitempty"`
+}
+
+type specResource struct {
+	Capacity     int64  `json:"capacity"`
+	Name         string `json:"name"`
+	PiecesBy     string `json:"pieces_by,omitempty"`
+	UnitCapacity int64  `json:"unit_capacity,omitempty"`
+	Units        int64  `json:"units,omitempty"`
+}
+
+type specTransform struct {
+	Name   string            `json:"name"`
+	Params map[string]string `json:"params"`
 }
 
 type specPolicy struct {
@@ -59,12 +76,15 @@ type specWorkload struct {
 	Params    map[string]string `json:"params,omitempty"`
 	Procs     int64             `json:"procs"`
 	SHA256    string            `json:"sha256,omitempty"`
+	// Transform is left out when the workload has none.
+	Transform *specTransform `json:"transform,omitempty"`
 }
 
 // Spec returns the canonical JSON of the run: the master seed, the
 // workload (name, trace sha256 or generator and parameters, procs,
-// cleaning settings with defaults filled in), the platform when the run
-// has one, the policy (name, reference as written, effective parameters),
+// cleaning settings with defaults filled in, the transform and its
+// parameters when it has one), the platform when the run has one (name,
+// procs, and its other resources when it has any), the policy (name, reference as written, effective parameters),
 // the estimates, the replicate and the metrics settings. It leaves out
 // what does not change results (campaign name, output folder, timeout,
 // the run's index, file paths: a trace is identified by its sha256 and a
@@ -92,8 +112,16 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		// sha256, part of the key, pins the code instead.
 		s.Policy.Ref = ""
 	}
+	if w.Transform != "" {
+		s.Workload.Transform = &specTransform{Name: w.Transform, Params: nonNil(w.TransformParams)}
+	}
 	if r.Platform != "" {
-		s.Platform = &specPlatform{Name: r.Platform, Procs: m.Platforms[r.Platform].Procs}
+		pl := m.Platforms[r.Platform]
+		s.Platform = &specPlatform{Name: r.Platform, Procs: pl.Procs}
+		for _, res := range pl.Resources {
+			s.Platform.Resources = append(s.Platform.Resources, specResource{Capacity: res.Capacity, Name: res.Name,
+				PiecesBy: res.PiecesBy, UnitCapacity: res.UnitCapacity, Units: res.Units})
+		}
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -167,12 +195,18 @@ type Seeds struct {
 	// Policy is the seed given to the policy (sim.Config.Seed, wire
 	// RunSpec.Seed; StreamPolicy).
 	Policy uint64
+	// Transform seeds the workload's transform: the workload stream with
+	// one more part, "transform", so that it is shared by every policy of
+	// a replicate like the workload seed, yet independent of a generator's
+	// draws.
+	Transform uint64
 }
 
 // Seeds derives the run's seeds from the master seed:
 //
-//	workload: DeriveSeed(master, "workload", workload, replicate)
-//	policy:   DeriveSeed(master, "policy", workload, policy, params, replicate)
+//	workload:  DeriveSeed(master, "workload", workload, replicate)
+//	transform: DeriveSeed(master, "workload", workload, replicate, "transform")
+//	policy:    DeriveSeed(master, "policy", workload, policy, params, replicate)
 //
 // where replicate is in decimal and params is the canonical JSON of the
 // effective parameters. Adding a policy, a workload or an axis value to a
@@ -185,8 +219,9 @@ func (r Run) Seeds(m *Manifest) Seeds {
 		panic("manifest: encoding parameters: " + err.Error())
 	}
 	return Seeds{
-		Workload: DeriveSeed(m.Campaign.Seed, StreamWorkload, r.Workload, rep),
-		Policy:   DeriveSeed(m.Campaign.Seed, StreamPolicy, r.Workload, r.Policy, string(params), rep),
+		Workload:  DeriveSeed(m.Campaign.Seed, StreamWorkload, r.Workload, rep),
+		Transform: DeriveSeed(m.Campaign.Seed, StreamWorkload, r.Workload, rep, "transform"),
+		Policy:    DeriveSeed(m.Campaign.Seed, StreamPolicy, r.Workload, r.Policy, string(params), rep),
 	}
 }
 

@@ -89,7 +89,16 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 		m.Metrics.SlowdownTau, m.Metrics.WarmupJobs, m.Metrics.CooldownJobs)
 
 	for _, name := range sortedKeys(m.Platforms) {
-		fmt.Fprintf(&b, "\n[platforms.%s]\nprocs = %d\n", bareKey(name), m.Platforms[name].Procs)
+		pl := m.Platforms[name]
+		fmt.Fprintf(&b, "\n[platforms.%s]\nprocs = %d\n", bareKey(name), pl.Procs)
+		for _, r := range pl.Resources {
+			fmt.Fprintf(&b, "[platforms.%s.resources.%s]\n", bareKey(name), bareKey(r.Name))
+			if r.Units > 0 {
+				fmt.Fprintf(&b, "units = %d\nunit_capacity = %d\npieces_by = %s\n", r.Units, r.UnitCapacity, quote(r.PiecesBy))
+			} else {
+				fmt.Fprintf(&b, "capacity = %d\n", r.Capacity)
+			}
+		}
 	}
 	for _, name := range sortedKeys(m.Workloads) {
 		wl := m.Workloads[name]
@@ -100,6 +109,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 			fmt.Fprintf(&b, "generator = %s\nparams = %s\n", quote(wl.Generator), inlineTable(wl.Params))
 		}
 		fmt.Fprintf(&b, "procs = %d\nclean = %s\n", wl.Procs, inlineTable(wl.Clean.Settings()))
+		if wl.Transform != "" {
+			fmt.Fprintf(&b, "transform = %s\ntransform_params = %s\n", quote(wl.Transform), inlineTable(wl.TransformParams))
+		}
 	}
 	for _, name := range sortedKeys(m.Policies) {
 		pol := m.Policies[name]

@@ -71,6 +71,50 @@ type Campaign struct {
 type Platform struct {
 	Name  string
 	Procs int64
+	// Resources are the resources besides processors, sorted by name: the
+	// order of sdk.Platform.Resources after "procs" (see SDK).
+	Resources []Resource
+}
+
+// Resource is a [platforms.NAME.resources.RES] table: a resource besides
+// processors, pooled or divided into units (a burst buffer spread over
+// storage nodes, see sdk.Units).
+type Resource struct {
+	// Name names the resource: letters, digits and '_', starting with a
+	// letter, not "procs"; jobs files have a req_NAME column.
+	Name string
+	// Capacity is the total amount: Units x UnitCapacity when divided.
+	Capacity int64
+	// Units is the number of units, 0 for a pooled resource, and
+	// UnitCapacity each unit's capacity.
+	Units, UnitCapacity int64
+	// PiecesBy names the resource whose requested amount is a job's number
+	// of pieces (one per processor: "procs"); set only when divided.
+	PiecesBy string
+}
+
+// SDK returns the platform as the engine sees it: one cluster named after
+// the platform, resources "procs" then Resources in order, and a
+// sdk.Units declaration for each divided resource.
+func (p Platform) SDK() *sdk.Platform {
+	names := []string{sdk.Processors}
+	capacity := sdk.Vector{p.Procs}
+	for _, r := range p.Resources {
+		names = append(names, r.Name)
+		capacity = append(capacity, r.Capacity)
+	}
+	c := sdk.Cluster{Name: p.Name, Capacity: capacity}
+	for i, r := range p.Resources {
+		if r.Units == 0 {
+			continue
+		}
+		units := make([]int64, r.Units)
+		for k := range units {
+			units[k] = r.UnitCapacity
+		}
+		c.Units = append(c.Units, sdk.Units{Resource: i + 1, PiecesBy: slices.Index(names, r.PiecesBy), Capacity: units})
+	}
+	return &sdk.Platform{Name: p.Name, Resources: names, Clusters: []sdk.Cluster{c}}
 }
 
 // Workload is a [workloads.NAME] table: a trace file or a generator.
@@ -91,6 +135,11 @@ type Workload struct {
 	Procs int64
 	// Clean holds the cleaning settings, defaults filled in.
 	Clean workload.Clean
+	// Transform names the transform applied to the cleaned jobs (see
+	// Transforms); empty for none. TransformParams are its parameters,
+	// defaults filled in, numbers in canonical form.
+	Transform       string
+	TransformParams map[string]string
 }
 
 // VerifySHA256 checks the sha256 of the loaded trace's uncompressed bytes
@@ -196,7 +245,15 @@ type rawMetrics struct {
 }
 
 type rawPlatform struct {
-	Procs int64 `toml:"procs"`
+	Procs     int64                  `toml:"procs"`
+	Resources map[string]rawResource `toml:"resources"`
+}
+
+type rawResource struct {
+	Capacity     int64  `toml:"capacity"`
+	Units        int64  `toml:"units"`
+	UnitCapacity int64  `toml:"unit_capacity"`
+	PiecesBy     string `toml:"pieces_by"`
 }
 
 type rawWorkload struct {
@@ -206,6 +263,9 @@ type rawWorkload struct {
 	Params    map[string]any    `toml:"params"`
 	Procs     int64             `toml:"procs"`
 	Clean     map[string]string `toml:"clean"`
+	Transform string            `toml:"transform"`
+	// TransformParams are the transform's parameters.
+	TransformParams map[string]any `toml:"transform_params"`
 }
 
 type rawPolicy struct {
@@ -263,13 +323,17 @@ func (p *parser) parse(data []byte) *Manifest {
 	if len(p.errs) > 0 {
 		return nil
 	}
-	if _, err := m.Expand(); err != nil {
+	runs, err := m.Expand()
+	if err != nil {
 		var es Errors
 		if errors.As(err, &es) {
 			p.errs = append(p.errs, es...)
 		} else {
 			p.errs = append(p.errs, &Error{File: p.file, Msg: err.Error()})
 		}
+		return nil
+	}
+	if p.checkTransforms(m, runs); len(p.errs) > 0 {
 		return nil
 	}
 	return m
@@ -581,7 +645,70 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			}
 			p.errAt(key, "procs (the number of processors) must be at least 1, got %d", rp.Procs)
 		}
-		out[name] = Platform{Name: name, Procs: rp.Procs}
+		out[name] = Platform{Name: name, Procs: rp.Procs, Resources: p.resources(name, rp.Resources)}
+	}
+	return out
+}
+
+var resourceRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// resources checks the [platforms.NAME.resources.*] tables and returns them
+// sorted by name.
+func (p *parser) resources(platform string, raw map[string]rawResource) []Resource {
+	var out []Resource
+	names := sortedKeys(raw)
+	for _, name := range names {
+		rr := raw[name]
+		key := func(k ...string) []string { return append([]string{"platforms", platform, "resources", name}, k...) }
+		def := func(k string) bool { return p.md.IsDefined(key(k)...) }
+		if !resourceRE.MatchString(name) || name == sdk.Processors {
+			p.errAt(key(), "%q is not a valid resource name (letters, digits and '_', starting with a letter; %q is the processors, always there)", name, sdk.Processors)
+			continue
+		}
+		r := Resource{Name: name}
+		divided := def("units") || def("unit_capacity")
+		switch {
+		case divided && def("capacity"):
+			p.errAt(key("capacity"), "give either capacity (a pooled resource) or units and unit_capacity (a divided one, whose capacity is units x unit_capacity), not both")
+		case divided && !def("units"):
+			p.errAt(key("unit_capacity"), "unit_capacity needs units, the number of units")
+		case divided && !def("unit_capacity"):
+			p.errAt(key("units"), "units needs unit_capacity, the capacity of each unit")
+		case divided:
+			switch {
+			case rr.Units < 1 || rr.Units > math.MaxInt32:
+				p.errAt(key("units"), "must be between 1 and %d, got %d", math.MaxInt32, rr.Units)
+			case rr.UnitCapacity < 1:
+				p.errAt(key("unit_capacity"), "must be at least 1, got %d", rr.UnitCapacity)
+			case rr.UnitCapacity > math.MaxInt64/rr.Units:
+				p.errAt(key("unit_capacity"), "%d units of %d overflow a 64-bit capacity", rr.Units, rr.UnitCapacity)
+			default:
+				r.Units, r.UnitCapacity, r.Capacity = rr.Units, rr.UnitCapacity, rr.Units*rr.UnitCapacity
+			}
+			r.PiecesBy = sdk.Processors
+			if def("pieces_by") {
+				valid := []string{sdk.Processors}
+				for _, n := range names {
+					if n != name {
+						valid = append(valid, n)
+					}
+				}
+				if !slices.Contains(valid, rr.PiecesBy) {
+					p.errAt(key("pieces_by"), "%q is not another resource of platform %s%s", rr.PiecesBy, platform, hint(rr.PiecesBy, valid))
+				}
+				r.PiecesBy = rr.PiecesBy
+			}
+		case !def("capacity"):
+			p.errAt(key(), "set capacity (a pooled resource), or units and unit_capacity (a resource divided into units)")
+		case rr.Capacity < 1:
+			p.errAt(key("capacity"), "must be at least 1, got %d", rr.Capacity)
+		default:
+			r.Capacity = rr.Capacity
+		}
+		if !divided && def("pieces_by") {
+			p.errAt(key("pieces_by"), "pieces_by applies to a resource divided into units (give units and unit_capacity)")
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -654,6 +781,7 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 		}
 	}
 	w.Clean = p.clean(key("clean"), rw.Clean)
+	p.transform(&w, key(), rw)
 	return w
 }
 

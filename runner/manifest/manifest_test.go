@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/workload"
 )
 
@@ -234,7 +235,7 @@ func TestErrors(t *testing.T) {
 		{"missing ref", base + "[policies.r]\nparams = { order = \"submit\" }\n" + matrix,
 			[]string{"m.toml:" + strconv.Itoa(baseLines+1) + ": policies.r: ref is required"}},
 		{"bare unknown ref", strings.Replace(base, "ref = \"easy\"", "ref = \"esay\"", 1) + matrix,
-			[]string{"m.toml:14: policies.q.ref: \"esay\" is not a reference policy (conservative, easy, fcfs, probfill, probfill-nf) (did you mean easy?); write ./esay"}},
+			[]string{"m.toml:14: policies.q.ref: \"esay\" is not a reference policy (" + strings.Join(reference.Names(), ", ") + ") (did you mean easy?); write ./esay"}},
 		{"table param", strings.Replace(base, "params = { order = \"submit\" }", "params = { order = { by = \"submit\" } }", 1) + matrix,
 			[]string{"m.toml:15: policies.q.params.order: a table is not a value"}},
 		{"array param", strings.Replace(base, "params = { order = \"submit\" }", "params = { order = [\"submit\"] }", 1) + matrix,
