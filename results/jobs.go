@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -29,6 +32,9 @@ import (
 //   - user, group, app, queue, partition: the trace's numeric attributes
 //     (SWF fields 12 to 16); -1 when the trace has none.
 //
+// On a platform with resources besides processors, the columns of
+// JobExtras follow (req_NAME, units).
+//
 // Beware that end, user and group are SQL keywords: DuckDB needs them
 // quoted, as in SELECT "end", "user", "group" FROM 'jobs.parquet'.
 type JobRow struct {
@@ -51,15 +57,132 @@ type JobRow struct {
 	Partition     int64  `parquet:"partition"`
 }
 
+// JobExtras are the columns a jobs file has after JobRow's when the run's
+// platform has resources besides processors; a jobs file of a platform of
+// processors only has none, so its schema is JobRow's alone.
+//
+//   - req_NAME (int64), one per resource in platform order after the
+//     processors: the job's total request of the resource (for a burst
+//     buffer, bytes: nodes x bytes per node).
+//   - units (string), when some resource is divided into units: the job's
+//     placement, the number of its pieces on each unit, comma-separated, in
+//     the order of the cluster's sdk.Units and then of their units
+//     ("0,2,1,0"); every row has sdk.Platform.UnitStride() numbers.
+type JobExtras struct {
+	// Resources names the resources besides processors, in platform order.
+	Resources []string
+	// Requests holds one column per resource: Requests[k][i] is row i's
+	// request of Resources[k].
+	Requests [][]int64
+	// HasUnits says the file has a units column, and Units holds its value
+	// for each row.
+	HasUnits bool
+	Units    []string
+}
+
+// empty reports whether x adds no column.
+func (x JobExtras) empty() bool { return len(x.Resources) == 0 && !x.HasUnits }
+
+// UnitsColumn is the name of the placement column of JobExtras.
+const UnitsColumn = "units"
+
+// RequestColumn returns the column name of a resource's requests, req_NAME.
+func RequestColumn(resource string) string { return "req_" + resource }
+
+// check reports extras that do not match rows or the column rules.
+func (x JobExtras) check(rows int) error {
+	if len(x.Requests) != len(x.Resources) {
+		return fmt.Errorf("%d request columns for %d resources", len(x.Requests), len(x.Resources))
+	}
+	seen := map[string]bool{}
+	for k, name := range x.Resources {
+		switch {
+		case name == "" || strings.ContainsAny(name, ",") || seen[name]:
+			return fmt.Errorf("resource %d: name %q is empty, repeated or has a comma", k, name)
+		case len(x.Requests[k]) != rows:
+			return fmt.Errorf("column %s has %d values for %d rows", RequestColumn(name), len(x.Requests[k]), rows)
+		}
+		seen[name] = true
+	}
+	if x.HasUnits && len(x.Units) != rows {
+		return fmt.Errorf("column %s has %d values for %d rows", UnitsColumn, len(x.Units), rows)
+	}
+	if !x.HasUnits && len(x.Units) > 0 {
+		return fmt.Errorf("%d placements but no %s column", len(x.Units), UnitsColumn)
+	}
+	return nil
+}
+
 // WriteJobs atomically writes rows, in order, and meta to a jobs file at
 // path, replacing any file there.
 func WriteJobs(path string, rows []JobRow, meta Metadata) error {
-	if err := meta.validate(); err != nil {
+	return WriteJobsWith(path, rows, JobExtras{}, meta)
+}
+
+// WriteJobsWith is WriteJobs with the extra columns x after JobRow's
+// (none when x is empty: then the file is exactly what WriteJobs writes).
+func WriteJobsWith(path string, rows []JobRow, x JobExtras, meta Metadata) error {
+	err := meta.validate()
+	if err == nil {
+		err = x.check(len(rows))
+	}
+	if err != nil {
 		return fmt.Errorf("results: write %s: %w", path, err)
 	}
 	return WriteFileAtomic(path, func(w io.Writer) error {
-		return writeJobsTo(w, rows, meta)
+		if x.empty() {
+			return writeJobsTo(w, rows, meta)
+		}
+		return writeJobsExtraTo(w, rows, x, meta)
 	})
+}
+
+// extraType is JobRow with the fields of x's columns appended (a struct
+// type made with reflect, since the columns depend on the platform).
+func extraType(x JobExtras) reflect.Type {
+	jt := reflect.TypeFor[JobRow]()
+	fields := make([]reflect.StructField, 0, jt.NumField()+len(x.Resources)+1)
+	for i := range jt.NumField() {
+		fields = append(fields, jt.Field(i))
+	}
+	for k, name := range x.Resources {
+		fields = append(fields, reflect.StructField{Name: "Req" + strconv.Itoa(k), Type: reflect.TypeFor[int64](),
+			Tag: reflect.StructTag("parquet:" + strconv.Quote(RequestColumn(name)))})
+	}
+	if x.HasUnits {
+		fields = append(fields, reflect.StructField{Name: "Units", Type: reflect.TypeFor[string](),
+			Tag: reflect.StructTag("parquet:" + strconv.Quote(UnitsColumn))})
+	}
+	return reflect.StructOf(fields)
+}
+
+// writeJobsExtraTo encodes a jobs file with extra columns to w.
+func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata) error {
+	t := extraType(x)
+	// The root keeps JobRow's name, as in files without extra columns.
+	schema := parquet.NewSchema(parquet.SchemaOf(JobRow{}).Name(), parquet.SchemaOf(reflect.Zero(t).Interface()))
+	pw := parquet.NewWriter(w, append(writerOptions(meta), schema)...)
+	nj := reflect.TypeFor[JobRow]().NumField()
+	v := reflect.New(t).Elem()
+	for i := range rows {
+		jv := reflect.ValueOf(rows[i])
+		for f := range nj {
+			v.Field(f).Set(jv.Field(f))
+		}
+		for k := range x.Resources {
+			v.Field(nj + k).SetInt(x.Requests[k][i])
+		}
+		if x.HasUnits {
+			v.Field(nj + len(x.Resources)).SetString(x.Units[i])
+		}
+		if err := pw.Write(v.Addr().Interface()); err != nil {
+			return fmt.Errorf("write row %d: %w", i, err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("finish file: %w", err)
+	}
+	return nil
 }
 
 // writeJobsTo encodes a whole jobs file to w; it is split from WriteJobs so
@@ -92,7 +215,7 @@ func ReadJobs(path string) ([]JobRow, Metadata, error) {
 	defer f.Close()
 	// parquet-go maps columns by name and fills missing ones with zeros, so
 	// without this check any Parquet file would "read" as jobs.
-	if err := sameColumns(pf.Schema(), parquet.SchemaOf(JobRow{})); err != nil {
+	if _, err := jobColumns(pf.Schema()); err != nil {
 		return nil, nil, fmt.Errorf("results: read %s: not a jobs file: %w", path, err)
 	}
 
@@ -119,6 +242,68 @@ func ReadJobs(path string) ([]JobRow, Metadata, error) {
 	return rows, metadataOf(pf), nil
 }
 
+// ReadJobsWith reads a jobs file like ReadJobs, with its extra columns
+// (JobExtras; empty for a file without them).
+func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
+	rows, meta, err := ReadJobs(path)
+	if err != nil {
+		return nil, JobExtras{}, nil, err
+	}
+	var x JobExtras
+	cols, table, _, err := ReadTable(path)
+	if err != nil {
+		return nil, JobExtras{}, nil, err
+	}
+	if len(table) != len(rows) {
+		return nil, JobExtras{}, nil, fmt.Errorf("results: read %s: %d rows, then %d", path, len(rows), len(table))
+	}
+	nj := reflect.TypeFor[JobRow]().NumField()
+	for c := nj; c < len(cols); c++ {
+		if cols[c].Name == UnitsColumn {
+			x.HasUnits = true
+			x.Units = make([]string, len(table))
+			for i, row := range table {
+				x.Units[i], _ = row[c].(string)
+			}
+			continue
+		}
+		x.Resources = append(x.Resources, strings.TrimPrefix(cols[c].Name, "req_"))
+		vals := make([]int64, len(table))
+		for i, row := range table {
+			vals[i], _ = row[c].(int64)
+		}
+		x.Requests = append(x.Requests, vals)
+	}
+	return rows, x, meta, nil
+}
+
+// jobColumns checks that a file has JobRow's columns, in order, with the
+// same physical types and nullability, then possibly the extra columns of
+// JobExtras (req_NAME int64 columns, then a units string column), and
+// returns the number of extra columns.
+func jobColumns(got parquet.Node) (int, error) {
+	want := parquet.SchemaOf(JobRow{})
+	n := len(want.Fields())
+	gf := got.Fields()
+	if len(gf) < n {
+		return 0, sameColumns(got, want)
+	}
+	for i, f := range gf[n:] {
+		kind := parquet.Int64
+		last := i == len(gf)-n-1
+		switch {
+		case last && f.Name() == UnitsColumn:
+			kind = parquet.ByteArray
+		case !strings.HasPrefix(f.Name(), "req_") || len(f.Name()) == len("req_"):
+			return 0, fmt.Errorf("column %q is not a request (req_NAME) or the %s column", f.Name(), UnitsColumn)
+		}
+		if !f.Leaf() || f.Repeated() || f.Optional() || f.Type().Kind() != kind {
+			return 0, fmt.Errorf("column %q is %s (optional %t), want a required %s", f.Name(), f.Type().Kind(), f.Optional(), kind)
+		}
+	}
+	return len(gf) - n, sameFields(gf[:n], want.Fields())
+}
+
 // sameColumns checks that a file has exactly the wanted top-level columns,
 // in order, with the same physical type and nullability.
 func sameColumns(got, want parquet.Node) error {
@@ -126,6 +311,10 @@ func sameColumns(got, want parquet.Node) error {
 	if len(gf) != len(wf) {
 		return fmt.Errorf("%d columns, want %d", len(gf), len(wf))
 	}
+	return sameFields(gf, wf)
+}
+
+func sameFields(gf, wf []parquet.Field) error {
 	for i, w := range wf {
 		g := gf[i]
 		switch {
