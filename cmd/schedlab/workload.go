@@ -103,20 +103,35 @@ func newWorkloadCmd() *cobra.Command {
 	var seed int64
 	var procs int64
 	gen := &cobra.Command{
-		Use:   "gen --model NAME [--param k=v]... [--seed N] [--procs N] [-o FILE.swf]",
+		Use:   "gen [MODEL.toml] [--model NAME] [--param k=v]... [--seed N] [--procs N] [-o FILE.swf]",
 		Short: "write a synthetic workload as SWF",
 		Long: `Draw a synthetic workload from a model, seeded, and write it as an SWF trace
 (standard output by default). The same model, parameters, platform size and
 seed give the same trace; in a manifest the model is a workload with
 generator = "NAME" (see docs/manifest.md), seeded per replicate.
 
+A model file written by ` + "`schedlab workload fit`" + ` may be given as the argument:
+` + "`schedlab workload gen MODEL.toml`" + ` is ` + "`--model model --param path=MODEL.toml`" + `,
+and the platform size is then the model's (the fitted log's) unless --procs
+is given.
+
 Models:
 ` + modelsHelp(),
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			given, err := keyValues("param", params)
 			if err != nil {
 				return &exitError{exitBadInput, err}
+			}
+			if len(args) == 1 {
+				if cmd.Flags().Changed("model") && model != "model" {
+					return &exitError{exitBadInput, fmt.Errorf("a model file (%s) and --model %s: give one", args[0], model)}
+				}
+				if _, ok := given["path"]; ok {
+					return &exitError{exitBadInput, fmt.Errorf("a model file (%s) and --param path: give one", args[0])}
+				}
+				model = "model"
+				given["path"] = args[0]
 			}
 			var g *manifest.Generator
 			for _, x := range generators() {
@@ -130,6 +145,16 @@ Models:
 			p, err := sdk.ResolveParams(g.Params, given)
 			if err != nil {
 				return &exitError{exitBadInput, fmt.Errorf("--param: %w", err)}
+			}
+			if g.Name == "model" && !cmd.Flags().Changed("procs") && p.String("path") != "" {
+				// A fitted model knows its platform: the log's.
+				m, err := analysis.ReadModel(p.String("path"))
+				if err != nil {
+					return &exitError{exitBadInput, err}
+				}
+				if m.Procs > 0 {
+					procs = m.Procs
+				}
 			}
 			recs, err := g.Generate(p, procs, manifest.NewRand(uint64(seed)))
 			if err != nil {
@@ -158,7 +183,7 @@ Models:
 	fl.StringVar(&model, "model", "mazalov2012", "generator name")
 	fl.StringArrayVar(&params, "param", nil, "model parameter `key=value` (repeatable)")
 	fl.Int64Var(&seed, "seed", 1, "seed (the generator gets math/rand/v2 PCG of it, as manifest.NewRand)")
-	fl.Int64Var(&procs, "procs", 64, "platform size in processors")
+	fl.Int64Var(&procs, "procs", 64, "platform size in processors (a fitted model's own by default)")
 	fl.StringVarP(&out, "out", "o", "", "output file (default: standard output)")
 	cmd.AddCommand(gen, newAnalyzeCmd(), newFitCmd())
 	return cmd

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWorkloadGenModelFile draws traces from a fitted model given as the
+// argument of `schedlab workload gen`, as the shorthand of --model model
+// --param path=FILE with the model's platform size, and checks the bad
+// combinations.
+func TestWorkloadGenModelFile(t *testing.T) {
+	const model = "../../experiments/petunin-models/kth-model.toml" // fitted on KTH-SP2, 100 processors
+	long, err := run(t, "workload", "gen", "--model", "model", "--param", "path="+model, "--param", "jobs=200", "--procs", "100", "--seed", "5")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, long)
+	}
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		same     bool   // the output is the long form's
+		contains string // in the output
+	}{
+		{"model file", []string{model, "--param", "jobs=200", "--seed", "5"}, exitOK, true, "; MaxProcs: 100"},
+		{"model file, --model model", []string{model, "--model", "model", "--param", "jobs=200", "--seed", "5"}, exitOK, true, "; MaxProcs: 100"},
+		{"model file, --procs", []string{model, "--param", "jobs=200", "--seed", "5", "--procs", "64"}, exitOK, false, "; MaxProcs: 64"},
+		{"model file, other seed", []string{model, "--param", "jobs=200", "--seed", "6"}, exitOK, false, "; MaxJobs: 200"},
+		{"--model model, no --procs", []string{"--model", "model", "--param", "path=" + model, "--param", "jobs=200", "--seed", "5"}, exitOK, true, "; MaxProcs: 100"},
+		{"model file and another model", []string{model, "--model", "mazalov2012"}, exitBadInput, false, "give one"},
+		{"model file and a path", []string{model, "--param", "path=" + model}, exitBadInput, false, "give one"},
+		{"missing model file", []string{"no-such-model.toml"}, exitBadInput, false, "no-such-model.toml"},
+		{"mazalov2012 keeps 64", []string{"--param", "jobs=10"}, exitOK, false, "; MaxProcs: 64"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := run(t, append([]string{"workload", "gen"}, c.args...)...)
+			if code := exitCode(err); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
+			}
+			if c.same != (out == long) {
+				t.Errorf("same output as the long form: %v, want %v\n%.600s", out == long, c.same, out)
+			}
+			if !strings.Contains(out, c.contains) {
+				t.Errorf("output lacks %q:\n%.600s", c.contains, out)
+			}
+		})
+	}
+}
