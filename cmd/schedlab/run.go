@@ -173,21 +173,31 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 // logs, files), chosen by whether w is a terminal. It returns what ends
 // the display.
 func progress(w io.Writer, opts *campaign.Options) (finish func()) {
-	file, isFile := w.(*os.File)
-	if !isFile || !term.IsTerminal(int(file.Fd())) {
-		opts.Progress = func(p campaign.Progress) {
-			r := p.Last
-			state := r.Status
-			switch {
-			case r.Reused:
-				state = "done earlier"
-			case r.Status == campaign.StatusFailed:
-				state = "FAILED: " + firstLine(r.Error)
-			}
-			fmt.Fprintf(w, "[%d/%d] %s (%.2f s): %s\n", p.Done+p.Failed, p.Total, r.Label, r.WallSeconds, state)
-		}
-		return func() {}
+	if file, isFile := w.(*os.File); isFile && term.IsTerminal(int(file.Fd())) {
+		return progressBar(w, opts)
 	}
+	return progressLines(w, opts)
+}
+
+// progressLines prints one line per run that ends.
+func progressLines(w io.Writer, opts *campaign.Options) (finish func()) {
+	opts.Progress = func(p campaign.Progress) {
+		r := p.Last
+		state := r.Status
+		switch {
+		case r.Reused:
+			state = "done earlier"
+		case r.Status == campaign.StatusFailed:
+			state = "FAILED: " + firstLine(r.Error)
+		}
+		fmt.Fprintf(w, "[%d/%d] %s (%.2f s): %s\n", p.Done+p.Failed, p.Total, r.Label, r.WallSeconds, state)
+	}
+	return func() {}
+}
+
+// progressBar draws a bar of the runs ended out of all, with the failures
+// and the time left.
+func progressBar(w io.Writer, opts *campaign.Options) (finish func()) {
 	var bar *progressbar.ProgressBar
 	opts.Progress = func(p campaign.Progress) {
 		if bar == nil {
