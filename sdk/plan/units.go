@@ -135,15 +135,23 @@ func (u *Units) EarliestFit(prof *Profile, from int64, req sdk.Vector, duration 
 }
 
 // place writes a best-fit placement of req's pieces on units with free
-// amounts free into placement and reports whether they all fit.
+// amounts free into placement and reports whether they all fit. Most calls
+// from EarliestFit fail, so the cheap count comes before the placement.
 func (u *Units) place(req sdk.Vector, free []int64, placement []int32) bool {
 	off := 0
 	for _, d := range u.units {
 		n, size, err := d.Pieces(req)
 		k := len(d.Capacity)
-		if err != nil || !sdk.PlacePieces(placement[off:off+k], free[off:off+k], n, size) {
+		if err != nil || !sdk.PiecesFit(free[off:off+k], n, size) {
 			return false
 		}
+		off += k
+	}
+	off = 0
+	for _, d := range u.units {
+		n, size, _ := d.Pieces(req)
+		k := len(d.Capacity)
+		sdk.PlacePieces(placement[off:off+k], free[off:off+k], n, size)
 		off += k
 	}
 	return true
