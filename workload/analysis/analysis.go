@@ -208,6 +208,9 @@ type Clusters struct {
 	// Values lists the clustered values and Labels their clusters.
 	Values []string
 	Labels []int
+	// Points holds each value's standardised features, in Features
+	// order: the coordinates k-means clustered, for scatter plots.
+	Points [][]float64
 	Result cluster.Result
 	// Tried holds the clustering for every k tried, for the silhouette
 	// plot; the chosen one has the highest mean silhouette.
@@ -242,6 +245,6 @@ func Cluster(st []Stats, kmax, restarts int, rng *rand.Rand) (Clusters, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Result, c.Tried, c.Labels = best, all, best.Labels
+	c.Result, c.Tried, c.Labels, c.Points = best, all, best.Labels, z
 	return c, nil
 }

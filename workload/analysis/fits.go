@@ -32,31 +32,43 @@ type ParamFit struct {
 // a 5,000-value one does not show.
 const GoFSample = 5000
 
+// FittedParameters are the parameters FitParameters fits, in order.
+func FittedParameters() []string { return []string{"procs", "req_time", "runtime", "wait"} }
+
+// Sample returns the values of parameter p over the jobs whose factor value
+// is in cluster k of c, as FitParameters fits them, and the number of jobs
+// of the cluster left out: unknown or non-positive values and, for the
+// runtime, the jobs that ran to their limit (right-censored).
+func (c Clusters) Sample(jobs []Job, k int, p string) (xs []float64, dropped int) {
+	label := make(map[string]int, len(c.Values))
+	for i, v := range c.Values {
+		label[v] = c.Labels[i]
+	}
+	for _, j := range jobs {
+		l, ok := label[j.Factors[c.Factor]]
+		if !ok || l != k {
+			continue
+		}
+		x := param(j, p)
+		if math.IsNaN(x) || x <= 0 || (p == "runtime" && j.Censored()) {
+			dropped++
+			continue
+		}
+		xs = append(xs, x)
+	}
+	return xs, dropped
+}
+
 // FitParameters returns the fits of procs, req_time, runtime and wait for
 // each cluster of c, over the jobs whose factor value is in the cluster.
 // resamples is the number of bootstrap resamples per test.
 func FitParameters(jobs []Job, c Clusters, resamples int, rng *rand.Rand) ([]ParamFit, error) {
-	label := map[string]int{}
-	for i, v := range c.Values {
-		label[v] = c.Labels[i]
-	}
 	var out []ParamFit
 	for k := range c.Result.K {
-		for _, p := range []string{"procs", "req_time", "runtime", "wait"} {
+		for _, p := range FittedParameters() {
 			pf := ParamFit{Factor: c.Factor, Cluster: k, Param: p}
 			var xs []float64
-			for _, j := range jobs {
-				l, ok := label[j.Factors[c.Factor]]
-				if !ok || l != k {
-					continue
-				}
-				x := param(j, p)
-				if math.IsNaN(x) || x <= 0 || (p == "runtime" && j.Censored()) {
-					pf.Dropped++
-					continue
-				}
-				xs = append(xs, x)
-			}
+			xs, pf.Dropped = c.Sample(jobs, k, p)
 			pf.N = len(xs)
 			if len(xs) < 10 {
 				out = append(out, pf) // too few to fit: reported empty

@@ -10,6 +10,9 @@ import (
 // (1, 2-4, 5-16, 17-64, >64), for the efficiency indicators by size.
 const NodeGroup = "nodes"
 
+// NodeGroups lists the values of the NodeGroup factor, smallest first.
+func NodeGroups() []string { return []string{"1", "2-4", "5-16", "17-64", ">64"} }
+
 // nodeGroup names the node-count class of n nodes.
 func nodeGroup(n int64) string {
 	switch {
