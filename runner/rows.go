@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"strconv"
+
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 )
 
@@ -24,4 +27,45 @@ func JobRows(jobs []sim.Input, recs []sim.Record) []results.JobRow {
 		}
 	}
 	return rows
+}
+
+// JobExtras returns the jobs file's columns beyond JobRow's for a run on
+// plat (see results.JobExtras): each job's request of every resource
+// besides processors, and, when a cluster has divided resources, its
+// placement from units (sim.Result.Units, plat.UnitStride() counts per
+// job). It is empty on a platform of processors only.
+func JobExtras(plat *sdk.Platform, jobs []sim.Input, units []int32) results.JobExtras {
+	var x results.JobExtras
+	for k, name := range plat.Resources[1:] {
+		vals := make([]int64, len(jobs))
+		for i := range jobs {
+			if r := jobs[i].Job.Request; len(r) > k+1 {
+				vals[i] = r[k+1]
+			}
+		}
+		x.Resources = append(x.Resources, name)
+		x.Requests = append(x.Requests, vals)
+	}
+	stride := plat.UnitStride()
+	if stride == 0 {
+		return x
+	}
+	x.HasUnits = true
+	x.Units = make([]string, len(jobs))
+	var b []byte
+	for i := range jobs {
+		b = b[:0]
+		for u := range stride {
+			if u > 0 {
+				b = append(b, ',')
+			}
+			var n int32
+			if k := i*stride + u; k < len(units) {
+				n = units[k]
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		x.Units[i] = string(b)
+	}
+	return x
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/swf"
 )
@@ -129,6 +130,10 @@ type RunResult struct {
 	PolSeconds  float64 `json:"policy_seconds"`
 	Events      int64   `json:"events"`
 	PolicyCalls int64   `json:"policy_calls"`
+	// Transform names the workload's transform and TransformCounts holds
+	// what it did (manifest.Transform.Apply), when it has one.
+	Transform       string           `json:"transform,omitempty"`
+	TransformCounts map[string]int64 `json:"transform_counts,omitempty"`
 	// Reused marks a run a resume found complete; not stored.
 	Reused bool `json:"-"`
 }
@@ -171,6 +176,18 @@ type workloadEntry struct {
 	err  error
 }
 
+// preparedEntry holds a workload's jobs made ready for one platform (and,
+// with a transform, one replicate): requests extended to the platform's
+// resources, the transform applied. Runs that share them share the entry.
+type preparedEntry struct {
+	once sync.Once
+	plat *sdk.Platform
+	jobs []sim.Input
+	// counts is what the transform did; nil without one.
+	counts map[string]int64
+	err    error
+}
+
 type task struct {
 	run   manifest.Run
 	spec  manifest.CanonicalSpec
@@ -180,6 +197,7 @@ type task struct {
 	wl    *workloadEntry
 	// wlKey names the loaded workload the run uses.
 	wlKey string
+	prep  *preparedEntry
 }
 
 // Run runs the manifest's runs into the campaign folder and returns the
@@ -397,6 +415,7 @@ func removeTemps(dir string) {
 // here, since its hash is that of the jobs.
 func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntry, gens []manifest.Generator) ([]task, error) {
 	wls := map[string]*workloadEntry{}
+	preps := map[string]*preparedEntry{}
 	tasks := make([]task, len(runs))
 	for i, r := range runs {
 		t := task{run: r, spec: r.Spec(m), seeds: r.Seeds(m), pol: pols[r.Policy]}
@@ -412,6 +431,14 @@ func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntr
 			wls[t.wlKey] = e
 		}
 		t.wl = e
+		prepKey := t.wlKey + "/platform=" + r.Platform
+		if w.Transform != "" {
+			prepKey += "/replicate=" + strconv.Itoa(r.Replicate)
+		}
+		if t.prep = preps[prepKey]; t.prep == nil {
+			t.prep = &preparedEntry{}
+			preps[prepKey] = t.prep
+		}
 		wlSHA := w.SHA256
 		if w.Generator != "" {
 			e.once.Do(func() { e.wl, e.err = generate(gens, w, procs, t.seeds.Workload) })
@@ -483,6 +510,50 @@ func (e *workloadEntry) load(m *manifest.Manifest, r manifest.Run) (*workload.Wo
 	return e.wl, e.err
 }
 
+// prepare returns the run's platform and jobs, made the first time: the
+// workload's jobs as they are on a platform of processors only without a
+// transform, else copies whose requests have one entry per resource of the
+// platform (zeros beyond the processors), changed by the transform drawing
+// from the run's transform seed.
+func (e *preparedEntry) prepare(m *manifest.Manifest, t task, wl *workload.Workload) (*preparedEntry, error) {
+	e.once.Do(func() {
+		w := m.Workloads[t.run.Workload]
+		e.plat = t.run.SDKPlatform(m, wl.Procs)
+		if e.err = e.plat.Validate(); e.err != nil {
+			return
+		}
+		e.jobs = wl.Jobs
+		if e.plat.Dims() == 1 && w.Transform == "" {
+			return
+		}
+		e.jobs = extendRequests(wl.Jobs, e.plat.Dims())
+		if w.Transform == "" {
+			return
+		}
+		tr, params, err := w.ResolveTransform()
+		if err == nil {
+			e.counts, err = tr.Apply(params, e.plat, e.jobs, manifest.NewRand(t.seeds.Transform))
+		}
+		if err != nil {
+			e.err = fmt.Errorf("workload %s: transform %s on platform %s: %w", w.Name, w.Transform, e.plat.Name, err)
+		}
+	})
+	return e, e.err
+}
+
+// extendRequests copies jobs with each request extended with zeros to dims
+// entries.
+func extendRequests(jobs []sim.Input, dims int) []sim.Input {
+	out := slices.Clone(jobs)
+	flat := make(sdk.Vector, len(jobs)*dims)
+	for i := range out {
+		r := flat[i*dims : (i+1)*dims : (i+1)*dims]
+		copy(r, out[i].Job.Request)
+		out[i].Job.Request = r
+	}
+	return out
+}
+
 func pending(t task) RunResult {
 	axes := map[string]string{}
 	for _, a := range t.run.Axes {
@@ -531,13 +602,16 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		return fail(err)
 	}
 	res.WorkloadSHA, res.WorkloadJob, res.Procs = wl.SHA256, len(wl.Jobs), wl.Procs
-	platName := t.run.Platform
-	if platName == "" {
-		platName = t.run.Workload
+	prep, err := t.prep.prepare(m, t, wl)
+	if err != nil {
+		return fail(err)
 	}
-	plat := sdk.SingleCluster(platName, wl.Procs)
+	if prep.counts != nil {
+		res.Transform, res.TransformCounts = m.Workloads[t.run.Workload].Transform, prep.counts
+	}
+	plat, jobs := prep.plat, prep.jobs
 	out, err := runner.Execute(ctx, runner.Spec{
-		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: wl.Jobs, Seed: t.seeds.Policy,
+		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference, Timeout: m.Campaign.Timeout,
 	})
@@ -547,7 +621,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
 	res.Transport = out.Transport
 	meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
-	if err := results.WriteJobs(JobsPath(dir, t.key), runner.JobRows(wl.Jobs, out.Records), meta); err != nil {
+	if err := results.WriteJobsWith(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta); err != nil {
 		return fail(err)
 	}
 	res.Status = StatusOK
@@ -600,6 +674,13 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 	})
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v
+	}
+	if res.Transform != "" {
+		w := m.Workloads[t.run.Workload]
+		meta["workload.transform"] = w.Transform
+		meta["workload.transform.params"] = js(nonNil(w.TransformParams))
+		meta["workload.transform.seed"] = strconv.FormatUint(t.seeds.Transform, 10)
+		meta["workload.transform.counts"] = js(res.TransformCounts)
 	}
 	maps.Copy(meta, m.Metrics.Map())
 	return meta

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/schedlab/schedlab/results"
@@ -113,21 +114,30 @@ func compareJobs(a, b string) (string, error) {
 		return "", nil
 	}
 	// The bytes may differ in provenance only (another host or build).
-	ra, _, err := results.ReadJobs(a)
+	ra, xa, _, err := results.ReadJobsWith(a)
 	if err != nil {
 		return "", err
 	}
-	rb, _, err := results.ReadJobs(b)
+	rb, xb, _, err := results.ReadJobsWith(b)
 	if err != nil {
 		return "", err
 	}
 	if len(ra) != len(rb) {
 		return fmt.Sprintf("%d jobs, then %d", len(ra), len(rb)), nil
 	}
+	if !slices.Equal(xa.Resources, xb.Resources) || xa.HasUnits != xb.HasUnits {
+		return fmt.Sprintf("resources %v (units %t), then %v (units %t)", xa.Resources, xa.HasUnits, xb.Resources, xb.HasUnits), nil
+	}
 	n, first := 0, ""
 	t := reflect.TypeFor[results.JobRow]()
 	for i := range ra {
 		if reflect.DeepEqual(ra[i], rb[i]) {
+			if d := extraDiff(xa, xb, i); d != "" {
+				n++
+				if first == "" {
+					first = fmt.Sprintf("job %d: %s", ra[i].JobID, d)
+				}
+			}
 			continue
 		}
 		n++
@@ -147,6 +157,20 @@ func compareJobs(a, b string) (string, error) {
 		return "", nil
 	}
 	return fmt.Sprintf("%d of %d jobs differ; first %s", n, len(ra), first), nil
+}
+
+// extraDiff says how row i's extra columns differ between two files with
+// the same extra columns, "" when they do not.
+func extraDiff(a, b results.JobExtras, i int) string {
+	for k, name := range a.Resources {
+		if x, y := a.Requests[k][i], b.Requests[k][i]; x != y {
+			return fmt.Sprintf("%s %d then %d", results.RequestColumn(name), x, y)
+		}
+	}
+	if a.HasUnits && a.Units[i] != b.Units[i] {
+		return fmt.Sprintf("%s %s then %s", results.UnitsColumn, a.Units[i], b.Units[i])
+	}
+	return ""
 }
 
 func deref(v reflect.Value) any {

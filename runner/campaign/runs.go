@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,6 +108,9 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 			}
 			return r.Procs
 		}),
+	)
+	cols = append(cols, transformColumns(m)...)
+	cols = append(cols,
 		col("transport", results.String, optStr(func(r *RunResult) string { return r.Transport })),
 		col("spec_sha256", results.String, str(func(r *RunResult) string { return r.SpecSHA })),
 		col("start_time", results.String, optStr(func(r *RunResult) string { return r.Start })),
@@ -117,6 +121,42 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		col("events", results.Int64, ok(func(r *RunResult) any { return r.Events })),
 		col("policy_calls", results.Int64, ok(func(r *RunResult) any { return r.PolicyCalls })),
 	)
+	return cols
+}
+
+// transformColumns are the columns of the workload transforms, when some
+// workload of the manifest has one: transform (its name) and
+// transform_NAME for each count the transforms report (manifest.Transform
+// Counts), NULL for a run without a transform or not run.
+func transformColumns(m *manifest.Manifest) []runsColumn {
+	var counts []string
+	for _, name := range slices.Sorted(maps.Keys(m.Workloads)) {
+		if tr, ok := manifest.LookupTransform(m.Workloads[name].Transform); ok {
+			for _, c := range tr.Counts {
+				if !slices.Contains(counts, c) {
+					counts = append(counts, c)
+				}
+			}
+		}
+	}
+	if counts == nil {
+		return nil
+	}
+	cols := []runsColumn{{results.Column{Name: "transform", Kind: results.String}, func(r *RunResult) any {
+		if r.Transform == "" {
+			return nil
+		}
+		return r.Transform
+	}}}
+	for _, c := range counts {
+		cols = append(cols, runsColumn{results.Column{Name: "transform_" + c, Kind: results.Int64}, func(r *RunResult) any {
+			v, ok := r.TransformCounts[c]
+			if !ok {
+				return nil
+			}
+			return v
+		}})
+	}
 	return cols
 }
 

@@ -333,3 +333,32 @@ func TestLockRoundTripResources(t *testing.T) {
 		t.Errorf("platforms or transform differ after the round trip")
 	}
 }
+
+// TestDocBurstBufferExample parses the burst-buffer example of
+// docs/manifest.md (with a [campaign] table added) as if it were in
+// experiments/.
+func TestDocBurstBufferExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "manifest.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block string
+	for _, b := range strings.Split(string(doc), "```toml\n")[1:] {
+		if b, _, _ = strings.Cut(b, "```"); strings.Contains(b, "burst-buffer-lognormal") {
+			block = b
+		}
+	}
+	if block == "" {
+		t.Fatal("no burst-buffer toml block in docs/manifest.md")
+	}
+	m, err := Parse("experiments/bb.toml", []byte("[campaign]\nseed = 1\n"+block), filepath.Join("..", "..", "experiments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(m.Workloads["kth-bb"].Trace); err != nil {
+		t.Error(err)
+	}
+	if r := m.Platforms["kth-bb"].Resources; len(r) != 1 || r[0].Capacity != 480_000_000_000 || r[0].PiecesBy != "procs" {
+		t.Errorf("resources %+v", r)
+	}
+}

@@ -30,6 +30,9 @@ type Transform struct {
 	// processors (a run without a platform axis takes its size from the
 	// trace).
 	Check func(params sdk.Params, plat *sdk.Platform) error
+	// Counts names the counts Apply returns, in the order of their columns
+	// in runs.parquet (transform_NAME).
+	Counts []string
 	// Apply changes jobs in place. Every job's Request already has one
 	// entry per resource of plat (zeros beyond the processors). rng is
 	// NewRand(Seeds.Transform), so every policy of a replicate sees the
@@ -106,6 +109,7 @@ func burstBufferTransform() Transform {
 			{Name: "short_walltime", Type: sdk.Int, Default: strconv.Itoa(burstbuffer.ShortWalltime), Doc: "jobs with a walltime at most this many seconds are short; -1: no short jobs"},
 			{Name: "short_bytes", Type: sdk.Int, Default: strconv.Itoa(burstbuffer.ShortBytes), Doc: "a short job's per-node request (10 MB)"},
 		},
+		Counts: []string{"jobs", "drawn", "clamped_low", "clamped_high", "reduced_to_fit", "short", "no_pieces", "total_bytes"},
 		Check: func(p sdk.Params, plat *sdk.Platform) error {
 			_, err := target(p, plat)
 			return err
