@@ -145,10 +145,26 @@ func (r Resolver) hash(res *Resolved) error {
 	return nil
 }
 
+// buildVCS is the -buildvcs value of package policy builds. It is given on
+// the command line, which overrides GOFLAGS (a machine may set
+// GOFLAGS=-buildvcs=false), so that a plugin built from a checkout records the
+// commit it was built from (vcs.revision, vcs.time, vcs.modified).
+//
+// "true" rather than "auto": the two differ only when the package is in a
+// checkout whose VCS cannot be asked (git missing, a repository git refuses
+// as owned by another user, a nested layout go finds ambiguous). There "auto"
+// builds an unstamped binary silently, whose sha256, and so every run key,
+// differs from the stamped one a published campaign recorded; "true" fails
+// the build and says why. Outside any checkout (a source tarball) both build
+// an unstamped binary without error: there is no commit to record.
+const buildVCS = "-buildvcs=true"
+
 // build compiles a Go package into the cache and returns the binary's path,
 // named by the sha256 of its content so that identical builds share a file.
-// VCS stamping is asked for explicitly (the environment may turn it off) so
-// that the binary records the commit it was built from.
+// Go's build cache, keyed by the content of the sources, the toolchain and
+// the flags, makes a rebuild of unchanged code cheap; the VCS stamp is part
+// of the binary, so a new commit or a clean tree turning dirty gives a new
+// binary, sha256 and run keys even when the package's own code is unchanged.
 func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 	dir := r.CacheDir
 	if dir == "" {
@@ -172,7 +188,7 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 	target := pkg
-	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-trimpath", "-o", tmp.Name())
+	cmd := exec.CommandContext(ctx, "go", "build", buildVCS, "-trimpath", "-o", tmp.Name())
 	if st, err := os.Stat(pkg); err == nil && st.IsDir() {
 		// Build a directory from inside it, so that its own module is the
 		// main module wherever schedlab was started from.
@@ -181,7 +197,13 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 	cmd.Args = append(cmd.Args, target)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, strings.TrimSpace(string(out)))
+		msg := strings.TrimSpace(string(out))
+		if strings.Contains(msg, "-buildvcs=false") {
+			// go's own advice does not apply: the flag here overrides GOFLAGS.
+			msg += "\n(schedlab stamps package policies with the commit: make git work in this checkout, " +
+				"or build the plugin yourself and give the binary's path as the policy's ref)"
+		}
+		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, msg)
 	}
 	sum, err := host.FileSHA256(tmp.Name())
 	if err != nil {
