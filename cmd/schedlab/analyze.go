@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/fit"
+	"github.com/schedlab/schedlab/results/report"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/workload/analysis"
@@ -28,19 +30,21 @@ import (
 )
 
 type analyzeFlags struct {
-	by        []string
-	out       string
-	top       int
-	kmax      int
-	seed      int64
-	restarts  int
-	resamples int
+	by             []string
+	out            string
+	report         string
+	top            int
+	reportClusters int
+	kmax           int
+	seed           int64
+	restarts       int
+	resamples      int
 }
 
 func newAnalyzeCmd() *cobra.Command {
 	var f analyzeFlags
 	cmd := &cobra.Command{
-		Use:   "analyze FILE.swf[.gz] [--by user|group|app|queue|partition]... [--out DIR]",
+		Use:   "analyze FILE.swf[.gz] [--by user|group|app|queue|partition]... [--out DIR] [--report FILE.html]",
 		Short: "describe a scheduler's history per user, group, application, queue or partition, and cluster them",
 		Long: `Describe the jobs of an SWF log per value of each factor (--by): jobs, share of
 jobs and of processor-seconds, and the distributions (mean with a 95 % interval,
@@ -59,14 +63,25 @@ on at most 5000 values per test).
 
 --out DIR writes DIR/factors.parquet (one row per factor value),
 DIR/clusters.parquet (one row per clustered value) and DIR/fits.parquet (one
-row per factor, cluster, parameter and family).`,
+row per factor, cluster, parameter and family), and DIR/report.html.
+
+--report FILE.html writes the HTML report (also without --out): one
+self-contained page (inline SVG, no script, no network) with the input's
+provenance, the statistics per factor value (the --top values of largest
+activity), the clusters in scatter plots of their standardised features,
+the fits with their KS and CvM statistics and p-values, the ECDF of each
+cluster's parameters against the fitted laws (for the --report-clusters
+clusters with the most jobs per factor) and, for Slurm input, box plots of
+K_ef2 and K_ef1 by node-count group.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.by, "by", []string{analysis.User, analysis.Group, analysis.App, analysis.Queue, analysis.Partition}, "factors to describe")
 	fl.StringVar(&f.out, "out", "", "folder for factors.parquet and clusters.parquet")
-	fl.IntVar(&f.top, "top", 10, "values printed per factor (all are written)")
+	fl.StringVar(&f.report, "report", "", "HTML report to write (default DIR/report.html with --out)")
+	fl.IntVar(&f.top, "top", 10, "values printed per factor, and shown in the report's tables (all are written)")
+	fl.IntVar(&f.reportClusters, "report-clusters", 4, "clusters per factor whose ECDF against the fits the report plots (most jobs first)")
 	fl.IntVar(&f.kmax, "kmax", 8, "largest k tried")
 	fl.IntVar(&f.restarts, "restarts", 10, "k-means restarts per k")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of k-means++, the bootstrap and its subsamples")
@@ -117,16 +132,20 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	w := cmd.OutOrStdout()
 	var jobs []analysis.Job
 	var sum string
+	rep := &report.Analysis{Path: path, Format: "SWF", Top: f.top, MaxClusters: f.reportClusters}
 	if isSacct {
-		sj, rep, err := sacct.Options{SkipMalformed: true}.ReadFile(path)
+		sj, read, err := sacct.Options{SkipMalformed: true}.ReadFile(path)
 		if err != nil {
 			return &exitError{exitBadInput, err}
 		}
 		jobs = analysis.FromSacct(sj)
 		sum = fileSHA256(path)
-		fmt.Fprintf(w, "%s: Slurm accounting, %s\n", path, rep.String())
-		for _, s := range rep.Skipped {
+		rep.Format = "Slurm accounting"
+		rep.Notes = append(rep.Notes, "Read: "+read.String()+".")
+		fmt.Fprintf(w, "%s: Slurm accounting, %s\n", path, read.String())
+		for _, s := range read.Skipped {
 			fmt.Fprintf(w, "  skipped: %v\n", s)
+			rep.Notes = append(rep.Notes, fmt.Sprintf("Skipped line %d (job %s): %s.", s.Line, orUnknown(s.ID), s.Reason))
 		}
 	} else {
 		recs, s, err := readSWF(path)
@@ -140,6 +159,8 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	rng := manifest.NewRand(uint64(f.seed))
 	for _, factor := range f.by {
 		st := analysis.Describe(jobs, factor)
+		rep.Factors = append(rep.Factors, report.FactorAnalysis{Factor: factor, Stats: st})
+		fa := &rep.Factors[len(rep.Factors)-1]
 		fmt.Fprintf(w, "\n== by %s: %d values\n", factor, len(st))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		head := "value\tjobs\tshare\tactivity\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\t"
@@ -178,6 +199,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		c, err := analysis.Cluster(st, f.kmax, f.restarts, rng)
 		if err != nil {
 			fmt.Fprintf(w, "clusters: %v\n", err)
+			fa.ClusterErr = err.Error()
 			continue
 		}
 		fmt.Fprintf(w, "clusters: k = %d by mean silhouette %.3f (tried:", c.Result.K, c.Result.Silhouette)
@@ -185,6 +207,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 			fmt.Fprintf(w, " k=%d %.3f", r.K, r.Silhouette)
 		}
 		fmt.Fprintf(w, "), sizes %v\n", c.Result.Sizes)
+		fa.Clusters = &c
 		for i, v := range c.Values {
 			clusterRows = append(clusterRows, []any{factor, v, int64(c.Labels[i]), int64(c.Result.K), c.Result.Silhouette})
 		}
@@ -195,6 +218,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		if err != nil {
 			return err
 		}
+		fa.Fits = pfs
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "cluster	parameter	n	dropped	best (AIC)	parameters	KS	KS p	CvM p	")
 		for _, pf := range pfs {
@@ -212,13 +236,29 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		}
 		tw.Flush()
 	}
+	meta := results.Metadata(runner.BuildProvenance())
+	reportPath := f.report
+	if reportPath == "" && f.out != "" {
+		reportPath = filepath.Join(f.out, "report.html")
+	}
+	if reportPath != "" {
+		rep.Jobs, rep.SHA256, rep.Meta = jobs, sum, meta
+		rep.Options = [][2]string{{"--by", strings.Join(f.by, ",")}, {"--kmax", fmt.Sprint(f.kmax)},
+			{"--restarts", fmt.Sprint(f.restarts)}, {"--seed", fmt.Sprint(f.seed)}, {"--resamples", fmt.Sprint(f.resamples)},
+			{"--top", fmt.Sprint(f.top)}, {"--report-clusters", fmt.Sprint(f.reportClusters)},
+			{"goodness-of-fit sample", fmt.Sprintf("at most %d values per test", analysis.GoFSample)}}
+		if err := writeAnalysisReport(reportPath, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nwrote %s\n", reportPath)
+	}
 	if f.out == "" {
 		return nil
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
 	}
-	meta := results.Metadata(runner.BuildProvenance())
+	meta = maps.Clone(meta)
 	meta["input.path"] = filepath.Base(path)
 	meta["input.sha256"] = sum
 	meta["kmeans.seed"] = fmt.Sprint(f.seed)
@@ -256,6 +296,21 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	}
 	fmt.Fprintf(w, "\nwrote factors.parquet, clusters.parquet and fits.parquet in %s\n", f.out)
 	return nil
+}
+
+// writeAnalysisReport writes the HTML report to path, making its folder;
+// a failed report leaves no file.
+func writeAnalysisReport(path string, a *report.Analysis) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := report.WriteAnalysis(&buf, a); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 func orUnknown(v string) string {

@@ -92,13 +92,31 @@ func Write(w io.Writer, dir string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := render(w, pg); err != nil {
+		return fmt.Errorf("report of %s: %w", dir, err)
+	}
+	return nil
+}
+
+// render numbers the page's figures and writes it with pageTemplate; nothing
+// is written when the template fails.
+func render(w io.Writer, pg *page) error {
+	n := 0
+	for i := range pg.Sections {
+		for j := range pg.Sections[i].Blocks {
+			if pg.Sections[i].Blocks[j].Figure != nil {
+				n++
+				pg.Sections[i].Blocks[j].Number = n
+			}
+		}
+	}
 	t, err := template.New("report").Funcs(template.FuncMap{"code": code}).Parse(pageTemplate)
 	if err != nil {
-		return fmt.Errorf("report: page template: %w", err)
+		return fmt.Errorf("page template: %w", err)
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, pg); err != nil {
-		return fmt.Errorf("report of %s: %w", dir, err)
+		return err
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
@@ -263,15 +281,6 @@ func build(dir string, opts Options) (*page, error) {
 		filepath.Join(filepath.Clean(dir), results.RunsFile), cmp.Or(name, "?"), cmp.Or(c.Meta["campaign.seed"], "?"),
 		cmp.Or(c.Meta["schedlab.version"], "?"), cmp.Or(c.Meta["vcs.revision"], "unknown"), modified(c.Meta["vcs.modified"]),
 		cmp.Or(c.Meta["go.version"], "Go ?"))
-	n := 0
-	for i := range pg.Sections {
-		for j := range pg.Sections[i].Blocks {
-			if pg.Sections[i].Blocks[j].Figure != nil {
-				n++
-				pg.Sections[i].Blocks[j].Number = n
-			}
-		}
-	}
 	return pg, nil
 }
 
