@@ -8,7 +8,6 @@ import (
 	"github.com/schedlab/schedlab/plugins/burstbuffer"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/policytest"
-	"github.com/schedlab/schedlab/sdk/sim"
 )
 
 // randomScenario is a busy random workload on 8 processors and a burst
@@ -110,5 +109,4 @@ func TestPlanSearchModes(t *testing.T) {
 		t.Errorf("mean wait with annealing %.0f, not below the nine starting orders' best alone %.0f", sums[1], sums[0])
 	}
 	t.Logf("sum of waits: starting orders only %.0f, annealing %.0f, exhaustive up to 6 %.0f", sums[0], sums[1], sums[2])
-	_ = sim.Input{}
 }
