@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +31,8 @@ const (
 	Fail = "error"
 	// UseRuntime takes the job's actual runtime as its requested walltime.
 	UseRuntime = "runtime"
+	// AllJobs is the default of Clean.JobIDs: no selection.
+	AllJobs = "all"
 )
 
 // Setting names, as used by Clean.Set and Clean.Settings and in provenance.
@@ -38,6 +41,7 @@ const (
 	SettingMissingWalltime    = "missing-walltime"
 	SettingNonPositiveRuntime = "nonpositive-runtime"
 	SettingOversize           = "oversize"
+	SettingJobIDs             = "job-ids"
 )
 
 // Clean holds the cleaning choices applied when SWF records become engine
@@ -66,6 +70,12 @@ type Clean struct {
 	// platform has: "drop" (default), "clamp" to the platform size, or
 	// "error".
 	Oversize string
+	// JobIDs selects a part of the trace by SWF job number (field 1):
+	// "all" (default) keeps every record, "FIRST-LAST" keeps the records
+	// numbered FIRST to LAST, both included, and drops the others before
+	// any other rule sees them (rule "outside-job-ids"). Papers that split
+	// a log into parts define the parts this way.
+	JobIDs string
 }
 
 // DefaultClean returns the default settings, spelled out.
@@ -75,6 +85,7 @@ func DefaultClean() Clean {
 		MissingWalltime:    UseRuntime,
 		NonPositiveRuntime: Drop,
 		Oversize:           Drop,
+		JobIDs:             AllJobs,
 	}
 }
 
@@ -82,16 +93,60 @@ type setting struct {
 	name    string
 	value   *string
 	allowed []string // allowed[0] is the default
+	// parse, when set, also accepts values outside allowed: it returns
+	// the value's canonical spelling, or an error saying what is wrong.
+	parse func(string) (string, error)
+}
+
+// check returns the canonical spelling of v for setting s, or an error
+// naming the setting and what it allows.
+func (s setting) check(v string) (string, error) {
+	if slices.Contains(s.allowed, v) {
+		return v, nil
+	}
+	if s.parse != nil {
+		c, err := s.parse(v)
+		if err != nil {
+			return "", fmt.Errorf("cleaning setting %s: value %q: %w", s.name, v, err)
+		}
+		return c, nil
+	}
+	return "", fmt.Errorf("cleaning setting %s: unknown value %q (allowed: %s)", s.name, v, strings.Join(s.allowed, ", "))
 }
 
 // table lists the settings of c, in the order Settings and errors use.
 func (c *Clean) table() []setting {
 	return []setting{
-		{SettingProcs, &c.Procs, []string{ProcsRequestedElseAllocated, ProcsAllocatedElseRequested, ProcsRequested, ProcsAllocated}},
-		{SettingMissingWalltime, &c.MissingWalltime, []string{UseRuntime, Drop}},
-		{SettingNonPositiveRuntime, &c.NonPositiveRuntime, []string{Drop, Clamp}},
-		{SettingOversize, &c.Oversize, []string{Drop, Clamp, Fail}},
+		{SettingProcs, &c.Procs, []string{ProcsRequestedElseAllocated, ProcsAllocatedElseRequested, ProcsRequested, ProcsAllocated}, nil},
+		{SettingMissingWalltime, &c.MissingWalltime, []string{UseRuntime, Drop}, nil},
+		{SettingNonPositiveRuntime, &c.NonPositiveRuntime, []string{Drop, Clamp}, nil},
+		{SettingOversize, &c.Oversize, []string{Drop, Clamp, Fail}, nil},
+		{SettingJobIDs, &c.JobIDs, []string{AllJobs}, parseJobIDs},
 	}
+}
+
+// parseJobIDs reads "FIRST-LAST" and returns it canonical.
+func parseJobIDs(v string) (string, error) {
+	first, last, ok := JobIDRange(v)
+	if !ok {
+		return "", fmt.Errorf(`want "all" or FIRST-LAST, two job numbers with FIRST <= LAST, such as "15-1780"`)
+	}
+	return fmt.Sprintf("%d-%d", first, last), nil
+}
+
+// JobIDRange returns the range of a JobIDs value "FIRST-LAST", and false
+// for "all" or a value that is not such a range.
+func JobIDRange(v string) (first, last int64, ok bool) {
+	a, b, found := strings.Cut(v, "-")
+	if !found {
+		return 0, 0, false
+	}
+	first, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	last, err2 := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+	if err1 != nil || err2 != nil || first < 0 || first > last {
+		return 0, 0, false
+	}
+	return first, last, true
 }
 
 // Resolved returns c with empty settings replaced by their defaults, or an
@@ -103,10 +158,11 @@ func (c Clean) Resolved() (Clean, error) {
 			*s.value = s.allowed[0]
 			continue
 		}
-		if !slices.Contains(s.allowed, *s.value) {
-			return Clean{}, fmt.Errorf("cleaning setting %s: unknown value %q (allowed: %s)",
-				s.name, *s.value, strings.Join(s.allowed, ", "))
+		v, err := s.check(*s.value)
+		if err != nil {
+			return Clean{}, err
 		}
+		*s.value = v
 	}
 	return c, nil
 }
@@ -118,10 +174,11 @@ func (c *Clean) Set(name, value string) error {
 		if s.name != name {
 			continue
 		}
-		if !slices.Contains(s.allowed, value) {
-			return fmt.Errorf("cleaning setting %s: unknown value %q (allowed: %s)", name, value, strings.Join(s.allowed, ", "))
+		v, err := s.check(value)
+		if err != nil {
+			return err
 		}
-		*s.value = value
+		*s.value = v
 		return nil
 	}
 	return fmt.Errorf("unknown cleaning setting %q (known: %s)", name, strings.Join(SettingNames(), ", "))
@@ -131,7 +188,7 @@ func (c *Clean) Set(name, value string) error {
 // filled in), for recording in a result's provenance. Unknown values are
 // returned as they are; Resolved reports them.
 func (c Clean) Settings() map[string]string {
-	out := make(map[string]string, 4)
+	out := make(map[string]string, 5)
 	for _, s := range c.table() {
 		v := *s.value
 		if v == "" {
@@ -154,7 +211,8 @@ func SettingNames() []string {
 }
 
 // Allowed returns the values the setting called name allows, default
-// first, or nil for an unknown name.
+// first, or nil for an unknown name. For job-ids it is "all" only; Set also
+// takes a range "FIRST-LAST" there.
 func Allowed(name string) []string {
 	var c Clean
 	for _, s := range c.table() {

@@ -8,6 +8,10 @@ import (
 // Rule names, in the order the rules apply. A job dropped by one rule is
 // not seen by the later ones, so each dropped job is counted once.
 const (
+	// RuleOutsideJobIDs applies Clean.JobIDs: it drops the records whose
+	// job number lies outside the selected range. It comes first, so the
+	// other rules count within the selection only.
+	RuleOutsideJobIDs = "outside-job-ids"
 	// RuleMissingSubmit drops jobs with a negative (unknown) submit time;
 	// there is no setting, since such a job cannot be placed in time.
 	RuleMissingSubmit = "missing-submit"

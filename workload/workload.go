@@ -141,7 +141,8 @@ func platformSize(path string, h swf.Header, procs int64) (int64, string, error)
 
 // ruleIndex is the position of each rule in Report.Counts.
 const (
-	iMissingSubmit = iota
+	iOutsideJobIDs = iota
+	iMissingSubmit
 	iMissingProcs
 	iProcsFallback
 	iNonPositiveRuntime
@@ -155,20 +156,25 @@ const (
 
 // cleaner applies the rules to one record at a time.
 type cleaner struct {
-	name   string
-	procs  int64
-	c      Clean
-	counts [numRules]int
-	recs   int
-	jobs   []sim.Input
-	block  []int64 // backing store of the Request vectors, filled in chunks
+	name  string
+	procs int64
+	c     Clean
+	// selected says a job-ids range is in force; [first, last] is it.
+	selected    bool
+	first, last int64
+	counts      [numRules]int
+	recs        int
+	jobs        []sim.Input
+	block       []int64 // backing store of the Request vectors, filled in chunks
 
 	// (prevSubmit, prevID) is the key of the last kept job, in file order.
 	prevSubmit, prevID int64
 }
 
 func newCleaner(name string, procs int64, c Clean) *cleaner {
-	return &cleaner{name: name, procs: procs, c: c}
+	cl := &cleaner{name: name, procs: procs, c: c}
+	cl.first, cl.last, cl.selected = JobIDRange(c.JobIDs)
+	return cl
 }
 
 // where names a record in errors: "file:line", or "name: record N" for records
@@ -189,6 +195,9 @@ func (cl *cleaner) add(rec swf.Record) error {
 	var touched [numRules]bool
 	drop := func(rule int) error { cl.counts[rule]++; return nil }
 
+	if cl.selected && (rec.JobNumber < cl.first || rec.JobNumber > cl.last) {
+		return drop(iOutsideJobIDs)
+	}
 	if rec.Submit < 0 {
 		return drop(iMissingSubmit)
 	}
@@ -330,6 +339,7 @@ func (cl *cleaner) finish() *Workload {
 	sim.Sort(cl.jobs)
 
 	settings := [numRules]string{
+		iOutsideJobIDs:       cl.c.JobIDs,
 		iMissingSubmit:       Drop,
 		iMissingProcs:        Drop,
 		iProcsFallback:       cl.c.Procs,
@@ -341,6 +351,7 @@ func (cl *cleaner) finish() *Workload {
 		iDuplicateID:         "keep",
 	}
 	names := [numRules]string{
+		iOutsideJobIDs:       RuleOutsideJobIDs,
 		iMissingSubmit:       RuleMissingSubmit,
 		iMissingProcs:        RuleMissingProcs,
 		iProcsFallback:       RuleProcsFallback,
@@ -363,7 +374,7 @@ func (cl *cleaner) finish() *Workload {
 // the first), so the rule only counts, and counts zero.
 func action(i int, setting string) string {
 	switch i {
-	case iMissingSubmit, iMissingProcs:
+	case iOutsideJobIDs, iMissingSubmit, iMissingProcs:
 		return Dropped
 	case iNonPositiveRuntime, iMissingWalltime, iOversize:
 		switch setting {

@@ -40,7 +40,7 @@ func records(js ...job) []swf.Record {
 func counts(t *testing.T, r workload.Report) map[string]int {
 	t.Helper()
 	order := []string{
-		workload.RuleMissingSubmit, workload.RuleMissingProcs, workload.RuleProcsFallback,
+		workload.RuleOutsideJobIDs, workload.RuleMissingSubmit, workload.RuleMissingProcs, workload.RuleProcsFallback,
 		workload.RuleNonPositiveRuntime, workload.RuleMissingWalltime, workload.RuleOversize,
 		workload.RuleRuntimeOverWalltime, workload.RuleSubmitOrder, workload.RuleDuplicateID,
 	}
@@ -170,6 +170,23 @@ func TestRules(t *testing.T) {
 			workload.RuleOversize:            1, // job 13
 			workload.RuleRuntimeOverWalltime: 1, workload.RuleSubmitOrder: 1, workload.RuleDuplicateID: 1,
 		}, jobs: map[int64][3]int64{9: {100, 50, 100}}}},
+		// The selection comes first: job 2 (no submit time) is outside it,
+		// so the missing-submit rule never sees it, and the other rules
+		// count within the selection only.
+		{"job ids 5-11", workload.Clean{JobIDs: "5-11"}, want{kept: 5, counts: map[string]int{
+			workload.RuleOutsideJobIDs:       6, // jobs 1, 2, 3, 4, 13, 14
+			workload.RuleProcsFallback:       1, // job 5
+			workload.RuleNonPositiveRuntime:  2, // jobs 6, 7
+			workload.RuleMissingWalltime:     1, // job 8
+			workload.RuleOversize:            1, // job 9
+			workload.RuleRuntimeOverWalltime: 1, workload.RuleSubmitOrder: 1, workload.RuleDuplicateID: 1,
+		}, jobs: map[int64][3]int64{5: {16, 100, 200}, 8: {4, 50, 50}, 10: {4, 500, 300}}}},
+		{"job ids 1-1", workload.Clean{JobIDs: "1-1"}, want{kept: 1, counts: map[string]int{
+			workload.RuleOutsideJobIDs: 13,
+		}, jobs: map[int64][3]int64{1: {4, 100, 200}}}},
+		{"job ids beyond the trace", workload.Clean{JobIDs: "100-200"}, want{kept: 0, counts: map[string]int{
+			workload.RuleOutsideJobIDs: 14,
+		}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -265,12 +282,22 @@ func TestSettings(t *testing.T) {
 		t.Errorf("zero Clean settings %v, defaults %v", got, want)
 	}
 	want := map[string]string{"procs": "requested-else-allocated", "missing-walltime": "runtime",
-		"nonpositive-runtime": "drop", "oversize": "drop"}
+		"nonpositive-runtime": "drop", "oversize": "drop", "job-ids": "all"}
 	if got := c.Settings(); !reflect.DeepEqual(got, want) {
 		t.Errorf("default settings %v, want %v", got, want)
 	}
 	if err := c.Set("oversize", "clamp"); err != nil || c.Oversize != "clamp" {
 		t.Errorf("Set oversize=clamp: %v, %q", err, c.Oversize)
+	}
+	// A range is stored in its canonical spelling, so equal selections
+	// have equal provenance and run identities.
+	for _, v := range []string{"15-1780", " 15 - 1780", "015-1780", "+15-1780"} {
+		if err := c.Set("job-ids", v); err != nil || c.JobIDs != "15-1780" {
+			t.Errorf("Set job-ids=%q: %v, %q", v, err, c.JobIDs)
+		}
+	}
+	if r, err := (workload.Clean{JobIDs: "7-7"}).Resolved(); err != nil || r.JobIDs != "7-7" {
+		t.Errorf("Resolved job-ids 7-7: %v, %q", err, r.JobIDs)
 	}
 	errs := []struct {
 		name  string
@@ -287,7 +314,12 @@ func TestSettings(t *testing.T) {
 		{name: "unknown runtime", clean: workload.Clean{NonPositiveRuntime: "zero"},
 			has: `nonpositive-runtime: unknown value "zero" (allowed: drop, clamp)`},
 		{name: "Set unknown name", set: [2]string{"runtime", "drop"},
-			has: `unknown cleaning setting "runtime" (known: missing-walltime, nonpositive-runtime, oversize, procs)`},
+			has: `unknown cleaning setting "runtime" (known: job-ids, missing-walltime, nonpositive-runtime, oversize, procs)`},
+		{name: "job-ids reversed", clean: workload.Clean{JobIDs: "1780-15"},
+			has: `cleaning setting job-ids: value "1780-15": want "all" or FIRST-LAST`},
+		{name: "job-ids one number", set: [2]string{"job-ids", "15"}, has: `cleaning setting job-ids: value "15"`},
+		{name: "job-ids negative", set: [2]string{"job-ids", "-5-10"}, has: `cleaning setting job-ids: value "-5-10"`},
+		{name: "job-ids words", set: [2]string{"job-ids", "first-last"}, has: `cleaning setting job-ids: value "first-last"`},
 		{name: "Set unknown value", set: [2]string{"procs", "cores"}, has: `cleaning setting procs: unknown value "cores"`},
 	}
 	for _, e := range errs {

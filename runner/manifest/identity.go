@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/schedlab/schedlab/workload"
 )
 
 // CanonicalSpec is the canonical JSON of everything a manifest says about
@@ -80,9 +82,20 @@ type specWorkload struct {
 	Transform *specTransform `json:"transform,omitempty"`
 }
 
+// specClean returns the cleaning settings of a spec: all of them, except
+// job-ids when it selects every job, since that setting came later and
+// leaving out its default keeps the keys of the campaigns made before it.
+func specClean(c workload.Clean) map[string]string {
+	s := c.Settings()
+	if s[workload.SettingJobIDs] == workload.AllJobs {
+		delete(s, workload.SettingJobIDs)
+	}
+	return s
+}
+
 // Spec returns the canonical JSON of the run: the master seed, the
 // workload (name, trace sha256 or generator and parameters, procs,
-// cleaning settings with defaults filled in, the transform and its
+// cleaning settings with defaults filled in (job-ids only when it selects), the transform and its
 // parameters when it has one), the platform when the run has one (name,
 // procs, and its other resources when it has any), the policy (name, reference as written, effective parameters),
 // the estimates, the replicate and the metrics settings. It leaves out
@@ -103,7 +116,7 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		Replicate: r.Replicate,
 		Schema:    SpecSchema,
 		Workload: specWorkload{
-			Clean: w.Clean.Settings(), Generator: w.Generator, Name: r.Workload,
+			Clean: specClean(w.Clean), Generator: w.Generator, Name: r.Workload,
 			Params: w.Params, Procs: w.Procs, SHA256: w.SHA256,
 		},
 	}
