@@ -1,7 +1,8 @@
 // Package browsercheck opens HTML pages that schedlab writes in headless
 // Chromium, through the script .ci/browser/report.mjs, so that tests check
 // what a reader sees: that the page loads without console or page errors,
-// fetches nothing, and that its plots rendered. Without node, the installed
+// fetches nothing, and that its plots rendered; Page adds the checks that
+// every page schedlab writes must pass. Without node, the installed
 // puppeteer-core package or a Chromium binary a test is skipped on a
 // developer's machine but fails under CI, so CI never passes without the
 // check (the pattern of package duckcheck).
@@ -12,9 +13,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +78,69 @@ func Chromium() (string, error) {
 // showed. A failing script fails the test with its standard error.
 func Report(t testing.TB) func(page, png string) Result {
 	t.Helper()
+	node, dir := setup(t)
+	return func(page, png string) Result {
+		t.Helper()
+		return open(t, node, dir, page, png)
+	}
+}
+
+// Page returns a function that opens the HTML file page as Report's does,
+// saving its screenshot as name.png in a temporary directory or in
+// $SCHEDLAB_SCREENSHOTS (for a person to look at), and checks what every
+// page schedlab writes must show a reader: no console or page error, no
+// request (the pages are self-contained), every SVG rendered with content
+// and in a figure, every figure's plot not empty (at least 30 SVG
+// elements, 6 texts and 300x200 CSS pixels) with a caption that leads with
+// its title, and a full-page screenshot: a PNG of at least 50 kB, 1000
+// pixels wide and minHeight high. It returns the Result for the test's own
+// checks, and reports failures on the t it is given.
+func Page(t testing.TB, minHeight int) func(t testing.TB, name, page string) Result {
+	t.Helper()
+	node, dir := setup(t)
+	shots := t.TempDir()
+	if d := os.Getenv("SCHEDLAB_SCREENSHOTS"); d != "" {
+		shots = d
+	}
+	return func(t testing.TB, name, page string) Result {
+		t.Helper()
+		shot := filepath.Join(shots, name+".png")
+		r := open(t, node, dir, page, shot)
+		if len(r.ConsoleErrors) > 0 || len(r.PageErrors) > 0 {
+			t.Errorf("%s: console errors %q, page errors %q", name, r.ConsoleErrors, r.PageErrors)
+		}
+		if len(r.Requests) > 0 {
+			t.Errorf("%s: a self-contained page requested %q", name, r.Requests)
+		}
+		if r.NonEmptySVGs != r.SVGs || len(r.Figures) != r.SVGs {
+			t.Errorf("%s: %d SVGs, %d of them rendered with content, %d figures", name, r.SVGs, r.NonEmptySVGs, len(r.Figures))
+		}
+		for _, fig := range r.Figures {
+			// A plot has at least its title, axis labels, ticks and data.
+			if fig.SVGChildren < 30 || fig.SVGTexts < 6 || fig.Width < 300 || fig.Height < 200 {
+				t.Errorf("%s: figure %q looks empty: %d elements, %d texts, %dx%d px", name, fig.Title, fig.SVGChildren, fig.SVGTexts, fig.Width, fig.Height)
+			}
+			if !strings.Contains(fig.Caption, ". "+fig.Title+". ") {
+				t.Errorf("%s: figure %q: caption %q does not lead with the title", name, fig.Title, fig.Caption)
+			}
+		}
+		pf, err := os.Open(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pf.Close()
+		cfg, err := png.DecodeConfig(pf)
+		if err != nil || r.Screenshot.Bytes < 50_000 || cfg.Width < 1000 || cfg.Height < minHeight {
+			t.Errorf("screenshot %s: %d bytes, %dx%d, %v; want a full page at least 1000x%d", shot, r.Screenshot.Bytes, cfg.Width, cfg.Height, err, minHeight)
+		}
+		return r
+	}
+}
+
+// setup finds node and the directory of report.mjs, or skips the test
+// (fails it when CI is set) when the browser check cannot run here.
+func setup(t testing.TB) (node, dir string) {
+	t.Helper()
 	unavailable := func(why string) {
 		t.Helper()
 		msg := why + "; install Chromium (apt-get install chromium) and run `npm ci --prefix .ci/browser` from the module root to enable the browser check"
@@ -87,8 +153,8 @@ func Report(t testing.TB) func(page, png string) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, ".ci", "browser")
-	node, err := exec.LookPath("node")
+	dir = filepath.Join(root, ".ci", "browser")
+	node, err = exec.LookPath("node")
 	if err != nil {
 		unavailable("node is not on PATH")
 	}
@@ -98,29 +164,32 @@ func Report(t testing.TB) func(page, png string) Result {
 	if _, err := Chromium(); err != nil {
 		unavailable(err.Error())
 	}
-	return func(page, png string) Result {
-		t.Helper()
-		page, err := filepath.Abs(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		png, err = filepath.Abs(png)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "report.mjs"), page, png)
-		cmd.Dir = dir
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("node report.mjs %s: %v\n%s", page, err, stderr.Bytes())
-		}
-		var r Result
-		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-			t.Fatalf("report.mjs %s printed no JSON: %v\n%s", page, err, stdout.Bytes())
-		}
-		return r
+	return node, dir
+}
+
+// open runs report.mjs on page, saving the screenshot to shot.
+func open(t testing.TB, node, dir, page, shot string) Result {
+	t.Helper()
+	page, err := filepath.Abs(page)
+	if err != nil {
+		t.Fatal(err)
 	}
+	shot, err = filepath.Abs(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "report.mjs"), page, shot)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node report.mjs %s: %v\n%s", page, err, stderr.Bytes())
+	}
+	var r Result
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("report.mjs %s printed no JSON: %v\n%s", page, err, stdout.Bytes())
+	}
+	return r
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/scipytest"
 )
 
 // sample is a named sample for the comparisons with SciPy.
@@ -44,15 +46,15 @@ type oracleFit struct {
 	// Params is scipy.stats.<dist>.fit(xs, floc=0) in our parametrization.
 	Params map[string]float64 `json:"params"`
 	// LogLikSciPy is Σ logpdf at SciPy's parameters, LogLikOurs at ours.
-	LogLikSciPy opt `json:"loglik_scipy"`
-	LogLikOurs  opt `json:"loglik_ours"`
+	LogLikSciPy scipytest.Float `json:"loglik_scipy"`
+	LogLikOurs  scipytest.Float `json:"loglik_ours"`
 	// KS and CvM are kstest and cramervonmises statistics at our
 	// parameters.
-	KS  opt `json:"ks"`
-	CvM opt `json:"cvm"`
+	KS  scipytest.Float `json:"ks"`
+	CvM scipytest.Float `json:"cvm"`
 	// CDF and PPF are SciPy's cdf at At and ppf at PS, at our parameters.
-	CDF []opt `json:"cdf"`
-	PPF []opt `json:"ppf"`
+	CDF []scipytest.Float `json:"cdf"`
+	PPF []scipytest.Float `json:"ppf"`
 	// Profile is, for Weibull only, the solution of the profile
 	// likelihood equation by scipy.optimize.brentq (see oracle.py).
 	Profile map[string]float64 `json:"profile"`
@@ -220,7 +222,7 @@ func checkFamily(t *testing.T, f Fit, xs []float64, c oracleFitCase, o oracleFit
 
 	// Our optimum is SciPy's, and no worse: Weibull's is SciPy's
 	// Nelder-Mead, which stops near the maximum but not at it.
-	ll, llSciPy := f.LogLik, o.LogLikSciPy.f()
+	ll, llSciPy := f.LogLik, o.LogLikSciPy.F()
 	w.add(prefix+" loglik optimum", relDiff(ll, llSciPy))
 	if !near(ll, llSciPy, llTol, 0) {
 		t.Errorf("%s LogLik = %.17g, SciPy's at its fit %.17g", fam, ll, llSciPy)
@@ -228,9 +230,9 @@ func checkFamily(t *testing.T, f Fit, xs []float64, c oracleFitCase, o oracleFit
 	if ll < llSciPy-sameLLTol*math.Abs(llSciPy) {
 		t.Errorf("%s LogLik = %.17g is below SciPy's %.17g: not the maximum", fam, ll, llSciPy)
 	}
-	w.add(prefix+" loglik same params", relDiff(ll, o.LogLikOurs.f()))
-	if !near(ll, o.LogLikOurs.f(), sameLLTol, 0) {
-		t.Errorf("%s LogLik = %.17g, SciPy's logpdf summed at our parameters %.17g", fam, ll, o.LogLikOurs.f())
+	w.add(prefix+" loglik same params", relDiff(ll, o.LogLikOurs.F()))
+	if !near(ll, o.LogLikOurs.F(), sameLLTol, 0) {
+		t.Errorf("%s LogLik = %.17g, SciPy's logpdf summed at our parameters %.17g", fam, ll, o.LogLikOurs.F())
 	}
 	p := float64(fam.NumParams())
 	if f.AIC != 2*p-2*ll || !near(f.BIC, p*math.Log(float64(len(xs)))-2*ll, 1e-15, 0) {
@@ -238,24 +240,24 @@ func checkFamily(t *testing.T, f Fit, xs []float64, c oracleFitCase, o oracleFit
 	}
 
 	ks, cvm := KS(xs, f), CvM(xs, f)
-	w.add(prefix+" KS", relDiff(ks, o.KS.f()))
-	w.add(prefix+" CvM", relDiff(cvm, o.CvM.f()))
-	if !near(ks, o.KS.f(), statTol, 0) {
-		t.Errorf("%s KS = %.17g, scipy.stats.kstest %.17g", fam, ks, o.KS.f())
+	w.add(prefix+" KS", relDiff(ks, o.KS.F()))
+	w.add(prefix+" CvM", relDiff(cvm, o.CvM.F()))
+	if !near(ks, o.KS.F(), statTol, 0) {
+		t.Errorf("%s KS = %.17g, scipy.stats.kstest %.17g", fam, ks, o.KS.F())
 	}
-	if !near(cvm, o.CvM.f(), statTol, 0) {
-		t.Errorf("%s CvM = %.17g, scipy.stats.cramervonmises %.17g", fam, cvm, o.CvM.f())
+	if !near(cvm, o.CvM.F(), statTol, 0) {
+		t.Errorf("%s CvM = %.17g, scipy.stats.cramervonmises %.17g", fam, cvm, o.CvM.F())
 	}
 
 	for j, x := range c.At {
-		got, want := f.CDF(x), o.CDF[j].f()
+		got, want := f.CDF(x), o.CDF[j].F()
 		w.add(prefix+" CDF", relDiff(got, want))
 		if !near(got, want, cdfTol, cdfSlack(f, x)) {
 			t.Errorf("%s CDF(%.17g) = %.17g, SciPy %.17g", fam, x, got, want)
 		}
 	}
 	for j, p := range c.PS {
-		got, want := f.Quantile(p), o.PPF[j].f()
+		got, want := f.Quantile(p), o.PPF[j].F()
 		w.add(prefix+" Quantile", relDiff(got, want))
 		if !near(got, want, qTol, 0) {
 			t.Errorf("%s Quantile(%.17g) = %.17g, SciPy %.17g", fam, p, got, want)

@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/schedlab/schedlab/internal/scipytest"
 )
 
 // bootStats are the statistics the bootstrap tests use, by the names
@@ -50,7 +52,7 @@ func TestBootstrapAgainstSciPy(t *testing.T) {
 	for i := range cases {
 		cases[i].Resamples, cases[i].Seed = resamples, 1000+i
 	}
-	var want []struct{ Lo, Hi opt }
+	var want []struct{ Lo, Hi scipytest.Float }
 	oracle(t, "bootstrap", cases, &want)
 	for i, c := range cases {
 		t.Run(c.Stat+"/"+c.Method, func(t *testing.T) {
@@ -60,7 +62,7 @@ func TestBootstrapAgainstSciPy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lo, hi := want[i].Lo.f(), want[i].Hi.f()
+			lo, hi := want[i].Lo.F(), want[i].Hi.F()
 			width := hi - lo
 			t.Logf("ours [%.6g, %.6g], SciPy [%.6g, %.6g]: endpoints differ by %.2f%%, %.2f%% of SciPy's width",
 				got.Lo, got.Hi, lo, hi, 100*(got.Lo-lo)/width, 100*(got.Hi-hi)/width)
@@ -106,7 +108,7 @@ func TestBootstrapSameResamplesAsSciPy(t *testing.T) {
 		cases[i].Resamples, cases[i].Seed, cases[i].Distribution = 2000, 2000+i, true
 	}
 	var want []struct {
-		Lo, Hi       opt
+		Lo, Hi       scipytest.Float
 		Distribution []float64
 	}
 	oracle(t, "bootstrap", cases, &want)
@@ -117,8 +119,8 @@ func TestBootstrapSameResamplesAsSciPy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkNear(t, "Lo", lo, want[i].Lo.f())
-			checkNear(t, "Hi", hi, want[i].Hi.f())
+			checkNear(t, "Lo", lo, want[i].Lo.F())
+			checkNear(t, "Hi", hi, want[i].Hi.F())
 		})
 	}
 }

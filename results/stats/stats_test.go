@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/schedlab/schedlab/internal/scipytest"
 )
 
 // sample returns n deterministic pseudo-random values from a lognormal
@@ -51,9 +53,9 @@ func TestDescribeAgainstSciPy(t *testing.T) {
 		}(), 0.95},
 	}
 	var want []struct {
-		Mean, SD, SE, Min, Median, Max, Lo, Hi opt
-		LoPolished                             opt `json:"lo_polished"`
-		HiPolished                             opt `json:"hi_polished"`
+		Mean, SD, SE, Min, Median, Max, Lo, Hi scipytest.Float
+		LoPolished                             scipytest.Float `json:"lo_polished"`
+		HiPolished                             scipytest.Float `json:"hi_polished"`
 	}
 	oracle(t, "describe", cases, &want)
 	for i, c := range cases {
@@ -67,25 +69,25 @@ func TestDescribeAgainstSciPy(t *testing.T) {
 			if s.N != len(c.XS) {
 				t.Errorf("N = %d, want %d", s.N, len(c.XS))
 			}
-			checkNear(t, "Mean", s.Mean, w.Mean.f())
-			checkNear(t, "SD", s.SD, w.SD.f())
-			checkNear(t, "SE", s.SE, w.SE.f())
-			checkNear(t, "Min", s.Min, w.Min.f())
-			checkNear(t, "Median", s.Median, w.Median.f())
-			checkNear(t, "Max", s.Max, w.Max.f())
+			checkNear(t, "Mean", s.Mean, w.Mean.F())
+			checkNear(t, "SD", s.SD, w.SD.F())
+			checkNear(t, "SE", s.SE, w.SE.F())
+			checkNear(t, "Min", s.Min, w.Min.F())
+			checkNear(t, "Median", s.Median, w.Median.F())
+			checkNear(t, "Max", s.Max, w.Max.F())
 			// Against t.interval's quantile polished on t.cdf (see
 			// oracle.py). The half-width is the t quantile at work; the
 			// bounds alone would hide its error behind a large mean.
-			checkNear(t, "CI.Lo", s.CI.Lo, w.LoPolished.f())
-			checkNear(t, "CI.Hi", s.CI.Hi, w.HiPolished.f())
-			checkNear(t, "CI half-width", (s.CI.Hi-s.CI.Lo)/2, (w.HiPolished.f()-w.LoPolished.f())/2)
+			checkNear(t, "CI.Lo", s.CI.Lo, w.LoPolished.F())
+			checkNear(t, "CI.Hi", s.CI.Hi, w.HiPolished.F())
+			checkNear(t, "CI half-width", (s.CI.Hi-s.CI.Lo)/2, (w.HiPolished.F()-w.LoPolished.F())/2)
 			// Against scipy.stats.t.interval itself, within the 1e-8 its
 			// cdflib quantile reaches.
-			if got, want := (s.CI.Hi-s.CI.Lo)/2, (w.Hi.f()-w.Lo.f())/2; !near(got, want, 1e-8, 0) {
+			if got, want := (s.CI.Hi-s.CI.Lo)/2, (w.Hi.F()-w.Lo.F())/2; !near(got, want, 1e-8, 0) {
 				t.Errorf("CI half-width = %.17g, scipy.stats.t.interval %.17g", got, want)
 			}
-			if !near(s.CI.Lo, w.Lo.f(), 1e-8, 0) || !near(s.CI.Hi, w.Hi.f(), 1e-8, 0) {
-				t.Errorf("CI = [%.17g, %.17g], scipy.stats.t.interval [%.17g, %.17g]", s.CI.Lo, s.CI.Hi, w.Lo.f(), w.Hi.f())
+			if !near(s.CI.Lo, w.Lo.F(), 1e-8, 0) || !near(s.CI.Hi, w.Hi.F(), 1e-8, 0) {
+				t.Errorf("CI = [%.17g, %.17g], scipy.stats.t.interval [%.17g, %.17g]", s.CI.Lo, s.CI.Hi, w.Lo.F(), w.Hi.F())
 			}
 			if s.CI.Level != c.Level || s.CI.Method != "student-t" {
 				t.Errorf("CI level %v method %q, want %v student-t", s.CI.Level, s.CI.Method, c.Level)
@@ -174,13 +176,13 @@ func TestWilcoxonAgainstSciPy(t *testing.T) {
 			return d
 		}(), false},
 	}
-	type approx struct{ Statistic, PValue, Z opt }
+	type approx struct{ Statistic, PValue, Z scipytest.Float }
 	var want []struct {
 		Auto, Exact  *approx
 		Approx       approx
-		WPlus        opt
-		RankBiserial opt `json:"rank_biserial"`
-		Dz           opt
+		WPlus        scipytest.Float
+		RankBiserial scipytest.Float `json:"rank_biserial"`
+		Dz           scipytest.Float
 	}
 	oracle(t, "wilcoxon", cases, &want)
 	for i, c := range cases {
@@ -206,20 +208,20 @@ func TestWilcoxonAgainstSciPy(t *testing.T) {
 			if got.Exact != c.WantExact {
 				t.Fatalf("Exact = %v (%s), want %v", got.Exact, got.Method, c.WantExact)
 			}
-			checkNear(t, "WPlus", got.WPlus, w.WPlus.f())
-			checkNear(t, "Statistic", got.Statistic, w.Approx.Statistic.f())
+			checkNear(t, "WPlus", got.WPlus, w.WPlus.F())
+			checkNear(t, "Statistic", got.Statistic, w.Approx.Statistic.F())
 			if got.Exact {
 				if got.Method != "exact" || !math.IsNaN(got.Z) {
 					t.Errorf("exact result has Method %q, Z %v", got.Method, got.Z)
 				}
-				checkNear(t, "PValue vs method=exact", got.PValue, w.Exact.PValue.f())
+				checkNear(t, "PValue vs method=exact", got.PValue, w.Exact.PValue.F())
 			} else {
 				if got.Method != "normal approximation with tie correction" {
 					t.Errorf("Method = %q", got.Method)
 				}
-				checkNear(t, "PValue vs method=approx", got.PValue, w.Approx.PValue.f())
+				checkNear(t, "PValue vs method=approx", got.PValue, w.Approx.PValue.F())
 				// SciPy's z comes from min(W+, W-), so it is -|Z|.
-				checkNear(t, "-|Z| vs zstatistic", -math.Abs(got.Z), w.Approx.Z.f())
+				checkNear(t, "-|Z| vs zstatistic", -math.Abs(got.Z), w.Approx.Z.F())
 				if n := float64(got.N); (got.Z > 0) != (got.WPlus > n*(n+1)/4) {
 					t.Errorf("Z = %v has the wrong sign for W+ = %v of %v", got.Z, got.WPlus, n*(n+1)/2)
 				}
@@ -237,12 +239,12 @@ func TestWilcoxonAgainstSciPy(t *testing.T) {
 				return len(slices.Compact(a)) < len(a)
 			}()
 			if !hasTies || len(c.D) > 50 || zeros > 0 {
-				checkNear(t, "PValue vs method=auto", got.PValue, w.Auto.PValue.f())
+				checkNear(t, "PValue vs method=auto", got.PValue, w.Auto.PValue.F())
 			} else {
-				t.Logf("ties with n <= 50: SciPy 1.10 auto p = %v (exact table at truncated W+), ours %v (normal approximation)", w.Auto.PValue.f(), got.PValue)
+				t.Logf("ties with n <= 50: SciPy 1.10 auto p = %v (exact table at truncated W+), ours %v (normal approximation)", w.Auto.PValue.F(), got.PValue)
 			}
-			checkNear(t, "RankBiserial", RankBiserial(c.D), w.RankBiserial.f())
-			checkNear(t, "CohenDz", CohenDz(c.D), w.Dz.f())
+			checkNear(t, "RankBiserial", RankBiserial(c.D), w.RankBiserial.F())
+			checkNear(t, "CohenDz", CohenDz(c.D), w.Dz.F())
 		})
 	}
 }
@@ -438,7 +440,7 @@ func TestQuantileAgainstNumPy(t *testing.T) {
 		{"1000 normal", signedSample(11, 1000, 5), ps},
 		{"huge range", []float64{1e-300, 1e300, -1e300, 0, 5e299}, ps},
 	}
-	var want [][]opt
+	var want [][]scipytest.Float
 	oracle(t, "quantile", cases, &want)
 	for i, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
@@ -448,8 +450,8 @@ func TestQuantileAgainstNumPy(t *testing.T) {
 				t.Fatal("Quantiles modified its input")
 			}
 			for j, p := range c.PS {
-				checkNear(t, "Quantiles", got[j], want[i][j].f())
-				checkNear(t, "Quantile", Quantile(c.XS, p), want[i][j].f())
+				checkNear(t, "Quantiles", got[j], want[i][j].F())
+				checkNear(t, "Quantile", Quantile(c.XS, p), want[i][j].F())
 			}
 		})
 	}

@@ -1,20 +1,16 @@
 package burstbuffer
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/schedlab/schedlab/internal/scipytest"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
@@ -220,55 +216,6 @@ func TestTargetOf(t *testing.T) {
 	}
 }
 
-// pythons are the interpreters tried for the SciPy oracle: the one on
-// PATH, then Debian's (`apt-get install python3-scipy`), as in
-// results/stats.
-var pythons = []string{"python3", "/usr/bin/python3"}
-
-// scipy runs a Python snippet that reads JSON on stdin and prints JSON,
-// with SciPy imported; the test is skipped when no interpreter has SciPy,
-// and fails instead when CI is set.
-func scipy(t *testing.T, script string, in, out any) {
-	t.Helper()
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog := "import json, sys\ntry:\n    import scipy.stats\nexcept ImportError as e:\n    print(e, file=sys.stderr); sys.exit(3)\n" + script
-	var tried []string
-	for _, py := range pythons {
-		path, err := exec.LookPath(py)
-		if err != nil {
-			tried = append(tried, py+": not found")
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, path, "-c", prog)
-		cmd.Stdin = bytes.NewReader(data)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err = cmd.Run()
-		cancel()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 3 {
-			tried = append(tried, path+": "+strings.TrimSpace(stderr.String()))
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", path, err, stderr.Bytes())
-		}
-		if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
-			t.Fatalf("SciPy output: %v\n%s", err, stdout.Bytes())
-		}
-		return
-	}
-	msg := "no python3 with SciPy (" + strings.Join(tried, "; ") + "); install it with `apt-get install python3-scipy`"
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Fatal(msg + " (CI is set, so this check may not be skipped)")
-	}
-	t.Skip(msg)
-}
-
 // TestDistributionIsSciPys checks the per-node bytes before clamping
 // against SciPy's lognorm(s, loc, scale) in KiB: first exactly, the
 // model's value at z = Φ⁻¹(p) against lognorm.ppf(p) x 1024; then the
@@ -283,7 +230,7 @@ func TestDistributionIsSciPys(t *testing.T) {
 		probs = append(probs, p, p-se, p+se)
 	}
 	var ppf []float64
-	scipy(t, `
+	scipytest.Snippet(t, 2*time.Minute, `
 q = json.load(sys.stdin)
 d = scipy.stats.lognorm(s=q["s"], loc=q["loc"], scale=q["scale"])
 print(json.dumps([float(d.ppf(p)) * 1024 for p in q["p"]]))
