@@ -23,11 +23,13 @@ type compareFlags struct {
 func newCompareCmd() *cobra.Command {
 	f := compareFlags{}
 	cmd := &cobra.Command{
-		Use:   "compare DIR --metric METRIC --baseline AXIS=VALUE [--by AXIS]...",
+		Use:   "compare DIR --metric METRIC --baseline AXIS=VALUE [--by AXIS|none]...",
 		Short: "compare the values of one axis (usually policies) against a baseline, with intervals and tests",
 		Long: `Compare a campaign's runs (DIR/runs.parquet and its jobs files) along one matrix
 axis against a baseline value: per group (the --by axes; by default every other
-axis), the mean of the metric over replicates with a confidence interval, and
+axis that varies; --by none makes one group of all runs, whose pairs then span
+the other axes: 16 workloads x R replicates give 16R pairs per policy), the
+mean of the metric over replicates with a confidence interval, and
 for every other value the difference and ratio to the baseline over paired runs
 (same other axes and replicate, hence same seeds) with intervals, the Wilcoxon
 signed-rank test with Holm's correction, and effect sizes. With one replicate
@@ -44,7 +46,8 @@ See docs/analysis.md.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.metric, "metric", "mean_bsld", "numeric column of runs.parquet to compare")
 	fl.StringVar(&f.baseline, "baseline", "", "the reference: `AXIS=VALUE`, e.g. policy=easy")
-	fl.StringSliceVar(&f.by, "by", nil, "group by these axes (repeatable; default: every axis but the compared one)")
+	fl.StringSliceVar(&f.by, "by", nil, "group by these axes (repeatable; default: every axis but the compared one that varies; "+
+		"\""+compare.NoGrouping+"\": no grouping axis, one group of all runs paired across every other axis)")
 	fl.StringVar(&f.format, "format", "text", "output format: text, csv, json or markdown")
 	fl.StringVar(&f.out, "out", "", "also write the comparison table to this Parquet file")
 	fl.Float64Var(&f.level, "level", 0.95, "confidence level of the intervals")
@@ -61,8 +64,12 @@ func runCompare(cmd *cobra.Command, dir string, f compareFlags) error {
 		return &exitError{exitBadInput, fmt.Errorf("--baseline %q: want AXIS=VALUE, such as policy=easy", f.baseline)}
 	}
 	axis = strings.ReplaceAll(axis, ".", "_") // param.order is the column param_order
-	for i, b := range f.by {
-		f.by[i] = strings.ReplaceAll(b, ".", "_")
+	by, err := compare.ParseBy(f.by)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	for i, b := range by {
+		by[i] = strings.ReplaceAll(b, ".", "_")
 	}
 	if f.level <= 0 || f.level >= 1 {
 		return &exitError{exitBadInput, fmt.Errorf("--level %v: want a confidence level between 0 and 1", f.level)}
@@ -71,7 +78,7 @@ func runCompare(cmd *cobra.Command, dir string, f compareFlags) error {
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
-	res, err := compare.Compare(c, compare.Options{Metric: f.metric, Axis: axis, Baseline: value, By: f.by,
+	res, err := compare.Compare(c, compare.Options{Metric: f.metric, Axis: axis, Baseline: value, By: by,
 		Level: f.level, Resamples: f.resamples, Seed: f.seed})
 	if err != nil {
 		return &exitError{exitBadInput, err}
@@ -110,8 +117,12 @@ func runCompare(cmd *cobra.Command, dir string, f compareFlags) error {
 	if f.out != "" {
 		meta := results.Metadata{}
 		maps.Copy(meta, c.Meta)
+		groupedBy := strings.Join(res.By, ",")
+		if len(res.By) == 0 {
+			groupedBy = compare.NoGrouping
+		}
 		maps.Copy(meta, map[string]string{"compare.metric": f.metric, "compare.baseline": f.baseline,
-			"compare.by": strings.Join(res.By, ","), "compare.level": fmt.Sprint(f.level),
+			"compare.by": groupedBy, "compare.level": fmt.Sprint(f.level),
 			"compare.resamples": fmt.Sprint(f.resamples), "compare.seed": fmt.Sprint(f.seed), "compare.method": res.Method()})
 		if err := t.WriteParquet(f.out, meta); err != nil {
 			return err

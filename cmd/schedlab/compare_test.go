@@ -66,11 +66,40 @@ func TestCompareCommand(t *testing.T) {
 	if err != nil || len(rows) != 12 || meta["compare.baseline"] != "param.order=submit" || meta["campaign.name"] == "" {
 		t.Errorf("parquet: %v, %d rows, meta %v", err, len(rows), meta)
 	}
+	// No grouping axis: one group, whose pairs span the 2 workloads and 2
+	// orders (one replicate).
+	pq = filepath.Join(t.TempDir(), "none.parquet")
+	out, err = run(t, "compare", dir, "--baseline", "policy=easy", "--by", "none", "--format", "json", "--no-jobs", "--out", pq)
+	if err != nil {
+		t.Fatalf("--by none: %v\n%s", err, out)
+	}
+	js.Table = nil
+	if err := json.Unmarshal([]byte(out), &js); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(js.Table) != 3 {
+		t.Fatalf("--by none: %d table rows, want one group of 3 policies", len(js.Table))
+	}
+	for _, row := range js.Table {
+		_, grouped := row["workload"]
+		if pairs, _ := row["pairs"].(float64); grouped || row["policy"] != "easy" && pairs != 4 {
+			t.Errorf("--by none: row %v, want 4 pairs and no workload column", row)
+		}
+	}
+	if _, _, meta, err := results.ReadTable(pq); err != nil || meta["compare.by"] != "none" {
+		t.Errorf("--by none parquet: %v, compare.by %q", err, meta["compare.by"])
+	}
+	out, err = run(t, "compare", dir, "--baseline", "policy=easy", "--by", "none", "--metric", "mean_wait", "--no-jobs")
+	if err != nil || !strings.Contains(out, "\n== all runs\n") || strings.Contains(out, "== workload") {
+		t.Errorf("--by none, text: %v\n%s", err, out)
+	}
 	for args, want := range map[string]string{
-		"--baseline policy":                   "want AXIS=VALUE",
-		"--baseline policy=sjf":               "no such run",
-		"--baseline colour=red":               "not an axis",
-		"--baseline policy=easy --metric foo": "metric \"foo\"",
+		"--baseline policy=easy --by none,workload": "cannot be combined",
+		"--baseline policy=easy --by=":              "--by with no axis",
+		"--baseline policy":                         "want AXIS=VALUE",
+		"--baseline policy=sjf":                     "no such run",
+		"--baseline colour=red":                     "not an axis",
+		"--baseline policy=easy --metric foo":       "metric \"foo\"",
 	} {
 		out, err := run(t, append([]string{"compare", dir}, strings.Fields(args)...)...)
 		if exitCode(err) != exitBadInput || !strings.Contains(out, want) {

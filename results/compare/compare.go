@@ -19,8 +19,11 @@ type Options struct {
 	// (--baseline policy=easy).
 	Axis, Baseline string
 	// By lists the axes that define the groups; nil means every axis but
-	// the compared one that takes more than one value. Runs of a group
-	// that differ in other axes are paired on them, as blocks.
+	// the compared one that takes more than one value, and an empty
+	// non-nil slice means no grouping axis: one group of all runs, paired
+	// across every other axis (see ParseBy for the --by none spelling).
+	// Runs of a group that differ in other axes are paired on them, as
+	// blocks.
 	By []string
 	// Level is the confidence level, 0.95 by default.
 	Level float64
@@ -35,13 +38,47 @@ type Options struct {
 	Lower *bool
 }
 
+// NoGrouping is the value of a --by flag that asks for no grouping axis:
+// one group of all runs, whose runs are paired across every axis but the
+// compared one (each combination of their values and the replicate is a
+// block).
+const NoGrouping = "none"
+
+// ParseBy turns the values of a --by flag into Options.By. No flag (nil)
+// stays nil, the default grouping by every other axis that varies;
+// NoGrouping alone becomes an empty non-nil slice, no grouping axis; other
+// values are axes and are returned as given. NoGrouping among axes, and an
+// empty value (--by ""), are errors.
+func ParseBy(values []string) ([]string, error) {
+	if values == nil {
+		return nil, nil
+	}
+	if len(values) == 0 {
+		return nil, fmt.Errorf("--by with no axis: name the grouping axes, or %s for no grouping axis", NoGrouping)
+	}
+	if slices.Contains(values, NoGrouping) {
+		if len(values) > 1 {
+			return nil, fmt.Errorf("--by %s: %s means no grouping axis and cannot be combined with axes", strings.Join(values, ","), NoGrouping)
+		}
+		return []string{}, nil
+	}
+	for _, v := range values {
+		if v == "" {
+			return nil, fmt.Errorf("--by %s: an empty axis name", strings.Join(values, ","))
+		}
+	}
+	return values, nil
+}
+
 // Result is a comparison.
 type Result struct {
 	Metric, Axis, Baseline string
-	By                     []string
-	Level                  float64
-	Resamples              int
-	LowerIsBetter          bool
+	// By are the grouping axes as resolved (the default filled in); empty
+	// means one group of all runs, whose Key is empty.
+	By            []string
+	Level         float64
+	Resamples     int
+	LowerIsBetter bool
 	// Replicated says some comparison has more than one pair; with one pair
 	// per comparison there is nothing to estimate an interval from, and
 	// only the per-run values are reported.

@@ -291,3 +291,81 @@ func TestUnsetBaselineAxis(t *testing.T) {
 		t.Errorf("skipped %d", res.Skipped)
 	}
 }
+
+// TestParseBy checks the spellings of --by.
+func TestParseBy(t *testing.T) {
+	for _, tc := range []struct {
+		in      []string
+		want    []string // nil: the default grouping
+		wantErr string
+	}{
+		{in: nil, want: nil},
+		{in: []string{"none"}, want: []string{}},
+		{in: []string{"workload", "param.order"}, want: []string{"workload", "param.order"}},
+		{in: []string{"workload", "none"}, wantErr: "cannot be combined"},
+		{in: []string{}, wantErr: "--by with no axis"},
+		{in: []string{"workload", ""}, wantErr: "empty axis name"},
+	} {
+		got, err := ParseBy(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("ParseBy(%q): %v, want an error containing %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || (got == nil) != (tc.want == nil) || strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("ParseBy(%q) = %#v, %v; want %#v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestNoGrouping: with no grouping axis (--by none) every run is in one
+// group with an empty key, and the pairs span the workloads, the orders and
+// the replicates; the outputs name the group "all runs".
+func TestNoGrouping(t *testing.T) {
+	val := func(w, p, o string, rep int) float64 {
+		f := map[string]float64{"fcfs": 4, "easy": 1, "cons": 2}[p]
+		return f * float64(len(w)*len(o)+rep)
+	}
+	by, err := ParseBy([]string{NoGrouping})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compare(load(t, fakeCampaign(t, 3, val)), Options{Metric: "mean_wait", Axis: "policy", Baseline: "easy", By: by, Seed: 1, Resamples: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.By) != 0 || len(res.Groups) != 1 || len(res.Groups[0].Key) != 0 || len(res.Groups[0].Comparisons) != 2 {
+		t.Fatalf("by %q, %d groups, first %+v; want one group with an empty key and 2 comparisons", res.By, len(res.Groups), res.Groups[0].Key)
+	}
+	for _, cmp := range res.Groups[0].Comparisons {
+		// 2 workloads x 2 orders x 3 replicates.
+		if cmp.N != 12 || len(cmp.Pairs) != 12 {
+			t.Errorf("%s: %d pairs, want 12", cmp.Value, cmp.N)
+		}
+		want := map[string]float64{"fcfs": 4, "cons": 2}[cmp.Value]
+		for _, p := range cmp.Pairs {
+			if p.Value != want*p.Baseline || p.BaselineRun.Axes["workload"] != p.ValueRun.Axes["workload"] ||
+				p.BaselineRun.Axes["param_order"] != p.ValueRun.Axes["param_order"] || p.BaselineRun.Replicate != p.ValueRun.Replicate {
+				t.Errorf("%s: pair %s: %v against %v, runs %+v and %+v", cmp.Value, p.Block, p.Value, p.Baseline, p.ValueRun, p.BaselineRun)
+			}
+		}
+	}
+	var text, md bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "\n== all runs\n") {
+		t.Errorf("text output names the group otherwise:\n%s", text.String())
+	}
+	if m := res.Method(); !strings.Contains(m, "in one group of all runs (no grouping axis)") {
+		t.Errorf("method: %s", m)
+	}
+	tab := res.Table()
+	if err := tab.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 3 || !strings.HasPrefix(md.String(), "| policy | baseline | n |") {
+		t.Errorf("%d rows, markdown:\n%s", len(tab.Rows), md.String())
+	}
+}

@@ -123,12 +123,12 @@ func (r *Result) Method() string {
 	if !r.LowerIsBetter {
 		dir = "higher is better"
 	}
-	by := "nothing (one group)"
+	groups := "in one group of all runs (no grouping axis)"
 	if len(r.By) > 0 {
-		by = strings.Join(r.By, ", ")
+		groups = "in groups by " + strings.Join(r.By, ", ")
 	}
-	s := fmt.Sprintf("Metric %s (%s), compared along %s against %s=%s, in groups by %s. ",
-		r.Metric, dir, r.Axis, r.Axis, r.Baseline, by)
+	s := fmt.Sprintf("Metric %s (%s), compared along %s against %s=%s, %s. ",
+		r.Metric, dir, r.Axis, r.Axis, r.Baseline, groups)
 	if !r.Replicated {
 		return s + "Every comparison has a single pair of runs (one replicate; a trace run is deterministic), " +
 			"so no interval or test can be estimated: the per-run values, their difference and ratio are shown."
