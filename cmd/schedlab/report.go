@@ -34,8 +34,11 @@ as inline SVG. It holds the campaign's provenance (schedlab version, commit, Go,
 host, seed, metric settings, every policy with its plugin sha256), the tables of
 schedlab compare for each --metric, and plots: each metric per value of the
 compared axis with confidence intervals, against numeric policy parameters,
-box plots over replicates, ECDFs of job wait and bounded slowdown, and
-utilisation and queue length over time for the runs of one group (--series).
+box plots over replicates, box plots of the per-pair ratio to the baseline
+(when a comparison has 2 pairs or more), ECDFs of job wait and bounded slowdown,
+and utilisation and queue length over time for the runs of one group (--series).
+--by none compares all runs in one group, paired across the other axes (a
+16-part split of a trace gives 16 pairs per policy and replicate).
 
 The compared axis and its reference are --baseline AXIS=VALUE; by default the
 policy axis against its first policy. See docs/analysis.md.`,
@@ -46,7 +49,8 @@ policy axis against its first policy. See docs/analysis.md.`,
 	fl.StringVar(&f.out, "out", "", "the HTML file to write (default DIR/report.html)")
 	fl.StringVar(&f.baseline, "baseline", "", "the reference: `AXIS=VALUE`, e.g. policy=easy (default: the first policy)")
 	fl.StringSliceVar(&f.metrics, "metric", report.DefaultMetrics(), "numeric columns of runs.parquet to compare (repeatable)")
-	fl.StringSliceVar(&f.by, "by", nil, "group by these axes (repeatable; default: every axis but the compared one)")
+	fl.StringSliceVar(&f.by, "by", nil, "group by these axes (repeatable; default: every axis but the compared one that varies; "+
+		"\""+compare.NoGrouping+"\": no grouping axis, one group of all runs paired across every other axis)")
 	fl.StringSliceVar(&f.series, "series", nil, "plot over time the runs with these axis values: `AXIS=VALUE` (repeatable; default: the first group)")
 	fl.StringVar(&f.title, "title", "", "the page's title (default: Campaign report: NAME)")
 	fl.Float64Var(&f.level, "level", 0.95, "confidence level of the intervals")
@@ -57,7 +61,11 @@ policy axis against its first policy. See docs/analysis.md.`,
 }
 
 func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
-	opts := report.Options{Metrics: f.metrics, By: f.by, Level: f.level, Resamples: f.resamples, Seed: f.seed,
+	by, err := compare.ParseBy(f.by)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	opts := report.Options{Metrics: f.metrics, By: by, Level: f.level, Resamples: f.resamples, Seed: f.seed,
 		Title: f.title, Points: f.points}
 	if f.baseline != "" {
 		axis, value, ok := strings.Cut(f.baseline, "=")

@@ -47,6 +47,22 @@ func TestReportCommand(t *testing.T) {
 	if strings.Contains(string(page), "mean_wait by policy") {
 		t.Errorf("--metric p95_wait still plots mean_wait")
 	}
+	// No grouping axis: the two workloads pair up, which makes boxes of
+	// per-pair ratios.
+	none := filepath.Join(t.TempDir(), "none.html")
+	if out, err := run(t, "report", dir, "--out", none, "--baseline", "policy=easy", "--by", "none", "--resamples", "200"); err != nil {
+		t.Fatalf("report --by none: %v\n%s", err, out)
+	}
+	page, err = os.ReadFile(none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"in one group of all runs", "mean_wait ratio to easy per pair", "2 ratios in all, 2 pairs per box",
+		"Utilisation over time, all runs"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("%s lacks %q", none, want)
+		}
+	}
 	bad := filepath.Join(t.TempDir(), "bad.html")
 	for args, want := range map[string]string{
 		"--baseline policy":                  "want AXIS=VALUE",
@@ -58,6 +74,7 @@ func TestReportCommand(t *testing.T) {
 		"--level 2":                          "confidence level",
 		"--points 1":                         "at least 2",
 		"--by policy --baseline policy=easy": "cannot also group",
+		"--by none --by workload":            "cannot be combined",
 	} {
 		out, err := run(t, append([]string{"report", dir, "--out", bad}, strings.Fields(args)...)...)
 		if exitCode(err) != exitBadInput || !strings.Contains(out, want) {

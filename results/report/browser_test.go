@@ -96,8 +96,8 @@ func TestReportInBrowser(t *testing.T) {
 	})
 	t.Run("replicates", func(t *testing.T) {
 		check(t, "replicates", fakeCampaign(t, 5), Options{Baseline: "fifo", Resamples: 2000}, []string{
-			"mean_wait by policy", "mean_bsld by policy", "mean_wait against depth", "mean_bsld against depth",
-			"mean_wait over replicates", "mean_bsld over replicates", "ECDF of job wait", "ECDF of job bounded slowdown",
+			"mean_wait by policy", "mean_wait ratio to fifo per pair", "mean_bsld by policy", "mean_bsld ratio to fifo per pair",
+			"mean_wait against depth", "mean_bsld against depth", "mean_wait over replicates", "mean_bsld over replicates", "ECDF of job wait", "ECDF of job bounded slowdown",
 			"Utilisation over time, workload=small, param_depth=1", "Queue length over time, workload=small, param_depth=1",
 		})
 	})

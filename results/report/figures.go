@@ -478,6 +478,232 @@ func (b *builder) boxFigure(res *compare.Result) (*figure, error) {
 	return &figure{ID: figureID("box", res.Metric), Title: title, Caption: caption, SVG: svg}, nil
 }
 
+// ratioLog is the spread of per-pair ratios (together with 1, which the
+// axis always shows) from which the ratio figure's axis goes logarithmic.
+const ratioLog = 10
+
+// ratioFigure shows, per group and value of the compared axis other than
+// the baseline, the per-pair ratio value / baseline of the metric over the
+// comparison's pairs (compare.Comparison.Pairs) as a box plot, with the
+// pairs as dots beside it and a dashed line at 1. Pairs whose baseline is 0
+// have no ratio and are left out, and counted in the caption. It returns
+// nil, and no error, when no comparison has at least 2 pairs with a ratio:
+// a box of one value says nothing the comparison table does not.
+func (b *builder) ratioFigure(res *compare.Result) (*figure, error) {
+	title := fmt.Sprintf("%s ratio to %s per pair", res.Metric, res.Baseline)
+	type box struct {
+		value  string
+		ratios []float64
+	}
+	var keys [][]compare.AxisValue
+	var groups [][]box
+	skipped, total, most, fewest := 0, 0, 0, math.MaxInt
+	for _, g := range res.Groups {
+		var boxes []box
+		for _, c := range g.Comparisons {
+			rs, left := pairRatios(c)
+			skipped += left
+			if len(rs) == 0 {
+				continue
+			}
+			boxes = append(boxes, box{c.Value, rs})
+			total += len(rs)
+			most, fewest = max(most, len(rs)), min(fewest, len(rs))
+		}
+		if len(boxes) > 0 {
+			keys = append(keys, g.Key)
+			groups = append(groups, boxes)
+		}
+	}
+	if most < 2 {
+		return nil, nil
+	}
+	// Every panel puts the compared values at the same places, in matrix
+	// order, the baseline left out.
+	var xs []string
+	for _, v := range b.values {
+		if v != res.Baseline {
+			xs = append(xs, v)
+		}
+	}
+	// One choice of axis for the figure, so that panels read alike.
+	every := []float64{1}
+	for _, boxes := range groups {
+		for _, bx := range boxes {
+			every = append(every, bx.ratios...)
+		}
+	}
+	logY := useLog(every, ratioLog)
+	names, common := panelNames(keys)
+	var panels []*plot.Plot
+	for gi, boxes := range groups {
+		p := newPlot(names[gi], res.Axis, "ratio to "+res.Baseline)
+		labels := slices.Clone(xs)
+		all := []float64{1}
+		for _, bx := range boxes {
+			labels[slices.Index(xs, bx.value)] = fmt.Sprintf("%s\n%s", bx.value, plural(len(bx.ratios), "pair"))
+			all = append(all, bx.ratios...)
+		}
+		p.NominalX(labels...)
+		p.X.Tick.Label.Font = sansFont(8.5, false)
+		lo, hi := minMax(all)
+		var ys scale
+		if logY {
+			ys = logScale(lo, hi)
+		}
+		one, err := line(plotter.XYs{{X: -0.6, Y: ys.at(1)}, {X: float64(len(xs)) - 0.4, Y: ys.at(1)}}, fadedInk(), 1)
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %w", title, err)
+		}
+		one.Dashes = []vg.Length{4, 3}
+		p.Add(one)
+		for _, bx := range boxes {
+			x := float64(slices.Index(xs, bx.value))
+			c := colour(b.colourOf(bx.value))
+			// As in boxFigure: on a log axis the box is drawn from the log
+			// ratios.
+			vals := make(plotter.Values, len(bx.ratios))
+			for k, r := range bx.ratios {
+				vals[k] = ys.at(r)
+			}
+			bp, err := plotter.NewBoxPlot(28, x, vals)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			bp.FillColor = translucent(c, 0x30)
+			bp.BoxStyle.Color, bp.MedianStyle.Color, bp.WhiskerStyle.Color = c, c, c
+			bp.MedianStyle.Width = 2
+			bp.GlyphStyle.Color = c
+			p.Add(bp)
+			var dots plotter.XYs
+			for k, v := range vals {
+				off := 0.0
+				if n := len(vals); n > 1 {
+					off = (float64(k)/float64(n-1) - 0.5) * 0.3
+				}
+				dots = append(dots, plotter.XY{X: x + 0.32 + off/2, Y: v})
+			}
+			sc, err := scatter(dots, translucent(c, 0xB0), draw.CircleGlyph{}, 1.8)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", title, err)
+			}
+			p.Add(sc)
+		}
+		p.X.Min, p.X.Max = -0.6, float64(len(xs))-0.4
+		if logY {
+			setLogY(p, lo, hi)
+		} else {
+			pad := math.Max(0.08*(hi-lo), 1e-9*math.Max(1, math.Abs(hi)))
+			p.Y.Min, p.Y.Max = lo-pad, hi+pad
+		}
+		// The dashed line gets its label, whatever ticks the range has.
+		p.Y.Tick.Marker = markedTicks{Ticker: p.Y.Tick.Marker, At: ys.at(1), Label: "1"}
+		panels = append(panels, p)
+	}
+	svg, err := tiles(title, panels, 2, tileW, tileH)
+	if err != nil {
+		return nil, err
+	}
+	perBox := plural(most, "pair") + " per box"
+	if fewest != most {
+		perBox = fmt.Sprintf("%d to %d pairs per box", fewest, most)
+	}
+	better := "better"
+	if !res.LowerIsBetter {
+		better = "worse"
+	}
+	where := fmt.Sprintf("in each group (by %s)%s", groupAxes(res.By), common)
+	if len(res.By) == 0 {
+		where = "over all runs, as one group (no grouping axis)"
+	}
+	caption := fmt.Sprintf("Per-pair ratio of %s to the baseline %s: for each value of %s other than %s, %s, the box "+
+		"summarises %s of the value's run divided by %s of the %s run over the comparison's pairs, a pair being a run of "+
+		"the value and the %s run with the same %s (%s in all, %s). Boxes span the quartiles of the ratios (the medians "+
+		"of their lower and upper halves) with the median inside; whiskers reach the most extreme ratios within 1.5 "+
+		"interquartile ranges of the box (circles beyond); the dots beside each box are the pairs. The dashed line is 1, "+
+		"where a run equals its baseline; below it the value's %s is lower than the baseline's (%s, for %s). These are "+
+		"ratios per pair: their median is not the ratio of means in the table above.",
+		res.Metric, res.Baseline, res.Axis, res.Baseline, where, res.Metric, res.Metric, res.Baseline, res.Baseline,
+		b.pairedOn(res), plural(total, "ratio"), perBox, res.Metric, better, res.Metric)
+	if logY {
+		axes := "y axes are"
+		if len(panels) == 1 {
+			axes = "y axis is"
+		}
+		caption += fmt.Sprintf(" The %s logarithmic, because the ratios, with 1, span more than a factor of %d; "+
+			"the quartiles and whiskers are then those of the log ratios.", axes, ratioLog)
+	}
+	if skipped > 0 {
+		caption += fmt.Sprintf(" Left out: %s whose baseline %s is 0 (no ratio).", plural(skipped, "pair"), res.Metric)
+	}
+	return &figure{ID: figureID("ratio", res.Metric), Title: title, Caption: caption, SVG: svg}, nil
+}
+
+// markedTicks are the ticks of a Ticker and one more, labelled, at At (in
+// plot coordinates); the labels of ticks too close to it to read beside it
+// are dropped.
+type markedTicks struct {
+	plot.Ticker
+	At    float64
+	Label string
+}
+
+// Ticks implements plot.Ticker.
+func (m markedTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := m.Ticker.Ticks(lo, hi)
+	if !(lo <= m.At && m.At <= hi) {
+		return ts
+	}
+	out := make([]plot.Tick, 0, len(ts)+1)
+	for _, t := range ts {
+		d := math.Abs(t.Value - m.At)
+		if d <= 1e-9*(hi-lo) {
+			continue
+		}
+		if d < 0.07*(hi-lo) {
+			t.Label = ""
+		}
+		out = append(out, t)
+	}
+	return append(out, plot.Tick{Value: m.At, Label: m.Label})
+}
+
+// pairRatios are the ratios value / baseline of a comparison's pairs, in
+// the order of its pairs; skipped counts the pairs whose baseline is 0,
+// which have none.
+func pairRatios(c compare.Comparison) (ratios []float64, skipped int) {
+	for _, p := range c.Pairs {
+		if p.Baseline == 0 {
+			skipped++
+			continue
+		}
+		ratios = append(ratios, p.Value/p.Baseline)
+	}
+	return ratios, skipped
+}
+
+// pairedOn says what a comparison's pairs share besides their group: the
+// axes neither grouping nor compared that take more than one value, and the
+// replicate when there are several.
+func (b *builder) pairedOn(res *compare.Result) string {
+	var on []string
+	for _, a := range b.c.Axes {
+		if a != res.Axis && !slices.Contains(res.By, a) && len(b.c.Values(a)) > 1 {
+			on = append(on, a)
+		}
+	}
+	if b.replicates > 1 {
+		on = append(on, "replicate")
+	}
+	switch len(on) {
+	case 0:
+		return "other axes"
+	case 1:
+		return on[0]
+	}
+	return strings.Join(on[:len(on)-1], ", ") + " and " + on[len(on)-1]
+}
+
 // ecdfFigure draws the empirical distribution of job wait or bounded
 // slowdown, one panel per group and one line per value.
 func (b *builder) ecdfFigure(views []compare.JobView, kind string) (*figure, error) {

@@ -2,9 +2,10 @@
 // file (inline SVG plots and CSS, no script, no network access) with the
 // campaign's provenance, the comparisons of package compare for one or more
 // metrics, and plots: each metric per value of the compared axis with
-// confidence intervals, the metric against numeric policy parameters, box
-// plots over replicates, job-level ECDFs of wait and bounded slowdown, and
-// utilisation and queue length over time for the runs of one group.
+// confidence intervals, box plots of the per-pair ratio to the baseline,
+// the metric against numeric policy parameters, box plots over replicates,
+// job-level ECDFs of wait and bounded slowdown, and utilisation and queue
+// length over time for the runs of one group.
 //
 // It reads only the campaign folder (runs.parquet and the jobs files), so a
 // reproduction that has the folder can rebuild the same page: for the same
@@ -42,7 +43,9 @@ type Options struct {
 	// value in matrix order.
 	Baseline string
 	// By lists the axes that define the groups, as in compare.Options; nil
-	// means every axis but the compared one.
+	// means every axis but the compared one, an empty non-nil slice no
+	// grouping axis (one group of all runs, paired across the other axes;
+	// compare.ParseBy turns --by none into it).
 	By []string
 	// Level is the confidence level, 0.95 by default.
 	Level float64
@@ -305,10 +308,14 @@ func (b *builder) overview() (section, error) {
 	for _, r := range c.Runs {
 		count[r.Status]++
 	}
+	groups := "in groups by " + groupAxes(b.res[0].By)
+	if len(b.res[0].By) == 0 {
+		groups = "in one group of all runs (no grouping axis: runs are paired across every other axis and the replicate)"
+	}
 	s.Blocks = append(s.Blocks, block{Para: fmt.Sprintf("The campaign %q has %d runs: %d completed, %d failed, %d not run. "+
-		"Its matrix axes are %s. This report compares the values of %s (%s) against the baseline %s=%s, in groups by %s.",
+		"Its matrix axes are %s. This report compares the values of %s (%s) against the baseline %s=%s, %s.",
 		c.Meta["campaign.name"], len(c.Runs), count["ok"], count["failed"], count["pending"], strings.Join(c.Axes, ", "),
-		b.opts.Axis, strings.Join(b.values, ", "), b.opts.Axis, b.opts.Baseline, groupAxes(b.res[0].By))})
+		b.opts.Axis, strings.Join(b.values, ", "), b.opts.Axis, b.opts.Baseline, groups)})
 	if b.replicates > 1 {
 		s.Blocks = append(s.Blocks, block{Para: fmt.Sprintf("Every combination of axis values ran %d replicates, with different seeds. "+
 			"Runs are paired with the baseline run of the same replicate and other axes (hence the same workload seed), so the "+
@@ -349,7 +356,7 @@ func modified(v string) string {
 
 func groupAxes(by []string) string {
 	if len(by) == 0 {
-		return "nothing (one group of all runs)"
+		return "no grouping axis, so all runs form one group"
 	}
 	return strings.Join(by, ", ")
 }
@@ -375,6 +382,13 @@ func (b *builder) comparisons() (section, error) {
 			return s, err
 		}
 		s.Blocks = append(s.Blocks, block{Figure: fig})
+		ratio, err := b.ratioFigure(res)
+		if err != nil {
+			return s, err
+		}
+		if ratio != nil {
+			s.Blocks = append(s.Blocks, block{Figure: ratio})
+		}
 		if res.Skipped > 0 {
 			s.Blocks = append(s.Blocks, block{Note: fmt.Sprintf("%s left out: not completed, or without %s.", plural(res.Skipped, "run"), res.Metric)})
 		}

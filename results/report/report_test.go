@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/compare"
@@ -140,7 +143,7 @@ func TestWriteReplicated(t *testing.T) {
 	page := write(t, dir, Options{Baseline: "fifo", Seed: 1, Resamples: 2000})
 	checkSelfContained(t, page)
 	want := []string{
-		"mean_wait by policy", "mean_bsld by policy",
+		"mean_wait by policy", "mean_wait ratio to fifo per pair", "mean_bsld by policy", "mean_bsld ratio to fifo per pair",
 		"mean_wait against depth", "mean_bsld against depth",
 		"mean_wait over replicates", "mean_bsld over replicates",
 		"ECDF of job wait", "ECDF of job bounded slowdown",
@@ -293,5 +296,210 @@ func TestPanelNames(t *testing.T) {
 	names, _ = panelNames([][]compare.AxisValue{nil})
 	if strings.Join(names, "|") != "all runs" {
 		t.Errorf("no group axes: names %q", names)
+	}
+}
+
+// ratioCampaign writes a campaign split like a trace cut into parts: axes
+// workload (parts p1 to p4) and policy (sjf-bb, fcfs, easy), reps
+// replicates, and per-pair ratios known in advance: mean_wait of fcfs is
+// 3k times sjf-bb's on part pk, easy's half of it; mean_bsld of fcfs is 1.5
+// times sjf-bb's, easy's 0.9 times. On part p4, replicate 1, every mean_wait
+// is 0, so its two pairs have no ratio. Each run has a small jobs file.
+func ratioCampaign(t testing.TB, reps int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, results.JobsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cols := []results.Column{
+		{Name: "run_index", Kind: results.Int64}, {Name: "run_key", Kind: results.String},
+		{Name: "label", Kind: results.String}, {Name: "status", Kind: results.String},
+		{Name: "workload", Kind: results.String}, {Name: "policy", Kind: results.String},
+		{Name: "replicate", Kind: results.Int64}, {Name: "mean_wait", Kind: results.Float64},
+		{Name: "mean_bsld", Kind: results.Float64}, {Name: "bsld_tau", Kind: results.Int64},
+		{Name: "procs", Kind: results.Int64},
+	}
+	var rows [][]any
+	n := 0
+	for k, w := range []string{"p1", "p2", "p3", "p4"} {
+		for _, p := range []string{"sjf-bb", "fcfs", "easy"} {
+			for rep := range reps {
+				wait := float64(100 * (k + 1) * (rep + 1))
+				bsld := float64(2 + k + rep)
+				switch p {
+				case "fcfs":
+					wait *= 3 * float64(k+1)
+					bsld *= 1.5
+				case "easy":
+					wait *= 0.5
+					bsld *= 0.9
+				}
+				if w == "p4" && rep == 1 {
+					wait = 0
+				}
+				key := fmt.Sprintf("%064x", n+1)
+				var jobs []results.JobRow
+				for j := range 20 {
+					submit, runtime, jw := int64(j)*60, int64(100+j), int64(j*(k+1))
+					jobs = append(jobs, results.JobRow{JobID: int64(j + 1), Submit: submit, Start: submit + jw, End: submit + jw + runtime,
+						Wait: jw, Runtime: runtime, Walltime: 2 * runtime, Procs: 1 + int64(j%4), User: -1, Group: -1, App: -1, Queue: -1, Partition: -1})
+				}
+				if err := results.WriteJobs(results.CampaignJobsPath(dir, key), jobs, results.Metadata{"run.key": key}); err != nil {
+					t.Fatal(err)
+				}
+				rows = append(rows, []any{int64(n), key, fmt.Sprintf("workload=%s policy=%s replicate=%d", w, p, rep), "ok",
+					w, p, int64(rep), wait, bsld, int64(10), int64(16)})
+				n++
+			}
+		}
+	}
+	meta := results.Metadata{results.AxesKey: `["workload","policy"]`, "campaign.name": "parts", "metrics.bsld_tau": "10"}
+	if err := results.WriteTable(filepath.Join(dir, results.RunsFile), cols, rows, meta); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// figureCaption is the caption of the figure with the given id, as HTML,
+// and whether the page has that figure.
+func figureCaption(page, id string) (string, bool) {
+	m := regexp.MustCompile(`(?s)<figure id="` + regexp.QuoteMeta(id) + `">.*?<figcaption>(.*?)</figcaption>`).FindStringSubmatch(page)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// TestRatioFigure checks the figure of per-pair ratios to the baseline:
+// when it is drawn, and that its caption counts the pairs, the boxes and
+// the pairs left out for a zero baseline.
+func TestRatioFigure(t *testing.T) {
+	for name, tc := range map[string]struct {
+		reps   int
+		by     []string
+		metric string
+		// want lists what the caption must hold; nil means no figure.
+		want, not []string
+	}{
+		// One group: 4 parts x 2 replicates = 8 pairs per policy, 1 of
+		// them with a zero baseline.
+		"no grouping axis": {2, []string{}, "mean_wait", []string{"over all runs, as one group (no grouping axis)", "14 ratios in all, 7 pairs per box",
+			"same workload and replicate", "Left out: 2 pairs whose baseline mean_wait is 0", "The y axis is logarithmic"}, nil},
+		// One replicate, one group: the 4 parts are the pairs.
+		"parts as pairs": {1, []string{}, "mean_wait", []string{"8 ratios in all, 4 pairs per box", "same workload (",
+			"The y axis is logarithmic"}, []string{"Left out"}},
+		// Default grouping, by workload: the replicates are the pairs;
+		// on p4 one of the two has a zero baseline. Ratios on p1 span
+		// less than a factor of 10, but the figure's do: every panel is
+		// logarithmic.
+		"by workload": {2, nil, "mean_wait", []string{"in each group (by workload)", "14 ratios in all, 1 to 2 pairs per box",
+			"same replicate (", "Left out: 2 pairs", "The y axes are logarithmic"}, nil},
+		// Ratios 0.9 and 1.5 span less than a factor of 10: linear axis.
+		"linear": {2, []string{}, "mean_bsld", []string{"16 ratios in all, 8 pairs per box"}, []string{"logarithmic", "Left out"}},
+		// One pair per comparison: nothing to draw a box from.
+		"single pairs": {1, nil, "mean_wait", nil, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := ratioCampaign(t, tc.reps)
+			page := write(t, dir, Options{Metrics: []string{tc.metric}, Baseline: "sjf-bb", By: tc.by, Resamples: 200})
+			checkSelfContained(t, page)
+			title := tc.metric + " ratio to sjf-bb per pair"
+			caption, ok := figureCaption(page, "fig-ratio-"+tc.metric)
+			if ok != (tc.want != nil) || ok != slices.Contains(figureTitles(page), title) {
+				t.Fatalf("figure %q drawn %v (titles %q), want %v", title, ok, figureTitles(page), tc.want != nil)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(caption, s) {
+					t.Errorf("caption lacks %q:\n%s", s, caption)
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(caption, s) {
+					t.Errorf("caption has %q:\n%s", s, caption)
+				}
+			}
+			if !ok {
+				return
+			}
+			// One panel per group (y axis label), all on the scale the
+			// caption names.
+			svg := regexp.MustCompile(`(?s)<figure id="fig-ratio-[^"]*">(.*?)</figure>`).FindStringSubmatch(page)[1]
+			panels := map[bool]int{true: 4, false: 1}[tc.by == nil]
+			lin, logs := strings.Count(svg, ">ratio to sjf-bb</text>"), strings.Count(svg, ">ratio to sjf-bb (log scale)</text>")
+			if strings.Contains(caption, "logarithmic") {
+				lin, logs = logs, lin
+			}
+			if lin != panels || logs != 0 {
+				t.Errorf("%d panels on the scale the caption names, %d on the other; want %d and 0", lin, logs, panels)
+			}
+		})
+	}
+}
+
+// TestPairRatios checks the ratios of a comparison's pairs, computed with
+// compare on the ratio campaign, against those the campaign was made with.
+func TestPairRatios(t *testing.T) {
+	c, err := compare.Load(ratioCampaign(t, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := compare.Compare(c, compare.Options{Metric: "mean_wait", Axis: "policy", Baseline: "sjf-bb", By: []string{}, Resamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 1 || len(res.Groups[0].Comparisons) != 2 {
+		t.Fatalf("%d groups, want one with 2 comparisons", len(res.Groups))
+	}
+	// Pairs come in block order: workload=p1 replicate=0, p1 1, p2 0, ...;
+	// p4 replicate 1 has a zero baseline.
+	for _, tc := range []struct {
+		value string
+		want  []float64
+	}{
+		{"fcfs", []float64{3, 3, 6, 6, 9, 9, 12}},
+		{"easy", []float64{0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}},
+	} {
+		var cmp compare.Comparison
+		for _, c := range res.Groups[0].Comparisons {
+			if c.Value == tc.value {
+				cmp = c
+			}
+		}
+		got, skipped := pairRatios(cmp)
+		if skipped != 1 || len(got) != len(tc.want) {
+			t.Fatalf("%s: ratios %v, %d skipped; want %v, 1 skipped", tc.value, got, skipped, tc.want)
+		}
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("%s: ratios %v, want %v", tc.value, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// TestMarkedTicks checks the labelled tick at 1 added to an axis's ticks:
+// it replaces a tick at the same place and silences labels next to it.
+func TestMarkedTicks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ticks  plot.ConstantTicks
+		lo, hi float64
+		want   string // labelled ticks, value:label
+	}{
+		{"added", plot.ConstantTicks{{Value: 0.5, Label: "0.5"}, {Value: 1.5, Label: "1.5"}}, 0, 2, "0.5:0.5 1.5:1.5 1:1"},
+		{"replaces", plot.ConstantTicks{{Value: 1, Label: "1.0"}, {Value: 2, Label: "2"}}, 0, 3, "2:2 1:1"},
+		{"crowded", plot.ConstantTicks{{Value: 0.98, Label: "0.98"}, {Value: 1.5, Label: "1.5"}}, 0, 2, "1.5:1.5 1:1"},
+		{"outside", plot.ConstantTicks{{Value: 2, Label: "2"}}, 1.5, 3, "2:2"},
+	} {
+		var got []string
+		for _, tk := range (markedTicks{Ticker: tc.ticks, At: 1, Label: "1"}).Ticks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				got = append(got, fmt.Sprintf("%g:%s", tk.Value, tk.Label))
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: labelled ticks %q, want %q", tc.name, strings.Join(got, " "), tc.want)
+		}
 	}
 }
