@@ -63,20 +63,40 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
+	// closed is nil until the process is being ended in the background;
+	// Execute returns only once it has ended.
+	var closed chan struct{}
+	defer func() {
+		if closed == nil {
+			p.Close()
+			return
+		}
+		<-closed
+	}()
+	// A plugin streams its records as its engine finalises them: the
+	// checker verifies each piece on arrival, while the plugin simulates on.
+	check := verify.NewChecker(spec.Platform, spec.Jobs)
 	res, err := p.Run(ctx, wire.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-	}, spec.Jobs)
+	}, spec.Jobs, check.Add)
 	if err != nil {
 		return nil, err
 	}
-	if err := verify.Result(spec.Platform, spec.Jobs, res); err != nil {
+	// The policy has answered: end its process while the host finishes
+	// the checks and the metrics.
+	closed = make(chan struct{})
+	go func() {
+		defer close(closed)
+		p.Close()
+	}()
+	if err := check.Finish(res.Units); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
 	sum, err := metrics.Compute(spec.Platform, spec.Jobs, res.Records, spec.Metrics)
 	if err != nil {
 		return nil, err
 	}
+	<-closed // HostNanos includes the end of the process
 	return &Outcome{
 		Info: p.Info(), Records: res.Records, Units: res.Units, Stats: res.Stats, Summary: sum,
 		Transport: transport, HostNanos: time.Since(begin).Nanoseconds(),

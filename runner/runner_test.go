@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
 		"../plugins/fcfs", "../plugins/easy", "../plugins/conservative",
-		"./testdata/crash", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy")
+		"./testdata/crash", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy", "./testdata/oldproto")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic("building test plugins: " + err.Error() + "\n" + string(out))
@@ -106,6 +107,7 @@ func TestPluginFailures(t *testing.T) {
 		{"hang", 2 * time.Second, []string{"run exceeded its timeout of 2s"}},
 		{"infeasible", 0, []string{"start job id 2", "it needs 6 procs, 4 are free"}},
 		{"noisy", 0, []string{"start", "hello from a plugin"}},
+		{"oldproto", 0, []string{"start", fmt.Sprintf("Plugin version: %d", sdk.ProtocolVersion-1)}},
 	} {
 		t.Run(tc.plugin, func(t *testing.T) {
 			_, err := Execute(context.Background(), Spec{

@@ -15,8 +15,11 @@
 package sdk
 
 // ProtocolVersion is the version of the host-plugin protocol. A host refuses a
-// plugin that speaks another version.
-const ProtocolVersion = 2
+// plugin that speaks another version. Version 3 streams both ways: the plugin
+// simulates while the jobs still arrive and sends records while it simulates,
+// and the host reads them while it still sends (a version 2 host, which reads
+// only once it has sent everything, could wait forever on a version 3 plugin).
+const ProtocolVersion = 3
 
 // Version is the version of this SDK, recorded in every result's provenance.
-const Version = "0.2.0"
+const Version = "0.3.0"

@@ -30,8 +30,11 @@ import (
 type Policy interface {
 	// Info describes the policy, with the SDK and protocol it was built with.
 	Info() sdk.Info
-	// Run simulates jobs (sorted with sim.Sort) as spec says.
-	Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input) (*sim.Result, error)
+	// Run simulates jobs (sorted with sim.Sort) as spec says. When sink is
+	// not nil, it is given the result's records in consecutive pieces, in
+	// order, on one goroutine, while the simulation runs on (as the engine
+	// emits them, sim.Config.Emit), all before Run returns.
+	Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error)
 	// Close releases the policy's process, if any.
 	Close() error
 }
@@ -45,14 +48,44 @@ func (l local) Info() sdk.Info { return wire.Describe(l.p) }
 
 func (l local) Close() error { return nil }
 
-func (l local) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input) (*sim.Result, error) {
+func (l local) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return sim.Run(l.p, sim.Config{
+	cfg := sim.Config{
 		Platform: spec.Platform, Jobs: jobs, Params: spec.Params,
 		Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-	})
+	}
+	if sink == nil {
+		return sim.Run(l.p, cfg)
+	}
+	// As a plugin's host does, hand the records to sink on another
+	// goroutine while the engine runs on, in pieces of wire.StreamRecords
+	// or more: the two paths differ only by the process and the transport.
+	pieces := make(chan []sim.Record, 4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for p := range pieces {
+			sink(p)
+		}
+	}()
+	var buf []sim.Record
+	cfg.Emit = func(recs []sim.Record) error {
+		buf = append(buf, recs...)
+		if len(buf) >= wire.StreamRecords {
+			pieces <- buf
+			buf = make([]sim.Record, 0, 2*wire.StreamRecords)
+		}
+		return nil
+	}
+	res, err := sim.Run(l.p, cfg)
+	if err == nil && len(buf) > 0 {
+		pieces <- buf
+	}
+	close(pieces)
+	<-done
+	return res, err
 }
 
 // Plugin is a policy served by a plugin process.
@@ -117,8 +150,8 @@ func (p *Plugin) Info() sdk.Info { return p.info }
 
 // Run sends a run to the plugin. When ctx ends first (a hang), the plugin
 // process is killed. Errors carry the end of the plugin's standard error.
-func (p *Plugin) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input) (*sim.Result, error) {
-	res, err := p.rpc.Run(ctx, spec, jobs)
+func (p *Plugin) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
+	res, err := p.rpc.Run(ctx, spec, jobs, sink)
 	if err != nil {
 		if c := status.Code(err); ctx.Err() != nil || c == codes.DeadlineExceeded || c == codes.Canceled {
 			// gRPC may notice the deadline a moment before the context's

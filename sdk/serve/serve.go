@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -60,16 +62,79 @@ func run(p sdk.Plugin, args []string, stdout, stderr io.Writer) int {
 // times: a simulation allocates much and keeps little, and with one plugin
 // process per concurrent run the collector's work competes with the other
 // runs for the cores (docs/performance.md).
+//
+// When the environment variable named by ProfileEnv names a directory, the
+// process profiles itself there.
 func ServePlugin(p sdk.Plugin) {
 	LessGC()
+	if dir := os.Getenv(ProfileEnv); dir != "" {
+		stop, err := startProfile(dir)
+		if err != nil {
+			// Standard error reaches the host, which shows it if the run
+			// fails; a profile is not worth failing the run.
+			fmt.Fprintf(os.Stderr, "schedlab plugin: %v\n", err)
+		} else {
+			defer stop()
+		}
+	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: wire.Handshake(),
 		Plugins:         plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{Policy: p}},
-		GRPCServer:      plugin.DefaultGRPCServer,
+		GRPCServer:      wire.NewServer,
 		// go-plugin would otherwise write its own JSON log lines to standard
 		// error, mixing them with what the policy writes there.
 		Logger: hclog.NewNullLogger(),
 	})
+}
+
+// ProfileEnv names the environment variable that makes a plugin process
+// profile itself: its value is a directory, where the process writes the CPU
+// profile of its whole life, from the start of ServePlugin to the end of
+// serving, to plugin-PID.cpu.pprof, and its allocations (the "allocs"
+// profile) at the end to plugin-PID.allocs.pprof. A host's environment
+// reaches the plugins it starts, so
+//
+//	SCHEDLAB_PLUGIN_PROFILE=$PWD/out/prof go test -run '^$' -bench 'EASY/CEA-Curie/plugin' ./runner
+//	go build -o out/easy ./plugins/easy
+//	go tool pprof -top out/easy out/prof/*.cpu.pprof
+//
+// profiles the plugin side of those runs (docs/performance.md).
+const ProfileEnv = "SCHEDLAB_PLUGIN_PROFILE"
+
+// startProfile starts the CPU profile of this process, written in dir, and
+// returns the function that ends it and writes the allocations profile.
+func startProfile(dir string) (func(), error) {
+	base := filepath.Join(dir, fmt.Sprintf("plugin-%d", os.Getpid()))
+	f, err := os.Create(base + ".cpu.pprof")
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("profile %s: %w", f.Name(), err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		err := f.Close()
+		if err == nil {
+			err = writeProfile("allocs", base+".allocs.pprof")
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "schedlab plugin: profile: %v\n", err)
+		}
+	}, nil
+}
+
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // GCPercent is the garbage collector target that LessGC sets.

@@ -42,6 +42,19 @@ type Config struct {
 	// Jobs is the workload, sorted by (Submit, ID); see Sort. Job.Index must
 	// equal the position in the slice.
 	Jobs []Input
+	// More, when set, streams the workload: Jobs holds only its first jobs
+	// (maybe none), Total is the number of jobs in all, and the engine calls
+	// More for the next ones when the simulation reaches the end of those it
+	// has, so that a run can start before its whole workload has arrived (a
+	// plugin receives it in frames). More returns the next jobs, at least
+	// one, continuing Jobs in order and index; it may block until they are
+	// there. The engine checks each job as it arrives, as it checks Jobs, so
+	// a bad job fails the run when the simulation reaches it rather than
+	// before it starts. It copies the jobs before it calls More again, so
+	// the caller may then reuse their memory. An error of More ends the run
+	// with that error.
+	More  func() ([]Input, error)
+	Total int
 	// Params are the policy's parameter values, checked against its Info.
 	Params map[string]string
 	// Seed seeds the policy's random stream.
@@ -49,6 +62,16 @@ type Config struct {
 	// ExactEstimates shows the policy each job's actual duration,
 	// min(Runtime, Walltime), in place of the requested walltime.
 	ExactEstimates bool
+	// Emit, when set, is given the records as they become final, so that
+	// a caller can pass them on while the run goes on (a plugin streams
+	// them to its host). A job's record is final once the job started and
+	// the policy call that started it returned; the engine emits the
+	// longest prefix of jobs, in index order, that are all final. The calls
+	// are in index order, together cover every job exactly once (the last
+	// before Run returns), and see the same values as Result.Records. recs
+	// is valid only during the call. An error from Emit ends the run with
+	// that error.
+	Emit func(recs []Record) error
 }
 
 // Record is the outcome of one job.
@@ -81,7 +104,8 @@ type Stats struct {
 	// PolicyNanos is the wall time spent inside Schedule, in nanoseconds. The
 	// engine runs on one goroutine, so it approximates the policy's CPU time.
 	PolicyNanos int64
-	// WallNanos is the wall time of the whole run, in nanoseconds.
+	// WallNanos is the wall time of the whole run, in nanoseconds; for a
+	// streamed workload (Config.More), waits for jobs included.
 	WallNanos int64
 }
 
@@ -132,7 +156,8 @@ type engine struct {
 	policy  sdk.Policy
 	name    string
 	dims    int
-	n       int
+	n       int // jobs in the workload
+	loaded  int // jobs [0, loaded) were checked and copied
 	jobs    []sdk.Job
 	req     []int64 // private copy of every request, dims per job
 	runtime []int64 // min(Runtime, requested walltime)
@@ -145,6 +170,7 @@ type engine struct {
 	ends    heap[endEvent]
 	wakes   heap[int64]
 	started []int32
+	emitted int // records [0, emitted) were given to cfg.Emit
 	stats   Stats
 }
 
@@ -180,6 +206,12 @@ func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
 	}
 	dims := cfg.Platform.Dims()
 	n := len(cfg.Jobs)
+	if cfg.More != nil {
+		if cfg.Total < n {
+			return nil, fmt.Errorf("sim: a streamed workload of %d jobs, %d of them given", cfg.Total, n)
+		}
+		n = cfg.Total
+	}
 	e := &engine{
 		cfg:     cfg,
 		name:    p.Info.Name,
@@ -197,7 +229,7 @@ func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
 	if e.stride = cfg.Platform.UnitStride(); e.stride > 0 {
 		e.place = make([]int32, n*e.stride)
 	}
-	if err := e.loadJobs(); err != nil {
+	if err := e.loadJobs(cfg.Jobs); err != nil {
 		return nil, err
 	}
 	free := make([]sdk.Vector, len(cfg.Platform.Clusters))
@@ -226,18 +258,35 @@ func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
 	return e, nil
 }
 
-// loadJobs checks the workload and copies it, so that a policy that writes
-// into the jobs it is shown cannot change what the engine enforces.
-func (e *engine) loadJobs() error {
+// pull loads the next jobs of a streamed workload (Config.More).
+func (e *engine) pull() error {
+	more, err := e.cfg.More()
+	if err != nil {
+		return fmt.Errorf("sim: receiving jobs: %w", err)
+	}
+	if len(more) == 0 {
+		return fmt.Errorf("sim: the workload ended after %d of its %d jobs", e.loaded, e.n)
+	}
+	return e.loadJobs(more)
+}
+
+// loadJobs checks the next jobs of the workload and copies them, so that a
+// policy that writes into the jobs it is shown cannot change what the engine
+// enforces.
+func (e *engine) loadJobs(jobs []Input) error {
 	caps := e.cfg.Platform.Clusters
-	for i := range e.cfg.Jobs {
-		in := &e.cfg.Jobs[i]
+	if e.loaded+len(jobs) > e.n {
+		return fmt.Errorf("sim: more jobs than the %d of the workload", e.n)
+	}
+	for k := range jobs {
+		i := e.loaded
+		in := &jobs[k]
 		j := in.Job
 		if j.Index != i {
 			return fmt.Errorf("sim: job %d (id %d) has index %d; call sim.Sort first", i, j.ID, j.Index)
 		}
 		if i > 0 {
-			prev := &e.cfg.Jobs[i-1].Job
+			prev := &e.jobs[i-1]
 			if j.Submit < prev.Submit || (j.Submit == prev.Submit && j.ID < prev.ID) {
 				return fmt.Errorf("sim: job %d (id %d) is out of (submit, id) order; call sim.Sort first", i, j.ID)
 			}
@@ -281,6 +330,7 @@ func (e *engine) loadJobs() error {
 			j.Walltime = e.runtime[i]
 		}
 		e.jobs[i] = j
+		e.loaded++
 	}
 	return nil
 }
@@ -289,8 +339,13 @@ func (e *engine) loop() error {
 	next := 0 // next job to submit
 	idle := 0
 	for {
+		if next == e.loaded && next < e.n {
+			if err := e.pull(); err != nil {
+				return err
+			}
+		}
 		now := int64(math.MaxInt64)
-		if next < e.n {
+		if next < e.loaded {
 			now = e.jobs[next].Submit
 		}
 		if e.ends.len() > 0 && e.ends.top().at < now {
@@ -309,7 +364,15 @@ func (e *engine) loop() error {
 			e.end(e.ends.pop().idx)
 			changed = true
 		}
-		for next < e.n && e.jobs[next].Submit == now {
+		for {
+			if next == e.loaded && next < e.n {
+				if err := e.pull(); err != nil {
+					return err
+				}
+			}
+			if next == e.loaded || e.jobs[next].Submit != now {
+				break
+			}
 			e.status[next] = statusQueued
 			e.state.Queue = append(e.state.Queue, &e.jobs[next])
 			next++
@@ -333,11 +396,38 @@ func (e *engine) loop() error {
 		} else if idle++; idle > maxIdleCalls {
 			return fmt.Errorf("t=%d: policy %s: %d calls in a row started no job while nothing else changed", now, e.name, maxIdleCalls)
 		}
+		if e.cfg.Emit != nil {
+			// Every job before the first waiting one, and before the next
+			// to be submitted, has started: their records are final.
+			final := next
+			if len(e.state.Queue) > 0 {
+				final = min(final, e.state.Queue[0].Index)
+			}
+			if err := e.emit(final); err != nil {
+				return err
+			}
+		}
 	}
 	if len(e.state.Queue) > 0 {
 		j := e.state.Queue[0]
 		return fmt.Errorf("t=%d: policy %s left %d jobs waiting with no job running and no wake-up pending (first: job id %d)",
 			e.state.Now, e.name, len(e.state.Queue), j.ID)
+	}
+	if e.cfg.Emit != nil {
+		return e.emit(e.n)
+	}
+	return nil
+}
+
+// emit gives cfg.Emit the records from e.emitted up to final.
+func (e *engine) emit(final int) error {
+	if final <= e.emitted {
+		return nil
+	}
+	recs := e.rec[e.emitted:final:final]
+	e.emitted = final
+	if err := e.cfg.Emit(recs); err != nil {
+		return fmt.Errorf("sim: emitting records: %w", err)
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 package sim_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -245,4 +247,143 @@ func TestSeedChangesChaos(t *testing.T) {
 		}
 	}
 	t.Error("20 workloads gave the same records under two seeds")
+}
+
+// TestEmit runs random workloads with Config.Emit set: the emitted records,
+// copied at each call, must be the final records (Result.Records), in index
+// order, each job once, and emitting must not change the run. An error from
+// Emit must end the run with that error.
+func TestEmit(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 4))
+	early := false
+	for it := range 200 {
+		cfg := randomConfig(r)
+		plain, err := sim.Run(chaosPlugin(), cfg)
+		if err != nil {
+			t.Fatalf("iteration %d: %v", it, err)
+		}
+		var got []sim.Record
+		calls := 0
+		cfg.Emit = func(recs []sim.Record) error {
+			if len(recs) == 0 {
+				return fmt.Errorf("empty emit")
+			}
+			calls++
+			got = append(got, recs...)
+			return nil
+		}
+		res, err := sim.Run(chaosPlugin(), cfg)
+		if err != nil {
+			t.Fatalf("iteration %d with Emit: %v", it, err)
+		}
+		if !slices.Equal(res.Records, plain.Records) || res.Stats.Events != plain.Stats.Events ||
+			res.Stats.PolicyCalls != plain.Stats.PolicyCalls || res.Stats.Decisions != plain.Stats.Decisions {
+			t.Fatalf("iteration %d: Emit changed the run", it)
+		}
+		if !slices.Equal(got, res.Records) {
+			t.Fatalf("iteration %d: emitted\n%+v\nfinal\n%+v", it, got, res.Records)
+		}
+		early = early || calls > 1
+	}
+	if !early {
+		t.Error("no run emitted records before its end: the test checked nothing about finality")
+	}
+
+	cfg := randomConfig(r)
+	boom := errors.New("host went away")
+	cfg.Emit = func([]sim.Record) error { return boom }
+	if _, err := sim.Run(chaosPlugin(), cfg); !errors.Is(err, boom) {
+		t.Fatalf("Emit's error: run returned %v", err)
+	}
+}
+
+// TestMore streams random workloads to the engine in random pieces
+// (Config.More): the run must be the one of the whole workload, the engine
+// must not ask for more after the last job nor keep what it took once it asks
+// again, and a workload
+// that ends early, runs over, or whose source fails must fail the run.
+func TestMore(t *testing.T) {
+	r := rand.New(rand.NewPCG(77, 3))
+	for it := range 200 {
+		cfg := randomConfig(r)
+		whole, err := sim.Run(chaosPlugin(), cfg)
+		if err != nil {
+			t.Fatalf("iteration %d: %v", it, err)
+		}
+		all := cfg.Jobs
+		first := r.IntN(len(all) + 1)
+		rest := all[first:]
+		var emitted []sim.Record
+		streamed := cfg
+		streamed.Jobs, streamed.Total = all[:first], len(all)
+		var lent []sim.Input
+		streamed.More = func() ([]sim.Input, error) {
+			if len(rest) == 0 {
+				t.Fatalf("iteration %d: More called after the last job", it)
+			}
+			// The engine must have copied what it took before: spoil it.
+			for k := range lent {
+				req := lent[k].Job.Request
+				for x := range req {
+					req[x] = 1 << 40
+				}
+				lent[k] = sim.Input{Job: sdk.Job{ID: -99, Submit: -99, Request: req}, Runtime: -99}
+			}
+			n := 1 + r.IntN(len(rest))
+			lent = make([]sim.Input, n)
+			copy(lent, rest[:n])
+			for k := range lent {
+				lent[k].Job.Request = lent[k].Job.Request.Clone()
+			}
+			rest = rest[n:]
+			return lent, nil
+		}
+		streamed.Emit = func(recs []sim.Record) error { emitted = append(emitted, recs...); return nil }
+		res, err := sim.Run(chaosPlugin(), streamed)
+		if err != nil {
+			t.Fatalf("iteration %d streamed: %v", it, err)
+		}
+		if !slices.Equal(res.Records, whole.Records) || !slices.Equal(emitted, whole.Records) ||
+			res.Stats.Events != whole.Stats.Events || res.Stats.PolicyCalls != whole.Stats.PolicyCalls {
+			t.Fatalf("iteration %d: streamed run differs", it)
+		}
+	}
+
+	cfg := randomConfig(r)
+	for cfg.Jobs = nil; len(cfg.Jobs) < 3; {
+		cfg = randomConfig(r)
+	}
+	all := cfg.Jobs
+	boom := errors.New("connection reset")
+	served := false
+	for _, tc := range []struct {
+		name  string
+		total int
+		more  func() ([]sim.Input, error)
+		want  string
+	}{
+		{"source fails", len(all), func() ([]sim.Input, error) { return nil, boom }, "sim: receiving jobs: connection reset"},
+		{"ends early", len(all) + 1, func() ([]sim.Input, error) {
+			if served {
+				return nil, nil
+			}
+			served = true
+			return all, nil
+		}, fmt.Sprintf("sim: the workload ended after %d of its %d jobs", len(all), len(all)+1)},
+		{"runs over", len(all) - 1, func() ([]sim.Input, error) { return all, nil }, fmt.Sprintf("more jobs than the %d of the workload", len(all)-1)},
+		{"fewer than given", 0, nil, "a streamed workload of 0 jobs, 1 of them given"},
+	} {
+		c := cfg
+		c.Jobs, c.Total, c.More = nil, tc.total, tc.more
+		if tc.more == nil {
+			c.Jobs, c.More = all[:1], func() ([]sim.Input, error) { return nil, nil }
+		}
+		_, err := sim.Run(chaosPlugin(), c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+		if tc.name == "source fails" && !errors.Is(err, boom) {
+			t.Errorf("source fails: %v does not wrap the source's error", err)
+		}
+	}
 }

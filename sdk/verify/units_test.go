@@ -50,6 +50,7 @@ func TestUnits(t *testing.T) {
 			r := base()
 			tc.tamper(r)
 			err := verify.Result(p, jobs, r)
+			samePieces(t, p, jobs, r, err)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)

@@ -33,65 +33,182 @@ func Records(p *sdk.Platform, jobs []sim.Input, recs []sim.Record) error {
 // divided resources (sdk.Units), each job's placement: as many pieces as it
 // has, on units of its cluster, and no unit over its capacity at any instant.
 func Result(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
-	recs := res.Records
-	var problems []string
-	add := func(format string, args ...any) bool {
-		problems = append(problems, fmt.Sprintf(format, args...))
-		return len(problems) < maxProblems
+	c := NewChecker(p, jobs)
+	c.Add(res.Records)
+	return c.Finish(res.Units)
+}
+
+// A Checker makes the checks of Result on records that arrive in pieces, in
+// index order, as a plugin streams them: Add checks each record against its
+// job when it arrives and sorts the piece's starts and ends for the capacity
+// sweep, so that most of the work is done while the run is still going on and
+// Finish has little left. Result is NewChecker, one Add of all records and
+// Finish; the checks, and the errors, are the same however the records are
+// cut into pieces.
+type Checker struct {
+	p        *sdk.Platform
+	jobs     []sim.Input
+	n        int // records added
+	maxStart int64
+	problems []string
+	// clusters holds each added record's cluster, for the sweep and the
+	// placements.
+	clusters []int32
+	// ch holds the starts and ends of the records added, in sorted runs
+	// ending at the offsets in runs; runs are merged as they pile up.
+	ch      []change
+	runs    []int
+	scratch []change
+}
+
+// NewChecker returns a Checker of the records of a run of jobs (sorted with
+// sim.Sort) on platform p. It allocates nothing big before the first Add,
+// so that a host can make it before starting a run without delaying it.
+func NewChecker(p *sdk.Platform, jobs []sim.Input) *Checker {
+	return &Checker{p: p, jobs: jobs}
+}
+
+func (c *Checker) add(format string, args ...any) bool {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+	return len(c.problems) < maxProblems
+}
+
+// Add checks the next records, which must continue those added before: the
+// first record of the first call is that of job index 0. It keeps no
+// reference to recs. Problems are reported by Finish.
+func (c *Checker) Add(recs []sim.Record) {
+	first := c.n
+	c.n += len(recs)
+	if c.n > len(c.jobs) || len(c.problems) >= maxProblems {
+		// Finish reports the count, which comes first; past maxProblems
+		// Result stops looking.
+		return
 	}
-	if len(recs) != len(jobs) {
-		return fmt.Errorf("verify: %d records for %d jobs", len(recs), len(jobs))
-	}
-	var maxStart int64
-	for i := range recs {
-		r, in := &recs[i], &jobs[i]
+	p := c.p
+	for k := range recs {
+		i := first + k
+		r, in := &recs[k], &c.jobs[i]
 		j := &in.Job
 		ok := true
 		switch {
 		case int(r.Index) != i:
-			ok = add("record %d is for job index %d: each job must appear exactly once, in index order", i, r.Index)
+			ok = c.add("record %d is for job index %d: each job must appear exactly once, in index order", i, r.Index)
 		case r.Cluster < 0 || int(r.Cluster) >= len(p.Clusters):
-			ok = add("job id %d: cluster %d does not exist", j.ID, r.Cluster)
+			ok = c.add("job id %d: cluster %d does not exist", j.ID, r.Cluster)
 		case !j.Request.Fits(p.Clusters[r.Cluster].Capacity):
-			ok = add("job id %d: request %v exceeds cluster %q", j.ID, []int64(j.Request), p.Clusters[r.Cluster].Name)
+			ok = c.add("job id %d: request %v exceeds cluster %q", j.ID, []int64(j.Request), p.Clusters[r.Cluster].Name)
 		case r.Start < j.Submit:
-			ok = add("job id %d: starts at %d before its submission at %d", j.ID, r.Start, j.Submit)
+			ok = c.add("job id %d: starts at %d before its submission at %d", j.ID, r.Start, j.Submit)
 		case r.End != r.Start+min(in.Runtime, j.Walltime):
-			ok = add("job id %d: ends at %d, expected start %d + min(runtime %d, walltime %d)", j.ID, r.End, r.Start, in.Runtime, j.Walltime)
+			ok = c.add("job id %d: ends at %d, expected start %d + min(runtime %d, walltime %d)", j.ID, r.End, r.Start, in.Runtime, j.Walltime)
 		case r.Killed != (in.Runtime > j.Walltime):
-			ok = add("job id %d: killed flag %v, but runtime %d and walltime %d", j.ID, r.Killed, in.Runtime, j.Walltime)
+			ok = c.add("job id %d: killed flag %v, but runtime %d and walltime %d", j.ID, r.Killed, in.Runtime, j.Walltime)
 		case r.HasPromise && r.Promised < j.Submit:
-			ok = add("job id %d: promised start %d before its submission at %d", j.ID, r.Promised, j.Submit)
-		case r.Backfilled != (i > 0 && maxStart > r.Start):
-			ok = add("job id %d: backfilled flag %v, but the latest start of earlier jobs is %d and it starts at %d", j.ID, r.Backfilled, maxStart, r.Start)
+			ok = c.add("job id %d: promised start %d before its submission at %d", j.ID, r.Promised, j.Submit)
+		case r.Backfilled != (i > 0 && c.maxStart > r.Start):
+			ok = c.add("job id %d: backfilled flag %v, but the latest start of earlier jobs is %d and it starts at %d", j.ID, r.Backfilled, c.maxStart, r.Start)
 		}
 		if !ok {
 			break
 		}
-		if i == 0 || r.Start > maxStart {
+		if i == 0 || r.Start > c.maxStart {
 			// Not max(0, ...): start times may be negative.
-			maxStart = r.Start
+			c.maxStart = r.Start
 		}
 	}
-	if len(problems) == 0 {
-		if err := placements(p, jobs, res); err != nil {
-			return err
-		}
-		return capacity(p, jobs, res)
+	if len(c.problems) > 0 {
+		// The sweep is not made when a record is wrong.
+		return
 	}
-	return errors.New("verify: " + strings.Join(problems, "; "))
+	if c.ch == nil {
+		c.clusters = make([]int32, 0, len(c.jobs))
+		c.ch = make([]change, 0, 2*len(c.jobs))
+	}
+	base := len(c.ch)
+	for k := range recs {
+		i := int32(first + k)
+		c.clusters = append(c.clusters, recs[k].Cluster)
+		c.ch = append(c.ch, change{recs[k].Start, 1, i}, change{recs[k].End, -1, i})
+	}
+	slices.SortFunc(c.ch[base:], compareChanges)
+	c.runs = append(c.runs, len(c.ch))
+	// Merge while a run is no longer than the one after it: run lengths then
+	// at least double towards the bottom, so that every change is moved
+	// O(log pieces) times in all.
+	for len(c.runs) >= 2 && c.runLen(len(c.runs)-2) <= c.runLen(len(c.runs)-1) {
+		c.mergeTop()
+	}
+}
+
+// runLen returns the length of run k.
+func (c *Checker) runLen(k int) int {
+	if k == 0 {
+		return c.runs[0]
+	}
+	return c.runs[k] - c.runs[k-1]
+}
+
+// mergeTop merges the last two runs into one.
+func (c *Checker) mergeTop() {
+	k := len(c.runs) - 2
+	lo := 0
+	if k > 0 {
+		lo = c.runs[k-1]
+	}
+	mid, hi := c.runs[k], c.runs[k+1]
+	left := append(c.scratch[:0], c.ch[lo:mid]...)
+	c.scratch = left
+	right := c.ch[mid:hi]
+	out := c.ch[lo:hi]
+	a, b, o := 0, 0, 0
+	for a < len(left) && b < len(right) {
+		if compareChanges(right[b], left[a]) < 0 {
+			out[o] = right[b]
+			b++
+		} else {
+			out[o] = left[a]
+			a++
+		}
+		o++
+	}
+	// What is left of right is already in place.
+	copy(out[o:], left[a:])
+	c.runs = append(c.runs[:k], hi)
+}
+
+// Finish makes the checks that need every record: as many records as jobs,
+// then the placements on divided resources (units is sim.Result.Units), then
+// the capacity of every resource at every instant. It returns the problems
+// found, nil for a valid schedule. A Checker is spent after Finish.
+func (c *Checker) Finish(units []int32) error {
+	if c.n != len(c.jobs) {
+		return fmt.Errorf("verify: %d records for %d jobs", c.n, len(c.jobs))
+	}
+	if len(c.problems) > 0 {
+		return errors.New("verify: " + strings.Join(c.problems, "; "))
+	}
+	if err := placements(c.p, c.jobs, c.clusters, units); err != nil {
+		return err
+	}
+	for len(c.runs) > 1 {
+		c.mergeTop()
+	}
+	return capacity(c.p, c.jobs, c.clusters, units, c.ch)
 }
 
 // placements checks that every job's placement holds its pieces on units of
 // its own cluster.
-func placements(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
+func placements(p *sdk.Platform, jobs []sim.Input, clusters []int32, units []int32) error {
 	stride := p.UnitStride()
-	if want := stride * len(jobs); len(res.Units) != want {
-		return fmt.Errorf("verify: %d placement entries for %d jobs on a platform of %d units", len(res.Units), len(jobs), stride)
+	if want := stride * len(jobs); len(units) != want {
+		return fmt.Errorf("verify: %d placement entries for %d jobs on a platform of %d units", len(units), len(jobs), stride)
 	}
-	for i := range res.Records {
-		c := &p.Clusters[res.Records[i].Cluster]
-		pl := res.Units[i*stride : (i+1)*stride]
+	if stride == 0 {
+		return nil // no cluster has units
+	}
+	for i, cl := range clusters {
+		c := &p.Clusters[cl]
+		pl := units[i*stride : (i+1)*stride]
 		id := jobs[i].Job.ID
 		off := 0
 		for _, u := range c.Units {
@@ -126,20 +243,22 @@ type change struct {
 	idx   int32
 }
 
-// capacity sweeps starts and ends in time order, ends before starts at equal
-// times, and checks every cluster's usage of every resource.
-func capacity(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
-	recs := res.Records
-	ch := make([]change, 0, 2*len(recs))
-	for i := range recs {
-		ch = append(ch, change{recs[i].Start, 1, int32(i)}, change{recs[i].End, -1, int32(i)})
+// compareChanges orders changes by time, ends before starts, then by job
+// index, so that the order, and the job an error names, does not depend on
+// how the records were cut into pieces.
+func compareChanges(a, b change) int {
+	if c := cmp.Compare(a.at, b.at); c != 0 {
+		return c
 	}
-	slices.SortFunc(ch, func(a, b change) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.delta, b.delta)
-	})
+	if c := cmp.Compare(a.delta, b.delta); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+// capacity sweeps the changes ch, sorted by compareChanges, and checks every
+// cluster's usage of every resource.
+func capacity(p *sdk.Platform, jobs []sim.Input, clusters []int32, units []int32, ch []change) error {
 	used := make([]sdk.Vector, len(p.Clusters))
 	usedUnits := make([][]int64, len(p.Clusters))
 	for c := range used {
@@ -148,10 +267,10 @@ func capacity(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
 	}
 	stride := p.UnitStride()
 	for _, c := range ch {
-		r := &recs[c.idx]
-		u := used[r.Cluster]
+		rc := clusters[c.idx]
+		u := used[rc]
 		req := jobs[c.idx].Job.Request
-		cl := &p.Clusters[r.Cluster]
+		cl := &p.Clusters[rc]
 		if c.delta < 0 {
 			u.Sub(req)
 		} else {
@@ -161,8 +280,8 @@ func capacity(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
 		for _, un := range cl.Units {
 			_, size, _ := un.Pieces(req) // checked by placements
 			for x, capa := range un.Capacity {
-				uu := &usedUnits[r.Cluster][off+x]
-				*uu += int64(c.delta) * int64(res.Units[int(c.idx)*stride+off+x]) * size
+				uu := &usedUnits[rc][off+x]
+				*uu += int64(c.delta) * int64(units[int(c.idx)*stride+off+x]) * size
 				if *uu > capa {
 					return fmt.Errorf("verify: at t=%d, starting job id %d makes unit %d of %s of cluster %q hold %d of %d",
 						c.at, jobs[c.idx].Job.ID, x, p.Resources[un.Resource], cl.Name, *uu, capa)

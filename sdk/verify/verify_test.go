@@ -1,6 +1,8 @@
 package verify_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -128,6 +130,7 @@ func runTamper(t *testing.T, p *sdk.Platform, jobs []sim.Input, base func() []si
 		t.Run(tc.name, func(t *testing.T) {
 			recs := tc.tamper(base())
 			err := verify.Records(p, jobs, recs)
+			samePieces(t, p, jobs, &sim.Result{Records: recs}, err)
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("valid records rejected: %v", err)
@@ -380,5 +383,75 @@ func TestProblemsAreBounded(t *testing.T) {
 	}
 	if n := strings.Count(err.Error(), "before its submission"); n != 10 {
 		t.Errorf("%d problems listed, want 10: %v", n, err)
+	}
+}
+
+// samePieces checks that a Checker fed res's records in pieces, of every
+// size from 1 up and of random sizes, returns the error whole (Result's),
+// word for word.
+func samePieces(t *testing.T, p *sdk.Platform, jobs []sim.Input, res *sim.Result, whole error) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(len(res.Records)), 5))
+	for size := range len(res.Records) + 2 {
+		c := verify.NewChecker(p, jobs)
+		for rest := res.Records; len(rest) > 0; {
+			n := size
+			if size == 0 {
+				n = 1 + r.IntN(len(rest))
+			}
+			n = min(n, len(rest))
+			c.Add(rest[:n])
+			rest = rest[n:]
+		}
+		if size%3 == 0 {
+			c.Add(nil) // an empty piece changes nothing
+		}
+		got := c.Finish(res.Units)
+		if fmt.Sprint(got) != fmt.Sprint(whole) {
+			t.Fatalf("pieces of %d (0: random): %v\nwhole: %v", size, got, whole)
+		}
+	}
+}
+
+// TestPiecesOfRandomSchedules runs random workloads under a greedy policy,
+// breaks a valid schedule by moving one job's start (and end) by a random
+// amount, and checks that the Checker fed in pieces agrees with Result.
+func TestPiecesOfRandomSchedules(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	rejected := 0 // moved schedules over capacity
+	for it := range 300 {
+		p := sdk.SingleCluster("r", 1+r.Int64N(8))
+		var jobs []sim.Input
+		for k := range 1 + r.IntN(40) {
+			run := 1 + r.Int64N(20)
+			jobs = append(jobs, in(int64(k), r.Int64N(30), run, run+r.Int64N(3)-1, 1+r.Int64N(p.Clusters[0].Capacity[0])))
+		}
+		for i := range jobs {
+			jobs[i].Job.Walltime = max(1, jobs[i].Job.Walltime)
+		}
+		sim.Sort(jobs)
+		res, err := sim.Run(sdk.Plugin{Info: sdk.Info{Name: "greedy"}, New: func() sdk.Policy { return &greedy{} }},
+			sim.Config{Platform: p, Jobs: jobs})
+		if err != nil {
+			t.Fatalf("iteration %d: %v", it, err)
+		}
+		if it%2 == 1 {
+			k := r.IntN(len(jobs))
+			d := r.Int64N(21) - 10
+			res.Records[k].Start += d
+			res.Records[k].End += d
+		}
+		whole := verify.Result(p, jobs, res)
+		if whole != nil && strings.Contains(whole.Error(), "makes cluster") {
+			rejected++
+		}
+		if it%2 == 0 && whole != nil {
+			t.Fatalf("iteration %d: engine schedule rejected: %v", it, whole)
+		}
+		samePieces(t, p, jobs, res, whole)
+	}
+	t.Logf("%d of 150 moved schedules over capacity", rejected)
+	if rejected < 30 {
+		t.Errorf("only %d of 150 moved schedules over capacity: the test checks little of the sweep", rejected)
 	}
 }

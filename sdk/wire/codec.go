@@ -5,9 +5,14 @@
 // A run is one bidirectional gRPC stream of frames. The host sends a header
 // frame (JSON RunSpec), job frames of at most JobsPerFrame packed jobs, and an
 // end frame; the plugin simulates the run with package sim and answers with
-// record frames and a final stats frame (JSON sim.Stats). Packing jobs and
-// records keeps every message far below gRPC's 4 MiB limit and costs one
-// round trip per run instead of one per scheduling event.
+// record frames, units frames on divided resources, and a final stats frame
+// (JSON sim.Stats). Packing jobs and records keeps every message far below
+// gRPC's 4 MiB limit and costs one round trip per run instead of one per
+// scheduling event. Both directions stream (protocol 3): the plugin's engine
+// starts with the first job frame and takes the others as the simulation
+// reaches them, and the plugin sends the records as they become final, in
+// frames of StreamRecords or more, while the host still sends jobs and
+// checks the records it has.
 package wire
 
 import (
@@ -15,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
@@ -94,21 +100,35 @@ func AppendJobs(dst []byte, jobs []sim.Input) []byte {
 // DecodeJobs unpacks a FrameJobs frame for a platform of dims resources,
 // appending to dst. Job indexes continue from len(dst).
 func DecodeJobs(dst []sim.Input, frame []byte, dims int) ([]sim.Input, error) {
+	dst, _, err := decodeJobs(dst, nil, frame, dims, len(dst))
+	return dst, err
+}
+
+// decodeJobs unpacks a FrameJobs frame, appending to dst, the jobs' indexes
+// counting from first, their request vectors in reqs (reused when large
+// enough), which it returns.
+func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first int) ([]sim.Input, []int64, error) {
 	if len(frame) == 0 || frame[0] != FrameJobs {
-		return dst, errors.New("wire: not a jobs frame")
+		return dst, reqs, errors.New("wire: not a jobs frame")
 	}
 	b := frame[1:]
 	size := jobFixed + 8*dims
 	if len(b)%size != 0 {
-		return dst, fmt.Errorf("wire: jobs frame of %d bytes is not a multiple of %d", len(b), size)
+		return dst, reqs, fmt.Errorf("wire: jobs frame of %d bytes is not a multiple of %d", len(b), size)
 	}
 	le := binary.LittleEndian
 	// One backing array for all request vectors of the frame.
-	reqs := make([]int64, len(b)/size*dims)
+	if n := len(b) / size * dims; cap(reqs) >= n {
+		reqs = reqs[:n]
+	} else {
+		reqs = make([]int64, n)
+	}
+	all := reqs
+	dst = slices.Grow(dst, len(b)/size)
 	for len(b) > 0 {
 		var in sim.Input
 		j := &in.Job
-		j.Index = len(dst)
+		j.Index = first
 		j.ID = int64(le.Uint64(b[0:]))
 		j.Submit = int64(le.Uint64(b[8:]))
 		j.Walltime = int64(le.Uint64(b[16:]))
@@ -124,14 +144,19 @@ func DecodeJobs(dst []sim.Input, frame []byte, dims int) ([]sim.Input, error) {
 			j.Request[k] = int64(le.Uint64(b[jobFixed+8*k:]))
 		}
 		dst = append(dst, in)
+		first++
 		b = b[size:]
 	}
-	return dst, nil
+	return dst, all, nil
 }
 
 // AppendRecords packs records after a FrameRecords byte.
 func AppendRecords(dst []byte, recs []sim.Record) []byte {
-	dst = append(dst, FrameRecords)
+	return appendRecords(append(dst, FrameRecords), recs)
+}
+
+// appendRecords packs records, without the frame kind.
+func appendRecords(dst []byte, recs []sim.Record) []byte {
 	le := binary.LittleEndian
 	for i := range recs {
 		r := &recs[i]

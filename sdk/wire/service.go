@@ -31,6 +31,12 @@ func Handshake() plugin.HandshakeConfig {
 	}
 }
 
+// NewServer makes the plugin's gRPC server, with the options go-plugin
+// gives and the codec of the Run stream (frameCodec).
+func NewServer(opts []grpc.ServerOption) *grpc.Server {
+	return grpc.NewServer(append(opts, grpc.ForceServerCodecV2(newFrameCodec()))...)
+}
+
 const (
 	serviceName    = "schedlab.v1.Policy"
 	methodDescribe = "/" + serviceName + "/Describe"
@@ -103,27 +109,42 @@ type server struct {
 func (s *server) describe() sdk.Info { return Describe(s.policy) }
 
 func (s *server) run(stream grpc.ServerStream) error {
-	cfg, err := receiveRun(stream)
+	msg := new(message)
+	spec, err := receiveHeader(stream, msg)
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
-	res, err := sim.Run(s.policy, cfg)
+	// The engine starts with the first frame of jobs and takes the next ones
+	// when the simulation reaches them; a goroutine receives and decodes
+	// them meanwhile. Records go back as they become final.
+	in := receiveJobs(stream, msg, spec)
+	defer in.stop()
+	out := newRecordSender(stream)
+	res, err := sim.Run(s.policy, sim.Config{
+		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
+		Total: spec.Jobs, More: in.next, Emit: out.emit,
+	})
+	if serr := out.close(); serr != nil {
+		// The host is gone or the connection broke: nobody reads a
+		// policy error now.
+		return serr
+	}
+	var bad inputError
+	if errors.As(err, &bad) {
+		return status.Error(codes.InvalidArgument, bad.Error())
+	}
 	if err != nil {
 		return status.Error(codes.Aborted, err.Error())
 	}
-	var buf []byte
-	for recs := res.Records; len(recs) > 0; {
-		n := min(len(recs), RecordsPerFrame)
-		buf = AppendRecords(buf[:0], recs[:n])
-		if err := stream.SendMsg(wrapperspb.Bytes(buf)); err != nil {
-			return err
-		}
-		recs = recs[n:]
+	// Report success only for a well-formed input: up to its end frame.
+	if err := in.wait(); err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
 	}
+	var buf []byte
 	for units := res.Units; len(units) > 0; {
 		n := min(len(units), UnitsPerFrame)
 		buf = AppendUnits(buf[:0], units[:n])
-		if err := stream.SendMsg(wrapperspb.Bytes(buf)); err != nil {
+		if err := stream.SendMsg(&message{frame: buf}); err != nil {
 			return err
 		}
 		units = units[n:]
@@ -132,54 +153,276 @@ func (s *server) run(stream grpc.ServerStream) error {
 	if err != nil {
 		return err
 	}
-	return stream.SendMsg(wrapperspb.Bytes(append([]byte{FrameStats}, st...)))
+	return stream.SendMsg(&message{frame: append([]byte{FrameStats}, st...)})
 }
 
-func receiveRun(stream grpc.ServerStream) (sim.Config, error) {
-	var spec RunSpec
-	var jobs []sim.Input
-	header := false
-	for {
-		msg := new(wrapperspb.BytesValue)
-		if err := stream.RecvMsg(msg); err != nil {
-			if errors.Is(err, io.EOF) {
-				return sim.Config{}, errors.New("wire: input ended before its end frame")
+// StreamRecords is the number of final records a plugin gathers before it
+// sends them in one records frame while its engine runs on.
+const StreamRecords = 4096
+
+// recordSender streams the records the engine emits: emit packs them into
+// frames of StreamRecords records or more (at most RecordsPerFrame; the last
+// one may be smaller), and a goroutine sends the frames, so that the engine
+// rarely waits for the transport and the host receives and checks the
+// records while the run goes on.
+type recordSender struct {
+	stream grpc.ServerStream
+	buf    []byte
+	n      int // records in buf
+	full   chan []byte
+	free   chan []byte
+	errc   chan error    // the first send error
+	done   chan struct{} // closed when the sending goroutine ends
+	failed error
+}
+
+// senderBuffers bounds the frames waiting to be sent, and so the memory the
+// sender holds when the host reads slower than the engine emits.
+const senderBuffers = 4
+
+func newRecordSender(stream grpc.ServerStream) *recordSender {
+	s := &recordSender{
+		stream: stream,
+		full:   make(chan []byte, senderBuffers),
+		free:   make(chan []byte, senderBuffers+1),
+		errc:   make(chan error, 1),
+		done:   make(chan struct{}),
+	}
+	go s.send()
+	return s
+}
+
+func (s *recordSender) send() {
+	defer close(s.done)
+	failed := false
+	for f := range s.full {
+		if !failed {
+			// The codec copies f: it is free once SendMsg returns.
+			if err := s.stream.SendMsg(&message{frame: f}); err != nil {
+				s.errc <- err
+				failed = true
 			}
-			return sim.Config{}, err
 		}
-		f := msg.GetValue()
-		if len(f) == 0 {
-			return sim.Config{}, errors.New("wire: empty frame")
-		}
-		switch {
-		case f[0] == FrameHeader && !header:
-			if err := json.Unmarshal(f[1:], &spec); err != nil {
-				return sim.Config{}, fmt.Errorf("wire: header: %w", err)
-			}
-			if spec.Protocol != sdk.ProtocolVersion {
-				return sim.Config{}, fmt.Errorf("wire: host speaks protocol %d, plugin %d", spec.Protocol, sdk.ProtocolVersion)
-			}
-			if spec.Platform == nil {
-				return sim.Config{}, errors.New("wire: header has no platform")
-			}
-			header = true
-			jobs = make([]sim.Input, 0, spec.Jobs)
-		case f[0] == FrameJobs && header:
-			var err error
-			if jobs, err = DecodeJobs(jobs, f, spec.Platform.Dims()); err != nil {
-				return sim.Config{}, err
-			}
-		case f[0] == FrameEnd && header:
-			if len(jobs) != spec.Jobs {
-				return sim.Config{}, fmt.Errorf("wire: header announced %d jobs, %d arrived", spec.Jobs, len(jobs))
-			}
-			return sim.Config{
-				Platform: spec.Platform, Jobs: jobs, Params: spec.Params,
-				Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-			}, nil
+		select {
+		case s.free <- f[:0]:
 		default:
-			return sim.Config{}, fmt.Errorf("wire: unexpected frame %q", f[0])
 		}
+	}
+}
+
+// emit is sim.Config.Emit.
+func (s *recordSender) emit(recs []sim.Record) error {
+	for len(recs) > 0 {
+		if s.n == 0 {
+			select {
+			case s.buf = <-s.free:
+			default:
+				s.buf = make([]byte, 0, 1+StreamRecords*recordSize)
+			}
+			s.buf = append(s.buf, FrameRecords)
+		}
+		k := min(len(recs), RecordsPerFrame-s.n)
+		s.buf = appendRecords(s.buf, recs[:k])
+		s.n += k
+		recs = recs[k:]
+		if s.n >= StreamRecords {
+			if err := s.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flush hands the buffered records to the sending goroutine, unless a send
+// failed, whose error it returns.
+func (s *recordSender) flush() error {
+	if s.failed == nil {
+		select {
+		case s.failed = <-s.errc:
+		default:
+		}
+	}
+	if s.failed != nil {
+		return s.failed
+	}
+	if s.n > 0 {
+		s.full <- s.buf
+		s.buf, s.n = nil, 0
+	}
+	return nil
+}
+
+// close sends what is left, waits for the sending goroutine and returns the
+// first send error.
+func (s *recordSender) close() error {
+	_ = s.flush() // its error is s.failed, or comes through errc below
+	close(s.full)
+	<-s.done
+	if s.failed == nil {
+		select {
+		case s.failed = <-s.errc:
+		default:
+		}
+	}
+	return s.failed
+}
+
+// receiveHeader reads the header frame of a run into msg and returns it.
+func receiveHeader(stream grpc.ServerStream, msg *message) (RunSpec, error) {
+	var spec RunSpec
+	if err := receive(stream, msg); err != nil {
+		return spec, err
+	}
+	f := msg.frame
+	if f[0] != FrameHeader {
+		return spec, fmt.Errorf("wire: unexpected frame %q", f[0])
+	}
+	if err := json.Unmarshal(f[1:], &spec); err != nil {
+		return spec, fmt.Errorf("wire: header: %w", err)
+	}
+	if spec.Protocol != sdk.ProtocolVersion {
+		return spec, fmt.Errorf("wire: host speaks protocol %d, plugin %d", spec.Protocol, sdk.ProtocolVersion)
+	}
+	if spec.Platform == nil {
+		return spec, errors.New("wire: header has no platform")
+	}
+	if spec.Jobs < 0 {
+		return spec, fmt.Errorf("wire: header announces %d jobs", spec.Jobs)
+	}
+	return spec, nil
+}
+
+// receive reads the next frame of a run into msg.
+func receive(stream grpc.ServerStream, msg *message) error {
+	if err := stream.RecvMsg(msg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("wire: input ended before its end frame")
+		}
+		return err
+	}
+	if len(msg.frame) == 0 {
+		return errors.New("wire: empty frame")
+	}
+	return nil
+}
+
+// inputError marks an error of the run's input, as opposed to one of the
+// simulation.
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error { return e.error }
+
+// jobReceiver receives and decodes the job frames of a run on its own
+// goroutine, a few frames ahead of the engine, which takes them with next
+// (sim.Config.More). The engine copies the jobs it takes before it asks for
+// more, so the receiver decodes into a few buffers that go round: a fresh
+// process touching less fresh memory spends less time in page faults.
+type jobReceiver struct {
+	batches chan *batch
+	free    chan *batch
+	lent    *batch        // the batch the engine has
+	halt    chan struct{} // closed by stop
+	done    chan struct{} // closed when the goroutine ends, after err is set
+	err     error         // nil once the end frame came after all jobs
+}
+
+// A batch is the decoded jobs of one frame.
+type batch struct {
+	jobs []sim.Input
+	reqs []int64 // the jobs' request vectors
+}
+
+// aheadFrames is how many decoded frames may wait for the engine. Beyond
+// it the receiver stops reading, flow control holds the host's sender, and
+// the rest of the jobs wait in the transport's buffers.
+const aheadFrames = 4
+
+func receiveJobs(stream grpc.ServerStream, msg *message, spec RunSpec) *jobReceiver {
+	r := &jobReceiver{
+		batches: make(chan *batch, aheadFrames),
+		free:    make(chan *batch, aheadFrames+2),
+		halt:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go func() {
+		defer close(r.done)
+		defer close(r.batches)
+		r.err = r.receive(stream, msg, spec.Jobs, spec.Platform.Dims())
+	}()
+	return r
+}
+
+func (r *jobReceiver) receive(stream grpc.ServerStream, msg *message, total, dims int) error {
+	received := 0
+	for {
+		if err := receive(stream, msg); err != nil {
+			return err
+		}
+		f := msg.frame
+		switch f[0] {
+		case FrameJobs:
+			var b *batch
+			select {
+			case b = <-r.free:
+			default:
+				b = new(batch)
+			}
+			var err error
+			if b.jobs, b.reqs, err = decodeJobs(b.jobs[:0], b.reqs, f, dims, received); err != nil {
+				return err
+			}
+			if received += len(b.jobs); received > total {
+				return fmt.Errorf("wire: header announced %d jobs, more arrived", total)
+			}
+			select {
+			case r.batches <- b:
+			case <-r.halt:
+				return errors.New("wire: run ended")
+			}
+		case FrameEnd:
+			if received != total {
+				return fmt.Errorf("wire: header announced %d jobs, %d arrived", total, received)
+			}
+			return nil
+		default:
+			return fmt.Errorf("wire: unexpected frame %q", f[0])
+		}
+	}
+}
+
+// next returns the next decoded jobs, waiting for them; none at the end.
+// The jobs it returned before are free again.
+func (r *jobReceiver) next() ([]sim.Input, error) {
+	if r.lent != nil {
+		select {
+		case r.free <- r.lent:
+		default:
+		}
+		r.lent = nil
+	}
+	if b, ok := <-r.batches; ok {
+		r.lent = b
+		return b.jobs, nil
+	}
+	if r.err != nil {
+		return nil, inputError{r.err}
+	}
+	return nil, nil
+}
+
+// wait waits for the end of the input and returns its error.
+func (r *jobReceiver) wait() error {
+	<-r.done
+	return r.err
+}
+
+// stop lets the goroutine end if it waits for the engine to take jobs.
+func (r *jobReceiver) stop() {
+	select {
+	case <-r.halt:
+	default:
+		close(r.halt)
 	}
 }
 
@@ -202,52 +445,89 @@ func (c *Client) Describe(ctx context.Context) (sdk.Info, error) {
 }
 
 // Run sends a run to the plugin and returns its records and statistics, as
-// the plugin reported them. The caller must verify them.
-func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input) (*sim.Result, error) {
+// the plugin reported them. The caller must verify them. When sink is not
+// nil, it is given the records as they arrive, while the plugin still
+// simulates: consecutive pieces of the result's Records, in order, each
+// once, all before Run returns (a verify.Checker's Add).
+func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := c.conn.NewStream(ctx, &grpc.StreamDesc{StreamName: "Run", ServerStreams: true, ClientStreams: true}, methodRun)
+	stream, err := c.conn.NewStream(ctx, &grpc.StreamDesc{StreamName: "Run", ServerStreams: true, ClientStreams: true}, methodRun,
+		grpc.ForceCodecV2(newFrameCodec()))
 	if err != nil {
 		return nil, err
 	}
 	spec.Protocol = sdk.ProtocolVersion
 	spec.Jobs = len(jobs)
-	h, err := json.Marshal(spec)
+	// The plugin simulates while jobs still arrive and answers with records
+	// while it simulates: send on one goroutine, receive on this one, so
+	// that neither side waits for the other to read.
+	sent := make(chan error, 1)
+	go func() { sent <- sendRun(stream, spec, jobs) }()
+	res, err := receiveResult(stream, len(jobs), sink)
 	if err != nil {
+		// The plugin's status, if it ended the run, is in err; the
+		// sender's error (io.EOF then) says less.
+		cancel()
+		<-sent
 		return nil, err
 	}
-	if err := stream.SendMsg(wrapperspb.Bytes(append([]byte{FrameHeader}, h...))); err != nil {
-		return nil, sendError(stream, err)
+	if err := <-sent; err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// sendRun sends the header, the jobs and the end frame of a run.
+func sendRun(stream grpc.ClientStream, spec RunSpec, jobs []sim.Input) error {
+	h, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	if err := stream.SendMsg(&message{frame: append([]byte{FrameHeader}, h...)}); err != nil {
+		return err
 	}
 	var buf []byte
 	for rest := jobs; len(rest) > 0; {
 		n := min(len(rest), JobsPerFrame(spec.Platform.Dims()))
 		buf = AppendJobs(buf[:0], rest[:n])
-		if err := stream.SendMsg(wrapperspb.Bytes(buf)); err != nil {
-			return nil, sendError(stream, err)
+		// The codec copies buf: it is free once SendMsg returns.
+		if err := stream.SendMsg(&message{frame: buf}); err != nil {
+			return err
 		}
 		rest = rest[n:]
 	}
-	if err := stream.SendMsg(wrapperspb.Bytes([]byte{FrameEnd})); err != nil {
-		return nil, sendError(stream, err)
+	if err := stream.SendMsg(&message{frame: []byte{FrameEnd}}); err != nil {
+		return err
 	}
-	if err := stream.CloseSend(); err != nil {
-		return nil, err
-	}
-	res := &sim.Result{Records: make([]sim.Record, 0, len(jobs))}
+	return stream.CloseSend()
+}
+
+// receiveResult receives the records, placements and statistics of a run of
+// jobs jobs, giving the records to sink, if not nil, as they arrive.
+func receiveResult(stream grpc.ClientStream, jobs int, sink func([]sim.Record)) (*sim.Result, error) {
+	res := &sim.Result{Records: make([]sim.Record, 0, jobs)}
+	msg := new(message)
 	for {
-		msg := new(wrapperspb.BytesValue)
 		if err := stream.RecvMsg(msg); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil, errors.New("wire: plugin closed the run without statistics")
 			}
 			return nil, err
 		}
-		f := msg.GetValue()
+		f := msg.frame
+		var err error
 		switch {
 		case len(f) > 0 && f[0] == FrameRecords:
+			n := len(res.Records)
 			if res.Records, err = DecodeRecords(res.Records, f); err != nil {
 				return nil, err
+			}
+			if len(res.Records) > jobs {
+				return nil, fmt.Errorf("wire: plugin sent more records than the %d jobs", jobs)
+			}
+			if sink != nil {
+				sink(res.Records[n:])
 			}
 		case len(f) > 0 && f[0] == FrameUnits:
 			if res.Units, err = DecodeUnits(res.Units, f); err != nil {
@@ -262,15 +542,4 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input) (*sim.
 			return nil, errors.New("wire: unexpected frame from plugin")
 		}
 	}
-}
-
-// sendError returns the plugin's own error when a send fails because the
-// plugin already ended the stream, which is more useful than io.EOF.
-func sendError(stream grpc.ClientStream, err error) error {
-	if errors.Is(err, io.EOF) {
-		if rerr := stream.RecvMsg(new(wrapperspb.BytesValue)); rerr != nil && !errors.Is(rerr, io.EOF) {
-			return rerr
-		}
-	}
-	return err
 }
