@@ -62,7 +62,9 @@ func (l local) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sin
 	// As a plugin's host does, hand the records to sink on another
 	// goroutine while the engine runs on, in pieces of wire.StreamRecords
 	// or more: the two paths differ only by the process and the transport.
-	pieces := make(chan []sim.Record, 4)
+	// The channel holds every piece the run can have, so that the engine
+	// never waits for that goroutine.
+	pieces := make(chan []sim.Record, len(jobs)/wire.StreamRecords+2)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -70,19 +72,12 @@ func (l local) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sin
 			sink(p)
 		}
 	}()
-	var buf []sim.Record
+	cfg.EmitAtLeast = wire.StreamRecords
 	cfg.Emit = func(recs []sim.Record) error {
-		buf = append(buf, recs...)
-		if len(buf) >= wire.StreamRecords {
-			pieces <- buf
-			buf = make([]sim.Record, 0, 2*wire.StreamRecords)
-		}
+		pieces <- recs
 		return nil
 	}
 	res, err := sim.Run(l.p, cfg)
-	if err == nil && len(buf) > 0 {
-		pieces <- buf
-	}
 	close(pieces)
 	<-done
 	return res, err

@@ -66,12 +66,14 @@ type Config struct {
 	// a caller can pass them on while the run goes on (a plugin streams
 	// them to its host). A job's record is final once the job started and
 	// the policy call that started it returned; the engine emits the
-	// longest prefix of jobs, in index order, that are all final. The calls
-	// are in index order, together cover every job exactly once (the last
-	// before Run returns), and see the same values as Result.Records. recs
-	// is valid only during the call. An error from Emit ends the run with
-	// that error.
-	Emit func(recs []Record) error
+	// longest prefix of jobs, in index order, that are all final, once it
+	// has at least EmitAtLeast records to emit. The calls are in index
+	// order and together cover every job exactly once, the last before Run
+	// returns. recs is part of Result.Records, which the engine does not
+	// change after emitting it: the caller may keep it, and must not change
+	// it. An error from Emit ends the run with that error.
+	Emit        func(recs []Record) error
+	EmitAtLeast int
 }
 
 // Record is the outcome of one job.
@@ -419,9 +421,10 @@ func (e *engine) loop() error {
 	return nil
 }
 
-// emit gives cfg.Emit the records from e.emitted up to final.
+// emit gives cfg.Emit the records from e.emitted up to final, if there
+// are at least cfg.EmitAtLeast of them or they are the last.
 func (e *engine) emit(final int) error {
-	if final <= e.emitted {
+	if final <= e.emitted || (final-e.emitted < e.cfg.EmitAtLeast && final < e.n) {
 		return nil
 	}
 	recs := e.rec[e.emitted:final:final]

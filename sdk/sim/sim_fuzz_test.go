@@ -249,10 +249,12 @@ func TestSeedChangesChaos(t *testing.T) {
 	t.Error("20 workloads gave the same records under two seeds")
 }
 
-// TestEmit runs random workloads with Config.Emit set: the emitted records,
-// copied at each call, must be the final records (Result.Records), in index
-// order, each job once, and emitting must not change the run. An error from
-// Emit must end the run with that error.
+// TestEmit runs random workloads with Config.Emit set, and a random
+// EmitAtLeast: the emitted records must be the final records
+// (Result.Records), in index order, each job once, at least EmitAtLeast at a
+// time but for the last call, never changed after they were emitted, and
+// emitting must not change the run. An error from Emit must end the run
+// with that error.
 func TestEmit(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 4))
 	early := false
@@ -262,14 +264,17 @@ func TestEmit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("iteration %d: %v", it, err)
 		}
-		var got []sim.Record
-		calls := 0
+		var kept, copies [][]sim.Record
+		cfg.EmitAtLeast = r.IntN(4)
 		cfg.Emit = func(recs []sim.Record) error {
 			if len(recs) == 0 {
 				return fmt.Errorf("empty emit")
 			}
-			calls++
-			got = append(got, recs...)
+			if len(kept) > 0 && len(copies[len(copies)-1]) < cfg.EmitAtLeast {
+				return fmt.Errorf("a call of %d records, fewer than %d, before the last", len(copies[len(copies)-1]), cfg.EmitAtLeast)
+			}
+			kept = append(kept, recs)
+			copies = append(copies, slices.Clone(recs))
 			return nil
 		}
 		res, err := sim.Run(chaosPlugin(), cfg)
@@ -280,10 +285,17 @@ func TestEmit(t *testing.T) {
 			res.Stats.PolicyCalls != plain.Stats.PolicyCalls || res.Stats.Decisions != plain.Stats.Decisions {
 			t.Fatalf("iteration %d: Emit changed the run", it)
 		}
+		var got []sim.Record
+		for k := range kept {
+			if !slices.Equal(kept[k], copies[k]) {
+				t.Fatalf("iteration %d: emitted records changed after the call", it)
+			}
+			got = append(got, kept[k]...)
+		}
 		if !slices.Equal(got, res.Records) {
 			t.Fatalf("iteration %d: emitted\n%+v\nfinal\n%+v", it, got, res.Records)
 		}
-		early = early || calls > 1
+		early = early || len(kept) > 1
 	}
 	if !early {
 		t.Error("no run emitted records before its end: the test checked nothing about finality")

@@ -119,10 +119,10 @@ func (s *server) run(stream grpc.ServerStream) error {
 	// them meanwhile. Records go back as they become final.
 	in := receiveJobs(stream, msg, spec)
 	defer in.stop()
-	out := newRecordSender(stream)
+	out := newRecordSender(stream, spec.Jobs)
 	res, err := sim.Run(s.policy, sim.Config{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Total: spec.Jobs, More: in.next, Emit: out.emit,
+		Total: spec.Jobs, More: in.next, Emit: out.emit, EmitAtLeast: StreamRecords,
 	})
 	if serr := out.close(); serr != nil {
 		// The host is gone or the connection broke: nobody reads a
@@ -160,15 +160,13 @@ func (s *server) run(stream grpc.ServerStream) error {
 // sends them in one records frame while its engine runs on.
 const StreamRecords = 4096
 
-// recordSender streams the records the engine emits: emit packs them into
-// frames of StreamRecords records or more (at most RecordsPerFrame; the last
-// one may be smaller), and a goroutine sends the frames, so that the engine
-// rarely waits for the transport and the host receives and checks the
-// records while the run goes on.
+// recordSender streams the records the engine emits, StreamRecords or more
+// at a time (sim.Config.EmitAtLeast; the last ones may be fewer): emit packs
+// them into frames of at most RecordsPerFrame, and a goroutine sends the
+// frames, so that the engine does not wait for the transport and the host
+// receives and checks the records while the run goes on.
 type recordSender struct {
 	stream grpc.ServerStream
-	buf    []byte
-	n      int // records in buf
 	full   chan []byte
 	free   chan []byte
 	errc   chan error    // the first send error
@@ -176,15 +174,16 @@ type recordSender struct {
 	failed error
 }
 
-// senderBuffers bounds the frames waiting to be sent, and so the memory the
-// sender holds when the host reads slower than the engine emits.
-const senderBuffers = 4
-
-func newRecordSender(stream grpc.ServerStream) *recordSender {
+// newRecordSender returns the sender of the records of a run of jobs jobs.
+// Its queue holds every frame the run can have, so that the engine never
+// waits for the sending goroutine (on a busy machine that goroutine may wait
+// for a core); the records are in memory anyway.
+func newRecordSender(stream grpc.ServerStream, jobs int) *recordSender {
+	frames := 2*(jobs/StreamRecords) + 2
 	s := &recordSender{
 		stream: stream,
-		full:   make(chan []byte, senderBuffers),
-		free:   make(chan []byte, senderBuffers+1),
+		full:   make(chan []byte, frames),
+		free:   make(chan []byte, frames),
 		errc:   make(chan error, 1),
 		done:   make(chan struct{}),
 	}
@@ -210,33 +209,9 @@ func (s *recordSender) send() {
 	}
 }
 
-// emit is sim.Config.Emit.
+// emit is sim.Config.Emit: it queues recs in frames, unless a send failed,
+// whose error it returns.
 func (s *recordSender) emit(recs []sim.Record) error {
-	for len(recs) > 0 {
-		if s.n == 0 {
-			select {
-			case s.buf = <-s.free:
-			default:
-				s.buf = make([]byte, 0, 1+StreamRecords*recordSize)
-			}
-			s.buf = append(s.buf, FrameRecords)
-		}
-		k := min(len(recs), RecordsPerFrame-s.n)
-		s.buf = appendRecords(s.buf, recs[:k])
-		s.n += k
-		recs = recs[k:]
-		if s.n >= StreamRecords {
-			if err := s.flush(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// flush hands the buffered records to the sending goroutine, unless a send
-// failed, whose error it returns.
-func (s *recordSender) flush() error {
 	if s.failed == nil {
 		select {
 		case s.failed = <-s.errc:
@@ -246,17 +221,22 @@ func (s *recordSender) flush() error {
 	if s.failed != nil {
 		return s.failed
 	}
-	if s.n > 0 {
-		s.full <- s.buf
-		s.buf, s.n = nil, 0
+	for len(recs) > 0 {
+		n := min(len(recs), RecordsPerFrame)
+		var buf []byte
+		select {
+		case buf = <-s.free:
+		default:
+		}
+		s.full <- AppendRecords(buf, recs[:n])
+		recs = recs[n:]
 	}
 	return nil
 }
 
-// close sends what is left, waits for the sending goroutine and returns the
-// first send error.
+// close waits for the sending goroutine to send what is queued and returns
+// the first send error.
 func (s *recordSender) close() error {
-	_ = s.flush() // its error is s.failed, or comes through errc below
 	close(s.full)
 	<-s.done
 	if s.failed == nil {
