@@ -14,8 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 
@@ -57,16 +59,14 @@ func run(p sdk.Plugin, args []string, stdout, stderr io.Writer) int {
 // plugins call Main instead; ServePlugin is for binaries that choose when to
 // become a plugin themselves.
 //
-// Unless the GOGC environment variable says otherwise, it lets the heap grow
-// to 5 times the live data between collections (GOGC=400) instead of 2
-// times: a simulation allocates much and keeps little, and with one plugin
-// process per concurrent run the collector's work competes with the other
-// runs for the cores (docs/performance.md).
+// It sets the garbage collector as PluginGC says: none until the heap
+// reaches FirstGCHeap, then collections when the heap has grown to 5 times
+// the live data (GOGC=400) instead of 2 times.
 //
 // When the environment variable named by ProfileEnv names a directory, the
 // process profiles itself there.
 func ServePlugin(p sdk.Plugin) {
-	LessGC()
+	PluginGC()
 	if dir := os.Getenv(ProfileEnv); dir != "" {
 		stop, err := startProfile(dir)
 		if err != nil {
@@ -139,6 +139,38 @@ func writeProfile(name, path string) error {
 
 // GCPercent is the garbage collector target that LessGC sets.
 const GCPercent = 400
+
+// FirstGCHeap is the heap size, in bytes, that the first collection of a
+// plugin process waits for (PluginGC).
+const FirstGCHeap = 256 << 20
+
+// PluginGC sets the garbage collector of a plugin process, which serves one
+// run and exits: no collection until the heap reaches FirstGCHeap (a memory
+// limit with GOGC off), then, from the first collection on, LessGC's target
+// and no limit. Most runs then never collect: a simulation keeps most of what
+// it allocates (the engine's arrays for every job) to its end, and a
+// collection in a fresh process costs more than its marking, as freed memory
+// is handed back and touched again (docs/performance.md). A run that
+// allocates more collects as before. GOGC or GOMEMLIMIT in the environment
+// leave the collector to them (and to LessGC).
+func PluginGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		LessGC()
+		return
+	}
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(FirstGCHeap)
+	// The cleanup of an object nothing refers to runs after the first
+	// collection.
+	runtime.AddCleanup(new(gcSentinel), func(int) {
+		debug.SetGCPercent(GCPercent)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}, 0)
+}
+
+// gcSentinel is large enough not to share the tiny allocator's blocks,
+// which would delay its cleanup.
+type gcSentinel struct{ _ [32]byte }
 
 // LessGC sets the garbage collector's target to GCPercent unless the GOGC
 // environment variable is set, which then wins.

@@ -3,8 +3,13 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedlab/schedlab/sdk"
 )
@@ -39,5 +44,39 @@ func TestNotStartedByHost(t *testing.T) {
 		if out.Len() != 0 || !strings.Contains(errOut.String(), "is a schedlab policy plugin (t 2.0)") {
 			t.Errorf("%v: stdout %q, stderr %q", args, out.String(), errOut.String())
 		}
+	}
+}
+
+// TestPluginGC checks the collector settings of a plugin process: off with
+// a memory limit of FirstGCHeap, then, after the first collection, GCPercent
+// and no limit. It restores the test process's settings.
+func TestPluginGC(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: PluginGC leaves the collector to them")
+	}
+	percent := debug.SetGCPercent(100)
+	limit := debug.SetMemoryLimit(-1)
+	defer func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}()
+	PluginGC()
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("GC percent %d before the first collection, want -1 (off)", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != FirstGCHeap {
+		t.Errorf("memory limit %d before the first collection, want %d", l, FirstGCHeap)
+	}
+	runtime.GC()
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) != math.MaxInt64 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Fatalf("memory limit %d after a collection, want none", l)
+	}
+	if p := debug.SetGCPercent(GCPercent); p != GCPercent {
+		t.Errorf("GC percent %d after a collection, want %d", p, GCPercent)
 	}
 }
