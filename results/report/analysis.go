@@ -518,29 +518,9 @@ func (a *Analysis) efficiency() (section, error) {
 				continue
 			}
 			all = append(all, vals...)
-			c := colour(0)
-			bp, err := plotter.NewBoxPlot(28, float64(i), plotter.Values(vals))
-			if err != nil {
+			if err := boxAndDots(p, float64(i), plotter.Values(vals), colour(0), colour(1)); err != nil {
 				return s, fmt.Errorf("figure %s: %w", title, err)
 			}
-			bp.FillColor = translucent(c, 0x30)
-			bp.BoxStyle.Color, bp.MedianStyle.Color, bp.WhiskerStyle.Color = c, c, c
-			bp.MedianStyle.Width = 2
-			bp.GlyphStyle.Color = c
-			p.Add(bp)
-			var dots plotter.XYs
-			for k, v := range vals {
-				off := 0.0
-				if n := len(vals); n > 1 {
-					off = (float64(k)/float64(n-1) - 0.5) * 0.15
-				}
-				dots = append(dots, plotter.XY{X: float64(i) + 0.32 + off, Y: v})
-			}
-			sc, err := scatter(dots, translucent(colour(1), 0xB0), draw.CircleGlyph{}, 1.8)
-			if err != nil {
-				return s, fmt.Errorf("figure %s: %w", title, err)
-			}
-			p.Add(sc)
 		}
 		lo, hi := minMax(all)
 		pad := math.Max(0.08*(hi-lo), 0.02)

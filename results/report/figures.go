@@ -431,30 +431,9 @@ func (b *builder) boxFigure(res *compare.Result) (*figure, error) {
 			for k, v := range lv.Values {
 				vals[k] = ys.at(v)
 			}
-			bp, err := plotter.NewBoxPlot(28, float64(i), vals)
-			if err != nil {
+			if err := boxAndDots(p, float64(i), vals, c, c); err != nil {
 				return nil, fmt.Errorf("figure %s: %w", title, err)
 			}
-			bp.FillColor = translucent(c, 0x30)
-			bp.BoxStyle.Color, bp.MedianStyle.Color, bp.WhiskerStyle.Color = c, c, c
-			bp.MedianStyle.Width = 2
-			bp.GlyphStyle.Color = c
-			p.Add(bp)
-			var dots plotter.XYs
-			for k, v := range vals {
-				// Spread the dots sideways, deterministically, so equal
-				// values do not hide each other.
-				off := 0.0
-				if n := len(lv.Values); n > 1 {
-					off = (float64(k)/float64(n-1) - 0.5) * 0.3
-				}
-				dots = append(dots, plotter.XY{X: float64(i) + 0.32 + off/2, Y: v})
-			}
-			sc, err := scatter(dots, translucent(c, 0xB0), draw.CircleGlyph{}, 1.8)
-			if err != nil {
-				return nil, fmt.Errorf("figure %s: %w", title, err)
-			}
-			p.Add(sc)
 		}
 		p.X.Min, p.X.Max = -0.6, float64(len(b.values))-0.4
 		if logY {
@@ -566,28 +545,9 @@ func (b *builder) ratioFigure(res *compare.Result) (*figure, error) {
 			for k, r := range bx.ratios {
 				vals[k] = ys.at(r)
 			}
-			bp, err := plotter.NewBoxPlot(28, x, vals)
-			if err != nil {
+			if err := boxAndDots(p, x, vals, c, c); err != nil {
 				return nil, fmt.Errorf("figure %s: %w", title, err)
 			}
-			bp.FillColor = translucent(c, 0x30)
-			bp.BoxStyle.Color, bp.MedianStyle.Color, bp.WhiskerStyle.Color = c, c, c
-			bp.MedianStyle.Width = 2
-			bp.GlyphStyle.Color = c
-			p.Add(bp)
-			var dots plotter.XYs
-			for k, v := range vals {
-				off := 0.0
-				if n := len(vals); n > 1 {
-					off = (float64(k)/float64(n-1) - 0.5) * 0.3
-				}
-				dots = append(dots, plotter.XY{X: x + 0.32 + off/2, Y: v})
-			}
-			sc, err := scatter(dots, translucent(c, 0xB0), draw.CircleGlyph{}, 1.8)
-			if err != nil {
-				return nil, fmt.Errorf("figure %s: %w", title, err)
-			}
-			p.Add(sc)
 		}
 		p.X.Min, p.X.Max = -0.6, float64(len(xs))-0.4
 		if logY {

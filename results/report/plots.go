@@ -322,6 +322,35 @@ type errPoints struct {
 }
 
 // scatter is a coloured point glyph at each of xys.
+// boxAndDots adds to p a box plot of vals at x, drawn in c, and the values
+// themselves as dots in dot beside it, spread sideways deterministically so
+// that equal values do not hide each other.
+func boxAndDots(p *plot.Plot, x float64, vals plotter.Values, c, dot color.RGBA) error {
+	bp, err := plotter.NewBoxPlot(28, x, vals)
+	if err != nil {
+		return err
+	}
+	bp.FillColor = translucent(c, 0x30)
+	bp.BoxStyle.Color, bp.MedianStyle.Color, bp.WhiskerStyle.Color = c, c, c
+	bp.MedianStyle.Width = 2
+	bp.GlyphStyle.Color = c
+	p.Add(bp)
+	dots := make(plotter.XYs, len(vals))
+	for k, v := range vals {
+		off := 0.0
+		if n := len(vals); n > 1 {
+			off = (float64(k)/float64(n-1) - 0.5) * 0.15
+		}
+		dots[k] = plotter.XY{X: x + 0.32 + off, Y: v}
+	}
+	sc, err := scatter(dots, translucent(dot, 0xB0), draw.CircleGlyph{}, 1.8)
+	if err != nil {
+		return err
+	}
+	p.Add(sc)
+	return nil
+}
+
 func scatter(xys plotter.XYs, c color.Color, shape draw.GlyphDrawer, radius vg.Length) (*plotter.Scatter, error) {
 	s, err := plotter.NewScatter(xys)
 	if err != nil {
