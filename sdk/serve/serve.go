@@ -148,11 +148,11 @@ const FirstGCHeap = 256 << 20
 // run and exits: no collection until the heap reaches FirstGCHeap (a memory
 // limit with GOGC off), then, from the first collection on, LessGC's target
 // and no limit. Most runs then never collect: a simulation keeps most of what
-// it allocates (the engine's arrays for every job) to its end, and a
-// collection in a fresh process costs more than its marking, as freed memory
-// is handed back and touched again (docs/performance.md). A run that
-// allocates more collects as before. GOGC or GOMEMLIMIT in the environment
-// leave the collector to them (and to LessGC).
+// it allocates (the engine's arrays for every job) to its end, and in a
+// fresh process the collections cost more than their marking: the process
+// also takes about a third more page faults with them (docs/performance.md).
+// A run that allocates more collects as before. GOGC or GOMEMLIMIT in the
+// environment leave the collector to them (and to LessGC).
 func PluginGC() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		LessGC()
