@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // schedlab is the command built once for these tests, so that reference
@@ -105,7 +107,7 @@ func TestSimBadInput(t *testing.T) {
 
 func TestPluginDescribeAndList(t *testing.T) {
 	out, err := run(t, "plugin", "describe", "conservative")
-	if err != nil || !strings.Contains(out, `"name": "conservative"`) || !strings.Contains(out, `"protocol_version": 2`) {
+	if err != nil || !strings.Contains(out, `"name": "conservative"`) || !strings.Contains(out, fmt.Sprintf(`"protocol_version": %d`, sdk.ProtocolVersion)) {
 		t.Fatalf("describe: %v\n%s", err, out)
 	}
 	out, err = run(t, "plugin", "list")
