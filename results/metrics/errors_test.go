@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -137,6 +138,12 @@ func TestBackfillErrorsRandom(t *testing.T) {
 			placed = append(placed, js[i])
 		}
 		in, recs := build(js)
+		// The packed sort and the comparison sort give the same profile.
+		e1, f1 := freeAfterEnds(capacity, in, recs, true)
+		e2, f2 := freeAfterEnds(capacity, in, recs, false)
+		if !slices.Equal(e1, e2) || !slices.Equal(f1, f2) {
+			t.Fatalf("iteration %d: packed %v %v, compared %v %v", it, e1, f1, e2, f2)
+		}
 		if got, want := BackfillErrors(capacity, 1, in, recs), naiveErrors(capacity, js, recs); got != want {
 			t.Fatalf("iteration %d: %d errors, naive %d\n%v", it, got, want, js)
 		} else {
@@ -145,5 +152,29 @@ func TestBackfillErrorsRandom(t *testing.T) {
 	}
 	if total < 50 {
 		t.Errorf("only %d errors in 3000 random schedules: the test exercises too little", total)
+	}
+}
+
+// TestFreeAfterEndsWide checks the profile where times are too wide to pack,
+// so the comparison sort runs, against a hand-computed one.
+func TestFreeAfterEndsWide(t *testing.T) {
+	const big = int64(1) << 61
+	cases := []struct {
+		name       string
+		js         []sched
+		ends, free []int64
+	}{
+		// Capacity 10: A [0, 5) 4 procs, B [2, 7) 3 procs, C [5, 9) 6 procs.
+		{"small", []sched{{0, 0, 5, 4}, {0, 2, 7, 3}, {0, 5, 9, 6}}, []int64{5, 7, 9}, []int64{7, 4, 10}},
+		{"wide", []sched{{0, 0, 5, 4}, {0, 2, big, 3}, {0, 5, big + 9, 6}}, []int64{5, big, big + 9}, []int64{7, 4, 10}},
+	}
+	for _, c := range cases {
+		in, recs := build(c.js)
+		for _, pack := range []bool{true, false} {
+			ends, free := freeAfterEnds(10, in, recs, pack)
+			if !slices.Equal(ends, c.ends) || !slices.Equal(free, c.free) {
+				t.Errorf("%s pack=%v: ends %v free %v, want %v %v", c.name, pack, ends, free, c.ends, c.free)
+			}
+		}
 	}
 }
