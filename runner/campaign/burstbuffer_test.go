@@ -43,15 +43,7 @@ workload = ["kth"]
 platform = ["kth-bb"]
 policy = ["fcfs", "filler"]
 `, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA)
-	path := filepath.Join(t.TempDir(), "bb.toml")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := manifest.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return loadManifest(t, src)
 }
 
 // TestBurstBufferCampaign runs the burst-buffer manifest end to end as

@@ -81,8 +81,13 @@ ref = "conservative"
 workload = ["kth", "nasa"]
 %s
 `, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, filepath.Join(dataDir, "NASA-iPSC-1993-3.1-cln.swf.gz"), nasaSHA, policies, extra)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "c.toml")
+	return loadManifest(t, src)
+}
+
+// loadManifest writes src as a manifest in a temporary folder and loads it.
+func loadManifest(t testing.TB, src string) *manifest.Manifest {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.toml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
