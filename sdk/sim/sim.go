@@ -162,6 +162,7 @@ type engine struct {
 	loaded  int // jobs [0, loaded) were checked and copied
 	jobs    []sdk.Job
 	req     []int64 // private copy of every request, dims per job
+	shown   []int64 // the requests policies see (Job.Request), dims per job
 	runtime []int64 // min(Runtime, requested walltime)
 	killed  []bool
 	status  []uint8
@@ -174,6 +175,10 @@ type engine struct {
 	started []int32
 	emitted int // records [0, emitted) were given to cfg.Emit
 	stats   Stats
+	// begin is when Run began. Policy time is measured as offsets from it,
+	// with time.Since, which reads the clock once where time.Now reads it
+	// twice: two reads per policy call instead of three.
+	begin time.Time
 }
 
 // Run simulates cfg under the policy made by p.New and returns a record per
@@ -185,6 +190,7 @@ func Run(p sdk.Plugin, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.begin = begin
 	if err := e.loop(); err != nil {
 		return nil, err
 	}
@@ -221,6 +227,7 @@ func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
 		n:       n,
 		jobs:    make([]sdk.Job, n),
 		req:     make([]int64, n*dims),
+		shown:   make([]int64, n*dims),
 		runtime: make([]int64, n),
 		killed:  make([]bool, n),
 		status:  make([]uint8, n),
@@ -327,7 +334,12 @@ func (e *engine) loadJobs(jobs []Input) error {
 		copy(e.req[i*e.dims:], j.Request)
 		e.runtime[i] = min(in.Runtime, j.Walltime)
 		e.killed[i] = in.Runtime > j.Walltime
-		j.Request = j.Request.Clone()
+		// The policy's copy of the request is a piece of one slab rather
+		// than an allocation per job (300,000 on CEA-Curie); its capacity
+		// ends with it, so an append by a policy cannot reach the next job's.
+		shown := e.shown[i*e.dims : (i+1)*e.dims : (i+1)*e.dims]
+		copy(shown, j.Request)
+		j.Request = shown
 		if e.cfg.ExactEstimates {
 			j.Walltime = e.runtime[i]
 		}
@@ -464,9 +476,9 @@ func (e *engine) reqOf(i int32) sdk.Vector {
 
 // call runs the policy once and applies its decisions.
 func (e *engine) call() error {
-	t0 := time.Now()
+	t0 := time.Since(e.begin)
 	ds, err := e.policy.Schedule(&e.state)
-	e.stats.PolicyNanos += time.Since(t0).Nanoseconds()
+	e.stats.PolicyNanos += (time.Since(e.begin) - t0).Nanoseconds()
 	e.stats.PolicyCalls++
 	now := e.state.Now
 	if err != nil {

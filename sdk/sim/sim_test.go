@@ -211,3 +211,28 @@ func TestNoRuntimeLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyWritesIntoJobs checks that a policy that writes into the
+// requests it is shown changes neither what the engine enforces nor what it
+// shows of other jobs: the shown requests share one slab, so an append
+// must not reach the next job's.
+func TestPolicyWritesIntoJobs(t *testing.T) {
+	var second sdk.Vector
+	p := &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		a, b := s.Queue[0], s.Queue[1]
+		a.Request[0] = 1
+		_ = append(a.Request, 99)
+		second = b.Request.Clone()
+		return []sdk.Decision{sdk.Start(a), sdk.Start(b)}, nil
+	}}
+	_, err := sim.Run(plugin(p), sim.Config{
+		Platform: sdk.SingleCluster("m", 4),
+		Jobs:     jobs([4]int64{1, 0, 10, 4}, [4]int64{2, 0, 10, 4}),
+	})
+	if want := "start job id 2 on cluster \"m\": it needs 4 procs, 0 are free"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want it to contain %q", err, want)
+	}
+	if len(second) != 1 || second[0] != 4 {
+		t.Errorf("the second job's request read %v after the policy appended to the first's, want [4]", second)
+	}
+}
