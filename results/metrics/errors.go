@@ -29,22 +29,19 @@ func BackfillErrors(capacity int64, clusters int, jobs []sim.Input, recs []sim.R
 		return -1
 	}
 	n := len(recs)
-	endTimes, freeAt := freeAfterEnds(capacity, jobs, recs, true)
+	// The free processors after each end and the backfilled jobs in start
+	// order are independent: compute them side by side.
+	var endTimes, freeAt []int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		endTimes, freeAt = freeAfterEnds(capacity, jobs, recs, true)
+	}()
+	backfilled := backfilledByStart(recs, true)
+	<-done
 
-	// Backfilled jobs in start order; the waiting jobs at each start come
-	// from a sweep over submissions with a min-heap of indices.
-	var backfilled []int
-	for i := range recs {
-		if recs[i].Backfilled {
-			backfilled = append(backfilled, i)
-		}
-	}
-	slices.SortFunc(backfilled, func(a, b int) int {
-		if c := cmpInt(recs[a].Start, recs[b].Start); c != 0 {
-			return c
-		}
-		return a - b
-	})
+	// The waiting jobs at each backfilled start come from a sweep over
+	// submissions with a min-heap of indices.
 	var waiting indexHeap
 	next := 0 // jobs are in submit order: next is the first not yet submitted
 	errs := 0
@@ -76,6 +73,41 @@ func BackfillErrors(capacity int64, clusters int, jobs []sim.Input, recs []sim.R
 		}
 	}
 	return errs
+}
+
+// backfilledByStart returns the indices of the backfilled jobs ordered by
+// start time, then index. Packed into one int64 each (start from the
+// earliest, then the index) they sort with slices.Sort, several times
+// faster than a comparison function; pack false, or starts too far apart
+// to pack, take the comparison sort.
+func backfilledByStart(recs []sim.Record, pack bool) []int {
+	var backfilled []int
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range recs {
+		if recs[i].Backfilled {
+			backfilled = append(backfilled, i)
+			lo, hi = min(lo, recs[i].Start), max(hi, recs[i].Start)
+		}
+	}
+	ib := bits.Len64(uint64(len(recs)))
+	if pack && len(backfilled) > 0 && lo >= 0 && bits.Len64(uint64(hi-lo))+ib <= 63 {
+		keys := make([]int64, len(backfilled))
+		for k, i := range backfilled {
+			keys[k] = (recs[i].Start-lo)<<ib | int64(i)
+		}
+		slices.Sort(keys)
+		for k, key := range keys {
+			backfilled[k] = int(key & (1<<ib - 1))
+		}
+		return backfilled
+	}
+	slices.SortFunc(backfilled, func(a, b int) int {
+		if c := cmpInt(recs[a].Start, recs[b].Start); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	return backfilled
 }
 
 // freeAfterEnds returns the times at which jobs end, in increasing order,

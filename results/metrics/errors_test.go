@@ -144,6 +144,9 @@ func TestBackfillErrorsRandom(t *testing.T) {
 		if !slices.Equal(e1, e2) || !slices.Equal(f1, f2) {
 			t.Fatalf("iteration %d: packed %v %v, compared %v %v", it, e1, f1, e2, f2)
 		}
+		if b1, b2 := backfilledByStart(recs, true), backfilledByStart(recs, false); !slices.Equal(b1, b2) {
+			t.Fatalf("iteration %d: backfilled packed %v, compared %v", it, b1, b2)
+		}
 		if got, want := BackfillErrors(capacity, 1, in, recs), naiveErrors(capacity, js, recs); got != want {
 			t.Fatalf("iteration %d: %d errors, naive %d\n%v", it, got, want, js)
 		} else {
@@ -174,6 +177,31 @@ func TestFreeAfterEndsWide(t *testing.T) {
 			ends, free := freeAfterEnds(10, in, recs, pack)
 			if !slices.Equal(ends, c.ends) || !slices.Equal(free, c.free) {
 				t.Errorf("%s pack=%v: ends %v free %v, want %v %v", c.name, pack, ends, free, c.ends, c.free)
+			}
+		}
+	}
+}
+
+// TestBackfilledByStartWide checks the order of the backfilled jobs, by
+// start then index, where starts are too far apart to pack, so the
+// comparison sort runs, and where they pack.
+func TestBackfilledByStartWide(t *testing.T) {
+	const big = int64(1) << 61
+	for _, c := range []struct {
+		name   string
+		starts []int64 // of jobs 0..; -1: not backfilled
+		want   []int
+	}{
+		{"small", []int64{7, -1, 3, 7, 0}, []int{4, 2, 0, 3}},
+		{"wide", []int64{big, -1, 3, big, 0}, []int{4, 2, 0, 3}},
+	} {
+		recs := make([]sim.Record, len(c.starts))
+		for i, s := range c.starts {
+			recs[i] = sim.Record{Index: int32(i), Start: max(s, 0), Backfilled: s >= 0}
+		}
+		for _, pack := range []bool{true, false} {
+			if got := backfilledByStart(recs, pack); !slices.Equal(got, c.want) {
+				t.Errorf("%s pack=%v: %v, want %v", c.name, pack, got, c.want)
 			}
 		}
 	}
