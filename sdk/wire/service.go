@@ -466,6 +466,19 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 // the full size, which keeps the messages few.
 const firstJobsFrame = 256
 
+// jobFrames returns the number of jobs in each jobs frame of a run of n
+// jobs whose frames hold at most per: firstJobsFrame, then twice as many
+// each time, up to per.
+func jobFrames(n, per int) []int {
+	var sizes []int
+	for size := min(firstJobsFrame, per); n > 0; size = min(2*size, per) {
+		k := min(n, size)
+		sizes = append(sizes, k)
+		n -= k
+	}
+	return sizes
+}
+
 // sendRun sends the header, the jobs and the end frame of a run.
 func sendRun(stream grpc.ClientStream, spec RunSpec, jobs []sim.Input) error {
 	h, err := json.Marshal(spec)
@@ -476,10 +489,8 @@ func sendRun(stream grpc.ClientStream, spec RunSpec, jobs []sim.Input) error {
 		return err
 	}
 	var buf []byte
-	size := firstJobsFrame
-	for rest := jobs; len(rest) > 0; {
-		n := min(len(rest), size, JobsPerFrame(spec.Platform.Dims()))
-		size *= 2
+	rest := jobs
+	for _, n := range jobFrames(len(jobs), JobsPerFrame(spec.Platform.Dims())) {
 		buf = AppendJobs(buf[:0], rest[:n])
 		// The codec copies buf: it is free once SendMsg returns.
 		if err := stream.SendMsg(&message{frame: buf}); err != nil {

@@ -267,3 +267,35 @@ func BenchmarkTransport(b *testing.B) {
 		}
 	})
 }
+
+// TestJobFrames checks the sizes of the jobs frames of a run: a small first
+// frame, doubling up to the largest, every job sent once, however many
+// frames (a doubling without its cap would overflow after 55).
+func TestJobFrames(t *testing.T) {
+	for _, tc := range []struct {
+		n, per int
+		want   []int // nil: only check the invariants
+	}{
+		{0, 20_000, []int{}},
+		{100, 20_000, []int{100}},
+		{1000, 20_000, []int{256, 512, 232}},
+		{1000, 300, []int{256, 300, 300, 144}},
+		{20, 8, []int{8, 8, 4}},
+		{10_000_000, 20_000, nil},
+	} {
+		got := jobFrames(tc.n, tc.per)
+		if tc.want != nil && !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+			t.Errorf("jobFrames(%d, %d) = %v, want %v", tc.n, tc.per, got, tc.want)
+		}
+		sum := 0
+		for k, n := range got {
+			if n < 1 || n > tc.per || (k > 0 && k < len(got)-1 && n < got[k-1]) {
+				t.Fatalf("jobFrames(%d, %d): frame %d holds %d jobs", tc.n, tc.per, k, n)
+			}
+			sum += n
+		}
+		if sum != tc.n {
+			t.Errorf("jobFrames(%d, %d) sends %d jobs", tc.n, tc.per, sum)
+		}
+	}
+}
