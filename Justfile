@@ -17,21 +17,21 @@ mazalov2012:
 
 # Every test (the real-trace tests need ../shared/data or $SCHEDLAB_DATA).
 test:
-    go test -timeout 30m ./...
+    go test -timeout 30m ./... ./sdk/...
 
 # Quick tests: skips the runs of every policy on every real trace.
 test-short:
-    go test -short ./...
+    go test -short ./... ./sdk/...
 
 # What CI checks besides the tests.
 lint:
     test -z "$(gofmt -l $(git ls-files '*.go'))"
-    go vet ./...
-    go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+    go vet ./... ./sdk/...
+    go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... ./sdk/...
 
 # Benchmarks, six runs each, summarised by benchstat.
 bench:
-    go test -run '^$' -bench . -benchmem -count 6 ./runner ./sdk/... ./workload/... ./results/... | tee out/bench.txt
+    go test -run '^$' -bench . -benchmem -count 6 ./runner ./plugins/... ./sdk/... ./workload/... ./results/... | tee out/bench.txt
     go run golang.org/x/perf/cmd/benchstat@latest out/bench.txt
 
 # Plugin binaries of the reference policies, into bin/.

@@ -5,8 +5,11 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +17,6 @@ import (
 	"sync"
 
 	"github.com/schedlab/schedlab/plugins/reference"
-	"github.com/schedlab/schedlab/runner/host"
 )
 
 // Resolver turns a policy reference, as a user writes it, into something
@@ -58,7 +60,7 @@ func (h *FileHashes) Sum(path string) (string, error) {
 	if ok {
 		return sum, nil
 	}
-	sum, err = host.FileSHA256(path)
+	sum, err = fileSHA256(path)
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +138,7 @@ func (r Resolver) hash(res *Resolved) error {
 	if r.Hashes != nil {
 		sum, err = r.Hashes.Sum(res.Binary)
 	} else {
-		sum, err = host.FileSHA256(res.Binary)
+		sum, err = fileSHA256(res.Binary)
 	}
 	if err != nil {
 		return fmt.Errorf("policy %q: %w", res.Ref, err)
@@ -205,7 +207,7 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 		}
 		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, msg)
 	}
-	sum, err := host.FileSHA256(tmp.Name())
+	sum, err := fileSHA256(tmp.Name())
 	if err != nil {
 		return "", err
 	}
@@ -216,4 +218,19 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 		}
 	}
 	return final, nil
+}
+
+// fileSHA256 returns the hex sha256 of a file's content, which pins a plugin
+// binary in provenance.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -9,11 +9,10 @@ import (
 
 	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/results/metrics"
-	"github.com/schedlab/schedlab/runner/host"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
-	"github.com/schedlab/schedlab/sdk/wire"
 )
 
 // Spec is one fully resolved simulation run.
@@ -76,7 +75,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	// A plugin streams its records as its engine finalises them: the
 	// checker verifies each piece on arrival, while the plugin simulates on.
 	check := verify.NewChecker(spec.Platform, spec.Jobs)
-	res, err := p.Run(ctx, wire.RunSpec{
+	res, err := p.Run(ctx, host.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
 	}, spec.Jobs, check.Add)
 	if err != nil {

@@ -9,26 +9,28 @@ import (
 const Processors = "procs"
 
 // Platform is the machine a run simulates: one or more clusters sharing one
-// list of resource names.
+// list of resource names. Its JSON form, with the keys its tags spell, is
+// the one results record in provenance; the plugin protocol has a schema of
+// its own.
 type Platform struct {
 	// Name identifies the platform in results.
-	Name string
+	Name string `json:"name"`
 	// Resources names the resources, in the order of every Vector of the
 	// run. Resources[0] is always Processors.
-	Resources []string
+	Resources []string `json:"resources"`
 	// Clusters lists the clusters; a job runs within exactly one.
-	Clusters []Cluster
+	Clusters []Cluster `json:"clusters"`
 }
 
 // Cluster is a set of resources that one job may use together.
 type Cluster struct {
 	// Name identifies the cluster in results.
-	Name string
+	Name string `json:"name"`
 	// Capacity is the total amount of each resource.
-	Capacity Vector
+	Capacity Vector `json:"capacity"`
 	// Units lists the resources of the cluster that are made of separate
 	// units (empty when every resource is one pool).
-	Units []Units `json:",omitempty"`
+	Units []Units `json:"units,omitempty"`
 }
 
 // Units declares a resource made of separate units, such as a shared burst
@@ -40,13 +42,13 @@ type Cluster struct {
 // necessary condition; the engine also checks and records the placement.
 type Units struct {
 	// Resource is the index in Platform.Resources of the divided resource.
-	Resource int
+	Resource int `json:"resource"`
 	// PiecesBy is the index of the resource whose requested amount is the
 	// number of pieces (0: one piece per processor).
-	PiecesBy int
+	PiecesBy int `json:"pieces_by"`
 	// Capacity is each unit's capacity; they add up to the cluster's
 	// Capacity[Resource].
-	Capacity []int64
+	Capacity []int64 `json:"capacity"`
 }
 
 // Pieces returns how job request req divides on u: n pieces of size bytes

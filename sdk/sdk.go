@@ -14,12 +14,14 @@
 // per scheduling event.
 package sdk
 
-// ProtocolVersion is the version of the host-plugin protocol. A host refuses a
-// plugin that speaks another version. Version 3 streams both ways: the plugin
-// simulates while the jobs still arrive and sends records while it simulates,
-// and the host reads them while it still sends (a version 2 host, which reads
-// only once it has sent everything, could wait forever on a version 3 plugin).
-const ProtocolVersion = 3
+// ProtocolVersion is the version of the host-plugin protocol that plugins
+// built with this SDK speak. A host of this SDK also speaks the version
+// before it, so plugins built with the previous SDK keep working; it refuses
+// any other. Version 4 spells every key of the protocol's JSON documents in
+// snake_case, from a schema of its own rather than from Go field names;
+// version 3 streams both ways, as 4 does.
+const ProtocolVersion = 4
 
 // Version is the version of this SDK, recorded in every result's provenance.
-const Version = "0.3.0"
+// A release of the SDK module is tagged sdk/vVersion in the repository.
+const Version = "0.4.0"

@@ -1,6 +1,7 @@
 package workload_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -150,7 +151,7 @@ func TestRealTracesRun(t *testing.T) {
 	for _, s := range realSources(t) {
 		t.Run(s.File, func(t *testing.T) {
 			w := loadDefault(t, s.File)
-			res, err := sim.Run(plugin, sim.Config{Platform: sdk.SingleCluster(s.File, w.Procs), Jobs: w.Jobs})
+			res, err := sim.Run(context.Background(), plugin, sim.Config{Platform: sdk.SingleCluster(s.File, w.Procs), Jobs: w.Jobs})
 			if err != nil {
 				t.Fatal(err)
 			}

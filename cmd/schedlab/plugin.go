@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/plugins/reference"
-	"github.com/schedlab/schedlab/runner/host"
+	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/serve"
 )
 
@@ -59,7 +59,7 @@ func newPluginCmd() *cobra.Command {
 				if !ok {
 					return fmt.Errorf("no reference policy %q", args[0])
 				}
-				serve.ServePlugin(p)
+				serve.Serve(p)
 				return nil
 			},
 		},

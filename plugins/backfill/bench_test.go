@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -9,6 +10,58 @@ import (
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/tracedata"
 )
+
+// loadTrace loads a trace: a path relative to this package, or the name of
+// a file of the shared data, skipping the benchmark when that is absent.
+func loadTrace(b *testing.B, file string) *workload.Workload {
+	b.Helper()
+	path := file
+	if !strings.Contains(file, "/") {
+		var err error
+		path, err = tracedata.Path(file)
+		if errors.Is(err, tracedata.ErrNotFound) {
+			b.Skipf("%s not available, skipping: %v", file, err)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	w, err := workload.LoadSWF(path, 0, workload.DefaultClean())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkEngineEASY times the engine alone (sim.Run with EASY linked in,
+// no verification, no metrics, no plugin) on KTH-SP2 (committed with the
+// repository) and on CEA-Curie (shared data; skipped when absent), and
+// reports jobs/s and events/s. It lives here rather than in sdk/sim because
+// the SDK module does not depend on the policies and workload readers.
+func BenchmarkEngineEASY(b *testing.B) {
+	for _, tc := range []struct{ name, file string }{
+		{"KTH-SP2", "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz"},
+		{"CEA-Curie", "CEA-Curie-2011-2.1-cln.swf.gz"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w := loadTrace(b, tc.file)
+			cfg := sim.Config{Platform: sdk.SingleCluster(tc.name, w.Procs), Jobs: w.Jobs}
+			b.ReportAllocs()
+			var iters, events int64
+			for b.Loop() {
+				res, err := sim.Run(b.Context(), EASY(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				iters++
+				events += res.Stats.Events
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(len(w.Jobs))*float64(iters)/sec, "jobs/s")
+			b.ReportMetric(float64(events)/sec, "events/s")
+		})
+	}
+}
 
 // BenchmarkConservative times conservative backfilling on whole shared traces
 // (engine only: sim.Run, no verification, no metrics), each skipped when the
@@ -26,21 +79,11 @@ func BenchmarkConservative(b *testing.B) {
 		{"SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln.swf.gz"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			path, err := tracedata.Path(tc.file)
-			if errors.Is(err, tracedata.ErrNotFound) {
-				b.Skipf("%s not available, skipping: %v", tc.file, err)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			w, err := workload.LoadSWF(path, 0, workload.DefaultClean())
-			if err != nil {
-				b.Fatal(err)
-			}
+			w := loadTrace(b, tc.file)
 			cfg := sim.Config{Platform: sdk.SingleCluster(tc.name, w.Procs), Jobs: w.Jobs}
 			var iters, policy int64
 			for b.Loop() {
-				res, err := sim.Run(Conservative(), cfg)
+				res, err := sim.Run(b.Context(), Conservative(), cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

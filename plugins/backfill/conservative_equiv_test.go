@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -20,13 +21,13 @@ import (
 func sameSchedule(t *testing.T, name string, cfg sim.Config) {
 	t.Helper()
 	t0 := time.Now()
-	got, err := sim.Run(Conservative(), cfg)
+	got, err := sim.Run(context.Background(), Conservative(), cfg)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	fast := time.Since(t0)
 	t0 = time.Now()
-	want, err := sim.Run(refConservative(), cfg)
+	want, err := sim.Run(context.Background(), refConservative(), cfg)
 	if err != nil {
 		t.Fatalf("%s: reference: %v", name, err)
 	}

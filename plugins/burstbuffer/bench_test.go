@@ -1,6 +1,7 @@
 package burstbuffer_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -64,7 +65,7 @@ func BenchmarkKTH(b *testing.B) {
 			var res *sim.Result
 			for b.Loop() {
 				var err error
-				if res, err = sim.Run(tc.p, sim.Config{Platform: kthPlatform(), Jobs: jobs, Params: tc.params, Seed: 1}); err != nil {
+				if res, err = sim.Run(context.Background(), tc.p, sim.Config{Platform: kthPlatform(), Jobs: jobs, Params: tc.params, Seed: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}

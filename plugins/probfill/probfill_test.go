@@ -1,6 +1,7 @@
 package probfill
 
 import (
+	"context"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
@@ -57,7 +58,7 @@ func synthetic(t *testing.T, seed uint64) ([]sim.Input, *sdk.Platform) {
 
 func run(t *testing.T, p sdk.Plugin, jobs []sim.Input, plat *sdk.Platform, params map[string]string) []sim.Record {
 	t.Helper()
-	res, err := sim.Run(p, sim.Config{Platform: plat, Jobs: jobs, Params: params})
+	res, err := sim.Run(context.Background(), p, sim.Config{Platform: plat, Jobs: jobs, Params: params})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestTauOrdersBackfills(t *testing.T) {
 func TestBadParams(t *testing.T) {
 	jobs, plat := synthetic(t, 1)
 	for _, params := range []map[string]string{{"tau": "1.5"}, {"tau": "-0.1"}, {"lambda": "-1"}, {"te": "guess"}} {
-		if _, err := sim.Run(Plugin(), sim.Config{Platform: plat, Jobs: jobs, Params: params}); err == nil {
+		if _, err := sim.Run(context.Background(), Plugin(), sim.Config{Platform: plat, Jobs: jobs, Params: params}); err == nil {
 			t.Errorf("%v: no error", params)
 		}
 	}

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "no reference policy", os.Args[len(os.Args)-1])
 			os.Exit(2)
 		}
-		serve.ServePlugin(p)
+		serve.Serve(p)
 		os.Exit(0)
 	}
 	// Children inherit the environment: they serve instead of testing.
@@ -327,25 +327,25 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 }
 
-// TestBadPlugins runs plugins that crash, hang and return an infeasible
-// schedule next to a good policy: each fails only its own runs, with the
+// TestBadPlugins runs plugins that panic, exit, hang and return an
+// infeasible schedule next to a good policy: each fails only its own runs, with the
 // reason in runs.parquet, and the good runs complete.
 func TestBadPlugins(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds three plugins")
+		t.Skip("builds four plugins")
 	}
 	td, err := filepath.Abs(filepath.Join("..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pols := fmt.Sprintf("[policies.crash]\nref = %q\n[policies.hang]\nref = %q\n[policies.infeasible]\nref = %q\n",
-		filepath.Join(td, "crash"), filepath.Join(td, "hang"), filepath.Join(td, "infeasible"))
-	m := quickstart(t, pols, `policy = ["easy", "crash", "hang", "infeasible"]`)
+	pols := fmt.Sprintf("[policies.crash]\nref = %q\n[policies.exit]\nref = %q\n[policies.hang]\nref = %q\n[policies.infeasible]\nref = %q\n",
+		filepath.Join(td, "crash"), filepath.Join(td, "exit"), filepath.Join(td, "hang"), filepath.Join(td, "infeasible"))
+	m := quickstart(t, pols, `policy = ["easy", "crash", "exit", "hang", "infeasible"]`)
 	m.Campaign.Timeout = 3e9
 	dir := t.TempDir()
 	rep := run(t, m, Options{Dir: dir, Workers: 2})
-	if rep.Done != 2 || rep.Failed != 6 {
-		t.Fatalf("done %d failed %d, want 2 and 6", rep.Done, rep.Failed)
+	if rep.Done != 2 || rep.Failed != 8 {
+		t.Fatalf("done %d failed %d, want 2 and 8", rep.Done, rep.Failed)
 	}
 	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
 	if err != nil {
@@ -355,7 +355,8 @@ func TestBadPlugins(t *testing.T) {
 	for i, c := range cols {
 		idx[c.Name] = i
 	}
-	want := map[string]string{"crash": "plugin process died", "hang": "timeout", "infeasible": "are free"}
+	want := map[string]string{"crash": "policy crash panicked: crash plugin: deliberate panic on call 3",
+		"exit": "plugin process died", "hang": "timeout", "infeasible": "are free"}
 	for _, row := range rows {
 		pol, status := row[idx["policy"]].(string), row[idx["status"]].(string)
 		if pol == "easy" {
@@ -372,7 +373,7 @@ func TestBadPlugins(t *testing.T) {
 	if n := len(jobFiles(t, dir)); n != 2 {
 		t.Errorf("%d jobs files, want 2 (failed runs write none)", n)
 	}
-	duckCheck(t, dir, 8, 2, 6)
+	duckCheck(t, dir, 10, 2, 8)
 }
 
 // duckCheck reads a campaign folder with DuckDB (.ci/duckdb/campaign.mjs):

@@ -16,6 +16,7 @@
 package policytest
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ func (sc Scenario) platform() *sdk.Platform {
 func Simulate(p sdk.Plugin, sc Scenario) (map[int64]sim.Record, error) {
 	in := sc.Inputs()
 	plat := sc.platform()
-	res, err := sim.Run(p, sim.Config{Platform: plat, Jobs: in, Params: sc.Params, ExactEstimates: sc.Exact})
+	res, err := sim.Run(context.Background(), p, sim.Config{Platform: plat, Jobs: in, Params: sc.Params, ExactEstimates: sc.Exact})
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@
 //
 //	func main() { serve.Main(mypolicy.Plugin()) }
 //
-// Run with the single argument "describe", the binary prints its sdk.Info as
+// Run with the single argument "describe", the binary prints its description as
 // JSON and exits. Started by a schedlab host, it serves the policy over
 // go-plugin's gRPC transport; the simulation engine runs inside this process.
 // The binary writes nothing to standard output before the handshake, and
@@ -11,6 +11,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,19 +26,29 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/schedlab/schedlab/sdk"
-	"github.com/schedlab/schedlab/sdk/wire"
+	"github.com/schedlab/schedlab/sdk/internal/wire"
 )
 
-// Main serves p and does not return.
+// Main serves p and does not return. Run with the single argument
+// "describe", the binary prints p's description as JSON and exits; started
+// by a schedlab host, it serves p (see Serve); run any other way, it says
+// what it is and exits with status 2.
 func Main(p sdk.Plugin) {
 	os.Exit(run(p, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(p sdk.Plugin, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 1 && args[0] == "describe" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(wire.Describe(p)); err != nil {
+		b, err := wire.EncodeInfo(wire.Describe(p))
+		var out bytes.Buffer
+		if err == nil {
+			err = json.Indent(&out, b, "", "  ")
+		}
+		if err == nil {
+			out.WriteByte('\n')
+			_, err = out.WriteTo(stdout)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
@@ -51,23 +62,23 @@ func run(p sdk.Plugin, args []string, stdout, stderr io.Writer) int {
 			os.Args[0], p.Info.Name, p.Info.Version)
 		return 2
 	}
-	ServePlugin(p)
+	Serve(p)
 	return 0
 }
 
-// ServePlugin serves p over go-plugin until the host ends the process. Most
-// plugins call Main instead; ServePlugin is for binaries that choose when to
-// become a plugin themselves.
+// Serve serves p over go-plugin until the host ends the process. Most
+// plugins call Main instead; Serve is for binaries that choose when to
+// become a plugin themselves (schedlab serves its reference policies so).
+// The process serves one run at a time, each with a fresh policy from
+// p.New, for as long as the host keeps it.
 //
-// It sets the garbage collector as PluginGC says: none until the heap
-// reaches FirstGCHeap, then collections when the heap has grown to 5 times
-// the live data (GOGC=400) instead of 2 times.
-//
-// When the environment variable named by ProfileEnv names a directory, the
-// process profiles itself there.
-func ServePlugin(p sdk.Plugin) {
-	PluginGC()
-	if dir := os.Getenv(ProfileEnv); dir != "" {
+// It tunes the garbage collector for a simulation, which keeps most of
+// what it allocates to its end (pluginGC), and, when the environment
+// variable SCHEDLAB_PLUGIN_PROFILE names a directory, profiles the process
+// there (docs/performance.md).
+func Serve(p sdk.Plugin) {
+	pluginGC()
+	if dir := os.Getenv(profileEnv); dir != "" {
 		stop, err := startProfile(dir)
 		if err != nil {
 			// Standard error reaches the host, which shows it if the run
@@ -79,7 +90,7 @@ func ServePlugin(p sdk.Plugin) {
 	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: wire.Handshake(),
-		Plugins:         plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{Policy: p}},
+		Plugins:         plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{Policy: p, Version: sdk.ProtocolVersion}},
 		GRPCServer:      wire.NewServer,
 		// go-plugin would otherwise write its own JSON log lines to standard
 		// error, mixing them with what the policy writes there.
@@ -87,7 +98,7 @@ func ServePlugin(p sdk.Plugin) {
 	})
 }
 
-// ProfileEnv names the environment variable that makes a plugin process
+// profileEnv names the environment variable that makes a plugin process
 // profile itself: its value is a directory, where the process writes the CPU
 // profile of its whole life, from the start of ServePlugin to the end of
 // serving, to plugin-PID.cpu.pprof, and its allocations (the "allocs"
@@ -99,7 +110,7 @@ func ServePlugin(p sdk.Plugin) {
 //	go tool pprof -top out/easy out/prof/*.cpu.pprof
 //
 // profiles the plugin side of those runs (docs/performance.md).
-const ProfileEnv = "SCHEDLAB_PLUGIN_PROFILE"
+const profileEnv = "SCHEDLAB_PLUGIN_PROFILE"
 
 // startProfile starts the CPU profile of this process, written in dir, and
 // returns the function that ends it and writes the allocations profile.
@@ -137,33 +148,33 @@ func writeProfile(name, path string) error {
 	return f.Close()
 }
 
-// GCPercent is the garbage collector target that LessGC sets.
-const GCPercent = 400
+// gcPercent is the garbage collector target of a plugin process once it
+// collects.
+const gcPercent = 400
 
-// FirstGCHeap is the heap size, in bytes, that the first collection of a
-// plugin process waits for (PluginGC).
-const FirstGCHeap = 256 << 20
+// firstGCHeap is the heap size, in bytes, that the first collection of a
+// plugin process waits for (pluginGC).
+const firstGCHeap = 256 << 20
 
-// PluginGC sets the garbage collector of a plugin process, which serves one
-// run and exits: no collection until the heap reaches FirstGCHeap (a memory
-// limit with GOGC off), then, from the first collection on, LessGC's target
-// and no limit. Most runs then never collect: a simulation keeps most of what
+// pluginGC sets the garbage collector of a plugin process: no collection
+// until the heap reaches firstGCHeap (a memory limit with GOGC off), then,
+// from the first collection on, gcPercent and no limit. Most runs then never collect: a simulation keeps most of what
 // it allocates (the engine's arrays for every job) to its end, and in a
 // fresh process the collections cost more than their marking: the process
 // also takes about a third more page faults with them (docs/performance.md).
 // A run that allocates more collects as before. GOGC or GOMEMLIMIT in the
-// environment leave the collector to them (and to LessGC).
-func PluginGC() {
+// environment leave the collector to them (and to lessGC).
+func pluginGC() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		LessGC()
+		lessGC()
 		return
 	}
 	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(FirstGCHeap)
+	debug.SetMemoryLimit(firstGCHeap)
 	// The cleanup of an object nothing refers to runs after the first
 	// collection.
 	runtime.AddCleanup(new(gcSentinel), func(int) {
-		debug.SetGCPercent(GCPercent)
+		debug.SetGCPercent(gcPercent)
 		debug.SetMemoryLimit(math.MaxInt64)
 	}, 0)
 }
@@ -172,10 +183,10 @@ func PluginGC() {
 // which would delay its cleanup.
 type gcSentinel struct{ _ [32]byte }
 
-// LessGC sets the garbage collector's target to GCPercent unless the GOGC
+// lessGC sets the garbage collector's target to gcPercent unless the GOGC
 // environment variable is set, which then wins.
-func LessGC() {
+func lessGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(GCPercent)
+		debug.SetGCPercent(gcPercent)
 	}
 }

@@ -48,11 +48,11 @@ func TestNotStartedByHost(t *testing.T) {
 }
 
 // TestPluginGC checks the collector settings of a plugin process: off with
-// a memory limit of FirstGCHeap, then, after the first collection, GCPercent
+// a memory limit of firstGCHeap, then, after the first collection, gcPercent
 // and no limit. It restores the test process's settings.
 func TestPluginGC(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT is set: PluginGC leaves the collector to them")
+		t.Skip("GOGC or GOMEMLIMIT is set: pluginGC leaves the collector to them")
 	}
 	percent := debug.SetGCPercent(100)
 	limit := debug.SetMemoryLimit(-1)
@@ -60,12 +60,12 @@ func TestPluginGC(t *testing.T) {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	}()
-	PluginGC()
+	pluginGC()
 	if p := debug.SetGCPercent(-1); p != -1 {
 		t.Errorf("GC percent %d before the first collection, want -1 (off)", p)
 	}
-	if l := debug.SetMemoryLimit(-1); l != FirstGCHeap {
-		t.Errorf("memory limit %d before the first collection, want %d", l, FirstGCHeap)
+	if l := debug.SetMemoryLimit(-1); l != firstGCHeap {
+		t.Errorf("memory limit %d before the first collection, want %d", l, firstGCHeap)
 	}
 	runtime.GC()
 	deadline := time.Now().Add(5 * time.Second)
@@ -76,7 +76,7 @@ func TestPluginGC(t *testing.T) {
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Fatalf("memory limit %d after a collection, want none", l)
 	}
-	if p := debug.SetGCPercent(GCPercent); p != GCPercent {
-		t.Errorf("GC percent %d after a collection, want %d", p, GCPercent)
+	if p := debug.SetGCPercent(gcPercent); p != gcPercent {
+		t.Errorf("GC percent %d after a collection, want %d", p, gcPercent)
 	}
 }

@@ -1,15 +1,12 @@
 package sim_test
 
 import (
-	"errors"
+	"context"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
-	"github.com/schedlab/schedlab/workload"
-	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
 // Engine-only benchmarks: sim.Run with the policy linked in, no verification,
@@ -22,7 +19,7 @@ func benchEngine(b *testing.B, p sdk.Plugin, plat *sdk.Platform, jobs []sim.Inpu
 	b.ReportAllocs()
 	var iters, events int64
 	for b.Loop() {
-		res, err := sim.Run(p, cfg)
+		res, err := sim.Run(context.Background(), p, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -32,35 +29,6 @@ func benchEngine(b *testing.B, p sdk.Plugin, plat *sdk.Platform, jobs []sim.Inpu
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(len(jobs))*float64(iters)/sec, "jobs/s")
 	b.ReportMetric(float64(events)/sec, "events/s")
-}
-
-func loadBench(b *testing.B, path string) *workload.Workload {
-	b.Helper()
-	w, err := workload.LoadSWF(path, 0, workload.DefaultClean())
-	if err != nil {
-		b.Fatal(err)
-	}
-	return w
-}
-
-// BenchmarkEngineEASY runs EASY backfilling on KTH-SP2 (committed with the
-// repository) and on CEA-Curie (shared data; skipped when absent).
-func BenchmarkEngineEASY(b *testing.B) {
-	b.Run("KTH-SP2", func(b *testing.B) {
-		w := loadBench(b, "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
-		benchEngine(b, backfill.EASY(), sdk.SingleCluster("KTH-SP2", w.Procs), w.Jobs)
-	})
-	b.Run("CEA-Curie", func(b *testing.B) {
-		path, err := tracedata.Path("CEA-Curie-2011-2.1-cln.swf.gz")
-		if errors.Is(err, tracedata.ErrNotFound) {
-			b.Skipf("CEA-Curie not available, skipping: %v", err)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		w := loadBench(b, path)
-		benchEngine(b, backfill.EASY(), sdk.SingleCluster("CEA-Curie", w.Procs), w.Jobs)
-	})
 }
 
 // firstFit starts every waiting job that fits, in queue order, reusing its

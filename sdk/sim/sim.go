@@ -17,14 +17,17 @@ package sim
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/stream"
 )
 
 // Input is one job of a workload as the engine needs it: what the policy may
@@ -42,19 +45,6 @@ type Config struct {
 	// Jobs is the workload, sorted by (Submit, ID); see Sort. Job.Index must
 	// equal the position in the slice.
 	Jobs []Input
-	// More, when set, streams the workload: Jobs holds only its first jobs
-	// (maybe none), Total is the number of jobs in all, and the engine calls
-	// More for the next ones when the simulation reaches the end of those it
-	// has, so that a run can start before its whole workload has arrived (a
-	// plugin receives it in frames). More returns the next jobs, at least
-	// one, continuing Jobs in order and index; it may block until they are
-	// there. The engine checks each job as it arrives, as it checks Jobs, so
-	// a bad job fails the run when the simulation reaches it rather than
-	// before it starts. It copies the jobs before it calls More again, so
-	// the caller may then reuse their memory. An error of More ends the run
-	// with that error.
-	More  func() ([]Input, error)
-	Total int
 	// Params are the policy's parameter values, checked against its Info.
 	Params map[string]string
 	// Seed seeds the policy's random stream.
@@ -62,18 +52,6 @@ type Config struct {
 	// ExactEstimates shows the policy each job's actual duration,
 	// min(Runtime, Walltime), in place of the requested walltime.
 	ExactEstimates bool
-	// Emit, when set, is given the records as they become final, so that
-	// a caller can pass them on while the run goes on (a plugin streams
-	// them to its host). A job's record is final once the job started and
-	// the policy call that started it returned; the engine emits the
-	// longest prefix of jobs, in index order, that are all final, once it
-	// has at least EmitAtLeast records to emit. The calls are in index
-	// order and together cover every job exactly once, the last before Run
-	// returns. recs is part of Result.Records, which the engine does not
-	// change after emitting it: the caller may keep it, and must not change
-	// it. An error from Emit ends the run with that error.
-	Emit        func(recs []Record) error
-	EmitAtLeast int
 }
 
 // Record is the outcome of one job.
@@ -98,17 +76,17 @@ type Record struct {
 // Stats describes how a run went inside the engine.
 type Stats struct {
 	// Events counts the distinct event times processed.
-	Events int64
+	Events int64 `json:"events"`
 	// PolicyCalls counts Schedule calls.
-	PolicyCalls int64
+	PolicyCalls int64 `json:"policy_calls"`
 	// Decisions counts the decisions applied.
-	Decisions int64
+	Decisions int64 `json:"decisions"`
 	// PolicyNanos is the wall time spent inside Schedule, in nanoseconds. The
 	// engine runs on one goroutine, so it approximates the policy's CPU time.
-	PolicyNanos int64
+	PolicyNanos int64 `json:"policy_nanos"`
 	// WallNanos is the wall time of the whole run, in nanoseconds; for a
 	// streamed workload (Config.More), waits for jobs included.
-	WallNanos int64
+	WallNanos int64 `json:"wall_nanos"`
 }
 
 // Result is the outcome of a run: one record per job, in index order.
@@ -141,6 +119,11 @@ func Sort(jobs []Input) {
 // instead of hanging.
 const maxIdleCalls = 1_000_000
 
+// ctxEvery is how many events pass between two looks at the run's context:
+// often enough to stop within a millisecond, rarely enough to cost nothing
+// measurable.
+const ctxEvery = 1024
+
 const (
 	statusPending uint8 = iota
 	statusQueued
@@ -155,6 +138,8 @@ type endEvent struct {
 
 type engine struct {
 	cfg     *Config
+	ctx     context.Context
+	hooks   stream.Hooks[Input, Record]
 	policy  sdk.Policy
 	name    string
 	dims    int
@@ -173,7 +158,7 @@ type engine struct {
 	ends    heap[endEvent]
 	wakes   heap[int64]
 	started []int32
-	emitted int // records [0, emitted) were given to cfg.Emit
+	emitted int // records [0, emitted) were given to hooks.Emit
 	stats   Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
 	// with time.Since, which reads the clock once where time.Now reads it
@@ -184,9 +169,23 @@ type engine struct {
 // Run simulates cfg under the policy made by p.New and returns a record per
 // job. It fails on invalid input, on an error from the policy, and on the
 // first infeasible decision, with a message naming the time, job and rule.
-func Run(p sdk.Plugin, cfg Config) (*Result, error) {
+//
+// A panic of the policy fails the run with an error that holds the panic's
+// value and stack, and leaves nothing running. Run also ends, with ctx's
+// error, once ctx is done; it checks ctx between scheduling events, so a
+// policy call that never returns is not interrupted (a plugin host kills
+// such a plugin's process instead).
+func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error) {
 	begin := time.Now()
-	e, err := newEngine(p, &cfg)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sim: %w", context.Cause(ctx))
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, fmt.Errorf("policy %s panicked: %v\n%s", p.Info.Name, v, debug.Stack())
+		}
+	}()
+	e, err := newEngine(ctx, p, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +197,7 @@ func Run(p sdk.Plugin, cfg Config) (*Result, error) {
 	return &Result{Records: e.rec, Units: e.place, Stats: e.stats}, nil
 }
 
-func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
+func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) {
 	if cfg.Platform == nil {
 		return nil, errors.New("sim: no platform")
 	}
@@ -214,14 +213,20 @@ func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
 	}
 	dims := cfg.Platform.Dims()
 	n := len(cfg.Jobs)
-	if cfg.More != nil {
-		if cfg.Total < n {
-			return nil, fmt.Errorf("sim: a streamed workload of %d jobs, %d of them given", cfg.Total, n)
+	var hooks stream.Hooks[Input, Record]
+	if h := stream.From[Input, Record](ctx); h != nil {
+		hooks = *h
+	}
+	if hooks.More != nil {
+		if hooks.Total < n {
+			return nil, fmt.Errorf("sim: a streamed workload of %d jobs, %d of them given", hooks.Total, n)
 		}
-		n = cfg.Total
+		n = hooks.Total
 	}
 	e := &engine{
 		cfg:     cfg,
+		ctx:     ctx,
+		hooks:   hooks,
 		name:    p.Info.Name,
 		dims:    dims,
 		n:       n,
@@ -267,9 +272,9 @@ func newEngine(p sdk.Plugin, cfg *Config) (*engine, error) {
 	return e, nil
 }
 
-// pull loads the next jobs of a streamed workload (Config.More).
+// pull loads the next jobs of a streamed workload (stream.Hooks.More).
 func (e *engine) pull() error {
-	more, err := e.cfg.More()
+	more, err := e.hooks.More()
 	if err != nil {
 		return fmt.Errorf("sim: receiving jobs: %w", err)
 	}
@@ -372,7 +377,9 @@ func (e *engine) loop() error {
 			break
 		}
 		e.state.Now = now
-		e.stats.Events++
+		if e.stats.Events++; e.stats.Events%ctxEvery == 0 && e.ctx.Err() != nil {
+			return fmt.Errorf("t=%d: sim: %w", now, context.Cause(e.ctx))
+		}
 		changed := false
 		for e.ends.len() > 0 && e.ends.top().at == now {
 			e.end(e.ends.pop().idx)
@@ -410,7 +417,7 @@ func (e *engine) loop() error {
 		} else if idle++; idle > maxIdleCalls {
 			return fmt.Errorf("t=%d: policy %s: %d calls in a row started no job while nothing else changed", now, e.name, maxIdleCalls)
 		}
-		if e.cfg.Emit != nil {
+		if e.hooks.Emit != nil {
 			// Every job before the first waiting one, and before the next
 			// to be submitted, has started: their records are final.
 			final := next
@@ -427,21 +434,21 @@ func (e *engine) loop() error {
 		return fmt.Errorf("t=%d: policy %s left %d jobs waiting with no job running and no wake-up pending (first: job id %d)",
 			e.state.Now, e.name, len(e.state.Queue), j.ID)
 	}
-	if e.cfg.Emit != nil {
+	if e.hooks.Emit != nil {
 		return e.emit(e.n)
 	}
 	return nil
 }
 
-// emit gives cfg.Emit the records from e.emitted up to final, if there
-// are at least cfg.EmitAtLeast of them or they are the last.
+// emit gives hooks.Emit the records from e.emitted up to final, if there
+// are at least hooks.EmitAtLeast of them or they are the last.
 func (e *engine) emit(final int) error {
-	if final <= e.emitted || (final-e.emitted < e.cfg.EmitAtLeast && final < e.n) {
+	if final <= e.emitted || (final-e.emitted < e.hooks.EmitAtLeast && final < e.n) {
 		return nil
 	}
 	recs := e.rec[e.emitted:final:final]
 	e.emitted = final
-	if err := e.cfg.Emit(recs); err != nil {
+	if err := e.hooks.Emit(recs); err != nil {
 		return fmt.Errorf("sim: emitting records: %w", err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/stream"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
 )
@@ -192,7 +194,7 @@ func TestRandomSchedulesVerify(t *testing.T) {
 	var sawKilled, sawBackfilled, sawPromise, sawCluster1 bool
 	for it := range 200 {
 		cfg := randomConfig(r)
-		res, err := sim.Run(chaosPlugin(), cfg)
+		res, err := sim.Run(context.Background(), chaosPlugin(), cfg)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", it, err)
 		}
@@ -200,7 +202,7 @@ func TestRandomSchedulesVerify(t *testing.T) {
 			t.Fatalf("iteration %d: engine records rejected: %v\nplatform %+v\njobs %+v\nrecords %+v",
 				it, err, cfg.Platform, cfg.Jobs, res.Records)
 		}
-		again, err := sim.Run(chaosPlugin(), cfg)
+		again, err := sim.Run(context.Background(), chaosPlugin(), cfg)
 		if err != nil {
 			t.Fatalf("iteration %d, second run: %v", it, err)
 		}
@@ -233,12 +235,12 @@ func TestSeedChangesChaos(t *testing.T) {
 	r := rand.New(rand.NewPCG(99, 1))
 	for range 20 {
 		cfg := randomConfig(r)
-		a, err := sim.Run(chaosPlugin(), cfg)
+		a, err := sim.Run(context.Background(), chaosPlugin(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.Seed++
-		b, err := sim.Run(chaosPlugin(), cfg)
+		b, err := sim.Run(context.Background(), chaosPlugin(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +251,12 @@ func TestSeedChangesChaos(t *testing.T) {
 	t.Error("20 workloads gave the same records under two seeds")
 }
 
-// TestEmit runs random workloads with Config.Emit set, and a random
+// hooked returns a context that carries h to the engine.
+func hooked(h *stream.Hooks[sim.Input, sim.Record]) context.Context {
+	return stream.With(context.Background(), h)
+}
+
+// TestEmit runs random workloads with stream.Hooks.Emit set, and a random
 // EmitAtLeast: the emitted records must be the final records
 // (Result.Records), in index order, each job once, at least EmitAtLeast at a
 // time but for the last call, never changed after they were emitted, and
@@ -260,24 +267,24 @@ func TestEmit(t *testing.T) {
 	early := false
 	for it := range 200 {
 		cfg := randomConfig(r)
-		plain, err := sim.Run(chaosPlugin(), cfg)
+		plain, err := sim.Run(context.Background(), chaosPlugin(), cfg)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", it, err)
 		}
 		var kept, copies [][]sim.Record
-		cfg.EmitAtLeast = r.IntN(4)
-		cfg.Emit = func(recs []sim.Record) error {
+		h := &stream.Hooks[sim.Input, sim.Record]{EmitAtLeast: r.IntN(4)}
+		h.Emit = func(recs []sim.Record) error {
 			if len(recs) == 0 {
 				return fmt.Errorf("empty emit")
 			}
-			if len(kept) > 0 && len(copies[len(copies)-1]) < cfg.EmitAtLeast {
-				return fmt.Errorf("a call of %d records, fewer than %d, before the last", len(copies[len(copies)-1]), cfg.EmitAtLeast)
+			if len(kept) > 0 && len(copies[len(copies)-1]) < h.EmitAtLeast {
+				return fmt.Errorf("a call of %d records, fewer than %d, before the last", len(copies[len(copies)-1]), h.EmitAtLeast)
 			}
 			kept = append(kept, recs)
 			copies = append(copies, slices.Clone(recs))
 			return nil
 		}
-		res, err := sim.Run(chaosPlugin(), cfg)
+		res, err := sim.Run(hooked(h), chaosPlugin(), cfg)
 		if err != nil {
 			t.Fatalf("iteration %d with Emit: %v", it, err)
 		}
@@ -303,14 +310,14 @@ func TestEmit(t *testing.T) {
 
 	cfg := randomConfig(r)
 	boom := errors.New("host went away")
-	cfg.Emit = func([]sim.Record) error { return boom }
-	if _, err := sim.Run(chaosPlugin(), cfg); !errors.Is(err, boom) {
+	fail := &stream.Hooks[sim.Input, sim.Record]{Emit: func([]sim.Record) error { return boom }}
+	if _, err := sim.Run(hooked(fail), chaosPlugin(), cfg); !errors.Is(err, boom) {
 		t.Fatalf("Emit's error: run returned %v", err)
 	}
 }
 
 // TestMore streams random workloads to the engine in random pieces
-// (Config.More): the run must be the one of the whole workload, the engine
+// (stream.Hooks.More): the run must be the one of the whole workload, the engine
 // must not ask for more after the last job nor keep what it took once it asks
 // again, and a workload
 // that ends early, runs over, or whose source fails must fail the run.
@@ -318,7 +325,7 @@ func TestMore(t *testing.T) {
 	r := rand.New(rand.NewPCG(77, 3))
 	for it := range 200 {
 		cfg := randomConfig(r)
-		whole, err := sim.Run(chaosPlugin(), cfg)
+		whole, err := sim.Run(context.Background(), chaosPlugin(), cfg)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", it, err)
 		}
@@ -327,9 +334,10 @@ func TestMore(t *testing.T) {
 		rest := all[first:]
 		var emitted []sim.Record
 		streamed := cfg
-		streamed.Jobs, streamed.Total = all[:first], len(all)
+		streamed.Jobs = all[:first]
+		h := &stream.Hooks[sim.Input, sim.Record]{Total: len(all)}
 		var lent []sim.Input
-		streamed.More = func() ([]sim.Input, error) {
+		h.More = func() ([]sim.Input, error) {
 			if len(rest) == 0 {
 				t.Fatalf("iteration %d: More called after the last job", it)
 			}
@@ -350,8 +358,8 @@ func TestMore(t *testing.T) {
 			rest = rest[n:]
 			return lent, nil
 		}
-		streamed.Emit = func(recs []sim.Record) error { emitted = append(emitted, recs...); return nil }
-		res, err := sim.Run(chaosPlugin(), streamed)
+		h.Emit = func(recs []sim.Record) error { emitted = append(emitted, recs...); return nil }
+		res, err := sim.Run(hooked(h), chaosPlugin(), streamed)
 		if err != nil {
 			t.Fatalf("iteration %d streamed: %v", it, err)
 		}
@@ -386,11 +394,12 @@ func TestMore(t *testing.T) {
 		{"fewer than given", 0, nil, "a streamed workload of 0 jobs, 1 of them given"},
 	} {
 		c := cfg
-		c.Jobs, c.Total, c.More = nil, tc.total, tc.more
+		c.Jobs = nil
+		h := &stream.Hooks[sim.Input, sim.Record]{Total: tc.total, More: tc.more}
 		if tc.more == nil {
-			c.Jobs, c.More = all[:1], func() ([]sim.Input, error) { return nil, nil }
+			c.Jobs, h.More = all[:1], func() ([]sim.Input, error) { return nil, nil }
 		}
-		_, err := sim.Run(chaosPlugin(), c)
+		_, err := sim.Run(hooked(h), chaosPlugin(), c)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}

@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -79,7 +81,7 @@ func TestBadDecisions(t *testing.T) {
 		}, "unknown action 42"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := sim.Run(plugin(&scripted{fn: tc.fn}), sim.Config{
+			_, err := sim.Run(context.Background(), plugin(&scripted{fn: tc.fn}), sim.Config{
 				Platform: sdk.SingleCluster("m", 4),
 				Jobs:     jobs([4]int64{1, 0, 10, 4}, [4]int64{2, 0, 10, 4}),
 			})
@@ -108,7 +110,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown parameter", sim.Config{Platform: sdk.SingleCluster("m", 4), Params: map[string]string{"x": "1"}}, `unknown parameter "x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := sim.Run(p, tc.cfg)
+			_, err := sim.Run(context.Background(), p, tc.cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
@@ -151,7 +153,7 @@ func TestEventOrder(t *testing.T) {
 	// submissions of 3 and 4, then one call: 3 starts, 4 must wait until
 	// 3 ends at 15.
 	in := jobs([4]int64{2, 0, 10, 2}, [4]int64{1, 0, 10, 2}, [4]int64{4, 10, 5, 4}, [4]int64{3, 10, 5, 4})
-	res, err := sim.Run(plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: in})
+	res, err := sim.Run(context.Background(), plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: in})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +182,7 @@ func TestWakeUp(t *testing.T) {
 		}
 		return greedy(s, call)
 	}}
-	res, err := sim.Run(plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 1})})
+	res, err := sim.Run(context.Background(), plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 1})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +201,7 @@ func TestNoRuntimeLeak(t *testing.T) {
 			return greedy(s, call)
 		}}
 		in := []sim.Input{{Job: sdk.Job{ID: 1, Walltime: 100, Request: sdk.Vector{1}}, Runtime: 30}}
-		if _, err := sim.Run(plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: in, ExactEstimates: exact}); err != nil {
+		if _, err := sim.Run(context.Background(), plugin(p), sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: in, ExactEstimates: exact}); err != nil {
 			t.Fatal(err)
 		}
 		want := int64(100)
@@ -225,7 +227,7 @@ func TestPolicyWritesIntoJobs(t *testing.T) {
 		second = b.Request.Clone()
 		return []sdk.Decision{sdk.Start(a), sdk.Start(b)}, nil
 	}}
-	_, err := sim.Run(plugin(p), sim.Config{
+	_, err := sim.Run(context.Background(), plugin(p), sim.Config{
 		Platform: sdk.SingleCluster("m", 4),
 		Jobs:     jobs([4]int64{1, 0, 10, 4}, [4]int64{2, 0, 10, 4}),
 	})
@@ -234,5 +236,93 @@ func TestPolicyWritesIntoJobs(t *testing.T) {
 	}
 	if len(second) != 1 || second[0] != 4 {
 		t.Errorf("the second job's request read %v after the policy appended to the first's, want [4]", second)
+	}
+}
+
+// panicky panics in the call its phase names.
+type panicky struct{ phase string }
+
+func (p panicky) Init(sdk.Env) error {
+	if p.phase == "init" {
+		panic("deliberate panic in Init")
+	}
+	return nil
+}
+
+func (p panicky) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	if p.phase == "schedule" && s.Now >= 5 {
+		_ = s.Queue[len(s.Queue)] // a runtime error, not a panic(string)
+	}
+	return startHead(s, 0)
+}
+
+// TestPanic: a policy that panics, in New, Init or Schedule, fails its run
+// with the panic's value and the stack of the panicking call, and leaves no
+// goroutine behind.
+func TestPanic(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, tc := range []struct {
+		name string
+		p    sdk.Plugin
+		want []string
+	}{
+		{"new", sdk.Plugin{Info: sdk.Info{Name: "p"}, New: func() sdk.Policy { panic("deliberate panic in New") }},
+			[]string{"policy p panicked: deliberate panic in New", "sim_test.TestPanic"}},
+		{"init", sdk.Plugin{Info: sdk.Info{Name: "p"}, New: func() sdk.Policy { return panicky{"init"} }},
+			[]string{"policy p panicked: deliberate panic in Init", "sim_test.panicky.Init"}},
+		{"schedule", sdk.Plugin{Info: sdk.Info{Name: "p"}, New: func() sdk.Policy { return panicky{"schedule"} }},
+			[]string{"policy p panicked: runtime error: index out of range", "sim_test.panicky.Schedule"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := sim.Run(context.Background(), tc.p, sim.Config{
+				Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 4}, [4]int64{2, 1, 10, 4}),
+			})
+			if err == nil || res != nil {
+				t.Fatalf("run returned %v, %v", res, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not contain %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines before the runs, %d after", before, after)
+	}
+}
+
+// TestContext: a run ends with its context's cause when the context is
+// done, before it starts or while it runs, between two events.
+func TestContext(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("user pressed Ctrl-C")
+	cancel(stop)
+	if _, err := sim.Run(ctx, plugin(&scripted{fn: startHead}), sim.Config{
+		Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 1}),
+	}); !errors.Is(err, stop) {
+		t.Fatalf("cancelled before the start: %v", err)
+	}
+
+	// A policy that wakes itself every second, forever, with a job that
+	// never fits: only the context can end the run, after the policy has
+	// seen its first call.
+	ctx, cancel = context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	calls := 0
+	forever := func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		if calls++; calls == 10 {
+			cancel(stop)
+		}
+		return []sdk.Decision{sdk.WakeAt(s.Now + 1)}, nil
+	}
+	_, err := sim.Run(ctx, plugin(&scripted{fn: forever}), sim.Config{
+		Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 1}),
+	})
+	if !errors.Is(err, stop) || !strings.Contains(err.Error(), "t=") {
+		t.Fatalf("cancelled while running: %v", err)
+	}
+	if calls < 10 || calls > 10+2*1024 {
+		t.Fatalf("the run went on for %d calls after its context was cancelled at call 10", calls-10)
 	}
 }

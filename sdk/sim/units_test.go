@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestUnitsNoSplit(t *testing.T) {
 		}
 		return out, nil
 	}}
-	res, err := sim.Run(plugin(pol), sim.Config{Platform: bbPlatform(), Jobs: in})
+	res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: bbPlatform(), Jobs: in})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestUnitsDecisions(t *testing.T) {
 				}
 				return nil, nil
 			}}
-			_, err := sim.Run(plugin(pol), sim.Config{Platform: bbPlatform(), Jobs: in})
+			_, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: bbPlatform(), Jobs: in})
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -140,7 +141,7 @@ func TestUnitsBadInput(t *testing.T) {
 		{"pieces larger than any unit", [5]int64{1, 0, 10, 1, 50}, "more than any cluster has (or than its units hold)"},
 		{"uneven pieces", [5]int64{1, 0, 10, 3, 50}, "not a multiple of its 3 pieces"},
 	} {
-		_, err := sim.Run(plugin(&scripted{fn: startHead}), sim.Config{Platform: bbPlatform(), Jobs: bbJobs(tc.job)})
+		_, err := sim.Run(context.Background(), plugin(&scripted{fn: startHead}), sim.Config{Platform: bbPlatform(), Jobs: bbJobs(tc.job)})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to contain %q", tc.name, err, tc.want)
 		}

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -104,7 +105,7 @@ func TestBaseScheduleIsValid(t *testing.T) {
 // that it gives the hand-worked schedule, which verify accepts.
 func TestSimGreedyMatchesHand(t *testing.T) {
 	p, jobs := baseWorkload()
-	res, err := sim.Run(sdk.Plugin{Info: sdk.Info{Name: "greedy"}, New: func() sdk.Policy { return &greedy{} }},
+	res, err := sim.Run(context.Background(), sdk.Plugin{Info: sdk.Info{Name: "greedy"}, New: func() sdk.Policy { return &greedy{} }},
 		sim.Config{Platform: p, Jobs: jobs})
 	if err != nil {
 		t.Fatal(err)
@@ -347,7 +348,7 @@ func TestMultiCluster(t *testing.T) {
 func TestNegativeSubmit(t *testing.T) {
 	p := sdk.SingleCluster("m", 1)
 	jobs := sorted(in(1, -100, 10, 10, 1), in(2, -100, 10, 10, 1))
-	res, err := sim.Run(sdk.Plugin{Info: sdk.Info{Name: "greedy"}, New: func() sdk.Policy { return &greedy{} }},
+	res, err := sim.Run(context.Background(), sdk.Plugin{Info: sdk.Info{Name: "greedy"}, New: func() sdk.Policy { return &greedy{} }},
 		sim.Config{Platform: p, Jobs: jobs})
 	if err != nil {
 		t.Fatal(err)
@@ -430,7 +431,7 @@ func TestPiecesOfRandomSchedules(t *testing.T) {
 			jobs[i].Job.Walltime = max(1, jobs[i].Job.Walltime)
 		}
 		sim.Sort(jobs)
-		res, err := sim.Run(sdk.Plugin{Info: sdk.Info{Name: "greedy"}, New: func() sdk.Policy { return &greedy{} }},
+		res, err := sim.Run(context.Background(), sdk.Plugin{Info: sdk.Info{Name: "greedy"}, New: func() sdk.Policy { return &greedy{} }},
 			sim.Config{Platform: p, Jobs: jobs})
 		if err != nil {
 			t.Fatalf("iteration %d: %v", it, err)

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -83,7 +82,7 @@ func serve(tb testing.TB, p sdk.Plugin) *Client {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { conn.Close() })
-	c, err := (&GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
+	c, err := (&GRPCPlugin{Version: sdk.ProtocolVersion}).GRPCClient(context.Background(), nil, conn)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,7 +95,7 @@ func serve(tb testing.TB, p sdk.Plugin) *Client {
 func TestRunStreams(t *testing.T) {
 	jobs := randomJobs(60_000, 3)
 	plat := sdk.SingleCluster("c", 4096)
-	want, err := sim.Run(startAllPlugin(), sim.Config{Platform: plat, Jobs: jobs})
+	want, err := sim.Run(context.Background(), startAllPlugin(), sim.Config{Platform: plat, Jobs: jobs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,19 +158,20 @@ func TestRunBadInput(t *testing.T) {
 	plat := sdk.SingleCluster("c", 256)
 	c := serve(t, startAllPlugin())
 	header := func(n int) []byte {
-		h, _ := json.Marshal(RunSpec{Protocol: sdk.ProtocolVersion, Platform: plat, Jobs: n})
+		h, _ := encodeHeader(sdk.ProtocolVersion, RunSpec{Platform: plat}, n)
 		return append([]byte{FrameHeader}, h...)
 	}
 	jobs := randomJobs(3*JobsPerFrame(1), 5)
 	frame := func(from, to int) []byte { return AppendJobs(nil, jobs[from:to]) }
-	oldHeader, _ := json.Marshal(RunSpec{Protocol: sdk.ProtocolVersion - 1, Platform: plat})
+	oldHeader, _ := encodeHeader(3, RunSpec{Platform: plat}, 0)
 	for _, tc := range []struct {
 		name   string
 		frames [][]byte
 		want   string
 	}{
 		{"no header", [][]byte{frame(0, 10)}, "unexpected frame 'J'"},
-		{"other protocol", [][]byte{append([]byte{FrameHeader}, oldHeader...)}, "host speaks protocol"},
+		{"other protocol", [][]byte{append([]byte{FrameHeader}, oldHeader...)}, "host speaks protocol 3, plugin 4"},
+		{"no platform", [][]byte{append([]byte{FrameHeader}, `{"protocol":4,"jobs":0}`...)}, "header has no platform"},
 		{"no end frame", [][]byte{header(10), frame(0, 10)}, "input ended before its end frame"},
 		{"fewer jobs", [][]byte{header(11), frame(0, 10), {FrameEnd}}, "header announced 11 jobs, 10 arrived"},
 		{"more jobs", [][]byte{header(9), frame(0, 10), {FrameEnd}}, "header announced 9 jobs, more arrived"},
@@ -248,7 +248,7 @@ func BenchmarkTransport(b *testing.B) {
 	b.Run("in-process", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := sim.Run(startAllPlugin(), sim.Config{Platform: plat, Jobs: jobs}); err != nil {
+			if _, err := sim.Run(context.Background(), startAllPlugin(), sim.Config{Platform: plat, Jobs: jobs}); err != nil {
 				b.Fatal(err)
 			}
 		}

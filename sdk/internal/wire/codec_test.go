@@ -12,8 +12,8 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/wire"
 	"github.com/schedlab/schedlab/sdk/sim"
-	"github.com/schedlab/schedlab/sdk/wire"
 )
 
 // Sizes worked out from the format: a job is 4 int64 (ID, Submit, Walltime,

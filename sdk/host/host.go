@@ -1,16 +1,15 @@
-// Package host runs simulations under a policy, either linked into this
-// process or inside a plugin process started with go-plugin. Both return the
-// policy's raw records; callers verify them (package verify) before use.
+// Package host is the host side of the plugin protocol: it runs simulations
+// under a policy, either linked into this process or inside a plugin
+// process started with go-plugin, whose protocol it negotiates (this SDK's
+// and the previous one). Both return the policy's raw records; callers
+// verify them (package verify) before use. Policy authors do not need this
+// package: schedlab's runner uses it, and package serve is its other side.
 package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -22,9 +21,27 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/stream"
+	"github.com/schedlab/schedlab/sdk/internal/wire"
 	"github.com/schedlab/schedlab/sdk/sim"
-	"github.com/schedlab/schedlab/sdk/wire"
 )
+
+// RunSpec is everything about a run except its jobs.
+type RunSpec struct {
+	// Platform is the simulated machine.
+	Platform *sdk.Platform
+	// Params are the policy's parameter values, checked against its Info.
+	Params map[string]string
+	// Seed seeds the policy's random stream.
+	Seed uint64
+	// ExactEstimates shows the policy each job's actual duration in place
+	// of its requested walltime.
+	ExactEstimates bool
+}
+
+func (s RunSpec) wire() wire.RunSpec {
+	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates}
+}
 
 // Policy runs simulations under one policy.
 type Policy interface {
@@ -33,8 +50,8 @@ type Policy interface {
 	// Run simulates jobs (sorted with sim.Sort) as spec says. When sink is
 	// not nil, it is given the result's records in consecutive pieces, in
 	// order, on one goroutine, while the simulation runs on (as the engine
-	// emits them, sim.Config.Emit), all before Run returns.
-	Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error)
+	// finalises them), all before Run returns.
+	Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error)
 	// Close releases the policy's process, if any.
 	Close() error
 }
@@ -48,16 +65,13 @@ func (l local) Info() sdk.Info { return wire.Describe(l.p) }
 
 func (l local) Close() error { return nil }
 
-func (l local) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+func (l local) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
 	cfg := sim.Config{
 		Platform: spec.Platform, Jobs: jobs, Params: spec.Params,
 		Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
 	}
 	if sink == nil {
-		return sim.Run(l.p, cfg)
+		return sim.Run(ctx, l.p, cfg)
 	}
 	// As a plugin's host does, hand the records to sink on another
 	// goroutine while the engine runs on, in pieces of wire.StreamRecords
@@ -72,12 +86,14 @@ func (l local) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sin
 			sink(p)
 		}
 	}()
-	cfg.EmitAtLeast = wire.StreamRecords
-	cfg.Emit = func(recs []sim.Record) error {
-		pieces <- recs
-		return nil
-	}
-	res, err := sim.Run(l.p, cfg)
+	ctx = stream.With(ctx, &stream.Hooks[sim.Input, sim.Record]{
+		EmitAtLeast: wire.StreamRecords,
+		Emit: func(recs []sim.Record) error {
+			pieces <- recs
+			return nil
+		},
+	})
+	res, err := sim.Run(ctx, l.p, cfg)
 	close(pieces)
 	<-done
 	return res, err
@@ -107,7 +123,7 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	errTail := &tail{max: StderrLimit}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake(),
-		Plugins:          plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{}},
+		VersionedPlugins: wire.HostPlugins(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Stderr:           errTail,
@@ -134,8 +150,8 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	if p.info, err = p.rpc.Describe(ctx); err != nil {
 		return fail(fmt.Errorf("describe: %w", err))
 	}
-	if p.info.ProtocolVersion != sdk.ProtocolVersion {
-		return fail(fmt.Errorf("plugin speaks protocol %d, host %d", p.info.ProtocolVersion, sdk.ProtocolVersion))
+	if v := p.rpc.Version(); p.info.ProtocolVersion != v {
+		return fail(fmt.Errorf("plugin negotiated protocol %d but describes itself as speaking %d", v, p.info.ProtocolVersion))
 	}
 	return p, nil
 }
@@ -145,8 +161,8 @@ func (p *Plugin) Info() sdk.Info { return p.info }
 
 // Run sends a run to the plugin. When ctx ends first (a hang), the plugin
 // process is killed. Errors carry the end of the plugin's standard error.
-func (p *Plugin) Run(ctx context.Context, spec wire.RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
-	res, err := p.rpc.Run(ctx, spec, jobs, sink)
+func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
+	res, err := p.rpc.Run(ctx, spec.wire(), jobs, sink)
 	if err != nil {
 		if c := status.Code(err); ctx.Err() != nil || c == codes.DeadlineExceeded || c == codes.Canceled {
 			// gRPC may notice the deadline a moment before the context's
@@ -195,21 +211,6 @@ func (p *Plugin) wrap(err error) error {
 		msg += "\nplugin stderr (last lines):\n" + s
 	}
 	return errors.New(msg)
-}
-
-// FileSHA256 returns the hex sha256 of a file's content, which pins a plugin
-// binary in provenance.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // tail keeps the last max bytes written to it.
