@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
 	"github.com/schedlab/schedlab/workload"
@@ -50,47 +51,6 @@ func sameSchedule(t *testing.T, name string, cfg sim.Config) {
 	t.Logf("%s: %d jobs, identical; %.3f s, reference %.3f s", name, len(cfg.Jobs), fast.Seconds(), ref.Seconds())
 }
 
-// randomJobs makes a workload that builds a backlog on procs processors:
-// bursts of submissions, many jobs sharing a request and walltime (as array
-// jobs do), most ending before their walltime, some killed at it.
-func randomJobs(rng *rand.Rand, n int, procs int64, dims int) []sim.Input {
-	jobs := make([]sim.Input, n)
-	now := int64(0)
-	var shape sim.Input
-	for i := range jobs {
-		if rng.IntN(4) == 0 {
-			now += rng.Int64N(40)
-		}
-		if i == 0 || rng.IntN(3) == 0 {
-			req := make(sdk.Vector, dims)
-			req[0] = 1 + rng.Int64N(procs)
-			if rng.IntN(2) == 0 {
-				req[0] = 1 + rng.Int64N(max(1, procs/8))
-			}
-			for d := 1; d < dims; d++ {
-				req[d] = rng.Int64N(11)
-			}
-			wall := 1 + rng.Int64N(200)
-			shape = sim.Input{Job: sdk.Job{Walltime: wall, Request: req}}
-		}
-		in := shape
-		in.Job.ID = int64(i + 1)
-		in.Job.Submit = now
-		in.Job.Request = shape.Job.Request.Clone()
-		switch k := rng.IntN(10); {
-		case k < 6:
-			in.Runtime = 1 + rng.Int64N(in.Job.Walltime)
-		case k < 9:
-			in.Runtime = in.Job.Walltime
-		default:
-			in.Runtime = in.Job.Walltime + 1 + rng.Int64N(50)
-		}
-		jobs[i] = in
-	}
-	sim.Sort(jobs)
-	return jobs
-}
-
 // TestConservativeMatchesReference checks that conservative backfilling gives
 // exactly the schedule of the straightforward implementation, which rebuilds
 // its profile and compresses every reservation at each call
@@ -110,7 +70,7 @@ func TestConservativeMatchesReference(t *testing.T) {
 			plat.Resources = append(plat.Resources, "bb")
 			plat.Clusters[0].Capacity = sdk.Vector{procs, 10}
 		}
-		jobs := randomJobs(rng, 100+rng.IntN(400), procs, dims)
+		jobs := policytest.Random{Jobs: 100 + rng.IntN(400), Platform: plat}.Scenario(rng.Uint64()).Inputs()
 		for _, order := range []string{OrderSubmit, OrderShortest, OrderSmallest, OrderLargest} {
 			for _, exact := range []bool{false, true} {
 				cfg := sim.Config{Platform: plat, Jobs: jobs, Params: map[string]string{"order": order}, ExactEstimates: exact}

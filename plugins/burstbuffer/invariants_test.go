@@ -1,7 +1,6 @@
 package burstbuffer_test
 
 import (
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -10,69 +9,39 @@ import (
 	"github.com/schedlab/schedlab/sdk/policytest"
 )
 
-// randomScenario is a busy random workload on 8 processors and a burst
-// buffer of units 40, 40 and 20, with pieces of 5 to 40.
+// randomScenario is a busy random workload of 80 jobs on 8 processors and a
+// burst buffer of units 40, 40 and 20 (policytest's generator).
 func randomScenario(seed uint64, exact bool) policytest.Scenario {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	sc := policytest.Scenario{
+	return policytest.Random{
+		Jobs: 80, MaxWalltime: 60, Burst: 3, Exact: exact,
 		Platform: &sdk.Platform{Name: "r", Resources: []string{sdk.Processors, "bb"},
 			Clusters: []sdk.Cluster{{Name: "m", Capacity: sdk.Vector{8, 100},
 				Units: []sdk.Units{{Resource: 1, Capacity: []int64{40, 40, 20}}}}}},
-		Exact: exact,
-	}
-	sizes := []int64{0, 0, 5, 10, 20, 30, 40}
-	var t int64
-	for i := range 80 {
-		t += int64(rng.IntN(6))
-		procs := int64(1 + rng.IntN(4))
-		size := sizes[rng.IntN(len(sizes))]
-		if procs*size > 100 || (size > 20 && procs > 2) {
-			size = 10
-		}
-		run := int64(1 + rng.IntN(40))
-		wall := run + int64(rng.IntN(20))
-		sc.Jobs = append(sc.Jobs, policytest.Job{ID: int64(i + 1), Submit: t, Runtime: run, Walltime: wall, Procs: procs})
-		sc.Requests = append(sc.Requests, sdk.Vector{procs, procs * size})
-	}
-	return sc
+	}.Scenario(seed)
 }
 
+// TestRandomInvariants checks every burst-buffer policy on random workloads
+// with the host's replay verification (every job once, capacity and every
+// unit never exceeded), and what each promises: bb-fcfs keeps submit order;
+// with exact estimates, the EASY policies that reserve the burst buffer too
+// never delay a reservation (bb-easy-procs reserves processors only, and
+// does). A second run must give the same records.
 func TestRandomInvariants(t *testing.T) {
 	for seed := range uint64(16) {
 		for _, exact := range []bool{false, true} {
 			sc := randomScenario(seed, exact)
-			in := sc.Inputs()
 			for _, p := range burstbuffer.Plugins() {
-				name := p.Info.Name
-				// Simulate replays the schedule as a host does: every job
-				// once, capacity and every unit never exceeded.
-				recs, err := policytest.Simulate(p, sc)
-				if err != nil {
-					t.Fatalf("seed %d exact=%v %s: %v", seed, exact, name, err)
+				var inv []policytest.Invariant
+				switch name := p.Info.Name; {
+				case name == "bb-fcfs":
+					inv = append(inv, policytest.StartsInSubmitOrder())
+				case (name == "bb-easy" || name == "bb-easy-sjf") && exact:
+					inv = append(inv, policytest.PromisesKept())
 				}
-				switch name {
-				case "bb-fcfs":
-					// Submit order is kept: start times never decrease.
-					var last int64
-					for _, j := range in {
-						r := recs[j.Job.ID]
-						if r.Start < last {
-							t.Fatalf("seed %d %s: job id %d starts at %d, before an earlier job's %d", seed, name, j.Job.ID, r.Start, last)
-						}
-						last = r.Start
-					}
-				case "bb-easy", "bb-easy-sjf":
-					// With exact estimates no backfill delays a reservation
-					// of processors and burst buffer.
-					for id, r := range recs {
-						if exact && r.HasPromise && r.Start > r.Promised {
-							t.Fatalf("seed %d %s: job id %d promised %d, started %d", seed, name, id, r.Promised, r.Start)
-						}
-					}
-				}
+				recs := policytest.Check(t, p, sc, inv...)
 				again, err := policytest.Simulate(p, sc)
 				if err != nil || !reflect.DeepEqual(recs, again) {
-					t.Fatalf("seed %d %s: a second run differs (%v)", seed, name, err)
+					t.Fatalf("seed %d %s: a second run differs (%v)", seed, p.Info.Name, err)
 				}
 			}
 		}

@@ -128,7 +128,7 @@ func TestBurstBufferCampaign(t *testing.T) {
 			t.Errorf("%s: counts %s, another policy of the replicate %s", r.Label, meta["workload.transform.counts"], prev)
 		}
 		counts[r.Replicate] = meta["workload.transform.counts"]
-		if !strings.Contains(meta["platform"], `"Units":[{"Resource":1,"PiecesBy":0,"Capacity":[40000000000,`) {
+		if !strings.Contains(meta["platform"], `"units":[{"resource":1,"pieces_by":0,"capacity":[40000000000,`) {
 			t.Errorf("%s: platform %s", r.Label, meta["platform"])
 		}
 	}

@@ -1,18 +1,32 @@
 // Package policytest is the harness policy authors run in their own tests:
-// small scenarios whose schedule was worked out by hand, and the invariants
-// every valid schedule obeys, checked the way a schedlab host checks a plugin.
 //
-//	func TestMyPolicy(t *testing.T) {
-//		policytest.Run(t, mypolicy.Plugin(), policytest.Scenario{
-//			Name:  "second job waits for the first",
-//			Procs: 4,
-//			Jobs: []policytest.Job{
-//				{ID: 1, Submit: 0, Runtime: 10, Walltime: 10, Procs: 4},
-//				{ID: 2, Submit: 1, Runtime: 5, Walltime: 5, Procs: 4},
-//			},
-//			Want: []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 10}},
-//		})
-//	}
+//   - Run: small scenarios whose schedule was worked out by hand;
+//
+//   - Random and Check: random workloads, busy enough to build a backlog,
+//     and the invariants a policy promises (StartsInSubmitOrder,
+//     PromisesKept), on top of the replay verification a schedlab host
+//     applies to every plugin's answer (every job once, no resource over
+//     its capacity, no start before submission);
+//
+//   - NoStateBetweenRuns: the same scenario twice, and interleaved with
+//     others, gives identical records, so that a plugin process can serve
+//     many runs;
+//
+//   - Acceptance: builds the policy's plugin binary and runs the scenarios
+//     through the real handshake and transport, against the in-process
+//     records.
+//
+//     func TestMyPolicy(t *testing.T) {
+//     policytest.Run(t, mypolicy.Plugin(), policytest.Scenario{
+//     Name:  "second job waits for the first",
+//     Procs: 4,
+//     Jobs: []policytest.Job{
+//     {ID: 1, Submit: 0, Runtime: 10, Walltime: 10, Procs: 4},
+//     {ID: 2, Submit: 1, Runtime: 5, Walltime: 5, Procs: 4},
+//     },
+//     Want: []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 10}},
+//     })
+//     }
 package policytest
 
 import (
@@ -23,15 +37,23 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
 )
 
-// Job is a job of a scenario on a processors-only platform.
+// Job is a job of a scenario. Its attributes are what a policy sees of it
+// (sdk.Job); a trace that lacks one has -1 there, as SWF does, while a
+// scenario's zero value is 0.
 type Job struct {
 	ID                        int64
 	Submit, Runtime, Walltime int64
-	Procs                     int64
+	// Procs is the number of processors requested, on a platform of
+	// processors only; see Scenario.Requests for other resources.
+	Procs                              int64
+	User, Group, App, Queue, Partition int32
+	// Priority is the job's declared priority or payment.
+	Priority float64
 }
 
 // Start is an expected start time, with the expected first promise when
@@ -55,7 +77,11 @@ type Scenario struct {
 	Requests []sdk.Vector
 	Params   map[string]string
 	Exact    bool
-	// Want lists the expected start of every job.
+	// Seed is the run's seed (sdk.Env.Seed), from which the policy's random
+	// stream is drawn.
+	Seed uint64
+	// Want lists the expected start of every job, for Run; Check and
+	// Acceptance compare with it when it is set.
 	Want []Start
 }
 
@@ -70,7 +96,8 @@ func (sc Scenario) Inputs() []sim.Input {
 		in[i] = sim.Input{
 			Job: sdk.Job{
 				ID: j.ID, Submit: j.Submit, Walltime: j.Walltime, Request: req,
-				User: -1, Group: -1, App: -1, Queue: -1, Partition: -1,
+				User: j.User, Group: j.Group, App: j.App, Queue: j.Queue, Partition: j.Partition,
+				Priority: j.Priority,
 			},
 			Runtime: j.Runtime,
 		}
@@ -86,23 +113,45 @@ func (sc Scenario) platform() *sdk.Platform {
 	return sdk.SingleCluster("test", sc.Procs)
 }
 
+// spec is the run of the scenario, but for its jobs.
+func (sc Scenario) spec() host.RunSpec {
+	return host.RunSpec{Platform: sc.platform(), Params: sc.Params, Seed: sc.Seed, ExactEstimates: sc.Exact}
+}
+
 // Simulate runs the scenario under p, checks the schedule with the host's
 // replay verification, and returns the records by job ID.
 func Simulate(p sdk.Plugin, sc Scenario) (map[int64]sim.Record, error) {
-	in := sc.Inputs()
-	plat := sc.platform()
-	res, err := sim.Run(context.Background(), p, sim.Config{Platform: plat, Jobs: in, Params: sc.Params, ExactEstimates: sc.Exact})
+	res, err := run(host.InProcess(p), sc)
 	if err != nil {
 		return nil, err
 	}
-	if err := verify.Result(plat, in, res); err != nil {
+	return byID(sc, res.Records), nil
+}
+
+// run runs the scenario under p, as a host does: the records are checked
+// with the host's replay verification as they arrive.
+func run(p host.Policy, sc Scenario) (*sim.Result, error) {
+	in := sc.Inputs()
+	spec := sc.spec()
+	check := verify.NewChecker(spec.Platform, in)
+	res, err := p.Run(context.Background(), spec, in, check.Add)
+	if err != nil {
 		return nil, err
 	}
+	if err := check.Finish(res.Units); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// byID returns the records of the scenario's jobs by job ID.
+func byID(sc Scenario, recs []sim.Record) map[int64]sim.Record {
+	in := sc.Inputs()
 	out := make(map[int64]sim.Record, len(in))
-	for i, r := range res.Records {
+	for i, r := range recs {
 		out[in[i].Job.ID] = r
 	}
-	return out, nil
+	return out
 }
 
 // Run simulates the scenario under p and fails t unless every job starts as
@@ -113,6 +162,16 @@ func Run(t testing.TB, p sdk.Plugin, sc Scenario) {
 	if err != nil {
 		t.Fatalf("%s: %v", sc.Name, err)
 	}
+	if len(sc.Want) != len(sc.Jobs) {
+		t.Errorf("%s: scenario lists %d expected starts for %d jobs", sc.Name, len(sc.Want), len(sc.Jobs))
+	}
+	if diffs := sc.diffWant(got); len(diffs) > 0 {
+		t.Errorf("%s under %s:\n  %s\n  schedule: %s", sc.Name, p.Info.Name, strings.Join(diffs, "\n  "), describe(got))
+	}
+}
+
+// diffWant lists how the records differ from the scenario's expected starts.
+func (sc Scenario) diffWant(got map[int64]sim.Record) []string {
 	var diffs []string
 	for _, w := range sc.Want {
 		r, ok := got[w.ID]
@@ -125,12 +184,7 @@ func Run(t testing.TB, p sdk.Plugin, sc Scenario) {
 			diffs = append(diffs, fmt.Sprintf("job %d: first promise %d (given: %v), want %d", w.ID, r.Promised, r.HasPromise, w.Promised))
 		}
 	}
-	if len(sc.Want) != len(sc.Jobs) {
-		diffs = append(diffs, fmt.Sprintf("scenario lists %d expected starts for %d jobs", len(sc.Want), len(sc.Jobs)))
-	}
-	if len(diffs) > 0 {
-		t.Errorf("%s under %s:\n  %s\n  schedule: %s", sc.Name, p.Info.Name, strings.Join(diffs, "\n  "), describe(got))
-	}
+	return diffs
 }
 
 func describe(recs map[int64]sim.Record) string {

@@ -1,0 +1,152 @@
+package policytest
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// Random describes a random workload: busy enough to build a backlog, with
+// the shapes real traces have (bursts of submissions, runs of jobs with the
+// same request and walltime as array jobs give, runtimes below the walltime,
+// jobs killed at it). Zero fields take the defaults their comments give.
+type Random struct {
+	// Jobs is the number of jobs (200).
+	Jobs int
+	// Procs is the size of a single-cluster platform of processors only
+	// (64); ignored when Platform is set.
+	Procs int64
+	// Platform, when set, is the platform: every job fits one of its
+	// clusters, and requests of a divided resource come in pieces that fit
+	// its units (sdk.Units).
+	Platform *sdk.Platform
+	// MaxWalltime bounds the requested walltimes, in seconds (200).
+	MaxWalltime int64
+	// Burst is the mean gap between bursts of submissions, in seconds; a
+	// burst holds 4 jobs on average (40).
+	Burst int64
+	// Killed is the share of jobs whose runtime exceeds their walltime
+	// (0.1); of the others, a third run exactly their walltime.
+	Killed float64
+	// Users is the number of distinct users, groups, apps and queues drawn
+	// from (4).
+	Users int
+	// Params and Exact are those of the scenario.
+	Params map[string]string
+	Exact  bool
+}
+
+func (r Random) withDefaults() Random {
+	if r.Jobs == 0 {
+		r.Jobs = 200
+	}
+	if r.Procs == 0 {
+		r.Procs = 64
+	}
+	if r.MaxWalltime == 0 {
+		r.MaxWalltime = 200
+	}
+	if r.Burst == 0 {
+		r.Burst = 40
+	}
+	if r.Killed == 0 {
+		r.Killed = 0.1
+	}
+	if r.Users == 0 {
+		r.Users = 4
+	}
+	return r
+}
+
+// Scenario draws the workload from seed; the same seed gives the same
+// scenario, whose Seed it also is. It panics if the platform is invalid.
+func (r Random) Scenario(seed uint64) Scenario {
+	r = r.withDefaults()
+	rng := rand.New(rand.NewPCG(seed, 0x9011c7))
+	plat := r.Platform
+	if plat == nil {
+		plat = sdk.SingleCluster("random", r.Procs)
+	}
+	if err := plat.Validate(); err != nil {
+		panic("policytest.Random: " + err.Error())
+	}
+	sc := Scenario{
+		Name:   fmt.Sprintf("random seed %d", seed),
+		Params: r.Params, Exact: r.Exact, Seed: seed,
+		Procs: r.Procs, Platform: r.Platform,
+	}
+	multi := plat.Dims() > 1
+	var now int64
+	var shape Job
+	var req sdk.Vector
+	for i := range r.Jobs {
+		if rng.IntN(4) == 0 {
+			now += rng.Int64N(2*r.Burst + 1)
+		}
+		if i == 0 || rng.IntN(3) == 0 {
+			c := &plat.Clusters[rng.IntN(len(plat.Clusters))]
+			req = randomRequest(rng, plat, c)
+			u := int32(rng.IntN(r.Users))
+			shape = Job{Walltime: 1 + rng.Int64N(r.MaxWalltime), Procs: req[0],
+				User: u, Group: u % 2, App: int32(rng.IntN(r.Users)), Queue: int32(rng.IntN(2)),
+				Priority: float64(rng.IntN(10))}
+		}
+		j := shape
+		j.ID, j.Submit = int64(i+1), now
+		switch x := rng.Float64(); {
+		case x < r.Killed:
+			j.Runtime = j.Walltime + 1 + rng.Int64N(j.Walltime)
+		case x < r.Killed+(1-r.Killed)/3:
+			j.Runtime = j.Walltime
+		default:
+			j.Runtime = 1 + rng.Int64N(j.Walltime)
+		}
+		sc.Jobs = append(sc.Jobs, j)
+		if multi {
+			sc.Requests = append(sc.Requests, req.Clone())
+		}
+	}
+	return sc
+}
+
+// randomRequest draws a request that fits cluster c: processors up to its
+// capacity (small ones more often), other resources nothing half the time,
+// else up to the capacity, in pieces that fit the units of a divided one.
+func randomRequest(rng *rand.Rand, plat *sdk.Platform, c *sdk.Cluster) sdk.Vector {
+	req := make(sdk.Vector, plat.Dims())
+	divided := make(map[int]sdk.Units, len(c.Units))
+	for _, u := range c.Units {
+		divided[u.Resource] = u
+	}
+	for k, capacity := range c.Capacity {
+		if _, ok := divided[k]; ok || capacity == 0 || (k > 0 && rng.IntN(2) == 0) {
+			continue
+		}
+		req[k] = 1 + rng.Int64N(capacity)
+		if k == 0 && rng.IntN(2) == 0 {
+			req[k] = 1 + rng.Int64N(max(1, capacity/8))
+		}
+	}
+	// Divided resources last: their pieces are counted by another one.
+	for _, u := range c.Units {
+		pieces := req[u.PiecesBy]
+		if pieces == 0 || rng.IntN(2) == 0 {
+			continue
+		}
+		size := 1 + rng.Int64N(largest(u.Capacity))
+		for size > 0 && !sdk.PiecesFit(u.Capacity, pieces, size) {
+			size /= 2
+		}
+		req[u.Resource] = pieces * size
+	}
+	return req
+}
+
+func largest(xs []int64) int64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
