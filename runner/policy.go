@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/schedlab/schedlab/plugins/reference"
 )
@@ -32,6 +33,10 @@ type Resolver struct {
 	// Hashes, when set, remembers the sha256 of each binary, so that the
 	// reference policies, all served by one binary, hash it once.
 	Hashes *FileHashes
+	// Log, when set, is told of every `go build` of a package policy: what
+	// it builds, then how long it took (a first build compiles gRPC and
+	// go-plugin and can take minutes).
+	Log io.Writer
 }
 
 // FileHashes remembers the sha256 of files, by path, size and modification
@@ -197,7 +202,14 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 		cmd.Dir, target = pkg, "."
 	}
 	cmd.Args = append(cmd.Args, target)
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, "building policy %s (go build in %s)...\n", pkg, cmdDir(cmd))
+	}
+	begin := time.Now()
 	out, err := cmd.CombinedOutput()
+	if r.Log != nil && err == nil {
+		fmt.Fprintf(r.Log, "built policy %s in %.1f s\n", pkg, time.Since(begin).Seconds())
+	}
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if strings.Contains(msg, "-buildvcs=false") {
@@ -218,6 +230,17 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 		}
 	}
 	return final, nil
+}
+
+// cmdDir is the directory cmd runs in, for messages.
+func cmdDir(cmd *exec.Cmd) string {
+	if cmd.Dir != "" {
+		return cmd.Dir
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "."
 }
 
 // fileSHA256 returns the hex sha256 of a file's content, which pins a plugin

@@ -58,5 +58,5 @@ func resolver() (runner.Resolver, error) {
 	if err != nil {
 		return runner.Resolver{}, fmt.Errorf("locate the schedlab binary: %w", err)
 	}
-	return runner.Resolver{SelfCommand: []string{self, "plugin", "serve"}}, nil
+	return runner.Resolver{SelfCommand: []string{self, "plugin", "serve"}, Log: os.Stderr}, nil
 }

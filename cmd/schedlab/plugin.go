@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/serve"
 )
@@ -15,6 +18,7 @@ import (
 func newPluginCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "plugin", Short: "list, describe and serve policy plugins"}
 	cmd.AddCommand(
+		newPluginInitCmd(),
 		&cobra.Command{
 			Use:   "list",
 			Short: "list the reference policies",
@@ -64,5 +68,54 @@ func newPluginCmd() *cobra.Command {
 			},
 		},
 	)
+	return cmd
+}
+
+func newPluginInitCmd() *cobra.Command {
+	var o scaffoldOptions
+	cmd := &cobra.Command{
+		Use:   "init DIR",
+		Short: "make a new policy module in DIR: policy, tests, plugin binary, a campaign on KTH-SP2",
+		Long: `init writes a Go module for a new scheduling policy into DIR (new or empty):
+the policy (NAME.go), its tests with sdk/policytest (NAME_test.go), the plugin
+binary (cmd/NAME), a campaign that runs it beside EASY on the KTH-SP2 log
+(NAME.toml, with the trace in data/), a Justfile and a README.
+
+The module depends on the SDK of a local checkout (--sdk, by default the one
+of the schedlab checkout holding the working directory, if any) or on the
+released SDK.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			if o.Name == "" {
+				o.Name = strings.ToLower(filepath.Base(filepath.Clean(dir)))
+			}
+			if !cmd.Flags().Changed("sdk") {
+				o.SDKPath = findSDK()
+			}
+			if err := checkScaffold(dir, &o); err != nil {
+				return &exitError{exitBadInput, err}
+			}
+			wrote, err := writeScaffold(dir, o)
+			if err != nil {
+				return fmt.Errorf("plugin init %s: %w (written so far: %s)", dir, err, strings.Join(wrote, ", "))
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "policy module %s in %s:\n", o.Module, dir)
+			for _, f := range wrote {
+				fmt.Fprintf(w, "  %s\n", f)
+			}
+			if o.SDKPath != "" {
+				fmt.Fprintf(w, "SDK: the local checkout %s (replace in go.mod)\n", o.SDKPath)
+			} else {
+				fmt.Fprintf(w, "SDK: the released v%s (run go mod tidy once, online)\n", sdk.Version)
+			}
+			fmt.Fprintf(w, "next, in %s:\n  go test ./...            # the first build compiles gRPC: about half a minute\n  schedlab run %s.toml\n", dir, o.Name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.Name, "name", "", "the policy's name: its package, binary and manifest (default: DIR's base name)")
+	cmd.Flags().StringVar(&o.Module, "module", "", "the module path (default example.com/NAME)")
+	cmd.Flags().StringVar(&o.SDKPath, "sdk", "", "the sdk folder of a schedlab checkout to build against (default: the checkout holding the working directory; empty: the released SDK)")
 	return cmd
 }

@@ -235,17 +235,25 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		opts.Resolver.Hashes = &runner.FileHashes{}
 	}
 	pols := map[string]*policyEntry{}
+	// Policies that differ only by their parameters share one target: it is
+	// resolved (and a package built) once.
+	targets := map[string]*policyEntry{}
 	for _, r := range runs {
 		if _, ok := pols[r.Policy]; ok {
 			continue
 		}
 		p := m.Policies[r.Policy]
+		if e, ok := targets[p.Target]; ok && e.err == nil {
+			pols[r.Policy] = &policyEntry{res: e.res}
+			continue
+		}
 		res, err := opts.Resolver.Resolve(ctx, p.Target)
 		if err != nil {
 			err = fmt.Errorf("policy %s (%s): %w", r.Policy, p.Ref, err)
 			log.Warn("policy not resolved", "policy", r.Policy, "err", err)
 		}
 		pols[r.Policy] = &policyEntry{res: res, err: err}
+		targets[p.Target] = pols[r.Policy]
 	}
 
 	tasks, err := plan(m, runs, pols, opts.Generators)
