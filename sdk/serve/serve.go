@@ -72,11 +72,11 @@ func run(p sdk.Plugin, args []string, stdout, stderr io.Writer) int {
 // The process serves one run at a time, each with a fresh policy from
 // p.New, for as long as the host keeps it.
 //
-// It tunes the garbage collector for a simulation, which keeps most of
-// what it allocates to its end (pluginGC), and, when the environment
-// variable SCHEDLAB_PLUGIN_PROFILE names a directory, profiles the process
-// there (docs/performance.md).
+// When the environment variable SCHEDLAB_PLUGIN_PROFILE names a directory,
+// the process profiles itself there (docs/performance.md).
 func Serve(p sdk.Plugin) {
+	// A simulation keeps most of what it allocates to its end: collect
+	// less (pluginGC).
 	pluginGC()
 	if dir := os.Getenv(profileEnv); dir != "" {
 		stop, err := startProfile(dir)

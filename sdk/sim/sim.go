@@ -85,7 +85,7 @@ type Stats struct {
 	// engine runs on one goroutine, so it approximates the policy's CPU time.
 	PolicyNanos int64 `json:"policy_nanos"`
 	// WallNanos is the wall time of the whole run, in nanoseconds; for a
-	// streamed workload (Config.More), waits for jobs included.
+	// workload streamed to a plugin, waits for jobs included.
 	WallNanos int64 `json:"wall_nanos"`
 }
 
