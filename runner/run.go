@@ -30,6 +30,10 @@ type Spec struct {
 	InProcess bool
 	// Timeout bounds the run; zero means no bound.
 	Timeout time.Duration
+	// Processes, when set, lends the run a plugin process that served
+	// earlier runs and takes it back afterwards; nil starts a fresh process
+	// for the run and ends it after. The records are the same either way.
+	Processes *Processes
 }
 
 // Outcome is a verified run.
@@ -43,6 +47,9 @@ type Outcome struct {
 	Summary metrics.Summary
 	// Transport is "in-process" or "plugin".
 	Transport string
+	// ProcessRun is the run's number in its plugin process: 1 for a fresh
+	// process, more for one reused (Spec.Processes); 0 in process.
+	ProcessRun int
 	// HostNanos is the wall time of the whole run seen from the host,
 	// plugin start and transfer included.
 	HostNanos int64
@@ -62,16 +69,38 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	// closed is nil until the process is being ended in the background;
-	// Execute returns only once it has ended.
+	// release gives the policy back once its answer is verified: to the
+	// pool for another run, or, for a fresh process, ends it in the
+	// background, so that the host computes the metrics meanwhile; Execute
+	// returns once it has ended. A process whose run failed is ended.
+	released := false
 	var closed chan struct{}
-	defer func() {
-		if closed == nil {
-			p.Close()
+	release := func(ok bool) {
+		released = true
+		if pp, pooled := p.(*process); pooled {
+			spec.Processes.put(pp, ok)
 			return
 		}
-		<-closed
+		closed = make(chan struct{})
+		go func() {
+			defer close(closed)
+			p.Close()
+		}()
+	}
+	defer func() {
+		if !released {
+			release(false)
+		}
+		if closed != nil {
+			<-closed
+		}
 	}()
+	processRun := 0
+	if pp, pooled := p.(*process); pooled {
+		processRun = pp.runs + 1
+	} else if transport == "plugin" {
+		processRun = 1
+	}
 	// A plugin streams its records as its engine finalises them: the
 	// checker verifies each piece on arrival, while the plugin simulates on.
 	check := verify.NewChecker(spec.Platform, spec.Jobs)
@@ -81,24 +110,21 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The policy has answered: end its process while the host finishes
-	// the checks and the metrics.
-	closed = make(chan struct{})
-	go func() {
-		defer close(closed)
-		p.Close()
-	}()
+	info := p.Info()
 	if err := check.Finish(res.Units); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
+	release(true)
 	sum, err := metrics.Compute(spec.Platform, spec.Jobs, res.Records, spec.Metrics)
 	if err != nil {
 		return nil, err
 	}
-	<-closed // HostNanos includes the end of the process
+	if closed != nil {
+		<-closed // HostNanos includes the end of a fresh process
+	}
 	return &Outcome{
-		Info: p.Info(), Records: res.Records, Units: res.Units, Stats: res.Stats, Summary: sum,
-		Transport: transport, HostNanos: time.Since(begin).Nanoseconds(),
+		Info: info, Records: res.Records, Units: res.Units, Stats: res.Stats, Summary: sum,
+		Transport: transport, ProcessRun: processRun, HostNanos: time.Since(begin).Nanoseconds(),
 	}, nil
 }
 
@@ -117,8 +143,14 @@ func start(ctx context.Context, spec Spec) (host.Policy, string, error) {
 	if len(pol.Command) == 0 {
 		return nil, "", fmt.Errorf("policy %s: no plugin command (run it in-process)", pol.Ref)
 	}
-	cmd := exec.Command(pol.Command[0], pol.Command[1:]...)
-	p, err := host.Start(ctx, cmd)
+	if spec.Processes != nil {
+		p, err := spec.Processes.get(ctx, pol.Command)
+		if err != nil {
+			return nil, "", err
+		}
+		return p, "plugin", nil
+	}
+	p, err := host.Start(ctx, exec.Command(pol.Command[0], pol.Command[1:]...))
 	if err != nil {
 		return nil, "", err
 	}

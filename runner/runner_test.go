@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
 		"../plugins/fcfs", "../plugins/easy", "../plugins/conservative",
-		"./testdata/crash", "./testdata/exit", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy")
+		"./testdata/crash", "./testdata/exit", "./testdata/flaky", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic("building test plugins: " + err.Error() + "\n" + string(out))
@@ -158,5 +158,53 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := r.Resolve(ctx, "./no/such/package"); err == nil || !strings.Contains(err.Error(), "build ./no/such/package") {
 		t.Fatalf("missing package: %v", err)
+	}
+}
+
+// TestReusedProcesses runs a plugin that fails the third run of its
+// process, through a pool of processes: the third run fails (exit, or hang
+// past its timeout), only it, and the next run gets a fresh process. With
+// at most two runs per process, no run fails. The records of runs in a
+// reused process are those of a fresh one.
+func TestReusedProcesses(t *testing.T) {
+	jobs, plat := smallWorkload()
+	for _, mode := range []string{"exit", "hang"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Setenv("SCHEDLAB_FLAKY", mode)
+			procs := &Processes{}
+			defer procs.Close()
+			spec := Spec{Policy: pluginResolved(t, "flaky"), Platform: plat, Jobs: jobs,
+				Metrics: metrics.DefaultSettings(), Timeout: 2 * time.Second, Processes: procs}
+			want, err := Execute(context.Background(), Spec{Policy: spec.Policy, Platform: plat, Jobs: jobs, Metrics: spec.Metrics})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for run, wantProcessRun := range []int{1, 2, 3, 1, 2} {
+				out, err := Execute(context.Background(), spec)
+				if run == 2 {
+					if err == nil {
+						t.Fatal("the process's third run succeeded")
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("run %d: %v", run+1, err)
+				}
+				if out.ProcessRun != wantProcessRun {
+					t.Errorf("run %d was its process's run %d, want %d", run+1, out.ProcessRun, wantProcessRun)
+				}
+				if !reflect.DeepEqual(out.Records, want.Records) {
+					t.Errorf("run %d: records differ from a fresh process's", run+1)
+				}
+			}
+			bounded := &Processes{MaxRuns: 2}
+			defer bounded.Close()
+			spec.Processes = bounded
+			for run := range 5 {
+				if _, err := Execute(context.Background(), spec); err != nil {
+					t.Fatalf("at most 2 runs per process, run %d: %v", run+1, err)
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/tracedata"
@@ -33,14 +34,19 @@ func realTraces(t *testing.T) []*workload.Workload {
 }
 
 // TestRealTraceInvariants runs every reference policy on every shipped trace,
-// in-process and as a plugin, and checks what must hold whatever the trace:
-// replay verification (inside Execute), identical records on both paths,
-// FCFS starting jobs in submit order, EASY keeping its head's reservation
-// with exact estimates, and conservative never delaying a reservation.
+// in-process, in a fresh plugin process and in a plugin process that served
+// the runs before (on the other traces and settings), and checks what must
+// hold whatever the trace: replay verification (inside Execute), identical
+// records on the three paths, FCFS starting jobs in submit order, EASY
+// keeping its head's reservation with exact estimates, and conservative
+// never delaying a reservation.
 func TestRealTraceInvariants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every policy on every real trace; skipped with -short")
 	}
+	procs := &Processes{}
+	defer procs.Close()
+	reused := 0
 	for _, w := range realTraces(t) {
 		plat := sdk.SingleCluster(w.Path, w.Procs)
 		for _, tc := range []struct {
@@ -60,13 +66,24 @@ func TestRealTraceInvariants(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s exact=%v: %v", w.Path, tc.policy, tc.exact, err)
 			}
-			spec.InProcess = true
+			spec.Processes = procs
+			viaReused, err := Execute(context.Background(), spec)
+			if err != nil {
+				t.Fatalf("%s %s exact=%v, reused process: %v", w.Path, tc.policy, tc.exact, err)
+			}
+			if viaReused.ProcessRun > 1 {
+				reused++
+			}
+			spec.Processes, spec.InProcess = nil, true
 			linked, err := Execute(context.Background(), spec)
 			if err != nil {
 				t.Fatalf("%s %s in-process: %v", w.Path, tc.policy, err)
 			}
 			if !reflect.DeepEqual(viaPlugin.Records, linked.Records) {
 				t.Errorf("%s %s exact=%v: plugin and in-process records differ", w.Path, tc.policy, tc.exact)
+			}
+			if !reflect.DeepEqual(viaReused.Records, linked.Records) {
+				t.Errorf("%s %s exact=%v: the records of a reused plugin process (its run %d) differ", w.Path, tc.policy, tc.exact, viaReused.ProcessRun)
 			}
 			if tc.check != nil {
 				tc.check(t, jobs, linked.Records)
@@ -76,17 +93,16 @@ func TestRealTraceInvariants(t *testing.T) {
 				linked.Summary.PromisesBroken, linked.Summary.Promised, len(jobs), float64(linked.Stats.WallNanos)/1e9)
 		}
 	}
+	if reused == 0 {
+		t.Error("no run was served by a reused process: the comparison tested nothing")
+	}
 }
 
 // submitOrder checks that start times never decrease in submit order.
 func submitOrder(t *testing.T, jobs []sim.Input, recs []sim.Record) {
 	t.Helper()
-	for i := 1; i < len(recs); i++ {
-		if recs[i].Start < recs[i-1].Start {
-			t.Errorf("fcfs: job id %d starts at %d, before job id %d submitted earlier (%d)",
-				jobs[i].Job.ID, recs[i].Start, jobs[i-1].Job.ID, recs[i-1].Start)
-			return
-		}
+	if err := policytest.StartsInSubmitOrder().Check(jobs, recs); err != nil {
+		t.Errorf("fcfs: %v", err)
 	}
 }
 
@@ -94,18 +110,13 @@ func submitOrder(t *testing.T, jobs []sim.Input, recs []sim.Record) {
 // promised, and that some promises were made at all.
 func promisesKept(t *testing.T, jobs []sim.Input, recs []sim.Record) {
 	t.Helper()
-	promised := 0
-	for i, r := range recs {
-		if !r.HasPromise {
-			continue
-		}
-		promised++
-		if r.Start > r.Promised {
-			t.Errorf("job id %d promised %d, started %d", jobs[i].Job.ID, r.Promised, r.Start)
+	if err := policytest.PromisesKept().Check(jobs, recs); err != nil {
+		t.Error(err)
+	}
+	for _, r := range recs {
+		if r.HasPromise {
 			return
 		}
 	}
-	if promised == 0 {
-		t.Errorf("no promise made on %d jobs: the check tested nothing", len(recs))
-	}
+	t.Errorf("no promise made on %d jobs: the check tested nothing", len(recs))
 }

@@ -59,7 +59,8 @@ Exit status: 0 every run identical; 1 some runs differ or failed; 2 bad input.`,
 	fl.StringVar(&f.out, "out", "", "folder of the rerun (default: DIR-rerun)")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "runs in flight at once (default: number of CPUs)")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "delete a previous rerun in the output folder first")
-	fl.BoolVar(&f.inProcess, "in-process", false, "link reference policies into this process instead of one plugin process per run")
+	fl.BoolVar(&f.inProcess, "in-process", false, "link reference policies into this process instead of starting plugin processes")
+	fl.BoolVar(&f.freshProcesses, "fresh-processes", false, "start a plugin process for every run instead of reusing one for many runs of a policy")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but errors and the comparison")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every run")
 	return cmd
@@ -83,7 +84,7 @@ func rerun(cmd *cobra.Command, dir string, f runFlags) error {
 		return err
 	}
 	opts := campaign.Options{Dir: out, Workers: f.jobs, Overwrite: f.overwrite, InProcess: f.inProcess,
-		Resolver: r, Generators: generators(), Source: filepath.Join(dir, campaign.LockFile)}
+		FreshProcesses: f.freshProcesses, Resolver: r, Generators: generators(), Source: filepath.Join(dir, campaign.LockFile)}
 	opts.SourceText, _ = os.ReadFile(opts.Source)
 	stderr := cmd.ErrOrStderr()
 	opts.Logger = logger(stderr, f.verbose, f.quiet)

@@ -44,6 +44,7 @@ type runFlags struct {
 	jobs                 int
 	failFast, resume     bool
 	overwrite, inProcess bool
+	freshProcesses       bool
 	quiet, asJSON        bool
 	verbose              bool
 }
@@ -73,7 +74,8 @@ and are recorded); 2 bad input, nothing ran; 3 interrupted, resume to finish.`,
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop starting runs after the first failure")
 	fl.BoolVar(&f.resume, "resume", false, "the argument is a campaign folder: run what it is missing")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "delete the results of a campaign already in the folder first")
-	fl.BoolVar(&f.inProcess, "in-process", false, "link reference policies into this process instead of one plugin process per run")
+	fl.BoolVar(&f.inProcess, "in-process", false, "link reference policies into this process instead of starting plugin processes")
+	fl.BoolVar(&f.freshProcesses, "fresh-processes", false, "start a plugin process for every run instead of reusing one for many runs of a policy")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but errors")
 	fl.BoolVar(&f.asJSON, "json", false, "print the campaign summary as JSON")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every run")
@@ -96,7 +98,7 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 		return &exitError{exitBadInput, errors.New("--resume and --overwrite contradict each other")}
 	}
 	opts := campaign.Options{Workers: f.jobs, FailFast: f.failFast, Resume: f.resume, Overwrite: f.overwrite,
-		InProcess: f.inProcess, Generators: generators()}
+		InProcess: f.inProcess, FreshProcesses: f.freshProcesses, Generators: generators()}
 	var m *manifest.Manifest
 	var err error
 	if f.resume {

@@ -60,8 +60,17 @@ type Options struct {
 	// Overwrite deletes the campaign files of an existing folder first.
 	Overwrite bool
 	// InProcess links reference policies into this process instead of
-	// starting one plugin process per run; the records are identical.
+	// starting plugin processes; the records are identical.
 	InProcess bool
+	// FreshProcesses starts a plugin process for every run and ends it
+	// after, as a policy's fresh_process setting does for that policy. By
+	// default a plugin process serves many runs of the campaign, one at a
+	// time, each with a fresh policy (runner.Processes); the records are
+	// identical either way for a policy that keeps no state between runs.
+	FreshProcesses bool
+	// ProcessRuns bounds the runs of one plugin process; 0 means
+	// runner.DefaultProcessRuns.
+	ProcessRuns int
 	// Resolver resolves and builds the policies.
 	Resolver runner.Resolver
 	// Generators are the workload generators the manifest may name.
@@ -134,6 +143,9 @@ type RunResult struct {
 	// what it did (manifest.Transform.Apply), when it has one.
 	Transform       string           `json:"transform,omitempty"`
 	TransformCounts map[string]int64 `json:"transform_counts,omitempty"`
+	// ProcessRun is the run's number in the plugin process that served it:
+	// 1 for a fresh process; 0 in process.
+	ProcessRun int `json:"process_run,omitempty"`
 	// Reused marks a run a resume found complete; not stored.
 	Reused bool `json:"-"`
 }
@@ -301,6 +313,8 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		todo = append(todo, i)
 	}
 
+	procs := &runner.Processes{MaxRuns: opts.ProcessRuns}
+	defer procs.Close()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g := errgroup.Group{}
@@ -313,7 +327,7 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 			if runCtx.Err() != nil {
 				return nil
 			}
-			res := execute(runCtx, m, dir, tasks[i], opts)
+			res := execute(runCtx, m, dir, tasks[i], opts, procs)
 			if res.Status == StatusPending {
 				return nil // interrupted: no status file, so a resume runs it
 			}
@@ -581,7 +595,7 @@ func pending(t task) RunResult {
 
 // execute performs one run and writes its jobs file. A panic anywhere in
 // it fails the run, not the campaign.
-func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts Options) (res RunResult) {
+func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts Options, procs *runner.Processes) (res RunResult) {
 	res = pending(t)
 	began := time.Now()
 	res.Start = began.UTC().Format(time.RFC3339Nano)
@@ -618,16 +632,20 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		res.Transform, res.TransformCounts = m.Workloads[t.run.Workload].Transform, prep.counts
 	}
 	plat, jobs := prep.plat, prep.jobs
+	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
+		procs = nil
+	}
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference, Timeout: m.Campaign.Timeout,
+		Processes: procs,
 	})
 	if err != nil {
 		return fail(err)
 	}
 	res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
-	res.Transport = out.Transport
+	res.Transport, res.ProcessRun = out.Transport, out.ProcessRun
 	meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
 	if err := results.WriteJobsWith(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta); err != nil {
 		return fail(err)

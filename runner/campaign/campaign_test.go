@@ -131,16 +131,22 @@ func jobFiles(t testing.TB, dir string) map[string][]byte {
 	return out
 }
 
-// TestDeterministicFiles runs one campaign three times: with plugin
-// processes and one worker, with plugin processes and two workers, and
-// in-process. Every jobs file must be byte-identical across the three.
+// TestDeterministicFiles runs one campaign five times: with plugin
+// processes reused across runs on one worker and on two, with processes
+// reused at most twice, with a fresh process per run, and in-process. Every
+// jobs file must be byte-identical across the five.
 func TestDeterministicFiles(t *testing.T) {
 	m := quickstart(t, "", allPolicies)
-	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "c")}
+	var dirs []string
+	for _, d := range []string{"a", "b", "c", "d", "e"} {
+		dirs = append(dirs, filepath.Join(t.TempDir(), d))
+	}
 	reps := []*Report{
 		run(t, m, Options{Dir: dirs[0], Workers: 1}),
 		run(t, m, Options{Dir: dirs[1], Workers: 2}),
-		run(t, m, Options{Dir: dirs[2], Workers: 2, InProcess: true}),
+		run(t, m, Options{Dir: dirs[2], Workers: 2, ProcessRuns: 2}),
+		run(t, m, Options{Dir: dirs[3], Workers: 2, FreshProcesses: true}),
+		run(t, m, Options{Dir: dirs[4], Workers: 2, InProcess: true}),
 	}
 	for i, rep := range reps {
 		if rep.Total != 12 || rep.Done != 12 || rep.Failed != 0 || rep.Pending != 0 {
@@ -162,9 +168,21 @@ func TestDeterministicFiles(t *testing.T) {
 			t.Errorf("%s: %d files, want %d", dir, len(got), len(want))
 		}
 	}
-	// The transport is in runs.parquet, not in the jobs files.
-	if reps[0].Runs[0].Transport != "plugin" || reps[2].Runs[0].Transport != "in-process" {
-		t.Errorf("transports %q %q", reps[0].Runs[0].Transport, reps[2].Runs[0].Transport)
+	// The transport and the process are in runs.parquet, not in the jobs
+	// files. On one worker, each of the 3 policies' processes serves its 4
+	// runs (2 traces x 2 orders); with at most 2 runs per process, none
+	// serves a third; a fresh process serves one.
+	if reps[0].Runs[0].Transport != "plugin" || reps[4].Runs[0].Transport != "in-process" {
+		t.Errorf("transports %q %q", reps[0].Runs[0].Transport, reps[4].Runs[0].Transport)
+	}
+	for k, want := range []int{4, 0, 2, 1, 0} {
+		most := 0
+		for _, r := range reps[k].Runs {
+			most = max(most, r.ProcessRun)
+		}
+		if k != 1 && most != want {
+			t.Errorf("campaign %d: the busiest process served %d runs, want %d", k, most, want)
+		}
 	}
 }
 

@@ -112,6 +112,12 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	cols = append(cols, transformColumns(m)...)
 	cols = append(cols,
 		col("transport", results.String, optStr(func(r *RunResult) string { return r.Transport })),
+		col("process_run", results.Int64, func(r *RunResult) any {
+			if r.ProcessRun == 0 {
+				return nil
+			}
+			return r.ProcessRun
+		}),
 		col("spec_sha256", results.String, str(func(r *RunResult) string { return r.SpecSHA })),
 		col("start_time", results.String, optStr(func(r *RunResult) string { return r.Start })),
 		col("end_time", results.String, optStr(func(r *RunResult) string { return r.End })),

@@ -123,6 +123,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 		if len(pol.Params) > 0 {
 			fmt.Fprintf(&b, "params = %s\n", inlineTable(pol.Params))
 		}
+		if pol.FreshProcess {
+			b.WriteString("fresh_process = true\n")
+		}
 	}
 
 	b.WriteString("\n[matrix]\n")

@@ -179,6 +179,12 @@ type Policy struct {
 	Target string
 	// Params are the fixed parameter values, as strings.
 	Params map[string]string
+	// FreshProcess runs every run of the policy in a plugin process of its
+	// own instead of one that served earlier runs: for a plugin that keeps
+	// state between runs and cannot be fixed. The records are the same
+	// either way for a policy that keeps none, so it is not part of the run
+	// keys.
+	FreshProcess bool
 }
 
 // The estimates axis values.
@@ -269,8 +275,9 @@ type rawWorkload struct {
 }
 
 type rawPolicy struct {
-	Ref    string         `toml:"ref"`
-	Params map[string]any `toml:"params"`
+	Ref          string         `toml:"ref"`
+	Params       map[string]any `toml:"params"`
+	FreshProcess bool           `toml:"fresh_process"`
 }
 
 type parser struct {
@@ -871,7 +878,8 @@ func (p *parser) policies(raw map[string]rawPolicy) map[string]Policy {
 		}
 		rp := raw[name]
 		key := []string{"policies", name}
-		pol := Policy{Name: name, Ref: rp.Ref, Params: p.values(append(slices.Clone(key), "params"), rp.Params)}
+		pol := Policy{Name: name, Ref: rp.Ref, Params: p.values(append(slices.Clone(key), "params"), rp.Params),
+			FreshProcess: rp.FreshProcess}
 		switch ref := rp.Ref; {
 		case !p.md.IsDefined("policies", name, "ref"):
 			p.errAt(key, "ref is required: a reference policy (%s), a plugin binary or a Go package path", strings.Join(reference.Names(), ", "))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/policytest/testdata/leaky"
 	"github.com/schedlab/schedlab/sdk/policytest/testdata/smallfirst"
 )
 
@@ -95,30 +96,6 @@ func fcfsPlugin(broken bool) sdk.Plugin {
 	return sdk.Plugin{Info: sdk.Info{Name: "fcfs"}, New: func() sdk.Policy { return &fcfs{broken: broken} }}
 }
 
-// leaky is smallfirst with a limit that grows with every run of the plugin:
-// its New shares a counter between the policies it makes, as package state
-// would.
-func leaky() sdk.Plugin {
-	runs := 0
-	p := smallfirst.Plugin()
-	inner := p.New
-	p.New = func() sdk.Policy {
-		runs++
-		return &limited{Policy: inner(), limit: runs}
-	}
-	return p
-}
-
-type limited struct {
-	sdk.Policy
-	limit int
-}
-
-func (l *limited) Schedule(s *sdk.State) ([]sdk.Decision, error) {
-	ds, err := l.Policy.Schedule(s)
-	return ds[:min(len(ds), l.limit)], err
-}
-
 func TestRandom(t *testing.T) {
 	bb := &sdk.Platform{Name: "bb", Resources: []string{sdk.Processors, "nodes", "bb"}, Clusters: []sdk.Cluster{
 		{Name: "a", Capacity: sdk.Vector{16, 4, 100}, Units: []sdk.Units{{Resource: 2, PiecesBy: 1, Capacity: []int64{40, 40, 20}}}},
@@ -187,7 +164,7 @@ func TestNoStateBetweenRuns(t *testing.T) {
 	policytest.NoStateBetweenRuns(t, smallfirst.Plugin(), scs...)
 
 	rec := &recorder{}
-	policytest.NoStateBetweenRuns(rec, leaky(), scs...)
+	policytest.NoStateBetweenRuns(rec, leaky.Plugin(), scs...)
 	if len(rec.errors) == 0 || !strings.Contains(rec.errors[0], "keeps state between runs") {
 		t.Fatalf("a leaky policy passed: %q", rec.errors)
 	}
