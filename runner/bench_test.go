@@ -65,24 +65,37 @@ func curieWorkload(b *testing.B) *workload.Workload {
 	return benchLoad(b, path)
 }
 
+// transports are the ways Execute runs a policy: linked in, in a fresh
+// plugin process, and in a plugin process kept for the next run.
+var transports = []string{"in-process", "plugin", "reused"}
+
+// transportSpec sets spec to run as transport says; the caller closes the
+// processes it returns.
+func transportSpec(spec Spec, transport string) (Spec, *Processes) {
+	spec.InProcess = transport == "in-process"
+	if transport == "reused" {
+		spec.Processes = &Processes{MaxRuns: 1 << 30}
+	}
+	return spec, spec.Processes
+}
+
 // benchExecute times Execute of policy on the workload load returns, in
-// process and as a plugin, and reports jobs/s (whole Execute) and
-// sim-jobs/s (the engine's own Stats.WallNanos, simulation only).
+// process, in a fresh plugin process and in a reused one, and reports
+// jobs/s (whole Execute) and sim-jobs/s (the engine's own Stats.WallNanos,
+// simulation only).
 func benchExecute(b *testing.B, policy, trace string, load func(*testing.B) *workload.Workload) {
 	b.Run(trace, func(b *testing.B) {
-		for _, inProcess := range []bool{true, false} {
-			name := "plugin"
-			if inProcess {
-				name = "in-process"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, transport := range transports {
+			b.Run(transport, func(b *testing.B) {
 				w := load(b)
-				spec := Spec{
-					Policy:    pluginResolved(b, policy),
-					Platform:  sdk.SingleCluster(trace, w.Procs),
-					Jobs:      w.Jobs,
-					Metrics:   metrics.DefaultSettings(),
-					InProcess: inProcess,
+				spec, procs := transportSpec(Spec{
+					Policy:   pluginResolved(b, policy),
+					Platform: sdk.SingleCluster(trace, w.Procs),
+					Jobs:     w.Jobs,
+					Metrics:  metrics.DefaultSettings(),
+				}, transport)
+				if procs != nil {
+					defer procs.Close()
 				}
 				ctx := context.Background()
 				b.ReportAllocs()
@@ -107,6 +120,11 @@ func benchExecute(b *testing.B, policy, trace string, load func(*testing.B) *wor
 }
 
 func BenchmarkEASY(b *testing.B) {
+	benchExecute(b, "easy", "KTH-SP2-1000", func(b *testing.B) *workload.Workload {
+		w := *kthWorkload(b)
+		w.Jobs = w.Jobs[:1000] // a run of the size of paper 000's
+		return &w
+	})
 	benchExecute(b, "easy", "KTH-SP2", kthWorkload)
 	benchExecute(b, "easy", "CEA-Curie", curieWorkload)
 }
@@ -121,17 +139,17 @@ func BenchmarkConservative(b *testing.B) {
 
 // BenchmarkStartup runs the 5-job workload of the tests, so that the plugin
 // variant measures the fixed cost of a plugin run: process start, handshake,
-// describe, one tiny transfer and shutdown.
+// describe, one tiny transfer and shutdown; the reused variant, that of a
+// run in a process kept from the run before.
 func BenchmarkStartup(b *testing.B) {
 	jobs, plat := smallWorkload()
-	for _, inProcess := range []bool{true, false} {
-		name := "plugin"
-		if inProcess {
-			name = "in-process"
-		}
-		b.Run(name, func(b *testing.B) {
-			spec := Spec{Policy: pluginResolved(b, "easy"), Platform: plat, Jobs: jobs,
-				Metrics: metrics.DefaultSettings(), InProcess: inProcess}
+	for _, transport := range transports {
+		b.Run(transport, func(b *testing.B) {
+			spec, procs := transportSpec(Spec{Policy: pluginResolved(b, "easy"), Platform: plat, Jobs: jobs,
+				Metrics: metrics.DefaultSettings()}, transport)
+			if procs != nil {
+				defer procs.Close()
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := Execute(context.Background(), spec); err != nil {

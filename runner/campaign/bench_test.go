@@ -2,8 +2,10 @@ package campaign
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +36,47 @@ func BenchmarkCampaign(b *testing.B) {
 			b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
 			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// BenchmarkSmallRuns runs a campaign of many small runs, the common case of
+// research sweeps: the KTH-SP2 log cut into 6 parts of 1,000 jobs (the
+// job-ids cleaning setting), under FCFS, EASY and conservative backfilling,
+// 10 replicates, 180 runs, with 1 and 2 workers and each transport: policies
+// in process, plugin processes reused across runs (the default), and a
+// fresh plugin process per run. It reports runs/s; the ratios between the
+// transports are what the plugin protocol and the processes cost
+// (docs/performance.md).
+func BenchmarkSmallRuns(b *testing.B) {
+	var src strings.Builder
+	fmt.Fprintf(&src, "[campaign]\nseed = 7\nreplicates = 10\n")
+	var parts []string
+	for k := range 6 {
+		name := fmt.Sprintf("part%d", k+1)
+		parts = append(parts, strconv.Quote(name))
+		fmt.Fprintf(&src, "[workloads.%s]\ntrace = %q\nsha256 = %q\nclean = { job_ids = \"%d-%d\" }\n",
+			name, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, 1000*k+1, 1000*(k+1))
+	}
+	fmt.Fprintf(&src, "[policies.fcfs]\nref = \"fcfs\"\n[policies.easy]\nref = \"easy\"\n[policies.conservative]\nref = \"conservative\"\n")
+	fmt.Fprintf(&src, "[matrix]\nworkload = [%s]\npolicy = [\"fcfs\", \"easy\", \"conservative\"]\n", strings.Join(parts, ", "))
+	m := loadManifest(b, src.String())
+	for _, workers := range []int{1, 2} {
+		for _, mode := range []string{"in-process", "reused", "fresh"} {
+			b.Run(fmt.Sprintf("workers=%d/%s", workers, mode), func(b *testing.B) {
+				res := testResolver(b)
+				runs := 0
+				for i := 0; b.Loop(); i++ {
+					rep, err := Run(context.Background(), m, Options{
+						Dir: filepath.Join(b.TempDir(), strconv.Itoa(i)), Workers: workers, Resolver: res,
+						InProcess: mode == "in-process", FreshProcesses: mode == "fresh",
+					})
+					if err != nil || rep.Done != rep.Total {
+						b.Fatalf("campaign: %v, %d of %d done", err, rep.Done, rep.Total)
+					}
+					runs += rep.Total
+				}
+				b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
+			})
+		}
 	}
 }

@@ -68,11 +68,13 @@ type GRPCPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	Policy  sdk.Plugin
 	Version int
+	// RunEnded, when set, is called on the plugin side after each run.
+	RunEnded func()
 }
 
 // GRPCServer registers the policy service on the plugin's gRPC server.
 func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	s.RegisterService(serviceDesc(), &server{policy: p.Policy})
+	s.RegisterService(serviceDesc(), &server{policy: p.Policy, runEnded: p.RunEnded})
 	return nil
 }
 
@@ -123,12 +125,16 @@ func Describe(p sdk.Plugin) sdk.Info {
 }
 
 type server struct {
-	policy sdk.Plugin
+	policy   sdk.Plugin
+	runEnded func()
 }
 
 func (s *server) describe() sdk.Info { return Describe(s.policy) }
 
 func (s *server) run(st grpc.ServerStream) error {
+	if s.runEnded != nil {
+		defer s.runEnded()
+	}
 	msg := new(message)
 	spec, jobs, err := receiveHeader(st, msg)
 	if err != nil {
