@@ -2,10 +2,13 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"strings"
 	"sync"
 
+	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
 )
 
@@ -57,6 +60,12 @@ func (ps *Processes) get(ctx context.Context, command []string) (*process, error
 	return &process{Plugin: p, key: key}, nil
 }
 
+// idleAgain takes back a process that served no run.
+func (ps *Processes) idleAgain(p *process) {
+	p.runs--
+	ps.put(p, true)
+}
+
 // put takes back a process after a run: for reuse when the run succeeded,
 // otherwise it ends the process.
 func (ps *Processes) put(p *process, ok bool) {
@@ -92,4 +101,33 @@ func (ps *Processes) Close() {
 		}
 	}
 	wg.Wait()
+}
+
+// Describe asks the policy res resolves to what it is: linked in when
+// inProcess and it is a reference policy, otherwise from a plugin process,
+// which procs keeps for the runs (nil: a process started for the question
+// and ended).
+func Describe(ctx context.Context, res *Resolved, inProcess bool, procs *Processes) (sdk.Info, error) {
+	if inProcess && res.Kind == KindReference {
+		if ref, ok := reference.Lookup(res.Ref); ok {
+			return host.InProcess(ref).Info(), nil
+		}
+	}
+	if len(res.Command) == 0 {
+		return sdk.Info{}, fmt.Errorf("policy %s: no plugin command (run it in-process)", res.Ref)
+	}
+	if procs == nil {
+		p, err := host.Start(ctx, exec.Command(res.Command[0], res.Command[1:]...))
+		if err != nil {
+			return sdk.Info{}, err
+		}
+		defer p.Close()
+		return p.Info(), nil
+	}
+	p, err := procs.get(ctx, res.Command)
+	if err != nil {
+		return sdk.Info{}, err
+	}
+	procs.idleAgain(p)
+	return p.Info(), nil
 }

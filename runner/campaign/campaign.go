@@ -179,7 +179,10 @@ var ErrExists = errors.New("the folder already holds a campaign")
 
 type policyEntry struct {
 	res *runner.Resolved
-	err error
+	// info is what the policy says of itself, asked when it is resolved so
+	// that the lock records it before any run.
+	info sdk.Info
+	err  error
 }
 
 type workloadEntry struct {
@@ -246,6 +249,8 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	if opts.Resolver.Hashes == nil {
 		opts.Resolver.Hashes = &runner.FileHashes{}
 	}
+	procs := &runner.Processes{MaxRuns: opts.ProcessRuns}
+	defer procs.Close()
 	pols := map[string]*policyEntry{}
 	// Policies that differ only by their parameters share one target: it is
 	// resolved (and a package built) once.
@@ -256,24 +261,34 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		}
 		p := m.Policies[r.Policy]
 		if e, ok := targets[p.Target]; ok && e.err == nil {
-			pols[r.Policy] = &policyEntry{res: e.res}
+			pols[r.Policy] = &policyEntry{res: e.res, info: e.info}
 			continue
 		}
-		res, err := opts.Resolver.Resolve(ctx, p.Target)
-		if err != nil {
-			err = fmt.Errorf("policy %s (%s): %w", r.Policy, p.Ref, err)
-			log.Warn("policy not resolved", "policy", r.Policy, "err", err)
+		e := &policyEntry{}
+		e.res, e.err = opts.Resolver.Resolve(ctx, p.Target)
+		if e.err == nil {
+			// The plugin describes itself now, in a process the runs reuse
+			// unless they each get a fresh one.
+			lend := procs
+			if opts.FreshProcesses || p.FreshProcess {
+				lend = nil
+			}
+			e.info, e.err = runner.Describe(ctx, e.res, opts.InProcess, lend)
 		}
-		pols[r.Policy] = &policyEntry{res: res, err: err}
-		targets[p.Target] = pols[r.Policy]
+		if e.err != nil {
+			e.err = fmt.Errorf("policy %s (%s): %w", r.Policy, p.Ref, e.err)
+			log.Warn("policy not resolved", "policy", r.Policy, "err", e.err)
+		}
+		pols[r.Policy] = e
+		targets[p.Target] = e
 	}
 
 	tasks, err := plan(m, runs, pols, opts.Generators)
 	if err != nil {
 		return nil, err
 	}
-	if !opts.Resume {
-		if err := writeLock(m, dir, opts, pols, nil); err != nil {
+	if !opts.Resume || lockIncomplete(m, pols) {
+		if err := writeLock(m, dir, opts, pols); err != nil {
 			return nil, err
 		}
 	}
@@ -313,8 +328,6 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		todo = append(todo, i)
 	}
 
-	procs := &runner.Processes{MaxRuns: opts.ProcessRuns}
-	defer procs.Close()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g := errgroup.Group{}
@@ -357,17 +370,6 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	}
 	rep.Interrupted = ctx.Err() != nil
 	rep.Elapsed = time.Since(began)
-	if !opts.Resume {
-		infos := map[string]PolicyInfo{}
-		for i, r := range rep.Runs {
-			if _, seen := infos[tasks[i].run.Policy]; !seen && r.Status == StatusOK {
-				infos[tasks[i].run.Policy] = r.Policy
-			}
-		}
-		if err := writeLock(m, dir, opts, pols, infos); err != nil {
-			return rep, err
-		}
-	}
 	if err := writeRuns(dir, m, opts.provenance, rep.Runs); err != nil {
 		return rep, err
 	}
@@ -743,18 +745,38 @@ func completed(dir, key string) (RunResult, bool) {
 
 // writeLock writes manifest.lock.toml. infos, by policy name, adds what
 // the plugins reported about themselves once runs have started them.
-func writeLock(m *manifest.Manifest, dir string, opts Options, pols map[string]*policyEntry, infos map[string]PolicyInfo) error {
+func writeLock(m *manifest.Manifest, dir string, opts Options, pols map[string]*policyEntry) error {
 	bp := opts.provenance
 	sum := sha256.Sum256(opts.SourceText)
 	lock := manifest.Lock{Schedlab: runner.Version, Revision: bp["vcs.revision"], Modified: bp["vcs.modified"],
 		Source: filepath.ToSlash(opts.Source), SourceSHA256: hex.EncodeToString(sum[:]), Policies: map[string]manifest.LockedPolicy{}}
+	if opts.Resume && m.Lock != nil {
+		// Completing the lock of a campaign: its origin stays the original's.
+		lock.Schedlab, lock.Revision, lock.Modified = m.Lock.Schedlab, m.Lock.Revision, m.Lock.Modified
+		lock.Source, lock.SourceSHA256 = m.Lock.Source, m.Lock.SourceSHA256
+	}
 	for _, name := range slices.Sorted(maps.Keys(pols)) {
 		if p := pols[name]; p.res != nil {
-			info := infos[name]
 			lock.Policies[name] = manifest.LockedPolicy{Kind: string(p.res.Kind), SHA256: p.res.SHA256,
-				Name: info.Name, Version: info.Version, SDK: info.SDK}
+				Name: p.info.Name, Version: p.info.Version, SDK: p.info.SDKVersion}
 		}
 	}
 	path := filepath.Join(dir, LockFile)
 	return results.WriteFileAtomic(path, func(w io.Writer) error { return m.WriteLock(w, dir, lock) })
+}
+
+// lockIncomplete reports whether the lock of a resumed campaign lacks what
+// its policies say of themselves (a lock written before SDK 0.4.0 got it
+// only from completed runs, so a kill before the first left it empty) while
+// this resume has it.
+func lockIncomplete(m *manifest.Manifest, pols map[string]*policyEntry) bool {
+	if m.Lock == nil {
+		return false
+	}
+	for name, p := range pols {
+		if lp, ok := m.Lock.Policies[name]; p.err == nil && (!ok || lp.Name == "" || lp.SDK == "") {
+			return true
+		}
+	}
+	return false
 }

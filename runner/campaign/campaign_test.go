@@ -6,19 +6,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/schedlab/schedlab/internal/duckcheck"
 	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/serve"
 )
 
@@ -342,6 +346,89 @@ func TestInterruptAndResume(t *testing.T) {
 		if !bytes.Equal(got[name], b) {
 			t.Errorf("%s differs from the uninterrupted campaign's", name)
 		}
+	}
+}
+
+// TestLockBeforeAnyRun: a campaign stopped before any run completed (its
+// only worker stuck in a hanging plugin) leaves a lock that records what
+// every policy said of itself; a lock of the old kind, without it, is
+// completed by a resume.
+func TestLockBeforeAnyRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	td, err := filepath.Abs(filepath.Join("..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := quickstart(t, fmt.Sprintf("[policies.hang]\nref = %q\n", filepath.Join(td, "hang")), `policy = ["hang", "easy"]`)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Stop as soon as the lock exists: the hanging run is the first.
+		for {
+			if _, err := os.Stat(filepath.Join(dir, LockFile)); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	rep, err := Run(ctx, m, Options{Dir: dir, Workers: 1, Resolver: testResolver(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Done != 0 || !rep.Interrupted {
+		t.Fatalf("done %d, interrupted %v: the test needs a campaign stopped before any run", rep.Done, rep.Interrupted)
+	}
+	complete := func(when string) {
+		t.Helper()
+		lock, err := manifest.Load(filepath.Join(dir, LockFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]string{"hang": "hang", "easy": "easy"} {
+			lp := lock.Lock.Policies[name]
+			if lp.Name != want || lp.Version == "" || lp.SDK != sdk.Version || lp.SHA256 == "" {
+				t.Errorf("%s: the lock records %s as %+v", when, name, lp)
+			}
+		}
+	}
+	complete("after the interrupt")
+
+	// A lock as an older schedlab left it after a kill: no names.
+	path := filepath.Join(dir, LockFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte("[lock.policies."))
+	old := append(b[:at:at], regexp.MustCompile(`(?m)^(name|version|sdk) = ".*"$`).ReplaceAll(b[at:], []byte(`$1 = ""`))...)
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2 := *lock
+	m2.Policies = maps.Clone(lock.Policies)
+	delete(m2.Policies, "hang") // resume only what does not hang
+	m2.Matrix.Axes[1].Values = []string{"easy"}
+	source := lock.Lock.Source
+	if _, err := Run(context.Background(), &m2, Options{Dir: dir, Workers: 1, Resume: true, Resolver: testResolver(t)}); err != nil {
+		t.Fatal(err)
+	}
+	lock, err = manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp := lock.Lock.Policies["easy"]; lp.Name != "easy" || lp.SDK != sdk.Version {
+		t.Errorf("the resume left the lock's easy as %+v", lp)
+	}
+	if lock.Lock.Source != source {
+		t.Errorf("the resume changed the lock's source from %q to %q", source, lock.Lock.Source)
 	}
 }
 
