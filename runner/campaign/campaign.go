@@ -130,6 +130,9 @@ type RunResult struct {
 	// WorkloadSHA is the sha256 of the workload the run used.
 	WorkloadSHA string  `json:"workload_sha256"`
 	WorkloadJob int     `json:"workload_jobs"`
+	// JobsSHA256 is the sha256 of the run's jobs file as written, so that a
+	// resume can tell a complete file from a damaged one.
+	JobsSHA256 string `json:"jobs_sha256,omitempty"`
 	Procs       int64   `json:"procs"`
 	Transport   string  `json:"transport,omitempty"`
 	Start       string  `json:"start_time,omitempty"`
@@ -318,11 +321,15 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	for i, t := range tasks {
 		rep.Runs[i] = pending(t)
 		if opts.Resume {
-			if prev, ok := completed(dir, t.key); ok {
+			prev, ok, damage := completed(dir, t.key)
+			if ok {
 				prev.Reused = true
 				rep.Runs[i] = prev
 				progress(i)
 				continue
+			}
+			if damage != "" {
+				log.Warn("a completed run's jobs file is damaged: running it again", "run", prev.Label, "key", short(t.key), "why", damage)
 			}
 		}
 		todo = append(todo, i)
@@ -652,6 +659,9 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if err := results.WriteJobsWith(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta); err != nil {
 		return fail(err)
 	}
+	if res.JobsSHA256, err = fileSHA256(JobsPath(dir, t.key)); err != nil {
+		return fail(err)
+	}
 	res.Status = StatusOK
 	res.Metrics = summaryMap(out)
 	res.Events, res.PolicyCalls = out.Stats.Events, out.Stats.PolicyCalls
@@ -729,18 +739,45 @@ func writeStatus(dir string, r RunResult) error {
 	})
 }
 
-// completed returns the recorded result of a run whose jobs file and
-// status file both exist and say it completed.
-func completed(dir, key string) (RunResult, bool) {
-	var r RunResult
+// completed returns the recorded result of a run whose status file says it
+// completed and whose jobs file is the one written then: its sha256 is the
+// one the status records (for a status without it, from before SDK 0.4.0,
+// the file must at least read as Parquet). When the status says completed
+// but the jobs file is missing or damaged, damage says how.
+func completed(dir, key string) (r RunResult, ok bool, damage string) {
 	b, err := os.ReadFile(statusPath(dir, key))
 	if err != nil || json.Unmarshal(b, &r) != nil || r.Status != StatusOK || r.Key != key {
-		return r, false
+		return r, false, ""
 	}
-	if _, err := os.Stat(JobsPath(dir, key)); err != nil {
-		return r, false
+	path := JobsPath(dir, key)
+	if r.JobsSHA256 == "" {
+		if _, err := results.ReadMetadata(path); err != nil {
+			return r, false, err.Error()
+		}
+		return r, true, ""
 	}
-	return r, true
+	sum, err := fileSHA256(path)
+	switch {
+	case err != nil:
+		return r, false, err.Error()
+	case sum != r.JobsSHA256:
+		return r, false, fmt.Sprintf("%s has sha256 %.12s..., its status records %.12s... (truncated or changed after it was written)", path, sum, r.JobsSHA256)
+	}
+	return r, true, ""
+}
+
+// fileSHA256 returns the hex sha256 of a file's content.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // writeLock writes manifest.lock.toml. infos, by policy name, adds what

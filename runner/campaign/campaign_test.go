@@ -349,6 +349,58 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 }
 
+// TestResumeChecksJobsFiles: a resume runs again a completed run whose jobs
+// file was truncated (the sha256 of its status file does not match), and
+// one whose status file predates the sha256 and whose file does not read as
+// Parquet; the files it writes are those of the uninterrupted campaign.
+func TestResumeChecksJobsFiles(t *testing.T) {
+	m := quickstart(t, "", `policy = ["easy"]`)
+	dir := t.TempDir()
+	rep := run(t, m, Options{Dir: dir, InProcess: true})
+	want := jobFiles(t, dir)
+	damaged := map[string]bool{}
+	for k, r := range rep.Runs {
+		path := JobsPath(dir, r.Key)
+		if err := os.Truncate(path, 100); err != nil {
+			t.Fatal(err)
+		}
+		damaged[r.Key] = true
+		if k == 1 {
+			// A status file as written before jobs_sha256 existed.
+			sp := statusPath(dir, r.Key)
+			b, err := os.ReadFile(sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b = regexp.MustCompile(`(?m)^\s*"jobs_sha256": "[0-9a-f]+",\n`).ReplaceAll(b, nil); bytes.Contains(b, []byte("jobs_sha256")) {
+				t.Fatal("the status file still has its sha256")
+			}
+			if err := os.WriteFile(sp, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lock, err := manifest.Load(filepath.Join(dir, LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rerun []string
+	rep2 := run(t, lock, Options{Dir: dir, Resume: true, InProcess: true, Progress: func(p Progress) {
+		if !p.Last.Reused {
+			rerun = append(rerun, p.Last.Key)
+		}
+	}})
+	if rep2.Done != 2 || len(rerun) != 2 {
+		t.Fatalf("resume: done %d, ran again %d of the 2 damaged runs", rep2.Done, len(rerun))
+	}
+	got := jobFiles(t, dir)
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs from the uninterrupted campaign's after the resume", name)
+		}
+	}
+}
+
 // TestLockBeforeAnyRun: a campaign stopped before any run completed (its
 // only worker stuck in a hanging plugin) leaves a lock that records what
 // every policy said of itself; a lock of the old kind, without it, is
