@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,7 +96,7 @@ func rerun(cmd *cobra.Command, dir string, f runFlags) error {
 	rep, err := campaign.Run(cmd.Context(), m, opts)
 	finish()
 	if err != nil {
-		if strings.Contains(err.Error(), campaign.ErrExists.Error()) {
+		if errors.Is(err, campaign.ErrExists) || errors.Is(err, campaign.ErrFolder) {
 			return &exitError{exitBadInput, err}
 		}
 		return err

@@ -143,7 +143,7 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	rep, err := campaign.Run(cmd.Context(), m, opts)
 	finish()
 	if err != nil {
-		if errors.Is(err, campaign.ErrExists) {
+		if errors.Is(err, campaign.ErrExists) || errors.Is(err, campaign.ErrFolder) {
 			return &exitError{exitBadInput, err}
 		}
 		return err

@@ -167,6 +167,32 @@ func TestRunExitCodes(t *testing.T) {
 	if exitCode(err) != exitBadInput || !strings.Contains(out, "bad.toml:3: unknown key campaign.sede") {
 		t.Errorf("bad manifest: exit %d\n%s", exitCode(err), out)
 	}
+	// A campaign folder that takes no file: under a regular file, and a
+	// folder made immutable (chattr +i, which binds root too). Nothing runs.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Its jobs and status folders exist and take files; it does not.
+	frozen := filepath.Join(t.TempDir(), "frozen")
+	for _, sub := range []string{"jobs", "status"} {
+		if err := os.MkdirAll(filepath.Join(frozen, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unwritable := []string{filepath.Join(file, "c")}
+	if out, err := exec.Command("chattr", "+i", frozen).CombinedOutput(); err != nil {
+		t.Logf("chattr +i is not available here (%v: %s): the immutable folder is not tried", err, out)
+	} else {
+		defer exec.Command("chattr", "-i", frozen).Run()
+		unwritable = append(unwritable, frozen)
+	}
+	for _, dir := range unwritable {
+		out, err = run(t, "run", good, "--out", dir)
+		if exitCode(err) != exitBadInput || !strings.Contains(out, "the campaign folder cannot be written") || strings.Contains(out, "[1/") {
+			t.Errorf("unwritable folder %s: exit %d\n%s", dir, exitCode(err), out)
+		}
+	}
 	missing := writeManifest(t, "", `policy = ["easy", "missing"]`)
 	out, err = run(t, "run", missing, "--out", filepath.Join(t.TempDir(), "e"), "--json")
 	if exitCode(err) != exitRunsFailed || !strings.Contains(out, `"failed": 2`) || !strings.Contains(out, "2 of 4 runs failed") {

@@ -180,6 +180,10 @@ type Report struct {
 // and neither Resume nor Overwrite is set.
 var ErrExists = errors.New("the folder already holds a campaign")
 
+// ErrFolder is returned, before any run, when the campaign folder cannot be
+// made or written to.
+var ErrFolder = errors.New("the campaign folder cannot be written")
+
 type policyEntry struct {
 	res *runner.Resolved
 	// info is what the policy says of itself, asked when it is resolved so
@@ -418,10 +422,19 @@ func prepareDir(dir string, opts Options) error {
 	case exists && !opts.Resume:
 		return fmt.Errorf("%s: %w; run what it misses with --resume, or start again with --overwrite", dir, ErrExists)
 	}
-	for _, sub := range []string{JobsDir, StatusDir} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return fmt.Errorf("campaign folder: %w", err)
+	// Every folder the campaign writes to must take a file now, before any
+	// run: a read-only folder found after the runs would cost them all.
+	for _, sub := range []string{JobsDir, StatusDir, "."} {
+		d := filepath.Join(dir, sub)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("%w: %w", ErrFolder, err)
 		}
+		f, err := os.CreateTemp(d, ".write-test-*")
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrFolder, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
 	}
 	if opts.Resume {
 		removeTemps(dir)
