@@ -128,11 +128,11 @@ type RunResult struct {
 	Metrics map[string]any `json:"metrics,omitempty"`
 	Policy  PolicyInfo     `json:"policy"`
 	// WorkloadSHA is the sha256 of the workload the run used.
-	WorkloadSHA string  `json:"workload_sha256"`
-	WorkloadJob int     `json:"workload_jobs"`
+	WorkloadSHA string `json:"workload_sha256"`
+	WorkloadJob int    `json:"workload_jobs"`
 	// JobsSHA256 is the sha256 of the run's jobs file as written, so that a
 	// resume can tell a complete file from a damaged one.
-	JobsSHA256 string `json:"jobs_sha256,omitempty"`
+	JobsSHA256  string  `json:"jobs_sha256,omitempty"`
 	Procs       int64   `json:"procs"`
 	Transport   string  `json:"transport,omitempty"`
 	Start       string  `json:"start_time,omitempty"`
