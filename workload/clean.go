@@ -42,6 +42,7 @@ const (
 	SettingNonPositiveRuntime = "nonpositive-runtime"
 	SettingOversize           = "oversize"
 	SettingJobIDs             = "job-ids"
+	SettingHugeTime           = "huge-time"
 )
 
 // Clean holds the cleaning choices applied when SWF records become engine
@@ -76,6 +77,11 @@ type Clean struct {
 	// any other rule sees them (rule "outside-job-ids"). Papers that split
 	// a log into parts define the parts this way.
 	JobIDs string
+	// HugeTime says what to do with a job whose submit time, runtime or
+	// requested walltime exceeds sim.MaxTime (about 1,089 years; a
+	// corrupted or synthetic record, which the engine refuses): "drop"
+	// (default) or "error".
+	HugeTime string
 }
 
 // DefaultClean returns the default settings, spelled out.
@@ -86,6 +92,7 @@ func DefaultClean() Clean {
 		NonPositiveRuntime: Drop,
 		Oversize:           Drop,
 		JobIDs:             AllJobs,
+		HugeTime:           Drop,
 	}
 }
 
@@ -122,6 +129,7 @@ func (c *Clean) table() []setting {
 		{SettingNonPositiveRuntime, &c.NonPositiveRuntime, []string{Drop, Clamp}, nil},
 		{SettingOversize, &c.Oversize, []string{Drop, Clamp, Fail}, nil},
 		{SettingJobIDs, &c.JobIDs, []string{AllJobs}, parseJobIDs},
+		{SettingHugeTime, &c.HugeTime, []string{Drop, Fail}, nil},
 	}
 }
 
@@ -188,7 +196,7 @@ func (c *Clean) Set(name, value string) error {
 // filled in), for recording in a result's provenance. Unknown values are
 // returned as they are; Resolved reports them.
 func (c Clean) Settings() map[string]string {
-	out := make(map[string]string, 5)
+	out := make(map[string]string, 6)
 	for _, s := range c.table() {
 		v := *s.value
 		if v == "" {

@@ -15,6 +15,10 @@ const (
 	// RuleMissingSubmit drops jobs with a negative (unknown) submit time;
 	// there is no setting, since such a job cannot be placed in time.
 	RuleMissingSubmit = "missing-submit"
+	// RuleHugeTime applies Clean.HugeTime: a submit time, runtime or
+	// requested walltime beyond sim.MaxTime (about 1,089 years), far past
+	// any real log, which the engine refuses since its sums could overflow.
+	RuleHugeTime = "huge-time"
 	// RuleMissingProcs drops jobs with no positive processor count in the
 	// field(s) chosen by Clean.Procs; there is no setting.
 	RuleMissingProcs = "missing-procs"

@@ -143,6 +143,7 @@ func platformSize(path string, h swf.Header, procs int64) (int64, string, error)
 const (
 	iOutsideJobIDs = iota
 	iMissingSubmit
+	iHugeTime
 	iMissingProcs
 	iProcsFallback
 	iNonPositiveRuntime
@@ -200,6 +201,13 @@ func (cl *cleaner) add(rec swf.Record) error {
 	}
 	if rec.Submit < 0 {
 		return drop(iMissingSubmit)
+	}
+	if rec.Submit > sim.MaxTime || rec.RunTime > sim.MaxTime || rec.ReqTime > sim.MaxTime {
+		if cl.c.HugeTime == Fail {
+			return fmt.Errorf("%s: job %d: submit time %d, run time %d or requested time %d exceeds %d s (about 1,089 years; %s=%s)",
+				cl.where(&rec), rec.JobNumber, rec.Submit, rec.RunTime, rec.ReqTime, int64(sim.MaxTime), SettingHugeTime, Fail)
+		}
+		return drop(iHugeTime)
 	}
 
 	procs, fallback := chooseProcs(cl.c.Procs, rec.ReqProcs, rec.AllocProcs)
@@ -341,6 +349,7 @@ func (cl *cleaner) finish() *Workload {
 	settings := [numRules]string{
 		iOutsideJobIDs:       cl.c.JobIDs,
 		iMissingSubmit:       Drop,
+		iHugeTime:            cl.c.HugeTime,
 		iMissingProcs:        Drop,
 		iProcsFallback:       cl.c.Procs,
 		iNonPositiveRuntime:  cl.c.NonPositiveRuntime,
@@ -353,6 +362,7 @@ func (cl *cleaner) finish() *Workload {
 	names := [numRules]string{
 		iOutsideJobIDs:       RuleOutsideJobIDs,
 		iMissingSubmit:       RuleMissingSubmit,
+		iHugeTime:            RuleHugeTime,
 		iMissingProcs:        RuleMissingProcs,
 		iProcsFallback:       RuleProcsFallback,
 		iNonPositiveRuntime:  RuleNonPositiveRuntime,
@@ -376,7 +386,7 @@ func action(i int, setting string) string {
 	switch i {
 	case iOutsideJobIDs, iMissingSubmit, iMissingProcs:
 		return Dropped
-	case iNonPositiveRuntime, iMissingWalltime, iOversize:
+	case iNonPositiveRuntime, iMissingWalltime, iOversize, iHugeTime:
 		switch setting {
 		case Drop:
 			return Dropped

@@ -1,9 +1,11 @@
 package workload_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +42,7 @@ func records(js ...job) []swf.Record {
 func counts(t *testing.T, r workload.Report) map[string]int {
 	t.Helper()
 	order := []string{
-		workload.RuleOutsideJobIDs, workload.RuleMissingSubmit, workload.RuleMissingProcs, workload.RuleProcsFallback,
+		workload.RuleOutsideJobIDs, workload.RuleMissingSubmit, workload.RuleHugeTime, workload.RuleMissingProcs, workload.RuleProcsFallback,
 		workload.RuleNonPositiveRuntime, workload.RuleMissingWalltime, workload.RuleOversize,
 		workload.RuleRuntimeOverWalltime, workload.RuleSubmitOrder, workload.RuleDuplicateID,
 	}
@@ -188,6 +190,21 @@ func TestRules(t *testing.T) {
 			workload.RuleOutsideJobIDs: 14,
 		}}},
 	}
+	// Times beyond sim.MaxTime: dropped by default, so the engine never
+	// sees them, and counted.
+	huge := append(slices.Clone(mix),
+		job{id: 20, submit: 20, runtime: math.MaxInt64 - 99, alloc: 4, req: 4, reqTime: math.MaxInt64 - 99},
+		job{id: 21, submit: math.MaxInt64, runtime: 10, alloc: 4, req: 4, reqTime: 20},
+		job{id: 22, submit: 22, runtime: 10, alloc: 4, req: 4, reqTime: sim.MaxTime + 1},
+		job{id: 23, submit: sim.MaxTime, runtime: sim.MaxTime, alloc: 4, req: 4, reqTime: sim.MaxTime}) // the bound itself is kept
+	w, err := workload.FromRecords("huge.swf", records(huge...), procs, workload.Clean{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWorkload(t, w)
+	if got := counts(t, w.Report); got[workload.RuleHugeTime] != 3 || w.Report.Kept != 7 {
+		t.Errorf("huge times: counts %v, kept %d; want 3 dropped by %s and 7 kept", got, w.Report.Kept, workload.RuleHugeTime)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w, err := workload.FromRecords("mix.swf", records(mix...), procs, c.clean)
@@ -282,7 +299,7 @@ func TestSettings(t *testing.T) {
 		t.Errorf("zero Clean settings %v, defaults %v", got, want)
 	}
 	want := map[string]string{"procs": "requested-else-allocated", "missing-walltime": "runtime",
-		"nonpositive-runtime": "drop", "oversize": "drop", "job-ids": "all"}
+		"nonpositive-runtime": "drop", "oversize": "drop", "job-ids": "all", "huge-time": "drop"}
 	if got := c.Settings(); !reflect.DeepEqual(got, want) {
 		t.Errorf("default settings %v, want %v", got, want)
 	}
@@ -314,7 +331,7 @@ func TestSettings(t *testing.T) {
 		{name: "unknown runtime", clean: workload.Clean{NonPositiveRuntime: "zero"},
 			has: `nonpositive-runtime: unknown value "zero" (allowed: drop, clamp)`},
 		{name: "Set unknown name", set: [2]string{"runtime", "drop"},
-			has: `unknown cleaning setting "runtime" (known: job-ids, missing-walltime, nonpositive-runtime, oversize, procs)`},
+			has: `unknown cleaning setting "runtime" (known: huge-time, job-ids, missing-walltime, nonpositive-runtime, oversize, procs)`},
 		{name: "job-ids reversed", clean: workload.Clean{JobIDs: "1780-15"},
 			has: `cleaning setting job-ids: value "1780-15": want "all" or FIRST-LAST`},
 		{name: "job-ids one number", set: [2]string{"job-ids", "15"}, has: `cleaning setting job-ids: value "15"`},
@@ -420,6 +437,12 @@ func TestLoadSWFErrorsNameTheLine(t *testing.T) {
 		{"oversize error", "; MaxProcs: 8\n;\n1 0 1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 1 -1 -1\n2 0 1 100 9 -1 -1 9 200 -1 1 1 1 -1 1 1 -1 -1\n",
 			workload.Clean{Oversize: workload.Fail}, "bad.swf:4: job 2 needs 9 processors, the platform has 8"},
 		{"bad setting", "; MaxProcs: 8\n", workload.Clean{Procs: "x"}, "bad.swf: cleaning setting procs"},
+		// Times that overflow int64 sums (issue 22): a runtime and a
+		// requested time near the limit, a submit time at it.
+		{"huge runtime", "; MaxProcs: 8\n1 100 1 9223372036854775707 4 -1 -1 4 9223372036854775707 -1 1 1 1 -1 1 1 -1 -1\n",
+			workload.Clean{HugeTime: workload.Fail}, "bad.swf:2: job 1: submit time 100, run time 9223372036854775707 or requested time 9223372036854775707 exceeds 34359738368 s"},
+		{"submit at the int64 limit", "; MaxProcs: 8\n;\n7 9223372036854775807 1 10 4 -1 -1 4 20 -1 1 1 1 -1 1 1 -1 -1\n",
+			workload.Clean{HugeTime: workload.Fail}, "bad.swf:3: job 7: submit time 9223372036854775807"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -83,12 +83,16 @@ type specWorkload struct {
 }
 
 // specClean returns the cleaning settings of a spec: all of them, except
-// job-ids when it selects every job, since that setting came later and
-// leaving out its default keeps the keys of the campaigns made before it.
+// job-ids when it selects every job and huge-time when it drops, since
+// those settings came later and leaving out their defaults keeps the keys
+// of the campaigns made before them.
 func specClean(c workload.Clean) map[string]string {
 	s := c.Settings()
 	if s[workload.SettingJobIDs] == workload.AllJobs {
 		delete(s, workload.SettingJobIDs)
+	}
+	if s[workload.SettingHugeTime] == workload.Drop {
+		delete(s, workload.SettingHugeTime)
 	}
 	return s
 }

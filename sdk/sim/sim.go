@@ -119,6 +119,30 @@ func Sort(jobs []Input) {
 // instead of hanging.
 const maxIdleCalls = 1_000_000
 
+// MaxTime bounds the times of a workload, in seconds (about 1,089 years):
+// the engine refuses a job whose submit time is outside [-MaxTime,
+// MaxTime], or whose requested walltime or runtime exceeds MaxTime. Real
+// traces are far inside it, and so no time of a run can overflow: see
+// Horizon.
+const MaxTime = 1 << 35
+
+// Horizon returns the latest time a run of n jobs may promise a start or
+// ask to be woken at: MaxTime x (n+1), the last submission followed by
+// every job, one after the other, at the longest runtime, saturated at
+// about a quarter of the int64 range. A job can then still start after a
+// wake-up at the horizon and run, and jobs after it, but every start is
+// before 2 x Horizon and every end before 2 x Horizon + MaxTime, which
+// cannot overflow. The engine refuses promises and wake-ups past the
+// horizon; the host's verification refuses records that start after
+// 2 x Horizon.
+func Horizon(n int) int64 {
+	const most = math.MaxInt64/4 - MaxTime
+	if n < 0 || int64(n) >= most/MaxTime-1 {
+		return most
+	}
+	return MaxTime * (int64(n) + 1)
+}
+
 // ctxEvery is how many events pass between two looks at the run's context:
 // often enough to stop within a millisecond, rarely enough to cost nothing
 // measurable.
@@ -138,6 +162,7 @@ type endEvent struct {
 
 type engine struct {
 	cfg     *Config
+	horizon int64 // Horizon(n)
 	ctx     context.Context
 	hooks   stream.Hooks[Input, Record]
 	policy  sdk.Policy
@@ -225,6 +250,7 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 	}
 	e := &engine{
 		cfg:     cfg,
+		horizon: Horizon(n),
 		ctx:     ctx,
 		hooks:   hooks,
 		name:    p.Info.Name,
@@ -308,11 +334,14 @@ func (e *engine) loadJobs(jobs []Input) error {
 		if len(j.Request) != e.dims {
 			return fmt.Errorf("sim: job id %d requests %d resources, platform has %d", j.ID, len(j.Request), e.dims)
 		}
-		if j.Walltime < 1 {
-			return fmt.Errorf("sim: job id %d has walltime %d; it must be at least 1 s", j.ID, j.Walltime)
+		if j.Walltime < 1 || j.Walltime > MaxTime {
+			return fmt.Errorf("sim: job id %d has walltime %d; it must be at least 1 s and at most %d s (sim.MaxTime)", j.ID, j.Walltime, int64(MaxTime))
 		}
-		if in.Runtime < 1 {
-			return fmt.Errorf("sim: job id %d has runtime %d; it must be at least 1 s", j.ID, in.Runtime)
+		if in.Runtime < 1 || in.Runtime > MaxTime {
+			return fmt.Errorf("sim: job id %d has runtime %d; it must be at least 1 s and at most %d s (sim.MaxTime)", j.ID, in.Runtime, int64(MaxTime))
+		}
+		if j.Submit < -MaxTime || j.Submit > MaxTime {
+			return fmt.Errorf("sim: job id %d has submit time %d, beyond ±%d s (sim.MaxTime)", j.ID, j.Submit, int64(MaxTime))
 		}
 		fitsSomewhere := false
 		for k, x := range j.Request {
@@ -592,12 +621,18 @@ func (e *engine) apply(d sdk.Decision) error {
 		if d.Time < now {
 			return fmt.Errorf("promise job id %d a start at %d, which is in the past", j.ID, d.Time)
 		}
+		if d.Time > e.horizon {
+			return fmt.Errorf("promise job id %d a start at %d, past the run's horizon %d (sim.Horizon)", j.ID, d.Time, e.horizon)
+		}
 		if r := &e.rec[i]; !r.HasPromise {
 			r.HasPromise, r.Promised = true, d.Time
 		}
 	case sdk.ActionWake:
 		if d.Time <= now {
 			return fmt.Errorf("wake-up at %d is not after now", d.Time)
+		}
+		if d.Time > e.horizon {
+			return fmt.Errorf("wake-up at %d is past the run's horizon %d (sim.Horizon)", d.Time, e.horizon)
 		}
 		e.wakes.push(d.Time)
 	default:

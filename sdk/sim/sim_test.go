@@ -3,6 +3,8 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -79,6 +81,14 @@ func TestBadDecisions(t *testing.T) {
 		{"an action that does not exist", func(*sdk.State, int) ([]sdk.Decision, error) {
 			return []sdk.Decision{{Action: 42}}, nil
 		}, "unknown action 42"},
+		// Horizon(2) = 3 x MaxTime; past it a wake-up or a promise could
+		// make times overflow.
+		{"wake up past the horizon", func(*sdk.State, int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.WakeAt(math.MaxInt64)}, nil
+		}, fmt.Sprintf("wake-up at %d is past the run's horizon %d", int64(math.MaxInt64), 3*int64(sim.MaxTime))},
+		{"promise past the horizon", func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+			return []sdk.Decision{sdk.Promise(s.Queue[0], 3*sim.MaxTime+1)}, nil
+		}, "a start at 103079215105, past the run's horizon 103079215104"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := sim.Run(context.Background(), plugin(&scripted{fn: tc.fn}), sim.Config{
@@ -98,6 +108,11 @@ func TestBadInput(t *testing.T) {
 	unsorted[0], unsorted[1] = unsorted[1], unsorted[0]
 	zero := jobs([4]int64{1, 0, 10, 1})
 	zero[0].Runtime = 0
+	// Times that would overflow: a runtime and walltime near the int64
+	// limit, and a submit time at it.
+	huge := jobs([4]int64{1, 100, 10, 1})
+	huge[0].Runtime, huge[0].Job.Walltime = math.MaxInt64-99, math.MaxInt64-99
+	late := jobs([4]int64{1, math.MaxInt64, 10, 1})
 	for _, tc := range []struct {
 		name string
 		cfg  sim.Config
@@ -107,6 +122,8 @@ func TestBadInput(t *testing.T) {
 		{"unsorted", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: unsorted}, "call sim.Sort first"},
 		{"too big", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: jobs([4]int64{1, 0, 10, 5})}, "more than any cluster has"},
 		{"zero runtime", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: zero}, "runtime 0; it must be at least 1 s"},
+		{"huge walltime", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: huge}, "job id 1 has walltime 9223372036854775708; it must be at least 1 s and at most 34359738368 s"},
+		{"submit at the int64 limit", sim.Config{Platform: sdk.SingleCluster("m", 4), Jobs: late}, "job id 1 has submit time 9223372036854775807, beyond"},
 		{"unknown parameter", sim.Config{Platform: sdk.SingleCluster("m", 4), Params: map[string]string{"x": "1"}}, `unknown parameter "x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

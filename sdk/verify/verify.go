@@ -94,6 +94,8 @@ func (c *Checker) Add(recs []sim.Record) {
 		j := &in.Job
 		ok := true
 		switch {
+		case in.Runtime > sim.MaxTime || j.Walltime > sim.MaxTime || j.Submit > sim.MaxTime || j.Submit < -sim.MaxTime:
+			ok = c.add("job id %d: submit %d, runtime %d or walltime %d beyond sim.MaxTime: the workload itself is invalid", j.ID, j.Submit, in.Runtime, j.Walltime)
 		case int(r.Index) != i:
 			ok = c.add("record %d is for job index %d: each job must appear exactly once, in index order", i, r.Index)
 		case r.Cluster < 0 || int(r.Cluster) >= len(p.Clusters):
@@ -102,12 +104,18 @@ func (c *Checker) Add(recs []sim.Record) {
 			ok = c.add("job id %d: request %v exceeds cluster %q", j.ID, []int64(j.Request), p.Clusters[r.Cluster].Name)
 		case r.Start < j.Submit:
 			ok = c.add("job id %d: starts at %d before its submission at %d", j.ID, r.Start, j.Submit)
+		case r.Start > 2*sim.Horizon(len(c.jobs)):
+			// Past any schedule the engine can make; also keeps the
+			// arithmetic below from overflowing.
+			ok = c.add("job id %d: starts at %d, after twice the run's horizon %d (sim.Horizon)", j.ID, r.Start, sim.Horizon(len(c.jobs)))
 		case r.End != r.Start+min(in.Runtime, j.Walltime):
 			ok = c.add("job id %d: ends at %d, expected start %d + min(runtime %d, walltime %d)", j.ID, r.End, r.Start, in.Runtime, j.Walltime)
 		case r.Killed != (in.Runtime > j.Walltime):
 			ok = c.add("job id %d: killed flag %v, but runtime %d and walltime %d", j.ID, r.Killed, in.Runtime, j.Walltime)
 		case r.HasPromise && r.Promised < j.Submit:
 			ok = c.add("job id %d: promised start %d before its submission at %d", j.ID, r.Promised, j.Submit)
+		case r.HasPromise && r.Promised > sim.Horizon(len(c.jobs)):
+			ok = c.add("job id %d: promised start %d after the run's horizon %d (sim.Horizon)", j.ID, r.Promised, sim.Horizon(len(c.jobs)))
 		case r.Backfilled != (i > 0 && c.maxStart > r.Start):
 			ok = c.add("job id %d: backfilled flag %v, but the latest start of earlier jobs is %d and it starts at %d", j.ID, r.Backfilled, c.maxStart, r.Start)
 		}

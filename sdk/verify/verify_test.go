@@ -3,6 +3,7 @@ package verify_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -224,7 +225,29 @@ func TestTamperedRecords(t *testing.T) {
 		// starting it one second earlier overlaps 30: 2+2+2 = 6.
 		{"over capacity at 139", set(4, func(r *sim.Record) { r.Start, r.End = 139, 149 }),
 			[]string{"t=139", "job id 50", "use 6 procs of 4"}},
+
+		// Times near the int64 limit: start + duration would overflow and
+		// make the end come before the start. Horizon(5) = 6 x MaxTime.
+		{"start at the int64 limit, end wrapped", set(4, func(r *sim.Record) { r.Start, r.End = math.MaxInt64-5, math.MinInt64+4 }),
+			[]string{"job id 50", "starts at 9223372036854775802, after twice the run's horizon 206158430208"}},
+		{"start just past twice the horizon", set(4, func(r *sim.Record) { r.Start, r.End = 12*sim.MaxTime+1, 12*sim.MaxTime+11 }),
+			[]string{"job id 50", "after twice the run's horizon"}},
+		{"promise past the horizon", set(1, func(r *sim.Record) { r.Promised = math.MaxInt64 }),
+			[]string{"job id 20", "promised start 9223372036854775807 after the run's horizon 206158430208"}},
 	})
+}
+
+// TestWorkloadOutOfRange: a workload the engine would refuse (a runtime
+// near the int64 limit) is reported as the workload's fault, whatever the
+// records say, without overflowing.
+func TestWorkloadOutOfRange(t *testing.T) {
+	p := sdk.SingleCluster("m", 4)
+	jobs := sorted(in(1, 100, math.MaxInt64-99, math.MaxInt64-99, 1))
+	recs := []sim.Record{{Index: 0, Start: 100, End: math.MinInt64}}
+	err := verify.Records(p, jobs, recs)
+	if err == nil || !strings.Contains(err.Error(), "beyond sim.MaxTime: the workload itself is invalid") {
+		t.Fatalf("verify: %v", err)
+	}
 }
 
 // TestBoundary checks the end-then-start rule in isolation: on a full machine
