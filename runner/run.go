@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"time"
 
@@ -34,6 +35,9 @@ type Spec struct {
 	// earlier runs and takes it back afterwards; nil starts a fresh process
 	// for the run and ends it after. The records are the same either way.
 	Processes *Processes
+	// Log, when set, receives what the plugin process writes to its
+	// standard output and error during the run.
+	Log io.Writer
 }
 
 // Outcome is a verified run.
@@ -106,6 +110,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	check := verify.NewChecker(spec.Platform, spec.Jobs)
 	res, err := p.Run(ctx, host.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
+		Log: spec.Log,
 	}, spec.Jobs, check.Add)
 	if err != nil {
 		return nil, err

@@ -103,9 +103,9 @@ func TestPluginFailures(t *testing.T) {
 		want    []string
 	}{
 		{"crash", 0, []string{"policy crash panicked: crash plugin: deliberate panic on call 3", "main.(*crash).Schedule"}},
-		// go-plugin drops what a plugin writes to os.Stderr after the
-		// handshake, so the exit message cannot be asked for yet.
-		{"exit", 0, []string{"plugin process died during the run"}},
+		// What the plugin wrote to os.Stderr just before os.Exit is lost:
+		// go-plugin forwards it from a pipe the exit closes unread.
+		{"exit", 0, []string{"plugin process died during the run", "(process exit status 3)"}},
 		{"hang", 2 * time.Second, []string{"run exceeded its timeout of 2s"}},
 		{"infeasible", 0, []string{"start job id 2", "it needs 6 procs, 4 are free"}},
 		{"noisy", 0, []string{"start", "hello from a plugin"}},

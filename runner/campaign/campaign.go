@@ -42,7 +42,13 @@ const (
 	RunsFile  = results.RunsFile
 	JobsDir   = results.JobsDir
 	StatusDir = "status"
+	LogsDir   = "logs"
 )
+
+// LogLimit bounds a run's log file (what its plugin process wrote during
+// the run), in bytes: past it the rest is counted, not kept, so that a
+// policy printing without end fills neither the memory nor the disk.
+const LogLimit = 1 << 20
 
 // Options control how a campaign runs.
 type Options struct {
@@ -146,6 +152,9 @@ type RunResult struct {
 	// what it did (manifest.Transform.Apply), when it has one.
 	Transform       string           `json:"transform,omitempty"`
 	TransformCounts map[string]int64 `json:"transform_counts,omitempty"`
+	// Log is the run's log file, relative to the campaign folder, when its
+	// plugin process wrote anything during the run.
+	Log string `json:"log,omitempty"`
 	// ProcessRun is the run's number in the plugin process that served it:
 	// 1 for a fresh process; 0 in process.
 	ProcessRun int `json:"process_run,omitempty"`
@@ -409,7 +418,7 @@ func prepareDir(dir string, opts Options) error {
 	case opts.Resume && !exists:
 		return fmt.Errorf("resume %s: no %s there, so no campaign to resume", dir, LockFile)
 	case exists && opts.Overwrite:
-		for _, name := range []string{JobsDir, StatusDir} {
+		for _, name := range []string{JobsDir, StatusDir, LogsDir} {
 			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 				return fmt.Errorf("overwrite %s: %w", dir, err)
 			}
@@ -446,7 +455,7 @@ func prepareDir(dir string, opts Options) error {
 // They are hidden and never end in .parquet or .json, so nothing reads
 // them; removing them only saves space.
 func removeTemps(dir string) {
-	for _, sub := range []string{JobsDir, StatusDir, "."} {
+	for _, sub := range []string{JobsDir, StatusDir, LogsDir, "."} {
 		matches, _ := filepath.Glob(filepath.Join(dir, sub, ".*.tmp-*"))
 		for _, f := range matches {
 			_ = os.Remove(f)
@@ -657,12 +666,18 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
 		procs = nil
 	}
+	log := &boundedLog{max: LogLimit}
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference, Timeout: m.Campaign.Timeout,
-		Processes: procs,
+		Processes: procs, Log: log,
 	})
+	if lerr := log.writeTo(dir, t.key); lerr != nil {
+		err = errors.Join(err, lerr)
+	} else if log.n > 0 {
+		res.Log = filepath.ToSlash(filepath.Join(LogsDir, t.key+".log"))
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -682,6 +697,47 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	res.End = time.Now().UTC().Format(time.RFC3339Nano)
 	res.WallSeconds = time.Since(began).Seconds()
 	return res
+}
+
+// boundedLog keeps the first max bytes written to it and counts the rest.
+type boundedLog struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+	n   int64 // bytes written in all
+}
+
+func (l *boundedLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n += int64(len(b))
+	if room := l.max - len(l.buf); room > 0 {
+		l.buf = append(l.buf, b[:min(len(b), room)]...)
+	}
+	return len(b), nil
+}
+
+// writeTo writes the log of the run with the given key into the campaign
+// folder, when there is one.
+func (l *boundedLog) writeTo(dir, key string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, LogsDir), 0o755); err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, LogsDir, key+".log"), func(w io.Writer) error {
+		if _, err := w.Write(l.buf); err != nil {
+			return err
+		}
+		if dropped := l.n - int64(len(l.buf)); dropped > 0 {
+			_, err := fmt.Fprintf(w, "\n[schedlab: the plugin wrote %d bytes more, not kept: a log keeps %d]\n", dropped, l.max)
+			return err
+		}
+		return nil
+	})
 }
 
 // JobsPath is the jobs file of the run with the given key.

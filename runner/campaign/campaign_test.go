@@ -484,25 +484,40 @@ func TestLockBeforeAnyRun(t *testing.T) {
 	}
 }
 
-// TestBadPlugins runs plugins that panic, exit, hang and return an
-// infeasible schedule next to a good policy: each fails only its own runs, with the
-// reason in runs.parquet, and the good runs complete.
+// TestBadPlugins runs plugins that panic, exit, hang, return an infeasible
+// schedule, print before the handshake and flood their standard error next
+// to a good policy: each fails only its own runs, with the reason in
+// runs.parquet, and the good runs and the flood's complete, its log
+// bounded.
 func TestBadPlugins(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds four plugins")
+		t.Skip("builds six plugins")
 	}
 	td, err := filepath.Abs(filepath.Join("..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pols := fmt.Sprintf("[policies.crash]\nref = %q\n[policies.exit]\nref = %q\n[policies.hang]\nref = %q\n[policies.infeasible]\nref = %q\n",
-		filepath.Join(td, "crash"), filepath.Join(td, "exit"), filepath.Join(td, "hang"), filepath.Join(td, "infeasible"))
-	m := quickstart(t, pols, `policy = ["easy", "crash", "exit", "hang", "infeasible"]`)
+	var pols strings.Builder
+	bad := []string{"crash", "exit", "hang", "infeasible", "noisy", "flood"}
+	for _, name := range bad {
+		fmt.Fprintf(&pols, "[policies.%s]\nref = %q\n", name, filepath.Join(td, name))
+	}
+	m := quickstart(t, pols.String(), `policy = ["easy", "crash", "exit", "hang", "infeasible", "noisy", "flood"]`)
 	m.Campaign.Timeout = 3e9
 	dir := t.TempDir()
 	rep := run(t, m, Options{Dir: dir, Workers: 2})
-	if rep.Done != 2 || rep.Failed != 8 {
-		t.Fatalf("done %d failed %d, want 2 and 8", rep.Done, rep.Failed)
+	if rep.Done != 4 || rep.Failed != 10 {
+		t.Fatalf("done %d failed %d, want 4 (easy, flood) and 10", rep.Done, rep.Failed)
+	}
+	// The flood's runs completed with logs of LogLimit bytes and a note.
+	for _, r := range rep.Runs {
+		if r.Axes["policy"] != "flood" {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(dir, r.Log))
+		if r.Log == "" || err != nil || st.Size() < LogLimit || st.Size() > LogLimit+200 {
+			t.Errorf("flood %s: log %q, %v, %v", r.Label, r.Log, st, err)
+		}
 	}
 	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
 	if err != nil {
@@ -513,10 +528,10 @@ func TestBadPlugins(t *testing.T) {
 		idx[c.Name] = i
 	}
 	want := map[string]string{"crash": "policy crash panicked: crash plugin: deliberate panic on call 3",
-		"exit": "plugin process died", "hang": "timeout", "infeasible": "are free"}
+		"exit": "exit status 3", "hang": "timeout", "infeasible": "are free", "noisy": "start"}
 	for _, row := range rows {
 		pol, status := row[idx["policy"]].(string), row[idx["status"]].(string)
-		if pol == "easy" {
+		if pol == "easy" || pol == "flood" {
 			if status != StatusOK {
 				t.Errorf("easy: %s %v", status, row[idx["error"]])
 			}
@@ -527,10 +542,10 @@ func TestBadPlugins(t *testing.T) {
 			t.Errorf("%s: status %s error %q, want failed with %q", pol, status, msg, want[pol])
 		}
 	}
-	if n := len(jobFiles(t, dir)); n != 2 {
-		t.Errorf("%d jobs files, want 2 (failed runs write none)", n)
+	if n := len(jobFiles(t, dir)); n != 4 {
+		t.Errorf("%d jobs files, want 4 (failed runs write none)", n)
 	}
-	duckCheck(t, dir, 10, 2, 8)
+	duckCheck(t, dir, 14, 4, 10)
 }
 
 // duckCheck reads a campaign folder with DuckDB (.ci/duckdb/campaign.mjs):

@@ -10,9 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -37,6 +37,10 @@ type RunSpec struct {
 	// ExactEstimates shows the policy each job's actual duration in place
 	// of its requested walltime.
 	ExactEstimates bool
+	// Log, when set, receives what a plugin process writes to its standard
+	// output and error during the run (a policy in this process writes to
+	// this process's).
+	Log io.Writer
 }
 
 func (s RunSpec) wire() wire.RunSpec {
@@ -102,14 +106,15 @@ func (l local) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink fun
 // Plugin is a policy served by a plugin process.
 type Plugin struct {
 	client *plugin.Client
+	cmd    *exec.Cmd
 	rpc    *wire.Client
 	info   sdk.Info
-	stderr *tail
+	out    *output
 	name   string
 }
 
-// StderrLimit is how much of a plugin's standard error is kept for error
-// messages: the last bytes, where a panic's message and stack are.
+// StderrLimit is how much of a plugin's output is kept for error messages:
+// the last bytes, where a panic's message and stack are.
 const StderrLimit = 16 << 10
 
 // Start launches the plugin command cmd and asks it to describe itself. The
@@ -120,20 +125,25 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 		name = strings.Join(cmd.Args, " ")
 	}
 	dieWithParent(cmd)
-	errTail := &tail{max: StderrLimit}
+	out := newOutput()
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake(),
 		VersionedPlugins: wire.HostPlugins(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Stderr:           errTail,
-		Logger:           hclog.NewNullLogger(),
-		StartTimeout:     30 * time.Second,
+		// The process's own standard error (the runtime's panics and fatal
+		// errors), and, once it serves, what the policy writes to
+		// os.Stdout and os.Stderr, which go-plugin forwards.
+		Stderr:       out,
+		SyncStderr:   out,
+		SyncStdout:   out,
+		Logger:       hclog.NewNullLogger(),
+		StartTimeout: 30 * time.Second,
 	})
-	p := &Plugin{client: client, stderr: errTail, name: name}
+	p := &Plugin{client: client, cmd: cmd, out: out, name: name}
 	fail := func(err error) (*Plugin, error) {
 		client.Kill()
-		return nil, p.wrap(err)
+		return nil, p.wrap(err, nil)
 	}
 	rpcClient, err := client.Client()
 	if err != nil {
@@ -160,8 +170,12 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 func (p *Plugin) Info() sdk.Info { return p.info }
 
 // Run sends a run to the plugin. When ctx ends first (a hang), the plugin
-// process is killed. Errors carry the end of the plugin's standard error.
+// process is killed. What the process writes meanwhile goes to spec.Log;
+// errors carry its last lines, and how the process ended when it did.
 func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
+	run := &tail{max: StderrLimit}
+	p.out.lend(run, spec.Log)
+	defer p.out.lend(nil, nil)
 	res, err := p.rpc.Run(ctx, spec.wire(), jobs, sink)
 	if err != nil {
 		if c := status.Code(err); ctx.Err() != nil || c == codes.DeadlineExceeded || c == codes.Canceled {
@@ -176,12 +190,12 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 			if ctx.Err() != nil {
 				cause = context.Cause(ctx)
 			}
-			return nil, p.wrap(fmt.Errorf("run: %w", cause))
+			return nil, p.wrap(fmt.Errorf("run: %w", cause), run)
 		}
 		if st, ok := status.FromError(err); ok && (st.Code() == codes.Aborted || st.Code() == codes.InvalidArgument) {
 			// The plugin's engine refused the run or the policy failed:
 			// its message says why.
-			return nil, p.wrap(errors.New(st.Message()))
+			return nil, p.wrap(errors.New(st.Message()), run)
 		}
 		// Anything else is a broken transport: give a dying process a
 		// moment to exit so that its stderr is complete and the error
@@ -194,7 +208,7 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 			what = "plugin process died during the run"
 		}
 		p.client.Kill()
-		return nil, p.wrap(fmt.Errorf("%s: %w", what, err))
+		return nil, p.wrap(fmt.Errorf("%s: %w", what, err), run)
 	}
 	return res, nil
 }
@@ -205,33 +219,26 @@ func (p *Plugin) Close() error {
 	return nil
 }
 
-func (p *Plugin) wrap(err error) error {
+// wrap names the plugin in err and adds what the process said: how it
+// ended, when it has, the first fatal line it printed, and the last lines
+// it wrote during the run (or before, when the run has none).
+func (p *Plugin) wrap(err error, run *tail) error {
 	msg := fmt.Sprintf("plugin %s: %v", p.name, err)
-	if s := strings.TrimSpace(p.stderr.String()); s != "" {
-		msg += "\nplugin stderr (last lines):\n" + s
+	if p.client.Exited() && p.cmd.ProcessState != nil {
+		msg += " (process " + p.cmd.ProcessState.String() + ")"
+	}
+	if f := p.out.fatalLine(); f != "" && !strings.Contains(msg, f) {
+		msg += "\nplugin said: " + f
+	}
+	last := ""
+	if run != nil {
+		last = strings.TrimSpace(run.String())
+	}
+	if last == "" {
+		last = strings.TrimSpace(p.out.tail.String())
+	}
+	if last != "" {
+		msg += "\nplugin output (last lines):\n" + last
 	}
 	return errors.New(msg)
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
