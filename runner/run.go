@@ -29,8 +29,15 @@ type Spec struct {
 	// InProcess links a reference policy into this process instead of
 	// starting its plugin; records are identical either way.
 	InProcess bool
-	// Timeout bounds the run; zero means no bound.
+	// Timeout bounds the run; zero means no bound (DefaultTimeout gives
+	// the default of campaigns and `schedlab sim`).
 	Timeout time.Duration
+	// StallTimeout ends a run in a plugin process whose engine shows no
+	// progress for that long (host.RunSpec.StallTimeout); zero: never.
+	StallTimeout time.Duration
+	// StartTimeout bounds the start of a plugin process; zero means
+	// host.DefaultStartTimeout.
+	StartTimeout time.Duration
 	// Processes, when set, lends the run a plugin process that served
 	// earlier runs and takes it back afterwards; nil starts a fresh process
 	// for the run and ends it after. The records are the same either way.
@@ -57,6 +64,15 @@ type Outcome struct {
 	// HostNanos is the wall time of the whole run seen from the host,
 	// plugin start and transfer included.
 	HostNanos int64
+}
+
+// DefaultTimeout is the limit of a run of jobs jobs when the manifest or
+// the command line sets none: 10 minutes, and 10 ms more per job, far more
+// than any reference policy needs (EASY simulates about a million jobs a
+// second; the slowest, plan-based policy of paper 004 takes some 3 ms a
+// job), so that only a run that hangs reaches it.
+func DefaultTimeout(jobs int) time.Duration {
+	return 10*time.Minute + time.Duration(jobs)*10*time.Millisecond
 }
 
 // Execute runs spec, verifies the records against the workload and computes
@@ -110,7 +126,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	check := verify.NewChecker(spec.Platform, spec.Jobs)
 	res, err := p.Run(ctx, host.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Log: spec.Log,
+		Log: spec.Log, StallTimeout: spec.StallTimeout,
 	}, spec.Jobs, check.Add)
 	if err != nil {
 		return nil, err
@@ -147,6 +163,11 @@ func start(ctx context.Context, spec Spec) (host.Policy, string, error) {
 	}
 	if len(pol.Command) == 0 {
 		return nil, "", fmt.Errorf("policy %s: no plugin command (run it in-process)", pol.Ref)
+	}
+	if spec.StartTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, spec.StartTimeout)
+		defer cancel()
 	}
 	if spec.Processes != nil {
 		p, err := spec.Processes.get(ctx, pol.Command)

@@ -101,19 +101,22 @@ func TestPluginFailures(t *testing.T) {
 		plugin  string
 		timeout time.Duration
 		want    []string
+		stall   time.Duration
 	}{
-		{"crash", 0, []string{"policy crash panicked: crash plugin: deliberate panic on call 3", "main.(*crash).Schedule"}},
+		{"crash", 0, []string{"policy crash panicked: crash plugin: deliberate panic on call 3", "main.(*crash).Schedule"}, 0},
 		// What the plugin wrote to os.Stderr just before os.Exit is lost:
 		// go-plugin forwards it from a pipe the exit closes unread.
-		{"exit", 0, []string{"plugin process died during the run", "(process exit status 3)"}},
-		{"hang", 2 * time.Second, []string{"run exceeded its timeout of 2s"}},
-		{"infeasible", 0, []string{"start job id 2", "it needs 6 procs, 4 are free"}},
-		{"noisy", 0, []string{"start", "hello from a plugin"}},
+		{"exit", 0, []string{"plugin process died during the run", "(process exit status 3)"}, 0},
+		{"hang", 2 * time.Second, []string{"run exceeded its timeout of 2s"}, 0},
+		// No timeout: the heartbeat shows the engine stuck in a policy call.
+		{"hang", 0, []string{"no progress in simulated time for 1.5s (stall_timeout): still at t=0 after 1 events"}, 1500 * time.Millisecond},
+		{"infeasible", 0, []string{"start job id 2", "it needs 6 procs, 4 are free"}, 0},
+		{"noisy", 0, []string{"start", "hello from a plugin"}, 0},
 	} {
 		t.Run(tc.plugin, func(t *testing.T) {
 			_, err := Execute(context.Background(), Spec{
 				Policy: pluginResolved(t, tc.plugin), Platform: plat, Jobs: jobs,
-				Metrics: metrics.DefaultSettings(), Timeout: tc.timeout,
+				Metrics: metrics.DefaultSettings(), Timeout: tc.timeout, StallTimeout: tc.stall,
 			})
 			if err == nil {
 				t.Fatal("run succeeded")

@@ -18,6 +18,7 @@ import (
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
 )
@@ -29,7 +30,7 @@ type simFlags struct {
 	seed               uint64
 	exact, inProcess   bool
 	asJSON             bool
-	timeout            time.Duration
+	timeout, stall     time.Duration
 	metrics            metrics.Settings
 }
 
@@ -60,7 +61,8 @@ else MaxNodes) unless --procs is given.`,
 	fl.BoolVar(&f.inProcess, "in-process", false, "link a reference policy into this process instead of starting its plugin")
 	fl.StringVar(&f.out, "out", "", "write one row per job to this Parquet file")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
-	fl.DurationVar(&f.timeout, "timeout", 0, "fail the run after this long (0: no limit)")
+	fl.DurationVar(&f.timeout, "timeout", -1, "fail the run after this long (default: 10m and 10ms per job; 0: no limit)")
+	fl.DurationVar(&f.stall, "stall-timeout", manifest.DefaultStallTimeout, "fail a plugin run whose engine shows no progress for this long (0: never)")
 	fl.Int64Var(&f.metrics.SlowdownTau, "bsld-tau", f.metrics.SlowdownTau, "runtime floor of bounded slowdown, seconds")
 	fl.IntVar(&f.metrics.WarmupJobs, "warmup-jobs", 0, "leave the first N jobs out of the wait and slowdown metrics")
 	fl.IntVar(&f.metrics.CooldownJobs, "cooldown-jobs", 0, "leave the last N jobs out of the wait and slowdown metrics")
@@ -113,10 +115,15 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		return err
 	}
 	plat := sdk.SingleCluster(traceName(w.Path), w.Procs)
+	timeout := f.timeout
+	if timeout < 0 {
+		timeout = runner.DefaultTimeout(len(w.Jobs))
+	}
 	began := time.Now().UTC()
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: pol, Params: params, Platform: plat, Jobs: w.Jobs, Seed: f.seed,
-		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: f.timeout,
+		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: timeout,
+		StallTimeout: f.stall,
 	})
 	if err != nil {
 		return err

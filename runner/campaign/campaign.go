@@ -289,7 +289,9 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 			if opts.FreshProcesses || p.FreshProcess {
 				lend = nil
 			}
-			e.info, e.err = runner.Describe(ctx, e.res, opts.InProcess, lend)
+			sctx, cancel := context.WithTimeout(ctx, m.Campaign.StartTimeout)
+			e.info, e.err = runner.Describe(sctx, e.res, opts.InProcess, lend)
+			cancel()
 		}
 		if e.err != nil {
 			e.err = fmt.Errorf("policy %s (%s): %w", r.Policy, p.Ref, e.err)
@@ -667,10 +669,15 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		procs = nil
 	}
 	log := &boundedLog{max: LogLimit}
+	timeout := m.Campaign.Timeout
+	if !m.Campaign.TimeoutSet {
+		timeout = runner.DefaultTimeout(len(jobs))
+	}
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
-		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference, Timeout: m.Campaign.Timeout,
+		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
+		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,
 		Processes: procs, Log: log,
 	})
 	if lerr := log.writeTo(dir, t.key); lerr != nil {

@@ -82,9 +82,10 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 
 	c := m.Campaign
 	fmt.Fprintf(&b, "[campaign]\nname = %s\nseed = %d\nreplicates = %d\nout = \".\"\n", quote(c.Name), c.Seed, c.Replicates)
-	if c.Timeout > 0 {
+	if c.TimeoutSet {
 		fmt.Fprintf(&b, "timeout = %s\n", quote(c.Timeout.String()))
 	}
+	fmt.Fprintf(&b, "stall_timeout = %s\nstart_timeout = %s\n", quote(c.StallTimeout.String()), quote(c.StartTimeout.String()))
 	fmt.Fprintf(&b, "\n[metrics]\nbsld_tau = %d\nwarmup_jobs = %d\ncooldown_jobs = %d\n",
 		m.Metrics.SlowdownTau, m.Metrics.WarmupJobs, m.Metrics.CooldownJobs)
 

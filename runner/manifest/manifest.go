@@ -63,9 +63,26 @@ type Campaign struct {
 	// Out is the absolute output folder; by default out/NAME next to the
 	// manifest.
 	Out string
-	// Timeout bounds each run; 0 (the default) means no bound.
-	Timeout time.Duration
+	// Timeout bounds each run; 0 means no bound. Unless TimeoutSet, the
+	// manifest gives none and each run gets a limit from its size
+	// (runner.DefaultTimeout).
+	Timeout    time.Duration
+	TimeoutSet bool
+	// StallTimeout ends a run whose plugin reports no progress in
+	// simulated time for that long; 0 means never. DefaultStallTimeout
+	// unless the manifest says otherwise.
+	StallTimeout time.Duration
+	// StartTimeout bounds the start of a plugin process, handshake and
+	// description included; DefaultStartTimeout unless the manifest says
+	// otherwise.
+	StartTimeout time.Duration
 }
+
+// The defaults of [campaign]'s stall_timeout and start_timeout.
+const (
+	DefaultStallTimeout = 5 * time.Minute
+	DefaultStartTimeout = 30 * time.Second
+)
 
 // Platform is a [platforms.NAME] table: a machine of one cluster.
 type Platform struct {
@@ -242,6 +259,8 @@ type rawCampaign struct {
 	Replicates int64  `toml:"replicates"`
 	Out        string `toml:"out"`
 	Timeout    string `toml:"timeout"`
+	Stall      string `toml:"stall_timeout"`
+	Start      string `toml:"start_timeout"`
 }
 
 type rawMetrics struct {
@@ -576,16 +595,30 @@ func (p *parser) campaign(rc rawCampaign) Campaign {
 		}
 		c.Out = p.path(rc.Out)
 	}
-	if rc.Timeout != "" {
-		d, err := time.ParseDuration(rc.Timeout)
+	duration := func(key, v string, dst *time.Duration) bool {
+		if v == "" {
+			return false
+		}
+		d, err := time.ParseDuration(v)
 		switch {
 		case err != nil:
-			p.errAt([]string{"campaign", "timeout"}, "%q is not a Go duration such as \"90s\" or \"10m\"", rc.Timeout)
+			p.errAt([]string{"campaign", key}, "%q is not a Go duration such as \"90s\" or \"10m\"", v)
 		case d < 0:
-			p.errAt([]string{"campaign", "timeout"}, "must not be negative, got %v", d)
+			p.errAt([]string{"campaign", key}, "must not be negative, got %v", d)
 		default:
-			c.Timeout = d
+			*dst = d
 		}
+		return true
+	}
+	c.TimeoutSet = duration("timeout", rc.Timeout, &c.Timeout)
+	if !duration("stall_timeout", rc.Stall, &c.StallTimeout) {
+		c.StallTimeout = DefaultStallTimeout
+	}
+	if !duration("start_timeout", rc.Start, &c.StartTimeout) {
+		c.StartTimeout = DefaultStartTimeout
+	}
+	if rc.Start != "" && c.StartTimeout == 0 {
+		p.errAt([]string{"campaign", "start_timeout"}, "must be positive: a plugin that never answers would hold its worker forever")
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"os"
@@ -64,7 +65,8 @@ func mustExpand(t *testing.T, src string) (*Manifest, []Run) {
 func TestDefaults(t *testing.T) {
 	m := mustParse(t, base+"[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\n")
 	c := m.Campaign
-	if c.Name != "m" || c.Seed != 7 || c.Replicates != 1 || c.Timeout != 0 || c.Out != "/lab/out/m" {
+	if c.Name != "m" || c.Seed != 7 || c.Replicates != 1 || c.Timeout != 0 || c.TimeoutSet || c.Out != "/lab/out/m" ||
+		c.StallTimeout != DefaultStallTimeout || c.StartTimeout != DefaultStartTimeout {
 		t.Errorf("campaign defaults: %+v", c)
 	}
 	if m.Metrics.SlowdownTau != 10 || m.Metrics.WarmupJobs != 0 || m.Metrics.CooldownJobs != 0 {
@@ -93,8 +95,26 @@ workload = ["a"]
 policy = ["p"]
 `
 	m := mustParse(t, src)
-	if c := m.Campaign; c.Name != "exp-1" || c.Replicates != 3 || c.Out != "/lab/results" || c.Timeout != 90*time.Second {
+	if c := m.Campaign; c.Name != "exp-1" || c.Replicates != 3 || c.Out != "/lab/results" || c.Timeout != 90*time.Second || !c.TimeoutSet {
 		t.Errorf("campaign: %+v", c)
+	}
+	// "0" is no limit at all, not the default limit; the lock keeps it.
+	m = mustParse(t, strings.Replace(src, `timeout = "90s"`, "timeout = \"0\"\nstall_timeout = \"0\"\nstart_timeout = \"2m\"", 1))
+	if c := m.Campaign; c.Timeout != 0 || !c.TimeoutSet || c.StallTimeout != 0 || c.StartTimeout != 2*time.Minute {
+		t.Errorf("campaign with no limits: %+v", c)
+	}
+	var lock bytes.Buffer
+	if err := m.WriteLock(&lock, "/lab", Lock{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"timeout = \"0s\"\n", "stall_timeout = \"0s\"\n", "start_timeout = \"2m0s\"\n"} {
+		if !strings.Contains(lock.String(), want) {
+			t.Errorf("the lock lacks %q:\n%s", want, lock.String())
+		}
+	}
+	if _, err := parse(t, strings.Replace(src, `timeout = "90s"`, `start_timeout = "0s"`, 1)); err == nil ||
+		!strings.Contains(err.Error(), "campaign.start_timeout: must be positive") {
+		t.Errorf("start_timeout = 0: %v", err)
 	}
 	if s := m.Metrics; s.SlowdownTau != 600 || s.WarmupJobs != 100 || s.CooldownJobs != 50 {
 		t.Errorf("metrics: %+v", s)
@@ -134,7 +154,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"case matters", base + "[Campaign]\nseed = 2\n",
 			[]string{"m.toml:" + strconv.Itoa(baseLines+1) + ": unknown key Campaign (did you mean campaign?)"}},
 		{"no close key", "[campaign]\nseed = 1\ncolour = \"red\"\n",
-			[]string{"m.toml:3: unknown key campaign.colour (known: name, out, replicates, seed, timeout)"}},
+			[]string{"m.toml:3: unknown key campaign.colour (known: name, out, replicates, seed, stall_timeout, start_timeout, timeout)"}},
 		{"workload key", strings.Replace(base, "trace = \"b.swf\"", "tarce = \"b.swf\"", 1),
 			[]string{"m.toml:8: unknown key workloads.b.tarce (did you mean trace?)"}},
 		{"policy key", strings.Replace(base, "params = {", "parms = {", 1),

@@ -41,11 +41,20 @@ type RunSpec struct {
 	// output and error during the run (a policy in this process writes to
 	// this process's).
 	Log io.Writer
+	// StallTimeout, when positive, ends a run in a plugin process whose
+	// engine makes no progress (no new event) for that long, by its
+	// heartbeat (protocol 4; a plugin of protocol 3 sends none). A run in
+	// this process cannot be stopped inside a policy call.
+	StallTimeout time.Duration
 }
 
 func (s RunSpec) wire() wire.RunSpec {
 	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates}
 }
+
+// DefaultStartTimeout bounds the start of a plugin process, handshake and
+// description included, when Start's context has no earlier deadline.
+const DefaultStartTimeout = 30 * time.Second
 
 // Policy runs simulations under one policy.
 type Policy interface {
@@ -117,9 +126,14 @@ type Plugin struct {
 // the last bytes, where a panic's message and stack are.
 const StderrLimit = 16 << 10
 
-// Start launches the plugin command cmd and asks it to describe itself. The
-// process is killed if this process dies, and must be ended with Close.
+// Start launches the plugin command cmd and asks it to describe itself,
+// within ctx's deadline, or DefaultStartTimeout without one. The process is
+// killed if this process dies, and must be ended with Close.
 func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
+	limit := DefaultStartTimeout
+	if d, ok := ctx.Deadline(); ok {
+		limit = max(time.Until(d), time.Millisecond)
+	}
 	name := cmd.Path
 	if len(cmd.Args) > 0 {
 		name = strings.Join(cmd.Args, " ")
@@ -138,12 +152,12 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 		SyncStderr:   out,
 		SyncStdout:   out,
 		Logger:       hclog.NewNullLogger(),
-		StartTimeout: 30 * time.Second,
+		StartTimeout: limit,
 	})
 	p := &Plugin{client: client, cmd: cmd, out: out, name: name}
 	fail := func(err error) (*Plugin, error) {
 		client.Kill()
-		return nil, p.wrap(err, nil)
+		return nil, p.wrap(err, nil, true)
 	}
 	rpcClient, err := client.Client()
 	if err != nil {
@@ -176,7 +190,16 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	run := &tail{max: StderrLimit}
 	p.out.lend(run, spec.Log)
 	defer p.out.lend(nil, nil)
-	res, err := p.rpc.Run(ctx, spec.wire(), jobs, sink)
+	w := spec.wire()
+	if spec.StallTimeout > 0 && p.rpc.Version() >= 4 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		watch := newStallWatch(spec.StallTimeout, cancel)
+		defer watch.stop()
+		w.Progress = watch.beat
+	}
+	res, err := p.rpc.Run(ctx, w, jobs, sink)
 	if err != nil {
 		if c := status.Code(err); ctx.Err() != nil || c == codes.DeadlineExceeded || c == codes.Canceled {
 			// gRPC may notice the deadline a moment before the context's
@@ -190,12 +213,12 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 			if ctx.Err() != nil {
 				cause = context.Cause(ctx)
 			}
-			return nil, p.wrap(fmt.Errorf("run: %w", cause), run)
+			return nil, p.wrap(fmt.Errorf("run: %w", cause), run, false)
 		}
 		if st, ok := status.FromError(err); ok && (st.Code() == codes.Aborted || st.Code() == codes.InvalidArgument) {
 			// The plugin's engine refused the run or the policy failed:
 			// its message says why.
-			return nil, p.wrap(errors.New(st.Message()), run)
+			return nil, p.wrap(errors.New(st.Message()), run, true)
 		}
 		// Anything else is a broken transport: give a dying process a
 		// moment to exit so that its stderr is complete and the error
@@ -208,7 +231,7 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 			what = "plugin process died during the run"
 		}
 		p.client.Kill()
-		return nil, p.wrap(fmt.Errorf("%s: %w", what, err), run)
+		return nil, p.wrap(fmt.Errorf("%s: %w", what, err), run, true)
 	}
 	return res, nil
 }
@@ -220,11 +243,12 @@ func (p *Plugin) Close() error {
 }
 
 // wrap names the plugin in err and adds what the process said: how it
-// ended, when it has, the first fatal line it printed, and the last lines
-// it wrote during the run (or before, when the run has none).
-func (p *Plugin) wrap(err error, run *tail) error {
+// ended, when it ended on its own (ended says so), the first fatal line it
+// printed, and the last lines it wrote during the run (or before, when the
+// run has none).
+func (p *Plugin) wrap(err error, run *tail, ended bool) error {
 	msg := fmt.Sprintf("plugin %s: %v", p.name, err)
-	if p.client.Exited() && p.cmd.ProcessState != nil {
+	if ended && p.client.Exited() && p.cmd.ProcessState != nil {
 		msg += " (process " + p.cmd.ProcessState.String() + ")"
 	}
 	if f := p.out.fatalLine(); f != "" && !strings.Contains(msg, f) {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
@@ -194,5 +195,20 @@ func TestOlderProtocolRefused(t *testing.T) {
 	if !strings.Contains(err.Error(), "Plugin version: 2") || !strings.Contains(err.Error(), "Client versions: [3 4]") &&
 		!strings.Contains(err.Error(), "Client versions: [4 3]") {
 		t.Fatalf("error %q does not name the versions", err)
+	}
+}
+
+// TestStartDeadline: a program that never answers the handshake fails to
+// start by its context's deadline, not after the default 30 s.
+func TestStartDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	_, err := host.Start(ctx, exec.Command("sleep", "20"))
+	if err == nil {
+		t.Fatal("sleep started as a plugin")
+	}
+	if d := time.Since(begin); d > 5*time.Second {
+		t.Fatalf("gave up after %v, not by the 300 ms deadline: %v", d, err)
 	}
 }

@@ -409,6 +409,10 @@ func (e *engine) loop() error {
 		if e.stats.Events++; e.stats.Events%ctxEvery == 0 && e.ctx.Err() != nil {
 			return fmt.Errorf("t=%d: sim: %w", now, context.Cause(e.ctx))
 		}
+		if p := e.hooks.Progress; p != nil {
+			p.Now.Store(now)
+			p.Events.Store(e.stats.Events)
+		}
 		changed := false
 		for e.ends.len() > 0 && e.ends.top().at == now {
 			e.end(e.ends.pop().idx)

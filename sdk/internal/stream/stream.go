@@ -5,7 +5,10 @@
 // context instead of in sim.Config.
 package stream
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // Hooks is how a run's workload arrives and its records leave. I is the
 // engine's input type and R its record type (sim.Input and sim.Record):
@@ -33,6 +36,15 @@ type Hooks[I, R any] struct {
 	// ends the run with that error.
 	Emit        func(recs []R) error
 	EmitAtLeast int
+	// Progress, when set, is where the engine publishes, at every event,
+	// the number of events so far and the simulated time, for another
+	// goroutine to read while the run goes on (the plugin's heartbeat).
+	Progress *Progress
+}
+
+// Progress is how far a run has come.
+type Progress struct {
+	Events, Now atomic.Int64
 }
 
 type key struct{}

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
@@ -39,7 +40,30 @@ const (
 	// FrameUnits carries a slice of sim.Result.Units (placements on divided
 	// resources), after the records.
 	FrameUnits byte = 'U'
+	// FrameProgress is the plugin's heartbeat (protocol 4): the number of
+	// events the engine has processed and its simulated time, sent every
+	// ProgressEvery while the run goes on.
+	FrameProgress byte = 'P'
 )
+
+// ProgressEvery is how often a plugin of protocol 4 sends its heartbeat.
+const ProgressEvery = time.Second
+
+// AppendProgress packs a heartbeat after a FrameProgress byte.
+func AppendProgress(dst []byte, events, now int64) []byte {
+	dst = append(dst, FrameProgress)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(events))
+	return binary.LittleEndian.AppendUint64(dst, uint64(now))
+}
+
+// DecodeProgress unpacks a FrameProgress frame.
+func DecodeProgress(frame []byte) (events, now int64, err error) {
+	if len(frame) != 17 || frame[0] != FrameProgress {
+		return 0, 0, errors.New("wire: malformed progress frame")
+	}
+	le := binary.LittleEndian
+	return int64(le.Uint64(frame[1:])), int64(le.Uint64(frame[9:])), nil
+}
 
 // UnitsPerFrame is the number of placement entries in a full units frame.
 const UnitsPerFrame = FrameBytes / 4
@@ -62,6 +86,9 @@ type RunSpec struct {
 	Params         map[string]string
 	Seed           uint64
 	ExactEstimates bool
+	// Progress, on the host side, is given each heartbeat of the plugin
+	// (protocol 4), on the receiving goroutine.
+	Progress func(events, now int64)
 }
 
 // fixed bytes of a packed job before its request vector: ID, Submit,

@@ -91,6 +91,7 @@ func TestGolden(t *testing.T) {
 		{"jobs.hex", AppendJobs(nil, goldenJobs())},
 		{"records.hex", AppendRecords(nil, goldenRecords())},
 		{"units.hex", AppendUnits(nil, []int32{0, 2, -1})},
+		{"progress.hex", AppendProgress(nil, 1234, -5)},
 	} {
 		if want := readGolden(t, tc.file); !bytes.Equal(tc.got, want) {
 			t.Errorf("%s: encoded\n%s\nwant\n%s", tc.file, tc.got, want)
@@ -119,6 +120,9 @@ func TestGolden(t *testing.T) {
 	recs, err := DecodeRecords(nil, readGolden(t, "records.hex"))
 	if err != nil || !reflect.DeepEqual(recs, goldenRecords()) {
 		t.Errorf("records.hex decodes to %+v, %v", recs, err)
+	}
+	if events, now, err := DecodeProgress(readGolden(t, "progress.hex")); err != nil || events != 1234 || now != -5 {
+		t.Errorf("progress.hex decodes to %d events at %d, %v", events, now, err)
 	}
 	units, err := DecodeUnits(nil, readGolden(t, "units.hex"))
 	if err != nil || !reflect.DeepEqual(units, []int32{0, 2, -1}) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -147,12 +148,15 @@ func (s *server) run(st grpc.ServerStream) error {
 	in := receiveJobs(st, msg, jobs, spec.Platform.Dims())
 	defer in.stop()
 	out := newRecordSender(st, jobs)
+	progress := new(stream.Progress)
+	stopBeat := out.heartbeat(progress)
 	ctx := stream.With(st.Context(), &stream.Hooks[sim.Input, sim.Record]{
-		Total: jobs, More: in.next, Emit: out.emit, EmitAtLeast: StreamRecords,
+		Total: jobs, More: in.next, Emit: out.emit, EmitAtLeast: StreamRecords, Progress: progress,
 	})
 	res, err := sim.Run(ctx, s.policy, sim.Config{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
 	})
+	stopBeat()
 	if serr := out.close(); serr != nil {
 		// The host is gone or the connection broke: nobody reads a
 		// policy error now.
@@ -204,11 +208,12 @@ type recordSender struct {
 }
 
 // newRecordSender returns the sender of the records of a run of jobs jobs.
-// Its queue holds every frame the run can have, so that the engine never
-// waits for the sending goroutine (on a busy machine that goroutine may wait
-// for a core); the records are in memory anyway.
+// Its queue holds every records frame the run can have, so that the engine
+// never waits for the sending goroutine (on a busy machine that goroutine
+// may wait for a core); the records are in memory anyway. Heartbeats take
+// what room is left.
 func newRecordSender(stream grpc.ServerStream, jobs int) *recordSender {
-	frames := 2*(jobs/StreamRecords) + 2
+	frames := 2*(jobs/StreamRecords) + 4
 	s := &recordSender{
 		stream: stream,
 		full:   make(chan []byte, frames),
@@ -261,6 +266,33 @@ func (s *recordSender) emit(recs []sim.Record) error {
 		recs = recs[n:]
 	}
 	return nil
+}
+
+// heartbeat queues a progress frame every ProgressEvery, with what the
+// engine published in p, until the returned function is called (before
+// close). A beat is skipped when the queue is full: frames are flowing.
+func (s *recordSender) heartbeat(p *stream.Progress) (stop func()) {
+	halt, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-halt:
+				return
+			case <-t.C:
+				select {
+				case s.full <- AppendProgress(nil, p.Events.Load(), p.Now.Load()):
+				default:
+				}
+			}
+		}
+	}()
+	return func() {
+		close(halt)
+		<-done
+	}
 }
 
 // close waits for the sending goroutine to send what is queued and returns
@@ -463,7 +495,7 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	// that neither side waits for the other to read.
 	sent := make(chan error, 1)
 	go func() { sent <- sendRun(stream, h, JobsPerFrame(spec.Platform.Dims()), jobs) }()
-	res, err := receiveResult(stream, c.version, len(jobs), sink)
+	res, err := receiveResult(stream, c.version, len(jobs), sink, spec.Progress)
 	if err != nil {
 		// The plugin's status, if it ended the run, is in err; the
 		// sender's error (io.EOF then) says less.
@@ -523,7 +555,7 @@ func sendRun(stream grpc.ClientStream, h []byte, per int, jobs []sim.Input) erro
 // receiveResult receives the records, placements and statistics of a run of
 // jobs jobs in the given protocol version, giving the records to sink, if
 // not nil, as they arrive.
-func receiveResult(stream grpc.ClientStream, version, jobs int, sink func([]sim.Record)) (*sim.Result, error) {
+func receiveResult(stream grpc.ClientStream, version, jobs int, sink func([]sim.Record), progress func(events, now int64)) (*sim.Result, error) {
 	res := &sim.Result{Records: make([]sim.Record, 0, jobs)}
 	msg := new(message)
 	for {
@@ -546,6 +578,14 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, sink func([]sim.
 			}
 			if sink != nil {
 				sink(res.Records[n:])
+			}
+		case len(f) > 0 && f[0] == FrameProgress:
+			events, now, err := DecodeProgress(f)
+			if err != nil {
+				return nil, err
+			}
+			if progress != nil {
+				progress(events, now)
 			}
 		case len(f) > 0 && f[0] == FrameUnits:
 			if res.Units, err = DecodeUnits(res.Units, f); err != nil {
