@@ -103,6 +103,7 @@ func (p *refCons) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if wake > 0 {
 		p.out = append(p.out, sdk.WakeAt(wake))
 	}
+	p.drop(p.out)
 	return p.out, nil
 }
 

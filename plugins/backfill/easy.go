@@ -52,6 +52,9 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.free = append(p.free[:0], s.Free[0]...)
 	q := p.sorted(s.Queue)
 	i := 0
+	// The kept order must not change while q is read: the started jobs
+	// are dropped from it when the call returns.
+	defer func() { p.drop(p.out) }()
 	for ; i < len(q) && q[i].Request.Fits(p.free); i++ {
 		p.start(s.Now, q[i])
 	}

@@ -38,5 +38,6 @@ func (p *fcfs) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.free.Sub(j.Request)
 		p.out = append(p.out, sdk.Start(j))
 	}
+	p.drop(p.out)
 	return p.out, nil
 }
