@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
 		"../plugins/fcfs", "../plugins/easy", "../plugins/conservative",
-		"./testdata/crash", "./testdata/exit", "./testdata/flaky", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy")
+		"./testdata/crash", "./testdata/exit", "./testdata/fake", "./testdata/flaky", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic("building test plugins: " + err.Error() + "\n" + string(out))
@@ -112,6 +112,7 @@ func TestPluginFailures(t *testing.T) {
 		{"hang", 0, []string{"no progress in simulated time for 1.5s (stall_timeout): still at t=0 after 1 events"}, 1500 * time.Millisecond},
 		{"infeasible", 0, []string{"start job id 2", "it needs 6 procs, 4 are free"}, 0},
 		{"noisy", 0, []string{"start", "hello from a plugin"}, 0},
+		{"fake", 0, []string{"127.0.0.1:1", "the first line the program printed was taken as its handshake"}, 0},
 	} {
 		t.Run(tc.plugin, func(t *testing.T) {
 			_, err := Execute(context.Background(), Spec{

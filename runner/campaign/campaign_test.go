@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -503,7 +504,7 @@ func TestBadPlugins(t *testing.T) {
 		fmt.Fprintf(&pols, "[policies.%s]\nref = %q\n", name, filepath.Join(td, name))
 	}
 	m := quickstart(t, pols.String(), `policy = ["easy", "crash", "exit", "hang", "infeasible", "noisy", "flood"]`)
-	m.Campaign.Timeout = 3e9
+	m.Campaign.Timeout, m.Campaign.TimeoutSet = 3e9, true
 	dir := t.TempDir()
 	rep := run(t, m, Options{Dir: dir, Workers: 2})
 	if rep.Done != 4 || rep.Failed != 10 {
@@ -542,10 +543,25 @@ func TestBadPlugins(t *testing.T) {
 			t.Errorf("%s: status %s error %q, want failed with %q", pol, status, msg, want[pol])
 		}
 	}
-	if n := len(jobFiles(t, dir)); n != 4 {
-		t.Errorf("%d jobs files, want 4 (failed runs write none)", n)
+	got := jobFiles(t, dir)
+	if len(got) != 4 {
+		t.Errorf("%d jobs files, want 4 (failed runs write none)", len(got))
 	}
 	duckCheck(t, dir, 14, 4, 10)
+	// The good runs are those of a campaign without the bad plugins (their
+	// records; the provenance differs by the run's index).
+	clean := filepath.Join(t.TempDir(), "clean")
+	run(t, quickstart(t, "", `policy = ["easy"]`), Options{Dir: clean, Workers: 2})
+	for name := range jobFiles(t, clean) {
+		want, _, err := results.ReadJobs(filepath.Join(clean, JobsDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _, err := results.ReadJobs(filepath.Join(dir, JobsDir, name))
+		if err != nil || !reflect.DeepEqual(rows, want) {
+			t.Errorf("%s: the good run's records differ from a clean campaign's (%v)", name, err)
+		}
+	}
 }
 
 // duckCheck reads a campaign folder with DuckDB (.ci/duckdb/campaign.mjs):

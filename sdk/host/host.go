@@ -156,8 +156,15 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	})
 	p := &Plugin{client: client, cmd: cmd, out: out, name: name}
 	fail := func(err error) (*Plugin, error) {
+		if strings.Contains(err.Error(), "dial ") {
+			// A line on standard output that reads as a handshake, from a
+			// program that is not a schedlab plugin or one that printed
+			// before serving, names an address nobody serves.
+			err = fmt.Errorf("%w (the first line the program printed was taken as its handshake: a plugin must print nothing to standard output before it serves)", err)
+		}
+		ended := client.Exited() // on its own, before the kill
 		client.Kill()
-		return nil, p.wrap(err, nil, true)
+		return nil, p.wrap(err, nil, ended)
 	}
 	rpcClient, err := client.Client()
 	if err != nil {
