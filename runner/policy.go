@@ -65,7 +65,7 @@ func (h *FileHashes) Sum(path string) (string, error) {
 	if ok {
 		return sum, nil
 	}
-	sum, err = fileSHA256(path)
+	sum, err = FileSHA256(path)
 	if err != nil {
 		return "", err
 	}
@@ -143,7 +143,7 @@ func (r Resolver) hash(res *Resolved) error {
 	if r.Hashes != nil {
 		sum, err = r.Hashes.Sum(res.Binary)
 	} else {
-		sum, err = fileSHA256(res.Binary)
+		sum, err = FileSHA256(res.Binary)
 	}
 	if err != nil {
 		return fmt.Errorf("policy %q: %w", res.Ref, err)
@@ -219,7 +219,7 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 		}
 		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, msg)
 	}
-	sum, err := fileSHA256(tmp.Name())
+	sum, err := FileSHA256(tmp.Name())
 	if err != nil {
 		return "", err
 	}
@@ -243,9 +243,9 @@ func cmdDir(cmd *exec.Cmd) string {
 	return "."
 }
 
-// fileSHA256 returns the hex sha256 of a file's content, which pins a plugin
-// binary in provenance.
-func fileSHA256(path string) (string, error) {
+// FileSHA256 returns the hex sha256 of a file's content, which pins a plugin
+// binary in provenance and a run's jobs file in its status.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

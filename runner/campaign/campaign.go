@@ -694,7 +694,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if err := results.WriteJobsWith(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta); err != nil {
 		return fail(err)
 	}
-	if res.JobsSHA256, err = fileSHA256(JobsPath(dir, t.key)); err != nil {
+	if res.JobsSHA256, err = runner.FileSHA256(JobsPath(dir, t.key)); err != nil {
 		return fail(err)
 	}
 	res.Status = StatusOK
@@ -832,7 +832,7 @@ func completed(dir, key string) (r RunResult, ok bool, damage string) {
 		}
 		return r, true, ""
 	}
-	sum, err := fileSHA256(path)
+	sum, err := runner.FileSHA256(path)
 	switch {
 	case err != nil:
 		return r, false, err.Error()
@@ -840,20 +840,6 @@ func completed(dir, key string) (r RunResult, ok bool, damage string) {
 		return r, false, fmt.Sprintf("%s has sha256 %.12s..., its status records %.12s... (truncated or changed after it was written)", path, sum, r.JobsSHA256)
 	}
 	return r, true, ""
-}
-
-// fileSHA256 returns the hex sha256 of a file's content.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // writeLock writes manifest.lock.toml. infos, by policy name, adds what
