@@ -17,7 +17,7 @@ mazalov2012:
 
 # Every test (the real-trace tests need ../shared/data or $SCHEDLAB_DATA).
 test:
-    go test -timeout 30m ./... ./sdk/...
+    go run gotest.tools/gotestsum@v1.13.0 --format pkgname -- -timeout 30m ./... ./sdk/...
 
 # Quick tests: skips the runs of every policy on every real trace.
 test-short:

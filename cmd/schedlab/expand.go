@@ -96,7 +96,11 @@ func rerun(cmd *cobra.Command, dir string, f runFlags) error {
 	rep, err := campaign.Run(cmd.Context(), m, opts)
 	finish()
 	if err != nil {
-		if errors.Is(err, campaign.ErrExists) || errors.Is(err, campaign.ErrFolder) {
+		if errors.Is(err, campaign.ErrExists) {
+			// Not the campaign error's advice: rerun has no --resume.
+			return &exitError{exitBadInput, fmt.Errorf("rerun %s: %s already holds a rerun; start it again with --overwrite, or give another folder with --out", dir, out)}
+		}
+		if errors.Is(err, campaign.ErrFolder) {
 			return &exitError{exitBadInput, err}
 		}
 		return err

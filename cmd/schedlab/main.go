@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -30,12 +31,24 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "schedlab:", err)
+	stop()
+	os.Exit(exitStatus(err))
+}
+
+// exitStatus is the exit status for err: the one an exitError carries, 2 for
+// a command line cobra refused (arguments, a required flag, an unknown
+// command), which cobra reports as plain errors, and 1 otherwise.
+func exitStatus(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
-		stop()
-		os.Exit(ee.code)
+		return ee.code
 	}
-	os.Exit(1)
+	for _, usage := range []string{"required flag(s) ", "unknown command ", "accepts ", "requires at least ", "requires at most ", "unknown flag", "unknown shorthand flag"} {
+		if strings.HasPrefix(err.Error(), usage) {
+			return exitBadInput
+		}
+	}
+	return exitRunsFailed
 }
 
 func newRoot() *cobra.Command {

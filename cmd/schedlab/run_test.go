@@ -159,6 +159,16 @@ func TestRunExitCodes(t *testing.T) {
 	if exitCode(err) != exitBadInput {
 		t.Errorf("bad flag: exit %d\n%s", exitCode(err), out)
 	}
+	// Command lines cobra refuses are bad input too.
+	for _, args := range [][]string{{"run"}, {"run", good, good}, {"compare", dir}, {"bogus"}} {
+		if out, err := run(t, args...); exitCode(err) != exitBadInput {
+			t.Errorf("%v: exit %d, want %d\n%s", args, exitCode(err), exitBadInput, out)
+		}
+	}
+	out, err = run(t, "rerun", dir, "--out", dir)
+	if exitCode(err) != exitBadInput || !strings.Contains(out, "start it again with --overwrite") || strings.Contains(out, "--resume") {
+		t.Errorf("rerun into a folder with a campaign: exit %d\n%s", exitCode(err), out)
+	}
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	if err := os.WriteFile(bad, []byte("[campaign]\nseed = 1\nsede = 2\n"), 0o644); err != nil {
 		t.Fatal(err)
