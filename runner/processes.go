@@ -60,16 +60,9 @@ func (ps *Processes) get(ctx context.Context, command []string) (*process, error
 	return &process{Plugin: p, key: key}, nil
 }
 
-// idleAgain takes back a process that served no run.
-func (ps *Processes) idleAgain(p *process) {
-	p.runs--
-	ps.put(p, true)
-}
-
-// put takes back a process after a run: for reuse when the run succeeded,
-// otherwise it ends the process.
+// put takes back a process: for reuse when its last run succeeded (or it
+// served none), otherwise it ends the process. The caller counts the runs.
 func (ps *Processes) put(p *process, ok bool) {
-	p.runs++
 	max := ps.MaxRuns
 	if max <= 0 {
 		max = DefaultProcessRuns
@@ -128,6 +121,6 @@ func Describe(ctx context.Context, res *Resolved, inProcess bool, procs *Process
 	if err != nil {
 		return sdk.Info{}, err
 	}
-	procs.idleAgain(p)
+	procs.put(p, true) // a description is not a run
 	return p.Info(), nil
 }

@@ -98,6 +98,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	release := func(ok bool) {
 		released = true
 		if pp, pooled := p.(*process); pooled {
+			pp.runs++
 			spec.Processes.put(pp, ok)
 			return
 		}

@@ -842,8 +842,8 @@ func completed(dir, key string) (r RunResult, ok bool, damage string) {
 	return r, true, ""
 }
 
-// writeLock writes manifest.lock.toml. infos, by policy name, adds what
-// the plugins reported about themselves once runs have started them.
+// writeLock writes manifest.lock.toml, with what each policy said of itself
+// when it was resolved.
 func writeLock(m *manifest.Manifest, dir string, opts Options, pols map[string]*policyEntry) error {
 	bp := opts.provenance
 	sum := sha256.Sum256(opts.SourceText)

@@ -58,13 +58,13 @@ func Acceptance(t *testing.T, p sdk.Plugin, pkg string, scs ...Scenario) {
 	served := 0 // runs the plugin process has served
 	for _, list := range [][]Scenario{scs, reversed(scs)} {
 		for _, sc := range list {
-			got, err := run(plugin, sc)
+			got, in, err := run(plugin, sc)
 			served++
 			if err != nil {
 				t.Errorf("%s through the plugin, its run %d: %v", sc.Name, served, err)
 				continue
 			}
-			ref, err := run(local, sc)
+			ref, _, err := run(local, sc)
 			if err != nil {
 				t.Errorf("%s in this process: %v", sc.Name, err)
 				continue
@@ -74,7 +74,7 @@ func Acceptance(t *testing.T, p sdk.Plugin, pkg string, scs ...Scenario) {
 					sc.Name, served)
 				continue
 			}
-			if diffs := sc.diffWant(byID(sc, got.Records)); len(diffs) > 0 {
+			if diffs := sc.diffWant(byID(in, got.Records)); len(diffs) > 0 {
 				t.Errorf("%s through the plugin: %v", sc.Name, diffs)
 			}
 		}

@@ -55,18 +55,17 @@ func PromisesKept() Invariant {
 // the run failed).
 func Check(t testing.TB, p sdk.Plugin, sc Scenario, invariants ...Invariant) map[int64]sim.Record {
 	t.Helper()
-	res, err := run(host.InProcess(p), sc)
+	res, in, err := run(host.InProcess(p), sc)
 	if err != nil {
 		t.Errorf("%s under %s: %v", sc.Name, p.Info.Name, err)
 		return nil
 	}
-	in := sc.Inputs()
 	for _, inv := range invariants {
 		if err := inv.Check(in, res.Records); err != nil {
 			t.Errorf("%s under %s: %s: %v", sc.Name, p.Info.Name, inv.Name, err)
 		}
 	}
-	got := byID(sc, res.Records)
+	got := byID(in, res.Records)
 	if diffs := sc.diffWant(got); len(diffs) > 0 {
 		t.Errorf("%s under %s:\n  %s", sc.Name, p.Info.Name, strings.Join(diffs, "\n  "))
 	}
@@ -93,7 +92,7 @@ func noState(t testing.TB, name string, p host.Policy, scs []Scenario) {
 	first := make([]*sim.Result, len(scs))
 	again := func(k int, after string) {
 		t.Helper()
-		res, err := run(p, scs[k])
+		res, _, err := run(p, scs[k])
 		switch {
 		case err != nil:
 			t.Errorf("%s under %s, %s: %v", scs[k].Name, name, after, err)

@@ -121,32 +121,32 @@ func (sc Scenario) spec() host.RunSpec {
 // Simulate runs the scenario under p, checks the schedule with the host's
 // replay verification, and returns the records by job ID.
 func Simulate(p sdk.Plugin, sc Scenario) (map[int64]sim.Record, error) {
-	res, err := run(host.InProcess(p), sc)
+	res, in, err := run(host.InProcess(p), sc)
 	if err != nil {
 		return nil, err
 	}
-	return byID(sc, res.Records), nil
+	return byID(in, res.Records), nil
 }
 
 // run runs the scenario under p, as a host does: the records are checked
-// with the host's replay verification as they arrive.
-func run(p host.Policy, sc Scenario) (*sim.Result, error) {
+// with the host's replay verification as they arrive. It returns the
+// scenario's inputs too, which the records follow.
+func run(p host.Policy, sc Scenario) (*sim.Result, []sim.Input, error) {
 	in := sc.Inputs()
 	spec := sc.spec()
 	check := verify.NewChecker(spec.Platform, in)
 	res, err := p.Run(context.Background(), spec, in, check.Add)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := check.Finish(res.Units); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res, nil
+	return res, in, nil
 }
 
-// byID returns the records of the scenario's jobs by job ID.
-func byID(sc Scenario, recs []sim.Record) map[int64]sim.Record {
-	in := sc.Inputs()
+// byID returns the records of the jobs in by job ID.
+func byID(in []sim.Input, recs []sim.Record) map[int64]sim.Record {
 	out := make(map[int64]sim.Record, len(in))
 	for i, r := range recs {
 		out[in[i].Job.ID] = r
