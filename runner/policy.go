@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/schedlab/schedlab/plugins"
 	"github.com/schedlab/schedlab/plugins/reference"
 )
 
@@ -94,9 +95,16 @@ type Resolved struct {
 	Kind Kind
 	// Command starts the plugin process (empty when only in-process works).
 	Command []string
-	// Binary is the file whose sha256 pins the policy's code.
+	// Binary is the plugin binary and SHA256 its sha256, recorded in
+	// provenance.
 	Binary string
 	SHA256 string
+	// Identity stands for the policy's code in run keys. For a reference
+	// policy served by this very binary (or in process) it is
+	// plugins.Identity, a digest of the sources, so that every way of
+	// building one commit (go run, go build, go install) gives the same
+	// run keys; for other policies it is the binary's sha256.
+	Identity string
 }
 
 // Resolve interprets ref: the name of a reference policy, the path of a plugin
@@ -109,9 +117,20 @@ func (r Resolver) Resolve(ctx context.Context, ref string) (*Resolved, error) {
 			res.Command = append(append([]string{}, r.SelfCommand...), ref)
 			res.Binary = r.SelfCommand[0]
 		}
-		return res, r.hash(res)
+		if err := r.hash(res); err != nil {
+			return nil, err
+		}
+		if res.Binary == "" || isSelf(res.Binary) {
+			res.Identity = plugins.Identity()
+		}
+		return res, nil
 	}
-	if st, err := os.Stat(ref); err == nil && st.Mode().IsRegular() {
+	st, err := os.Stat(ref)
+	if err != nil && isPath(ref) {
+		// Not an import path: go build would only add "go.mod file not found".
+		return nil, fmt.Errorf("policy %q is neither a plugin binary nor a Go package: %w", ref, err)
+	}
+	if err == nil && st.Mode().IsRegular() {
 		if st.Mode()&0o111 == 0 {
 			return nil, fmt.Errorf("policy %q is a file but not executable", ref)
 		}
@@ -134,6 +153,13 @@ func (r Resolver) Resolve(ctx context.Context, ref string) (*Resolved, error) {
 		ref, strings.Join(reference.Names(), ", "))
 }
 
+// isPath reports whether ref is written as a file path (absolute, or
+// starting with ./ or ../), not as an import path.
+func isPath(ref string) bool {
+	return filepath.IsAbs(ref) || ref == "." || ref == ".." ||
+		strings.HasPrefix(ref, "./") || strings.HasPrefix(ref, "../")
+}
+
 func (r Resolver) hash(res *Resolved) error {
 	if res.Binary == "" {
 		return nil
@@ -148,8 +174,23 @@ func (r Resolver) hash(res *Resolved) error {
 	if err != nil {
 		return fmt.Errorf("policy %q: %w", res.Ref, err)
 	}
-	res.SHA256 = sum
+	res.SHA256, res.Identity = sum, sum
 	return nil
+}
+
+// isSelf reports whether path is the running executable, whose embedded
+// sources are those of the reference policies it serves.
+func isSelf(path string) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err := os.Stat(self)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // buildVCS is the -buildvcs value of package policy builds. It is given on

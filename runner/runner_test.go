@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedlab/schedlab/plugins"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/policytest"
@@ -160,8 +163,45 @@ func TestResolve(t *testing.T) {
 	if err != nil || again.Binary != first.Binary || filepath.Base(first.Binary) != first.SHA256 {
 		t.Fatalf("a second build is not the cached binary named by its hash: %+v vs %+v", again, first)
 	}
-	if _, err := r.Resolve(ctx, "./no/such/package"); err == nil || !strings.Contains(err.Error(), "build ./no/such/package") {
+	// A path that does not exist is said to be one, not handed to go build.
+	if _, err := r.Resolve(ctx, "./no/such/package"); err == nil || !strings.Contains(err.Error(), "neither a plugin binary nor a Go package") ||
+		!errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing package: %v", err)
+	}
+	if _, err := r.Resolve(ctx, "example.com/no/such/package"); err == nil || !strings.Contains(err.Error(), "build example.com/no/such/package") {
+		t.Fatalf("missing import path: %v", err)
+	}
+}
+
+// TestIdentity checks what identifies a policy in run keys: a reference
+// policy run in process, or served by this very binary, by the digest of
+// its sources; one served by another binary, and any other plugin, by the
+// binary's sha256.
+func TestIdentity(t *testing.T) {
+	ctx := context.Background()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		r    Resolver
+		ref  string
+		want func(*Resolved) string
+	}{
+		{"in process", Resolver{}, "easy", func(*Resolved) string { return plugins.Identity() }},
+		{"served by this binary", Resolver{SelfCommand: []string{self}}, "easy", func(*Resolved) string { return plugins.Identity() }},
+		{"served by another binary", Resolver{SelfCommand: []string{filepath.Join(binDir, "easy"), "serve"}}, "easy",
+			func(r *Resolved) string { return r.SHA256 }},
+		{"a plugin binary", Resolver{}, filepath.Join(binDir, "fcfs"), func(r *Resolved) string { return r.SHA256 }},
+	} {
+		got, err := c.r.Resolve(ctx, c.ref)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if want := c.want(got); got.Identity != want || len(want) != 64 {
+			t.Errorf("%s: identity %q, want %q", c.name, got.Identity, want)
+		}
 	}
 }
 

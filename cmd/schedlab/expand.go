@@ -15,18 +15,37 @@ import (
 )
 
 func newExpandCmd() *cobra.Command {
-	return &cobra.Command{
+	var noCheck bool
+	cmd := &cobra.Command{
 		Use:   "expand MANIFEST.toml",
-		Short: "print the runs a manifest expands to, without running anything",
+		Short: "check a manifest and print the runs it expands to, without running anything",
 		Long: `Check a campaign manifest and print its runs, one line each: index, the value
 of every matrix axis, replicate, the first 12 hex digits of the sha256 of the
-run's spec, and the run's workload and policy seeds. Every problem in the
-manifest is reported at once, as FILE:LINE: message.`,
+run's spec, and the run's workload and policy seeds.
+
+It checks what run checks before creating anything: the manifest itself, then
+every trace (loaded and compared with its sha256), every policy (resolved,
+Go packages built, started to ask for its parameters) and every run's
+parameters. Every problem is reported at once, as FILE:LINE: message, and
+exits 2. --no-check checks the manifest only (no trace read, nothing built).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := manifest.Load(args[0], generators()...)
+			gens := generators()
+			m, err := manifest.Load(args[0], gens...)
 			if err != nil {
 				return &exitError{exitBadInput, err}
+			}
+			if !noCheck {
+				r, err := resolver()
+				if err != nil {
+					return err
+				}
+				if err := campaign.Check(cmd.Context(), m, campaign.Options{Resolver: r, Generators: gens}); err != nil {
+					if errors.Is(err, campaign.ErrInput) {
+						return &exitError{exitBadInput, err}
+					}
+					return err
+				}
 			}
 			runs, err := m.Expand()
 			if err != nil {
@@ -39,6 +58,8 @@ manifest is reported at once, as FILE:LINE: message.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&noCheck, "no-check", false, "check the manifest only: read no trace, build and start no policy")
+	return cmd
 }
 
 func newRerunCmd() *cobra.Command {
@@ -100,7 +121,7 @@ func rerun(cmd *cobra.Command, dir string, f runFlags) error {
 			// Not the campaign error's advice: rerun has no --resume.
 			return &exitError{exitBadInput, fmt.Errorf("rerun %s: %s already holds a rerun; start it again with --overwrite, or give another folder with --out", dir, out)}
 		}
-		if errors.Is(err, campaign.ErrFolder) {
+		if errors.Is(err, campaign.ErrFolder) || errors.Is(err, campaign.ErrInput) {
 			return &exitError{exitBadInput, err}
 		}
 		return err

@@ -8,13 +8,16 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedlab/schedlab/plugins"
 	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/sdk"
 )
 
 func main() {
@@ -59,6 +62,10 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// The identity of the reference policies is what their run keys use:
+	// two binaries that print the same one give the same keys.
+	root.SetVersionTemplate(fmt.Sprintf("schedlab %s (SDK %s, protocol %d, %s %s/%s)\nreference policies: identity %s\n",
+		runner.Version, sdk.Version, sdk.ProtocolVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH, plugins.Identity()))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitBadInput, err} })
 	root.AddCommand(newSimCmd(), newRunCmd(), newExpandCmd(), newRerunCmd(), newCompareCmd(), newWorkloadCmd(), newReportCmd(), newPluginCmd())
 	return root

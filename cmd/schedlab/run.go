@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,16 +54,25 @@ type runFlags struct {
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run MANIFEST.toml | run --resume DIR",
+		Use:   "run MANIFEST.toml | run --resume MANIFEST.toml | run --resume DIR",
 		Short: "run a campaign: every run of a manifest's matrix, concurrently",
 		Long: `Run every run of a campaign manifest (see docs/manifest.md) into its campaign
 folder (campaign.out, or --out): jobs/<run-key>.parquet per run, runs.parquet
 with one row per run, and manifest.lock.toml, the manifest fully resolved
 (see docs/results.md).
 
+Before anything is created, every trace is loaded and checked against its
+sha256, every policy resolved (Go packages built) and started, and every
+parameter checked against the policy's declarations: a problem there exits 2.
+
 A folder that already holds a campaign is never overwritten by mistake:
---resume DIR runs only the runs that have not completed (after a failure, an
-interrupt or a kill), --overwrite starts again.
+--resume MANIFEST runs the manifest as it is now into its folder, keeping the
+completed runs whose keys it still has and running the others (new runs of a
+grown manifest, runs whose settings changed, runs that failed or never ran);
+runs of the folder the manifest no longer has are listed, kept on disk and
+left out of runs.parquet. --resume DIR runs what DIR is missing of the
+campaign as locked in its manifest.lock.toml (after an interrupt or a kill).
+--overwrite starts again.
 
 Exit status: 0 all runs completed; 1 some runs failed (the others completed
 and are recorded); 2 bad input, nothing ran; 3 interrupted, resume to finish.`,
@@ -72,7 +83,7 @@ and are recorded); 2 bad input, nothing ran; 3 interrupted, resume to finish.`,
 	fl.StringVar(&f.out, "out", "", "campaign folder (default: the manifest's campaign.out)")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "runs in flight at once (default: number of CPUs)")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop starting runs after the first failure")
-	fl.BoolVar(&f.resume, "resume", false, "the argument is a campaign folder: run what it is missing")
+	fl.BoolVar(&f.resume, "resume", false, "keep the completed runs of the campaign folder and run the rest (the argument: the manifest, or the folder)")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "delete the results of a campaign already in the folder first")
 	fl.BoolVar(&f.inProcess, "in-process", false, "link reference policies into this process instead of starting plugin processes")
 	fl.BoolVar(&f.freshProcesses, "fresh-processes", false, "start a plugin process for every run instead of reusing one for many runs of a policy")
@@ -99,30 +110,28 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	}
 	opts := campaign.Options{Workers: f.jobs, FailFast: f.failFast, Resume: f.resume, Overwrite: f.overwrite,
 		InProcess: f.inProcess, FreshProcesses: f.freshProcesses, Generators: generators()}
+	stderr := cmd.ErrOrStderr()
 	var m *manifest.Manifest
 	var err error
-	if f.resume {
-		dir := arg
-		if st, serr := os.Stat(arg); serr == nil && !st.IsDir() {
-			// A manifest: resume its output folder.
-			mm, lerr := manifest.Load(arg, opts.Generators...)
-			if lerr != nil {
-				return &exitError{exitBadInput, lerr}
-			}
-			dir = mm.Campaign.Out
-		}
+	st, statErr := os.Stat(arg)
+	switch {
+	case f.resume && statErr == nil && st.IsDir():
+		// A folder: its campaign as locked.
 		if f.out != "" {
-			return &exitError{exitBadInput, errors.New("--resume takes the campaign folder as its argument; --out does not apply")}
+			return &exitError{exitBadInput, errors.New("--resume DIR resumes DIR; --out applies only with --resume MANIFEST")}
 		}
-		m, err = manifest.Load(filepath.Join(dir, campaign.LockFile), opts.Generators...)
+		m, err = manifest.Load(filepath.Join(arg, campaign.LockFile), opts.Generators...)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				err = fmt.Errorf("resume %s: no %s there, so no campaign to resume", dir, campaign.LockFile)
+				err = fmt.Errorf("resume %s: no %s there, so no campaign to resume", arg, campaign.LockFile)
 			}
 			return &exitError{exitBadInput, err}
 		}
-		opts.Dir = dir
-	} else {
+		warnEditedSource(stderr, arg, m)
+		opts.Dir = arg
+	default:
+		// A manifest: run it as it is now, resuming its folder with
+		// --resume (the completed runs whose keys it still has are kept).
 		m, err = manifest.Load(arg, opts.Generators...)
 		if err != nil {
 			return &exitError{exitBadInput, err}
@@ -134,7 +143,6 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	if opts.Resolver, err = resolver(); err != nil {
 		return err
 	}
-	stderr := cmd.ErrOrStderr()
 	opts.Logger = logger(stderr, f.verbose, f.quiet)
 	finish := func() {}
 	if !f.quiet && !f.asJSON {
@@ -143,7 +151,11 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	rep, err := campaign.Run(cmd.Context(), m, opts)
 	finish()
 	if err != nil {
-		if errors.Is(err, campaign.ErrExists) || errors.Is(err, campaign.ErrFolder) {
+		switch {
+		case errors.Is(err, campaign.ErrExists):
+			return &exitError{exitBadInput, fmt.Errorf("%w\n  run what it misses (with the new and changed runs of an edited manifest): schedlab run --resume %s%s\n  start again: schedlab run --overwrite %s%s",
+				err, arg, outFlag(f.out), arg, outFlag(f.out))}
+		case errors.Is(err, campaign.ErrInput), errors.Is(err, campaign.ErrFolder):
 			return &exitError{exitBadInput, err}
 		}
 		return err
@@ -156,19 +168,46 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 		}
 	case !f.quiet:
 		printReport(out, rep)
+	default:
+		printFailures(stderr, rep) // errors, which --quiet still prints
 	}
 	switch {
 	case rep.Interrupted:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted with %d of %d runs completed; finish with: schedlab run --resume %s",
 			rep.Done, rep.Total, display(rep.Dir))}
 	case rep.Failed > 0:
-		return &exitError{exitRunsFailed, fmt.Errorf("%d of %d runs failed (status and error in %s)",
+		return &exitError{exitRunsFailed, fmt.Errorf("%d of %d runs failed (their whole errors: the error column of %s)",
 			rep.Failed, rep.Total, filepath.Join(display(rep.Dir), campaign.RunsFile))}
 	case rep.Pending > 0:
 		return &exitError{exitRunsFailed, fmt.Errorf("%d of %d runs did not run (--fail-fast); finish with: schedlab run --resume %s",
 			rep.Pending, rep.Total, display(rep.Dir))}
 	}
 	return nil
+}
+
+// outFlag repeats --out in advice.
+func outFlag(out string) string {
+	if out == "" {
+		return ""
+	}
+	return " --out " + out
+}
+
+// warnEditedSource says when the manifest a campaign was started from has
+// changed since: resuming the folder runs the campaign as locked, not as
+// edited.
+func warnEditedSource(w io.Writer, dir string, m *manifest.Manifest) {
+	if m.Lock == nil || m.Lock.Source == "" {
+		return
+	}
+	text, err := os.ReadFile(m.Lock.Source)
+	if err != nil {
+		return // moved, or relative to another directory
+	}
+	if sum := sha256.Sum256(text); hex.EncodeToString(sum[:]) != m.Lock.SourceSHA256 {
+		fmt.Fprintf(w, "note: %s has changed since this campaign was started; resuming %s runs the campaign as locked in %s.\n"+
+			"  to run the manifest as it is now: schedlab run --resume %s\n", m.Lock.Source, dir, campaign.LockFile, m.Lock.Source)
+	}
 }
 
 // progress shows a bar on a terminal and one line per run otherwise (CI
@@ -190,7 +229,7 @@ func progressLines(w io.Writer, opts *campaign.Options) (finish func()) {
 		case r.Reused:
 			state = "done earlier"
 		case r.Status == campaign.StatusFailed:
-			state = "FAILED: " + firstLine(r.Error)
+			state = "FAILED" // the reason once, in the failures after the table
 		}
 		fmt.Fprintf(w, "[%d/%d] %s (%.2f s): %s\n", p.Done+p.Failed, p.Total, r.Label, r.WallSeconds, state)
 	}
@@ -236,7 +275,9 @@ func printReport(w io.Writer, rep *campaign.Report) {
 	if rep.Reused > 0 {
 		fmt.Fprintf(w, " (%d by an earlier invocation)", rep.Reused)
 	}
-	fmt.Fprintf(w, ", %d failed, %d not run, in %s\n\n", rep.Failed, rep.Pending, rep.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, ", %d failed, %d not run, in %s\n", rep.Failed, rep.Pending, rep.Elapsed.Round(time.Millisecond))
+	printStale(w, rep)
+	fmt.Fprintln(w)
 	// Show the axes that vary; the others are the same for every run.
 	var axes []string
 	seen := map[string]map[string]bool{}
@@ -265,6 +306,9 @@ func printReport(w io.Writer, rep *campaign.Report) {
 	}
 	fmt.Fprintln(tw, "jobs\tmean wait (s)\tp95 wait (s)\tmean bsld\tutilisation\tseconds\t")
 	for _, r := range rep.Runs {
+		if r.Status == campaign.StatusPending {
+			continue // counted above as not run
+		}
 		for _, a := range axes {
 			fmt.Fprintf(tw, "%s\t", r.Axes[a])
 		}
@@ -272,7 +316,7 @@ func printReport(w io.Writer, rep *campaign.Report) {
 			fmt.Fprintf(tw, "%d\t", r.Replicate)
 		}
 		if r.Status != campaign.StatusOK {
-			fmt.Fprintf(tw, "%s: %s\t\t\t\t\t\t\n", r.Status, firstLine(r.Error))
+			fmt.Fprintf(tw, "%s\t\t\t\t\t%.2f\t\n", r.Status, r.WallSeconds)
 			continue
 		}
 		mt := r.Metrics
@@ -280,8 +324,84 @@ func printReport(w io.Writer, rep *campaign.Report) {
 			mt["mean_bsld"], mt["utilisation"], r.WallSeconds)
 	}
 	tw.Flush()
+	printFailures(w, rep)
 	fmt.Fprintf(w, "\nper run: %s    per job: %s/<run_key>.parquet    (docs/results.md)\n",
 		filepath.Join(dir, campaign.RunsFile), filepath.Join(dir, campaign.JobsDir))
+}
+
+// printFailures says why runs failed, once per reason: the first line of
+// the error (the rest, such as a stack, is in runs.parquet) and the runs
+// that failed with it.
+func printFailures(w io.Writer, rep *campaign.Report) {
+	if rep.Failed == 0 {
+		return
+	}
+	var reasons []string
+	runs := map[string][]string{}
+	logs := 0
+	for _, r := range rep.Runs {
+		if r.Status != campaign.StatusFailed {
+			continue
+		}
+		why := shorten(firstLine(r.Error), 300)
+		if runs[why] == nil {
+			reasons = append(reasons, why)
+		}
+		runs[why] = append(runs[why], r.Label)
+		if r.Log != "" {
+			logs++
+		}
+	}
+	fmt.Fprintf(w, "\n%d failed:\n", rep.Failed)
+	for _, why := range reasons {
+		fmt.Fprintf(w, "  %s\n    %s\n", why, listLabels(runs[why], 4))
+	}
+	if logs > 0 {
+		fmt.Fprintf(w, "what the plugins printed during the runs: %s/<run_key>.log\n", filepath.Join(display(rep.Dir), campaign.LogsDir))
+	}
+}
+
+// printStale lists the runs of the folder that a resume with an edited
+// manifest left out, by why.
+func printStale(w io.Writer, rep *campaign.Report) {
+	if len(rep.Stale) == 0 {
+		return
+	}
+	var changes []string
+	labels := map[string][]string{}
+	for _, s := range rep.Stale {
+		why := s.Change
+		if why == "" {
+			why = "no longer in the manifest"
+		} else {
+			why = "changed, so run again: " + why
+		}
+		if labels[why] == nil {
+			changes = append(changes, why)
+		}
+		labels[why] = append(labels[why], s.Label)
+	}
+	fmt.Fprintf(w, "%d runs of the folder are not in the manifest as it is now (their files stay in %s and %s, out of %s):\n",
+		len(rep.Stale), campaign.StatusDir, campaign.JobsDir, campaign.RunsFile)
+	for _, why := range changes {
+		fmt.Fprintf(w, "  %s\n    %s\n", why, listLabels(labels[why], 4))
+	}
+}
+
+// listLabels joins up to n labels and counts the rest.
+func listLabels(labels []string, n int) string {
+	if len(labels) <= n {
+		return strings.Join(labels, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(labels[:n], ", "), len(labels)-n)
+}
+
+// shorten cuts s to n bytes at most, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 // axisRank orders the table's axis columns as the matrix does.
@@ -317,5 +437,15 @@ func writeReportJSON(w io.Writer, rep *campaign.Report) error {
 	return enc.Encode(map[string]any{
 		"dir": rep.Dir, "total": rep.Total, "done": rep.Done, "failed": rep.Failed, "pending": rep.Pending,
 		"reused": rep.Reused, "interrupted": rep.Interrupted, "elapsed_seconds": rep.Elapsed.Seconds(), "runs": rep.Runs,
+		"stale": staleJSON(rep.Stale),
 	})
+}
+
+// staleJSON writes the stale runs with snake_case keys.
+func staleJSON(stale []campaign.Stale) []map[string]string {
+	out := make([]map[string]string, len(stale))
+	for i, s := range stale {
+		out[i] = map[string]string{"label": s.Label, "key": s.Key, "status": s.Status, "change": s.Change}
+	}
+	return out
 }

@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/campaign"
 )
 
@@ -42,15 +44,29 @@ ref = "easy"
 ref = "conservative"
 [policies.missing]
 ref = "./no-such-plugin"
+[policies.crash]
+ref = %q
 [matrix]
 workload = ["kth", "nasa"]
 %s
-`, campaignExtra, filepath.Join(data, "KTH-SP2-1996-2.1-cln.swf.gz"), filepath.Join(data, "NASA-iPSC-1993-3.1-cln.swf.gz"), matrix)
+`, campaignExtra, filepath.Join(data, "KTH-SP2-1996-2.1-cln.swf.gz"), filepath.Join(data, "NASA-iPSC-1993-3.1-cln.swf.gz"),
+		filepath.Join(crashPlugin(t)), matrix)
 	path := filepath.Join(t.TempDir(), "m.toml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// crashPlugin is the folder of a test plugin whose policy panics on its
+// third call.
+func crashPlugin(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "runner", "testdata", "crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func exitCode(err error) int {
@@ -203,10 +219,57 @@ func TestRunExitCodes(t *testing.T) {
 			t.Errorf("unwritable folder %s: exit %d\n%s", dir, exitCode(err), out)
 		}
 	}
+	// A policy path that does not exist: exit 2 naming the key, nothing
+	// created, from run and from expand.
 	missing := writeManifest(t, "", `policy = ["easy", "missing"]`)
-	out, err = run(t, "run", missing, "--out", filepath.Join(t.TempDir(), "e"), "--json")
-	if exitCode(err) != exitRunsFailed || !strings.Contains(out, `"failed": 2`) || !strings.Contains(out, "2 of 4 runs failed") {
-		t.Errorf("failed runs: exit %d\n%s", exitCode(err), out)
+	fresh := filepath.Join(t.TempDir(), "e")
+	for _, args := range [][]string{{"run", missing, "--out", fresh}, {"expand", missing}} {
+		out, err = run(t, args...)
+		if exitCode(err) != exitBadInput || !regexp.MustCompile(`m\.toml:\d+: policies\.missing\.ref: policy ".*no-such-plugin" is neither a plugin binary nor a Go package`).MatchString(out) ||
+			strings.Contains(out, "go.mod") {
+			t.Errorf("%s with a missing policy path: exit %d\n%s", args[0], exitCode(err), out)
+		}
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a campaign with a missing policy path created its folder: %v", err)
+	}
+}
+
+// TestFailuresOnce runs a campaign whose crash policy fails both its runs
+// with one reason: the reason is printed once, however the output is read
+// (progress lines, table, summary), and the exit status says runs failed.
+func TestFailuresOnce(t *testing.T) {
+	m := writeManifest(t, "", `policy = ["easy", "crash"]`)
+	for _, mode := range []string{"lines", "quiet", "json"} {
+		args := []string{"run", m, "--out", filepath.Join(t.TempDir(), "c")}
+		switch mode {
+		case "quiet":
+			args = append(args, "-q")
+		case "json":
+			args = append(args, "--json")
+		}
+		out, err := run(t, args...)
+		const reason = "crash plugin: deliberate panic on call 3"
+		if exitCode(err) != exitRunsFailed || !strings.Contains(out, "2 of 4 runs failed") {
+			t.Errorf("%s: exit %d\n%s", mode, exitCode(err), out)
+		}
+		if mode == "json" {
+			if !strings.Contains(out, `"failed": 2`) {
+				t.Errorf("json: no failed count\n%s", out)
+			}
+			continue
+		}
+		if n := strings.Count(out, reason); n != 1 {
+			t.Errorf("%s: the reason is printed %d times, want once\n%s", mode, n, out)
+		}
+		if !strings.Contains(out, "workload=kth policy=crash estimates=requested replicate=0, workload=nasa policy=crash estimates=requested replicate=0") {
+			t.Errorf("%s: the failed runs are not listed under their reason\n%s", mode, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if len(line) > 320 {
+				t.Errorf("%s: a line of %d characters: %.100s...", mode, len(line), line)
+			}
+		}
 	}
 }
 
@@ -276,5 +339,118 @@ func TestInterrupt(t *testing.T) {
 	_, _, meta, err = results.ReadTable(filepath.Join(dir, campaign.RunsFile))
 	if err != nil || meta["campaign.ok"] != "32" {
 		t.Errorf("after resuming: %v ok %s", err, meta["campaign.ok"])
+	}
+}
+
+// TestRunKeysSameForEveryBuild runs a campaign with `go run`, as the README
+// does, and resumes it with binaries built by `go build` and by `go build`
+// stripped and trimmed: every run is found complete, since the reference
+// policies' identity is their sources, not the binary. A change to a
+// policy's source changes the identity.
+func TestRunKeysSameForEveryBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds schedlab three more times")
+	}
+	tmp := t.TempDir()
+	stripped := filepath.Join(tmp, "stripped")
+	if out, err := exec.Command("go", "build", "-ldflags=-s -w", "-trimpath", "-o", stripped, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	// The same source with one comment added to a reference policy's file.
+	easy, err := filepath.Abs(filepath.Join("..", "..", "plugins", "backfill", "easy.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(easy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, overlay, changed := filepath.Join(tmp, "easy.go"), filepath.Join(tmp, "overlay.json"), filepath.Join(tmp, "changed")
+	if err := os.WriteFile(edited, append(src, "// a change\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(overlay, fmt.Appendf(nil, `{"Replace": {%q: %q}}`, easy, edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("go", "build", "-overlay", overlay, "-o", changed, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build with the overlay: %v\n%s", err, out)
+	}
+	identity := func(cmd ...string) string {
+		t.Helper()
+		out, err := exec.Command(cmd[0], append(cmd[1:], "--version")...).CombinedOutput()
+		m := regexp.MustCompile(`reference policies: identity ([0-9a-f]{64})`).FindSubmatch(out)
+		if err != nil || m == nil {
+			t.Fatalf("%v --version: %v\n%s", cmd, err, out)
+		}
+		return string(m[1])
+	}
+	goRun := identity("go", "run", ".")
+	if built, small := identity(schedlab), identity(stripped); built != goRun || small != goRun {
+		t.Errorf("identities: go run %s, go build %s, stripped %s", goRun, built, small)
+	}
+	if identity(changed) == goRun {
+		t.Errorf("a changed policy source keeps the identity %s", goRun)
+	}
+	a, _ := runner.FileSHA256(schedlab)
+	b, _ := runner.FileSHA256(stripped)
+	if a == b {
+		t.Fatalf("the two builds are the same file: the test shows nothing")
+	}
+
+	m := writeManifest(t, "", `policy = ["fcfs", "easy"]`)
+	dir := filepath.Join(tmp, "c")
+	if out, err := exec.Command("go", "run", ".", "run", m, "--out", dir, "-q").CombinedOutput(); err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	for _, bin := range []string{schedlab, stripped} {
+		out, err := exec.Command(bin, "run", "--resume", dir, "--json").Output()
+		if err != nil || !strings.Contains(string(out), `"reused": 4`) {
+			t.Errorf("resume with %s: %v\n%s", filepath.Base(bin), err, out)
+		}
+	}
+	if jobs, _ := filepath.Glob(filepath.Join(dir, campaign.JobsDir, "*.parquet")); len(jobs) != 4 {
+		t.Errorf("%d jobs files, want 4", len(jobs))
+	}
+}
+
+// TestResumeEditedManifestCommand edits a campaign's manifest the ways the
+// issue tracker saw users do, and reads what schedlab says.
+func TestResumeEditedManifestCommand(t *testing.T) {
+	m := writeManifest(t, "", `policy = ["easy"]`)
+	dir := filepath.Join(t.TempDir(), "c")
+	if out, err := run(t, "run", m, "--out", dir, "-q"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	edit := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(m, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(`policy = ["easy"]`, `policy = ["easy", "conservative"]`)
+	// Without --resume: refused, with the advice that takes the edit.
+	out, err := run(t, "run", m, "--out", dir)
+	if exitCode(err) != exitBadInput || !strings.Contains(out, "schedlab run --resume "+m+" --out "+dir) {
+		t.Errorf("run into the folder: exit %d\n%s", exitCode(err), out)
+	}
+	// The folder: as locked, and saying the manifest changed.
+	out, err = run(t, "run", "--resume", dir)
+	if err != nil || !strings.Contains(out, m+" has changed since this campaign was started") || !strings.Contains(out, "2 of 2 runs completed (2 by an earlier invocation)") {
+		t.Errorf("resume the folder: %v\n%s", err, out)
+	}
+	// The manifest: its two new runs.
+	out, err = run(t, "run", "--resume", m, "--out", dir)
+	if err != nil || !strings.Contains(out, "4 of 4 runs completed (2 by an earlier invocation)") || strings.Contains(out, "not in the manifest") {
+		t.Errorf("resume the grown manifest: %v\n%s", err, out)
+	}
+	edit(`policy = ["easy", "conservative"]`, `policy = ["conservative"]`)
+	out, err = run(t, "run", "--resume", m, "--out", dir)
+	if err != nil || !strings.Contains(out, "2 runs of the folder are not in the manifest as it is now") ||
+		!strings.Contains(out, "no longer in the manifest\n    workload=kth policy=easy estimates=requested replicate=0, workload=nasa policy=easy") {
+		t.Errorf("resume the shrunk manifest: %v\n%s", err, out)
 	}
 }

@@ -155,7 +155,7 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	p := out.Info
 	maps.Copy(meta, map[string]string{
-		"policy.ref": pol.Ref, "policy.kind": string(pol.Kind), "policy.sha256": pol.SHA256,
+		"policy.ref": pol.Ref, "policy.kind": string(pol.Kind), "policy.sha256": pol.SHA256, "policy.identity": pol.Identity,
 		"policy.name": p.Name, "policy.version": p.Version, "policy.sdk_version": p.SDKVersion,
 		"policy.protocol": strconv.Itoa(p.ProtocolVersion), "policy.params": js(params),
 		"transport": out.Transport, "seed": strconv.FormatUint(f.seed, 10),

@@ -82,7 +82,9 @@ type Options struct {
 	// Generators are the workload generators the manifest may name.
 	Generators []manifest.Generator
 	// Source is the manifest's path as the user gave it and SourceText its
-	// content, recorded in the lock; empty when resuming.
+	// content, recorded in the lock; empty when resuming from the lock. A
+	// resume with a Source runs the manifest as it is now, keeping the
+	// completed runs whose keys it still has, and rewrites the lock.
 	Source     string
 	SourceText []byte
 	// Logger receives a record per run; nil discards them.
@@ -118,10 +120,13 @@ const (
 
 // RunResult is the outcome of one run, as its status file records it.
 type RunResult struct {
-	Index     int               `json:"index"`
-	Label     string            `json:"label"`
-	Key       string            `json:"key"`
-	SpecSHA   string            `json:"spec_sha256"`
+	Index   int    `json:"index"`
+	Label   string `json:"label"`
+	Key     string `json:"key"`
+	SpecSHA string `json:"spec_sha256"`
+	// Spec is the run's canonical spec (manifest.CanonicalSpec), so that a
+	// resume with an edited manifest can say which settings changed.
+	Spec      json.RawMessage   `json:"spec,omitempty"`
 	Axes      map[string]string `json:"axes"`
 	Replicate int               `json:"replicate"`
 	Params    map[string]string `json:"params"`
@@ -164,12 +169,15 @@ type RunResult struct {
 
 // PolicyInfo identifies the plugin a run used.
 type PolicyInfo struct {
-	Ref     string `json:"ref"`
-	Kind    string `json:"kind"`
-	SHA256  string `json:"sha256"`
-	Name    string `json:"name,omitempty"`
-	Version string `json:"version,omitempty"`
-	SDK     string `json:"sdk_version,omitempty"`
+	Ref    string `json:"ref"`
+	Kind   string `json:"kind"`
+	SHA256 string `json:"sha256"`
+	// Identity is what stands for the policy's code in the run's key
+	// (runner.Resolved.Identity).
+	Identity string `json:"identity,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Version  string `json:"version,omitempty"`
+	SDK      string `json:"sdk_version,omitempty"`
 }
 
 // Report is the outcome of a campaign.
@@ -180,6 +188,9 @@ type Report struct {
 	// Total, Done, Failed, Pending and Reused count runs by status (Done
 	// includes Reused).
 	Total, Done, Failed, Pending, Reused int
+	// Stale lists, when resuming, the runs of the folder that the manifest
+	// no longer has, or has with other settings (and so other keys).
+	Stale []Stale
 	// Interrupted says the context was cancelled before every run ended.
 	Interrupted bool
 	Elapsed     time.Duration
@@ -205,6 +216,10 @@ type workloadEntry struct {
 	once sync.Once
 	wl   *workload.Workload
 	err  error
+	// cause is err without the workload's name, and errKey the key of the
+	// workload's table at fault (trace, sha256 or generator), for Check.
+	cause  error
+	errKey string
 }
 
 // preparedEntry holds a workload's jobs made ready for one platform (and,
@@ -226,9 +241,10 @@ type task struct {
 	key   string
 	pol   *policyEntry
 	wl    *workloadEntry
-	// wlKey names the loaded workload the run uses.
-	wlKey string
-	prep  *preparedEntry
+	// wlKey names the loaded workload the run uses, and wlSHA is the
+	// workload's sha256 in the run's key.
+	wlKey, wlSHA string
+	prep         *preparedEntry
 }
 
 // Run runs the manifest's runs into the campaign folder and returns the
@@ -248,70 +264,39 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	if dir == "" {
 		dir = m.Campaign.Out
 	}
-	runs, err := m.Expand()
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+
+	procs := &runner.Processes{MaxRuns: opts.ProcessRuns}
+	defer procs.Close()
+	if err := checkDir(dir, opts); err != nil {
+		return nil, err
+	}
+	tasks, err := prepare(ctx, m, opts, procs)
 	if err != nil {
 		return nil, err
 	}
 	if err := prepareDir(dir, opts); err != nil {
 		return nil, err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-
-	// Resolve each policy once: a Go package is built once per campaign,
-	// and the binary serving the reference policies is hashed once.
-	if opts.Resolver.Hashes == nil {
-		opts.Resolver.Hashes = &runner.FileHashes{}
-	}
-	procs := &runner.Processes{MaxRuns: opts.ProcessRuns}
-	defer procs.Close()
 	pols := map[string]*policyEntry{}
-	// Policies that differ only by their parameters share one target: it is
-	// resolved (and a package built) once.
-	targets := map[string]*policyEntry{}
-	for _, r := range runs {
-		if _, ok := pols[r.Policy]; ok {
-			continue
-		}
-		p := m.Policies[r.Policy]
-		if e, ok := targets[p.Target]; ok && e.err == nil {
-			pols[r.Policy] = &policyEntry{res: e.res, info: e.info}
-			continue
-		}
-		e := &policyEntry{}
-		e.res, e.err = opts.Resolver.Resolve(ctx, p.Target)
-		if e.err == nil {
-			// The plugin describes itself now, in a process the runs reuse
-			// unless they each get a fresh one.
-			lend := procs
-			if opts.FreshProcesses || p.FreshProcess {
-				lend = nil
-			}
-			sctx, cancel := context.WithTimeout(ctx, m.Campaign.StartTimeout)
-			e.info, e.err = runner.Describe(sctx, e.res, opts.InProcess, lend)
-			cancel()
-		}
-		if e.err != nil {
-			e.err = fmt.Errorf("policy %s (%s): %w", r.Policy, p.Ref, e.err)
-			log.Warn("policy not resolved", "policy", r.Policy, "err", e.err)
-		}
-		pols[r.Policy] = e
-		targets[p.Target] = e
+	for _, t := range tasks {
+		pols[t.run.Policy] = t.pol
 	}
-
-	tasks, err := plan(m, runs, pols, opts.Generators)
-	if err != nil {
-		return nil, err
-	}
-	if !opts.Resume || lockIncomplete(m, pols) {
+	// A resume from a manifest (Source set) rather than from the lock
+	// records the manifest as it is now.
+	if !opts.Resume || opts.Source != "" || lockIncomplete(m, pols) {
 		if err := writeLock(m, dir, opts, pols); err != nil {
 			return nil, err
 		}
 	}
 
 	rep := &Report{Dir: dir, Total: len(tasks), Runs: make([]RunResult, len(tasks))}
+	if opts.Resume {
+		rep.Stale = staleRuns(dir, tasks)
+	}
 	var mu sync.Mutex
 	progress := func(i int) {
 		mu.Lock()
@@ -373,7 +358,7 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 			rep.Runs[i] = res
 			mu.Unlock()
 			if res.Status == StatusFailed {
-				log.Warn("run failed", "run", res.Label, "key", short(res.Key), "err", res.Error)
+				log.Info("run failed", "run", res.Label, "key", short(res.Key), "err", res.Error)
 				if opts.FailFast {
 					cancel()
 				}
@@ -412,13 +397,26 @@ func joinErr(a, b string) string {
 	return a + "; " + b
 }
 
-// prepareDir creates the campaign folder, refusing to mix two campaigns.
-func prepareDir(dir string, opts Options) error {
+// checkDir refuses, before anything is checked or created, to mix two
+// campaigns in one folder or to resume a folder without a campaign.
+func checkDir(dir string, opts Options) error {
 	_, err := os.Stat(filepath.Join(dir, LockFile))
 	exists := err == nil
 	switch {
 	case opts.Resume && !exists:
 		return fmt.Errorf("resume %s: no %s there, so no campaign to resume", dir, LockFile)
+	case exists && !opts.Resume && !opts.Overwrite:
+		return fmt.Errorf("%s: %w", dir, ErrExists)
+	}
+	return nil
+}
+
+// prepareDir creates the campaign folder, or empties it with Overwrite,
+// and checks every folder of it takes a file.
+func prepareDir(dir string, opts Options) error {
+	_, err := os.Stat(filepath.Join(dir, LockFile))
+	exists := err == nil
+	switch {
 	case exists && opts.Overwrite:
 		for _, name := range []string{JobsDir, StatusDir, LogsDir} {
 			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
@@ -430,8 +428,6 @@ func prepareDir(dir string, opts Options) error {
 				return fmt.Errorf("overwrite %s: %w", dir, err)
 			}
 		}
-	case exists && !opts.Resume:
-		return fmt.Errorf("%s: %w; run what it misses with --resume, or start again with --overwrite", dir, ErrExists)
 	}
 	// Every folder the campaign writes to must take a file now, before any
 	// run: a read-only folder found after the runs would cost them all.
@@ -468,7 +464,7 @@ func removeTemps(dir string) {
 // plan computes each run's key. A trace workload's hash is the manifest's
 // (checked when the trace is loaded); a generated workload is generated
 // here, since its hash is that of the jobs.
-func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntry, gens []manifest.Generator) ([]task, error) {
+func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntry, gens []manifest.Generator) []task {
 	wls := map[string]*workloadEntry{}
 	preps := map[string]*preparedEntry{}
 	tasks := make([]task, len(runs))
@@ -496,19 +492,25 @@ func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntr
 		}
 		wlSHA := w.SHA256
 		if w.Generator != "" {
-			e.once.Do(func() { e.wl, e.err = generate(gens, w, procs, t.seeds.Workload) })
+			e.once.Do(func() {
+				e.wl, e.cause = generate(gens, w, procs, t.seeds.Workload)
+				if e.cause != nil {
+					e.errKey, e.err = "generator", fmt.Errorf("workload %s: %w", w.Name, e.cause)
+				}
+			})
 			if e.err == nil {
 				wlSHA = e.wl.SHA256
 			}
 		}
 		polSHA := ""
 		if t.pol.res != nil {
-			polSHA = t.pol.res.SHA256
+			polSHA = t.pol.res.Identity
 		}
+		t.wlSHA = wlSHA
 		t.key = manifest.Key(t.spec, polSHA, wlSHA)
 		tasks[i] = t
 	}
-	return tasks, nil
+	return tasks
 }
 
 // generate builds a generated workload, cleaned like a trace, whose
@@ -516,24 +518,24 @@ func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntr
 func generate(gens []manifest.Generator, w manifest.Workload, procs int64, seed uint64) (*workload.Workload, error) {
 	i := slices.IndexFunc(gens, func(g manifest.Generator) bool { return g.Name == w.Generator })
 	if i < 0 {
-		return nil, fmt.Errorf("workload %s: no generator %s", w.Name, w.Generator)
+		return nil, fmt.Errorf("no generator %s", w.Generator)
 	}
 	g := gens[i]
 	params, err := sdk.ResolveParams(g.Params, w.Params)
 	if err != nil {
-		return nil, fmt.Errorf("workload %s: generator %s: %w", w.Name, g.Name, err)
+		return nil, fmt.Errorf("generator %s: %w", g.Name, err)
 	}
 	recs, err := g.Generate(params, procs, manifest.NewRand(seed))
 	if err != nil {
-		return nil, fmt.Errorf("workload %s: generator %s: %w", w.Name, g.Name, err)
+		return nil, fmt.Errorf("generator %s: %w", g.Name, err)
 	}
 	sha, err := hashRecords(recs)
 	if err != nil {
-		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+		return nil, err
 	}
 	wl, err := workload.FromRecords("generator "+g.Name, recs, procs, w.Clean)
 	if err != nil {
-		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+		return nil, err
 	}
 	wl.SHA256 = sha
 	return wl, nil
@@ -554,12 +556,15 @@ func hashRecords(recs []swf.Record) (string, error) {
 func (e *workloadEntry) load(m *manifest.Manifest, r manifest.Run) (*workload.Workload, error) {
 	e.once.Do(func() {
 		w := m.Workloads[r.Workload]
-		e.wl, e.err = workload.LoadSWF(w.Trace, r.Procs(m), w.Clean)
-		if e.err == nil {
-			e.err = w.VerifySHA256(e.wl.SHA256)
+		e.errKey = "trace"
+		e.wl, e.cause = workload.LoadSWF(w.Trace, r.Procs(m), w.Clean)
+		if e.cause == nil {
+			if e.cause = w.VerifySHA256(e.wl.SHA256); e.cause != nil {
+				e.errKey = "sha256"
+			}
 		}
-		if e.err != nil {
-			e.err = fmt.Errorf("workload %s: %w", w.Name, e.err)
+		if e.cause != nil {
+			e.err = fmt.Errorf("workload %s: %w", w.Name, e.cause)
 		}
 	})
 	return e.wl, e.err
@@ -616,12 +621,12 @@ func pending(t task) RunResult {
 	}
 	sum := sha256.Sum256(t.spec)
 	r := RunResult{
-		Index: t.run.Index, Label: t.run.Label(), Key: t.key, SpecSHA: hex.EncodeToString(sum[:]),
+		Index: t.run.Index, Label: t.run.Label(), Key: t.key, SpecSHA: hex.EncodeToString(sum[:]), Spec: json.RawMessage(t.spec),
 		Axes: axes, Replicate: t.run.Replicate, Params: t.run.Params,
 		Seed: t.seeds.Policy, WLSeed: t.seeds.Workload, Status: StatusPending,
 	}
 	if t.pol.res != nil {
-		r.Policy = PolicyInfo{Ref: t.pol.res.Ref, Kind: string(t.pol.res.Kind), SHA256: t.pol.res.SHA256}
+		r.Policy = PolicyInfo{Ref: t.pol.res.Ref, Kind: string(t.pol.res.Kind), SHA256: t.pol.res.SHA256, Identity: t.pol.res.Identity}
 	}
 	return r
 }
@@ -777,7 +782,8 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		"run.key": t.key, "run.index": strconv.Itoa(t.run.Index), "run.label": res.Label,
 		"run.spec": string(t.spec), "run.replicate": strconv.Itoa(t.run.Replicate),
 		"policy.ref": t.pol.res.Ref, "policy.kind": string(t.pol.res.Kind), "policy.sha256": t.pol.res.SHA256,
-		"policy.name": p.Name, "policy.version": p.Version, "policy.sdk_version": p.SDKVersion,
+		"policy.identity": t.pol.res.Identity,
+		"policy.name":     p.Name, "policy.version": p.Version, "policy.sdk_version": p.SDKVersion,
 		"policy.protocol": strconv.Itoa(p.ProtocolVersion), "policy.params": js(nonNil(t.run.Params)),
 		"seed": strconv.FormatUint(t.seeds.Policy, 10), "workload.seed": strconv.FormatUint(t.seeds.Workload, 10),
 		"exact_estimates": strconv.FormatBool(t.run.ExactEstimates()),
@@ -856,7 +862,7 @@ func writeLock(m *manifest.Manifest, dir string, opts Options, pols map[string]*
 	}
 	for _, name := range slices.Sorted(maps.Keys(pols)) {
 		if p := pols[name]; p.res != nil {
-			lock.Policies[name] = manifest.LockedPolicy{Kind: string(p.res.Kind), SHA256: p.res.SHA256,
+			lock.Policies[name] = manifest.LockedPolicy{Kind: string(p.res.Kind), SHA256: p.res.SHA256, Identity: p.res.Identity,
 				Name: p.info.Name, Version: p.info.Version, SDK: p.info.SDKVersion}
 		}
 	}

@@ -95,6 +95,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		col("policy_ref", results.String, optStr(func(r *RunResult) string { return r.Policy.Ref })),
 		col("policy_kind", results.String, optStr(func(r *RunResult) string { return r.Policy.Kind })),
 		col("policy_sha256", results.String, optStr(func(r *RunResult) string { return r.Policy.SHA256 })),
+		col("policy_identity", results.String, optStr(func(r *RunResult) string { return r.Policy.Identity })),
 		col("workload_sha256", results.String, optStr(func(r *RunResult) string { return r.WorkloadSHA })),
 		col("workload_jobs", results.Int64, func(r *RunResult) any {
 			if r.WorkloadSHA == "" {

@@ -105,7 +105,7 @@ func specClean(c workload.Clean) map[string]string {
 // the estimates, the replicate and the metrics settings. It leaves out
 // what does not change results (campaign name, output folder, timeout,
 // the run's index, file paths: a trace is identified by its sha256 and a
-// plugin given by path by its binary's sha256 in the key), so that such
+// plugin given by path by its identity in the key), so that such
 // edits, or moving files, keep keys.
 func (r Run) Spec(m *Manifest) CanonicalSpec {
 	w := m.Workloads[r.Workload]
@@ -155,14 +155,15 @@ func nonNil(m map[string]string) map[string]string {
 }
 
 // Key returns a run's identity: the hex sha256 (64 digits) of the spec, the
-// sha256 of the policy's plugin binary and the sha256 of the workload
+// policy's identity (runner.Resolved.Identity: a digest of a reference
+// policy's sources, else the plugin binary's sha256) and the sha256 of the workload
 // (uncompressed trace bytes, or the generated records), each prefixed by
 // its length so that no two different triples hash alike. The hashes are
 // lower-cased first. Two runs with equal keys compute the same thing;
 // file names may use a prefix of the key.
-func Key(spec []byte, pluginSHA, workloadSHA string) string {
+func Key(spec []byte, policyIdentity, workloadSHA string) string {
 	h := sha256.New()
-	writeParts(h, "schedlab.run-key/1", string(spec), strings.ToLower(pluginSHA), strings.ToLower(workloadSHA))
+	writeParts(h, "schedlab.run-key/1", string(spec), strings.ToLower(policyIdentity), strings.ToLower(workloadSHA))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

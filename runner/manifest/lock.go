@@ -30,8 +30,9 @@ type Lock struct {
 type LockedPolicy struct {
 	// Kind is reference, binary or package (runner.Kind).
 	Kind string
-	// SHA256 is the sha256 of the plugin binary that ran.
-	SHA256 string
+	// SHA256 is the sha256 of the plugin binary that ran, and Identity what
+	// stood for its code in run keys (runner.Resolved.Identity).
+	SHA256, Identity string
 	// Name, Version and SDK are what the plugin reported about itself.
 	Name, Version, SDK string
 }
@@ -46,11 +47,12 @@ type rawLock struct {
 }
 
 type rawLockedPolicy struct {
-	Kind    string `toml:"kind"`
-	SHA256  string `toml:"sha256"`
-	Name    string `toml:"name"`
-	Version string `toml:"version"`
-	SDK     string `toml:"sdk"`
+	Kind     string `toml:"kind"`
+	SHA256   string `toml:"sha256"`
+	Identity string `toml:"identity"`
+	Name     string `toml:"name"`
+	Version  string `toml:"version"`
+	SDK      string `toml:"sdk"`
 }
 
 func (p *parser) lock(rl *rawLock) *Lock {
@@ -155,8 +157,8 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 		quote(lock.Schedlab), quote(lock.Revision), quote(lock.Modified), quote(lock.Source), quote(lock.SourceSHA256))
 	for _, name := range sortedKeys(lock.Policies) {
 		lp := lock.Policies[name]
-		fmt.Fprintf(&b, "\n[lock.policies.%s]\nkind = %s\nsha256 = %s\nname = %s\nversion = %s\nsdk = %s\n",
-			bareKey(name), quote(lp.Kind), quote(lp.SHA256), quote(lp.Name), quote(lp.Version), quote(lp.SDK))
+		fmt.Fprintf(&b, "\n[lock.policies.%s]\nkind = %s\nsha256 = %s\nidentity = %s\nname = %s\nversion = %s\nsdk = %s\n",
+			bareKey(name), quote(lp.Kind), quote(lp.SHA256), quote(lp.Identity), quote(lp.Name), quote(lp.Version), quote(lp.SDK))
 	}
 	_, err = w.Write(b.Bytes())
 	return err

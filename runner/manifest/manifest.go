@@ -47,6 +47,18 @@ type Manifest struct {
 	// Lock is the [lock] table that campaigns write into
 	// manifest.lock.toml; nil in a manifest people write.
 	Lock *Lock
+
+	// loc finds the line of a key, for problems found after loading.
+	loc *locator
+}
+
+// ErrorAt returns an Error about key at the key's line in the manifest,
+// its message prefixed with the key path: for what can be checked only
+// after loading (a trace whose sha256 differs, a parameter the policy does
+// not declare).
+func (m *Manifest) ErrorAt(key []string, format string, args ...any) *Error {
+	ks := keyString(key...)
+	return &Error{File: m.Path, Line: m.loc.line(key...), Key: ks, Msg: ks + ": " + fmt.Sprintf(format, args...)}
 }
 
 // Campaign is the [campaign] table.
@@ -166,7 +178,7 @@ func (w Workload) VerifySHA256(actual string) error {
 		return nil
 	}
 	if !strings.EqualFold(actual, w.SHA256) {
-		return fmt.Errorf("workload %s: trace %s has sha256 %s, the manifest expects %s", w.Name, w.Trace, actual, w.SHA256)
+		return fmt.Errorf("trace %s has sha256 %s, the manifest expects %s", w.Trace, actual, w.SHA256)
 	}
 	return nil
 }
@@ -338,7 +350,7 @@ func (p *parser) parse(data []byte) *Manifest {
 	if err != nil || len(p.errs) > 0 {
 		return nil
 	}
-	m := &Manifest{Path: p.file, Dir: p.dir}
+	m := &Manifest{Path: p.file, Dir: p.dir, loc: p.loc}
 	m.Campaign = p.campaign(raw.Campaign)
 	m.Metrics = p.metrics(raw.Metrics)
 	m.Platforms = p.platforms(raw.Platforms)
@@ -926,14 +938,16 @@ func (p *parser) policies(raw map[string]rawPolicy) map[string]Policy {
 			pol.Kind, pol.Target = RefImport, ref
 		default:
 			p.errAt(append(key, "ref"), "%q is not a reference policy (%s)%s; write ./%s for a plugin binary or Go package next to the manifest",
-				ref, strings.Join(reference.Names(), ", "), didYouMean(ref, reference.Names()), ref)
+				ref, strings.Join(reference.Names(), ", "), DidYouMean(ref, reference.Names()), ref)
 		}
 		out[name] = pol
 	}
 	return out
 }
 
-func didYouMean(got string, known []string) string {
+// DidYouMean returns " (did you mean X?)" when got is a likely misspelling
+// of the known name X, else "".
+func DidYouMean(got string, known []string) string {
 	if s := suggest(got, known); s != "" {
 		return fmt.Sprintf(" (did you mean %s?)", s)
 	}

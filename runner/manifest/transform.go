@@ -164,7 +164,7 @@ func (p *parser) transform(w *Workload, key []string, rw rawWorkload) {
 		if _, err := sdk.ResolveParams(t.Params, map[string]string{k: given[k]}); err != nil {
 			h := ""
 			if names := paramNames(t.Params); !slices.Contains(names, k) {
-				h = didYouMean(k, names)
+				h = DidYouMean(k, names)
 			}
 			p.errAt(append(slices.Clone(kp), k), "transform %s: %v%s", t.Name, err, h)
 			bad = true

@@ -184,6 +184,11 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	if v := p.rpc.Version(); p.info.ProtocolVersion != v {
 		return fail(fmt.Errorf("plugin negotiated protocol %d but describes itself as speaking %d", v, p.info.ProtocolVersion))
 	}
+	if p.info.Name != "" {
+		// Errors of runs name the policy, not a command line that may be
+		// the long path of a cached build.
+		p.name = p.info.Name
+	}
 	return p, nil
 }
 
