@@ -19,6 +19,7 @@ import (
 
 	"github.com/schedlab/schedlab/plugins"
 	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/runner/manifest"
 )
 
 // Resolver turns a policy reference, as a user writes it, into something
@@ -149,8 +150,8 @@ func (r Resolver) Resolve(ctx context.Context, ref string) (*Resolved, error) {
 		res := &Resolved{Ref: ref, Kind: KindPackage, Command: []string{bin}, Binary: bin}
 		return res, r.hash(res)
 	}
-	return nil, fmt.Errorf("policy %q is neither a reference policy (%s), a plugin binary nor a Go package path",
-		ref, strings.Join(reference.Names(), ", "))
+	return nil, fmt.Errorf("policy %q is neither a reference policy%s, a plugin binary nor a Go package path (reference policies: %s)",
+		ref, manifest.DidYouMean(ref, reference.Names()), strings.Join(reference.Names(), ", "))
 }
 
 // isPath reports whether ref is written as a file path (absolute, or

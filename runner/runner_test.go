@@ -152,7 +152,8 @@ func TestResolve(t *testing.T) {
 	if _, err := r.Resolve(ctx, notExec); err == nil || !strings.Contains(err.Error(), "not executable") {
 		t.Fatalf("non-executable file: %v", err)
 	}
-	if _, err := r.Resolve(ctx, "eazy"); err == nil || !strings.Contains(err.Error(), "conservative, easy, fcfs") {
+	if _, err := r.Resolve(ctx, "eazy"); err == nil || !strings.Contains(err.Error(), "conservative, easy, fcfs") ||
+		!strings.Contains(err.Error(), "(did you mean easy?)") {
 		t.Fatalf("unknown name: %v", err)
 	}
 	first, err := r.Resolve(ctx, "../plugins/fcfs")

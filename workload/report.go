@@ -59,27 +59,27 @@ const (
 // Count is the number of jobs one rule touched.
 type Count struct {
 	// Rule is the rule's name (one of the Rule constants).
-	Rule string
+	Rule string `json:"rule"`
 	// Setting is the value of the rule's setting in force; for the rules
 	// without a setting it says what they always do ("drop", "keep",
 	// "sort").
-	Setting string
+	Setting string `json:"setting"`
 	// Action is Dropped, Adjusted or Counted.
-	Action string
+	Action string `json:"action"`
 	// Jobs is the number of jobs the rule touched.
-	Jobs int
+	Jobs int `json:"jobs"`
 }
 
 // Report says what cleaning did to a trace.
 type Report struct {
 	// Records is the number of job records read.
-	Records int
+	Records int `json:"records"`
 	// Kept is the number of jobs in the workload.
-	Kept int
+	Kept int `json:"kept"`
 	// Counts has one entry per rule, always in the same order (that of the
 	// Rule constants), zero counts included, so reports of different
 	// traces line up.
-	Counts []Count
+	Counts []Count `json:"counts"`
 }
 
 // Dropped returns the number of records that a rule dropped; it equals

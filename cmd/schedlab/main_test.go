@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -118,5 +120,51 @@ func TestPluginDescribeAndList(t *testing.T) {
 	out, err = run(t, "plugin", "serve", "easy")
 	if err == nil || !strings.Contains(out, "This binary is a plugin") {
 		t.Fatalf("serve by hand: %v\n%s", err, out)
+	}
+}
+
+// TestJSONKeys checks that the JSON outputs (sim, run, compare) spell every
+// key in snake_case, as docs/results.md does, however deep.
+func TestJSONKeys(t *testing.T) {
+	m := writeManifest(t, "", `policy = ["easy", "fcfs"]`)
+	dir := filepath.Join(t.TempDir(), "c")
+	nasa := filepath.Join("..", "..", "experiments", "data", "NASA-iPSC-1993-3.1-cln.swf.gz")
+	for _, args := range [][]string{
+		{"sim", "--trace", nasa, "--policy", "easy", "--json"},
+		{"run", m, "--out", dir, "--json"},
+		{"compare", dir, "--metric", "mean_wait", "--baseline", "policy=easy", "--format", "json"},
+	} {
+		out, err := exec.Command(schedlab, args...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		keys := 0
+		var walk func(string, any)
+		walk = func(path string, v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, x := range v {
+					keys++
+					// Keys that are values (axes, parameters, metric names) are lower case too;
+					// cleaning rules are named with hyphens (docs/semantics.md), in run specs too.
+					if !regexp.MustCompile(`^[a-z0-9_.]+$`).MatchString(k) && !(strings.HasSuffix(path, ".clean") && regexp.MustCompile(`^[a-z-]+$`).MatchString(k)) {
+						t.Errorf("%s: key %q at %s is not snake_case", args[0], k, path)
+					}
+					walk(path+"."+k, x)
+				}
+			case []any:
+				for _, x := range v {
+					walk(path+"[]", x)
+				}
+			}
+		}
+		walk("", v)
+		if keys < 20 {
+			t.Errorf("%s: only %d keys", args[0], keys)
+		}
 	}
 }

@@ -72,25 +72,31 @@ func ParseBy(values []string) ([]string, error) {
 
 // Result is a comparison.
 type Result struct {
-	Metric, Axis, Baseline string
+	Metric   string `json:"metric"`
+	Axis     string `json:"axis"`
+	Baseline string `json:"baseline"`
 	// By are the grouping axes as resolved (the default filled in); empty
 	// means one group of all runs, whose Key is empty.
-	By            []string
-	Level         float64
-	Resamples     int
-	LowerIsBetter bool
+	By            []string `json:"by"`
+	Level         float64  `json:"level"`
+	Resamples     int      `json:"resamples"`
+	LowerIsBetter bool     `json:"lower_is_better"`
 	// Replicated says some comparison has more than one pair; with one pair
 	// per comparison there is nothing to estimate an interval from, and
 	// only the per-run values are reported.
-	Replicated bool
-	Groups     []Group
+	Replicated bool `json:"replicated"`
+	// Groups are in the JSON output's table, not here (WriteJSON).
+	Groups []Group `json:"-"`
 	// Skipped counts the runs left out because they did not complete or
 	// lack the metric.
-	Skipped int
+	Skipped int `json:"skipped"`
 }
 
 // AxisValue is one axis and its value.
-type AxisValue struct{ Axis, Value string }
+type AxisValue struct {
+	Axis  string `json:"axis"`
+	Value string `json:"value"`
+}
 
 // Group is the runs sharing the values of the By axes.
 type Group struct {

@@ -322,10 +322,8 @@ func (r *Result) WriteJSON(w io.Writer, views []JobView) error {
 	}
 	// The groups hold NaNs (no test, no interval), which JSON cannot
 	// encode; the table carries every one of their numbers as null or a
-	// value, so the result goes without its groups.
-	res := *r
-	res.Groups = nil
-	out.Result = &res
+	// value, so the result goes without its groups (json:"-").
+	out.Result = r
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
