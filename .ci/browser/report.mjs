@@ -17,6 +17,14 @@
 //   figures         [{id, title, caption, svg_children, svg_texts, width, height}]
 //                   per <figure>: the SVG's accessible name (its plot title),
 //                   the caption text, element and <text> counts, its box
+//   tables          [{caption, width, visible}] per <table>: its caption (the
+//                   .tcap paragraph before its scroll box), its full width
+//                   and the width its box shows without scrolling
+//   small_texts     SVG <text> elements rendered smaller than 10 CSS pixels
+//                   [{figure, text, size}]
+//   crossed_labels  SVG texts through which a dashed horizontal line (a
+//                   baseline) runs [{figure, text}]
+//   viewport        the width of the window the page was laid out in
 //   screenshot      the PNG path and its size in bytes
 //
 // The browser is $CHROMIUM, else the first of chromium, chromium-browser,
@@ -53,7 +61,8 @@ const browser = await puppeteer.launch({
 const out = { console_errors: [], page_errors: [], requests: [] };
 try {
   const page = await browser.newPage();
-  await page.setViewport({ width: 1200, height: 900, deviceScaleFactor: 1 });
+  // 1280 CSS pixels: a laptop's window, the width the pages are made for.
+  await page.setViewport({ width: 1280, height: 900, deviceScaleFactor: 1 });
   page.on('console', (m) => {
     if (m.type() === 'error') out.console_errors.push(m.text());
   });
@@ -83,7 +92,49 @@ try {
         height: Math.round(r.height),
       };
     });
-    return { title: document.title, svgs: svgs.length, nonempty_svgs: nonempty.length, figures };
+    const tables = [...document.querySelectorAll('table')].map((t) => {
+      const box = t.parentElement;
+      const cap = box.previousElementSibling;
+      return {
+        caption: cap && cap.classList.contains('tcap') ? cap.textContent.trim() : '',
+        width: Math.round(t.getBoundingClientRect().width),
+        visible: Math.round(box.clientWidth),
+      };
+    });
+    const figOf = (el) => el.closest('figure')?.id ?? '';
+    const smallTexts = [];
+    for (const t of document.querySelectorAll('svg text')) {
+      const r = t.getBoundingClientRect();
+      const size = parseFloat(getComputedStyle(t).fontSize) * (r.height > 0 ? 1 : 0);
+      // The rendered size: the font size scaled as the SVG is.
+      const svg = t.ownerSVGElement;
+      const scale = svg && svg.viewBox.baseVal && svg.viewBox.baseVal.width > 0
+        ? svg.getBoundingClientRect().width / svg.viewBox.baseVal.width : 1;
+      if (r.height > 0 && size * scale < 10) smallTexts.push({ figure: figOf(t), text: t.textContent, size: +(size * scale).toFixed(1) });
+    }
+    const crossed = [];
+    const dashed = (el) => {
+      const d = el.getAttribute('stroke-dasharray') || getComputedStyle(el).strokeDasharray;
+      return d && d !== 'none';
+    };
+    for (const label of document.querySelectorAll('svg text')) {
+      const a = label.getBoundingClientRect();
+      if (a.height === 0) continue;
+      for (const line of label.ownerSVGElement.querySelectorAll('path, line, polyline')) {
+        if (!dashed(line)) continue;
+        const b = line.getBoundingClientRect();
+        if (b.height > 2) continue; // not horizontal
+        // A horizontal line crosses the label when it runs through the
+        // label's box (the box's top and bottom rows excepted).
+        // (A legend's thumbnail beside its text does not reach the text's middle.)
+        const mid = (a.left + a.right) / 2;
+        if (b.left < mid && b.right > mid && b.top > a.top + 1 && b.bottom < a.bottom - 1) {
+          crossed.push({ figure: figOf(label), text: label.textContent });
+        }
+      }
+    }
+    return { title: document.title, svgs: svgs.length, nonempty_svgs: nonempty.length, figures, tables,
+      small_texts: smallTexts, crossed_labels: crossed, viewport: window.innerWidth };
   }));
   await page.screenshot({ path: shot, fullPage: true });
   out.screenshot = { path: shot, bytes: statSync(shot).size };

@@ -38,7 +38,15 @@ type Result struct {
 	SVGs         int      `json:"svgs"`
 	NonEmptySVGs int      `json:"nonempty_svgs"`
 	Figures      []Figure `json:"figures"`
-	Screenshot   struct {
+	// Tables are the page's tables as laid out.
+	Tables []Table `json:"tables"`
+	// SmallTexts are SVG texts rendered smaller than 10 CSS pixels, and
+	// CrossedLabels value labels that a baseline line runs through.
+	SmallTexts    []Text `json:"small_texts"`
+	CrossedLabels []Text `json:"crossed_labels"`
+	// Viewport is the window's width in CSS pixels.
+	Viewport   int `json:"viewport"`
+	Screenshot struct {
 		Path  string `json:"path"`
 		Bytes int64  `json:"bytes"`
 	} `json:"screenshot"`
@@ -56,6 +64,22 @@ type Figure struct {
 	SVGTexts    int `json:"svg_texts"`
 	Width       int `json:"width"`
 	Height      int `json:"height"`
+}
+
+// Table is one table of a page: its caption, its whole width and the width
+// its box shows without scrolling, in CSS pixels.
+type Table struct {
+	Caption string `json:"caption"`
+	Width   int    `json:"width"`
+	Visible int    `json:"visible"`
+}
+
+// Text is one SVG text of a figure, with its rendered font size when
+// measured.
+type Text struct {
+	Figure string  `json:"figure"`
+	Text   string  `json:"text"`
+	Size   float64 `json:"size"`
 }
 
 // Chromium returns the browser report.mjs will use: $CHROMIUM, else the
@@ -89,8 +113,10 @@ func Report(t testing.TB) func(page, png string) Result {
 // saving its screenshot as name.png in a temporary directory or in
 // $SCHEDLAB_SCREENSHOTS (for a person to look at), and checks what every
 // page schedlab writes must show a reader: no console or page error, no
-// request (the pages are self-contained), every SVG rendered with content
-// and in a figure, every figure's plot not empty (at least 30 SVG
+// request (the pages are self-contained), laid out 1280 pixels wide with no
+// table wider than its box (hiding columns behind a scrollbar), no SVG text
+// under 10 pixels and no value label crossed by a baseline, every SVG
+// rendered with content and in a figure, every figure's plot not empty (at least 30 SVG
 // elements, 6 texts and 300x200 CSS pixels) with a caption that leads with
 // its title, and a full-page screenshot: a PNG of at least 50 kB, 1000
 // pixels wide and minHeight high. It returns the Result for the test's own
@@ -123,6 +149,22 @@ func Page(t testing.TB, minHeight int) func(t testing.TB, name, page string) Res
 			if !strings.Contains(fig.Caption, ". "+fig.Title+". ") {
 				t.Errorf("%s: figure %q: caption %q does not lead with the title", name, fig.Title, fig.Caption)
 			}
+		}
+		// Laid out at 1280 CSS pixels, nothing hides behind a scrollbar and
+		// every plot's text can be read.
+		if r.Viewport != 1280 {
+			t.Errorf("%s: laid out %d pixels wide, want 1280", name, r.Viewport)
+		}
+		for _, tb := range r.Tables {
+			if tb.Width > tb.Visible+1 {
+				t.Errorf("%s: table %q is %d px wide in a box of %d: its last columns hide behind a scrollbar", name, tb.Caption, tb.Width, tb.Visible)
+			}
+		}
+		for _, x := range r.SmallTexts {
+			t.Errorf("%s: figure %s: text %q rendered at %.1f px, under 10", name, x.Figure, x.Text, x.Size)
+		}
+		for _, x := range r.CrossedLabels {
+			t.Errorf("%s: figure %s: the baseline runs through the value label %q", name, x.Figure, x.Text)
 		}
 		pf, err := os.Open(shot)
 		if err != nil {

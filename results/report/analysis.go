@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"image/color"
 	"io"
 	"maps"
 	"math"
@@ -427,11 +428,12 @@ func (a *Analysis) ecdfFitFigure(fa FactorAnalysis, k int) (*figure, error) {
 				}
 				xys[i] = plotter.XY{X: t, Y: f.CDF(x)}
 			}
-			fl, err := line(xys, colour(familyColour(f.Family)), 1.3)
+			c, dashes := familyStyle(f.Family)
+			fl, err := line(xys, c, 1.8)
 			if err != nil {
 				return nil, fmt.Errorf("figure %s: %w", title, err)
 			}
-			fl.LineStyle.Dashes = []vg.Length{4, 2}
+			fl.LineStyle.Dashes = dashes
 			p.Add(fl)
 			p.Legend.Add(string(f.Family), fl)
 		}
@@ -461,13 +463,18 @@ func (a *Analysis) ecdfFitFigure(fa FactorAnalysis, k int) (*figure, error) {
 	return &figure{ID: figureID("fit", fa.Factor, strconv.Itoa(k)), Title: title, Caption: caption, SVG: svg}, nil
 }
 
-// familyColour is the palette index of a fitted family, the same in every
-// figure.
-func familyColour(f fit.Family) int {
-	if i := slices.Index(fit.Families(), f); i >= 0 {
-		return i
+// familyStyle is the colour and dash pattern of a fitted family, the same
+// in every figure.
+func familyStyle(f fit.Family) (color.RGBA, []vg.Length) {
+	// Colour alone did not tell the laws apart (thin dashed lines in
+	// blue and bluish green look alike): each law has its own dash pattern
+	// too, all of them broken so that the data's solid step shows.
+	dashes := [][]vg.Length{{6, 3}, {2, 2}, {9, 3, 2, 3}, {4, 2, 1, 2, 1, 2}}
+	i := slices.Index(fit.Families(), f)
+	if i < 0 {
+		return colour(5), []vg.Length{1, 3}
 	}
-	return 5
+	return colour(i), dashes[i%len(dashes)]
 }
 
 // efficiency draws the efficiency indicators of Slurm input by node-count

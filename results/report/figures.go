@@ -71,11 +71,13 @@ func (b *builder) metricFigure(res *compare.Result) (*figure, error) {
 			lo = minPositive(all)
 			ys = logScale(lo, hi)
 		}
+		baseY := math.NaN()
 		for _, lv := range g.Levels {
 			if lv.Value != res.Baseline {
 				continue
 			}
 			m := ys.at(lv.Summary.Mean)
+			baseY = m
 			ref, err := line(plotter.XYs{{X: -0.5, Y: m}, {X: float64(len(b.values)) - 0.5, Y: m}},
 				colour(b.colourOf(lv.Value)), 1)
 			if err != nil {
@@ -84,7 +86,9 @@ func (b *builder) metricFigure(res *compare.Result) (*figure, error) {
 			ref.Dashes = []vg.Length{4, 3}
 			p.Add(ref)
 		}
-		var labels plotter.XYLabels
+		// Each value's label goes on the side of its point away from the
+		// baseline's dashed line, which so never runs through a label.
+		var above, below plotter.XYLabels
 		for _, lv := range g.Levels {
 			x := float64(b.colourOf(lv.Value))
 			s := lv.Summary
@@ -104,10 +108,17 @@ func (b *builder) metricFigure(res *compare.Result) (*figure, error) {
 				return nil, fmt.Errorf("figure %s: %w", title, err)
 			}
 			p.Add(sc)
-			labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: m})
-			labels.Labels = append(labels.Labels, " "+human(s.Mean))
+			side := &above
+			if m < baseY {
+				side = &below
+			}
+			side.XYs = append(side.XYs, plotter.XY{X: x, Y: m})
+			side.Labels = append(side.Labels, human(s.Mean))
 		}
-		if err := addLabels(p, labels, 7); err != nil {
+		if err := addLabels(p, above, true); err != nil {
+			return nil, fmt.Errorf("figure %s: %w", title, err)
+		}
+		if err := addLabels(p, below, false); err != nil {
 			return nil, fmt.Errorf("figure %s: %w", title, err)
 		}
 		p.X.Min, p.X.Max = -0.5, float64(len(b.values))-0.5
@@ -135,8 +146,13 @@ func (b *builder) metricFigure(res *compare.Result) (*figure, error) {
 	return &figure{ID: figureID("metric", res.Metric), Title: title, Caption: caption, SVG: svg}, nil
 }
 
-// addLabels writes each label to the right of its point.
-func addLabels(p *plot.Plot, l plotter.XYLabels, size vg.Length) error {
+// labelSize is the font size of value labels, that of the tick labels: at
+// the width the report is read (1280 px) it renders above 10 px.
+const labelSize = 8.5
+
+// addLabels writes each label beside its point, to the right and above it
+// (or below), clear of the point's glyph.
+func addLabels(p *plot.Plot, l plotter.XYLabels, above bool) error {
 	if len(l.Labels) == 0 {
 		return nil
 	}
@@ -144,11 +160,15 @@ func addLabels(p *plot.Plot, l plotter.XYLabels, size vg.Length) error {
 	if err != nil {
 		return err
 	}
+	y, dy := draw.YBottom, vg.Length(3)
+	if !above {
+		y, dy = draw.YTop, -3
+	}
 	for i := range lab.TextStyle {
-		lab.TextStyle[i] = text.Style{Color: fadedInk(), Font: sansFont(size, false), XAlign: draw.XLeft, YAlign: draw.YCenter,
+		lab.TextStyle[i] = text.Style{Color: fadedInk(), Font: sansFont(labelSize, false), XAlign: draw.XLeft, YAlign: y,
 			Handler: plot.DefaultTextHandler}
 	}
-	lab.Offset = vg.Point{X: 4}
+	lab.Offset = vg.Point{X: 3, Y: dy}
 	p.Add(lab)
 	return nil
 }

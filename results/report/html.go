@@ -56,7 +56,7 @@ p { max-width: 60em; }
 table { border-collapse: collapse; background: #fff; font-size: .82em; border: 1px solid #d8dee4; }
 .tcap { margin: 1.2em 0 .3em; color: #59636e; font-size: .88em; font-style: italic; }
 th, td { padding: .28em .65em; border-bottom: 1px solid #eaeef2; white-space: nowrap; text-align: left; }
-th { background: #f0f3f6; font-weight: 600; }
+th { background: #f0f3f6; font-weight: 600; white-space: normal; vertical-align: bottom; }
 .n { text-align: right; font-variant-numeric: tabular-nums; }
 td.hash { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .95em; white-space: normal; word-break: break-all; min-width: 18em; }
 td.wrap { white-space: normal; word-break: break-word; min-width: 18em; }

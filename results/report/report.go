@@ -104,6 +104,7 @@ func Write(w io.Writer, dir string, opts Options) error {
 // render numbers the page's figures and writes it with pageTemplate; nothing
 // is written when the template fails.
 func render(w io.Writer, pg *page) error {
+	fitTables(pg)
 	n := 0
 	for i := range pg.Sections {
 		for j := range pg.Sections[i].Blocks {
@@ -151,9 +152,14 @@ type (
 		Caption string
 		Head    []string
 		// Class holds each column's CSS class: "n" for numbers (right
-		// aligned), "hash" for digests (monospace, may wrap), or "".
+		// aligned), "hash" for digests (monospace, may wrap), "wrap" for
+		// text that may wrap, or "".
 		Class []string
 		Rows  []tableRow
+		// Keys is the number of leading columns that identify a row,
+		// repeated in each part of a table too wide for the page (at
+		// least 1).
+		Keys int
 	}
 	tableRow struct {
 		Cells []string
@@ -464,6 +470,8 @@ func compareTable(res *compare.Result) *table {
 		out.Head = append(out.Head, c.head)
 		out.Class = append(out.Class, c.class)
 	}
+	// The group's axes and the compared value identify a row.
+	out.Keys = len(res.By) + 1
 	for k, r := range t.Rows {
 		row := tableRow{Mark: base >= 0 && r[base] == true}
 		for _, c := range cols {
@@ -576,7 +584,7 @@ func (b *builder) jobs() (section, error) {
 		"with the campaign's floor τ = %s s. The last columns count the jobs that waited less or more than in the paired "+
 		"baseline run.", b.opts.Axis, cmp.Or(b.c.Meta["metrics.bsld_tau"], "?"))})
 	t := &table{Caption: "Quantiles of job wait (s) and bounded slowdown per group and value; the baseline's rows are highlighted",
-		Head: append(slices.Clone(res.By), b.opts.Axis, "runs", "jobs")}
+		Head: append(slices.Clone(res.By), b.opts.Axis, "runs", "jobs"), Keys: len(res.By) + 1}
 	for _, p := range views[0].Probs {
 		t.Head = append(t.Head, fmt.Sprintf("wait p%g", 100*p))
 	}
