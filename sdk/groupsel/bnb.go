@@ -1,0 +1,236 @@
+package groupsel
+
+import "fmt"
+
+// BranchAndBound solves the instance by depth-first branch and bound, an
+// exact method independent of the rank approach, to check it. It fixes the
+// variables in index order, 1 before 0, and keeps for every constraint the
+// range its left-hand side can still reach and for the objective the most
+// it can still reach (the active terms plus every positive term not yet
+// excluded): a node whose objective bound is below the best found, or
+// whose ranges exclude a bound, is pruned. Ties of the objective are never
+// pruned, so the solution is the first in the same total order as Rank's.
+func BranchAndBound(in *Instance, opts Options) (*Solution, error) {
+	p, err := compile(in, opts)
+	if err != nil {
+		return nil, err
+	}
+	limit := opts.MaxNodes
+	if limit <= 0 {
+		limit = DefaultMaxNodes
+	}
+	s := newSearch(p, limit)
+	s.dfs(0)
+	if s.overflow {
+		return nil, fmt.Errorf("%w: more than %d branch-and-bound nodes (Options.MaxNodes)", ErrBudget, limit)
+	}
+	if s.best == nil {
+		return nil, ErrInfeasible
+	}
+	s.st.Workers = 1
+	return solution(in, s.best, s.st), nil
+}
+
+// search is the state of the branch and bound: per term, how many of its
+// variables are 1 and whether one is 0; the objective and each constraint's
+// left-hand side over the active terms, with what the open terms can still
+// add.
+type search struct {
+	p        *problem
+	ones     []int
+	dead     []int // variables of the term fixed to 0
+	set      []uint64
+	value    float64 // active terms
+	potObj   float64 // positive values of the open terms
+	lhs      []float64
+	lo, hi   []float64 // what the open terms can still add (<= 0, >= 0)
+	scratch  []float64
+	best     *candidate
+	st       Stats
+	limit    int64
+	overflow bool
+}
+
+func newSearch(p *problem, limit int64) *search {
+	m := len(p.bound)
+	s := &search{p: p, ones: make([]int, len(p.terms)), dead: make([]int, len(p.terms)), set: make([]uint64, (p.n+63)/64),
+		lhs: make([]float64, m), lo: make([]float64, m), hi: make([]float64, m), scratch: make([]float64, m), limit: limit, st: Stats{Method: MethodBnB}}
+	for t := range p.terms {
+		if len(p.terms[t]) == 0 {
+			s.activate(t)
+			continue
+		}
+		if p.obj[t] > 0 {
+			s.potObj += p.obj[t]
+		}
+		for _, k := range p.coefs[t] {
+			if k.Value < 0 {
+				s.lo[k.Term] += k.Value
+			} else {
+				s.hi[k.Term] += k.Value
+			}
+		}
+	}
+	return s
+}
+
+// activate moves an open term to the active ones; deactivate undoes it.
+func (s *search) activate(t int) {
+	p := s.p
+	s.value += p.obj[t]
+	if len(p.terms[t]) > 0 {
+		if p.obj[t] > 0 {
+			s.potObj -= p.obj[t]
+		}
+	}
+	for _, k := range p.coefs[t] {
+		s.lhs[k.Term] += k.Value
+		if len(p.terms[t]) > 0 {
+			s.open(k, -1)
+		}
+	}
+}
+
+func (s *search) deactivate(t int) {
+	p := s.p
+	s.value -= p.obj[t]
+	if p.obj[t] > 0 {
+		s.potObj += p.obj[t]
+	}
+	for _, k := range p.coefs[t] {
+		s.lhs[k.Term] -= k.Value
+		s.open(k, +1)
+	}
+}
+
+// open adds (sign +1) or removes (-1) a term's coefficient from what the
+// open terms can still add.
+func (s *search) open(k Coef, sign float64) {
+	if k.Value < 0 {
+		s.lo[k.Term] += sign * k.Value
+	} else {
+		s.hi[k.Term] += sign * k.Value
+	}
+}
+
+// kill closes an open term (a variable of it fixed to 0); revive undoes it.
+func (s *search) kill(t int) {
+	if s.p.obj[t] > 0 {
+		s.potObj -= s.p.obj[t]
+	}
+	for _, k := range s.p.coefs[t] {
+		s.open(k, -1)
+	}
+}
+
+func (s *search) revive(t int) {
+	if s.p.obj[t] > 0 {
+		s.potObj += s.p.obj[t]
+	}
+	for _, k := range s.p.coefs[t] {
+		s.open(k, +1)
+	}
+}
+
+func (s *search) dfs(v int) {
+	if s.overflow {
+		return
+	}
+	s.st.Nodes++
+	if s.st.Nodes > s.limit {
+		s.overflow = true
+		return
+	}
+	if s.prune() {
+		s.st.Pruned++
+		return
+	}
+	p := s.p
+	if v == p.n {
+		if p.feasible(s.lhs) {
+			s.st.Feasible++
+			if s.best == nil || p.better(s.value, s.lhs, s.set, s.best.value, s.best.lhs, s.best.set) {
+				s.best = &candidate{set: append([]uint64(nil), s.set...), value: s.value, lhs: append([]float64(nil), s.lhs...)}
+			}
+		}
+		return
+	}
+	// x_v = 1: the terms it completes become active.
+	s.set[v/64] |= 1 << (v % 64)
+	for _, t := range p.termsOf[v] {
+		s.st.TermEvals++
+		s.ones[t]++
+		if s.ones[t] == len(p.terms[t]) {
+			s.activate(t)
+		}
+	}
+	s.dfs(v + 1)
+	for _, t := range p.termsOf[v] {
+		if s.ones[t] == len(p.terms[t]) {
+			s.deactivate(t)
+		}
+		s.ones[t]--
+	}
+	s.set[v/64] &^= 1 << (v % 64)
+	// x_v = 0: the terms holding it can no longer become active.
+	for _, t := range p.termsOf[v] {
+		s.st.TermEvals++
+		if s.dead[t]++; s.dead[t] == 1 {
+			s.kill(t)
+		}
+	}
+	s.dfs(v + 1)
+	for _, t := range p.termsOf[v] {
+		if s.dead[t]--; s.dead[t] == 0 {
+			s.revive(t)
+		}
+	}
+}
+
+// prune reports whether no completion of the node can satisfy the
+// constraints or reach the best objective found.
+func (s *search) prune() bool {
+	p := s.p
+	if s.best != nil {
+		// A tolerance keeps ties of fractional objectives, whose sums the
+		// updates may round, from being pruned.
+		eps := 1e-9 * max(1, abs(s.best.value))
+		bound := s.value + s.potObj
+		if bound < s.best.value-eps {
+			return true
+		}
+		// No completion beats the best: at most equal objective, and at
+		// least its use, measured on the least each left-hand side can
+		// reach (every rule grows with each of them); a tie on both loses
+		// to the best on the earlier job, since the search meets
+		// selections holding earlier jobs first.
+		if bound <= s.best.value+eps {
+			least := s.scratch
+			for c := range least {
+				least[c] = s.lhs[c] + s.lo[c]
+			}
+			if p.useKey(least, s.best.lhs) >= 0 {
+				return true
+			}
+		}
+	}
+	for c, b := range p.bound {
+		eps := 1e-9 * max(1, abs(b))
+		lo, hi := s.lhs[c]+s.lo[c], s.lhs[c]+s.hi[c]
+		switch p.rel[c] {
+		case LE:
+			if lo > b+eps {
+				return true
+			}
+		case GE:
+			if hi < b-eps {
+				return true
+			}
+		case EQ:
+			if lo > b+eps || hi < b-eps {
+				return true
+			}
+		}
+	}
+	return false
+}

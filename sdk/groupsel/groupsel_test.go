@@ -1,0 +1,219 @@
+package groupsel
+
+import (
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// linear builds a linear instance: one term per variable.
+func linear(values []float64, uses [][]float64, caps []float64) *Instance {
+	in := &Instance{N: len(values), Objective: values}
+	for v := range values {
+		in.Terms = append(in.Terms, []int{v})
+	}
+	for g, cap := range caps {
+		c := Constraint{Rel: LE, Bound: cap}
+		for v := range values {
+			c.Coefs = append(c.Coefs, Coef{Term: v, Value: uses[g][v]})
+		}
+		in.Constraints = append(in.Constraints, c)
+	}
+	return in
+}
+
+// TestHandComputed solves small instances whose optimum and tie-breaks are
+// worked out by hand, with both methods.
+func TestHandComputed(t *testing.T) {
+	cases := []struct {
+		name string
+		in   *Instance
+		use  UseRule
+		want []int
+		val  float64
+	}{
+		// {0} = 5 (use 3), {1,2} = 7 (use 4), {0,1} and {0,2} use 5 > 4.
+		{"capacity", linear([]float64{5, 4, 3}, [][]float64{{3, 2, 2}}, []float64{4}), "", []int{1, 2}, 7},
+		// {0} and {1} both value 1: {1} uses 1, less than {0}'s 2.
+		{"less use", linear([]float64{1, 1}, [][]float64{{2, 1}}, []float64{2}), "", []int{1}, 1},
+		// Equal value and use: the earlier job.
+		{"earlier job", linear([]float64{1, 1, 1}, [][]float64{{1, 1, 1}}, []float64{1}), "", []int{0}, 1},
+		// {0,2} and {1,2}: equal value 2 and use 2, they differ first at 0.
+		{"earliest difference", linear([]float64{1, 1, 1}, [][]float64{{1, 1, 1}}, []float64{2}), "", []int{0, 1}, 2},
+		// Two resources of capacities (2.5, 1): {0} uses (2, 0), {1} uses
+		// (1, 0.9), together (3, 0.9) too much. Sum: {1} (1.9 < 2). Lex: {1}
+		// (1 < 2). Max share: {0} (2/2.5 = 0.8 < 0.9/1).
+		{"use sum", linear([]float64{1, 1}, [][]float64{{2, 1}, {0, 0.9}}, []float64{2.5, 1}), UseSum, []int{1}, 1},
+		{"use lex", linear([]float64{1, 1}, [][]float64{{2, 1}, {0, 0.9}}, []float64{2.5, 1}), UseLex, []int{1}, 1},
+		{"use max share", linear([]float64{1, 1}, [][]float64{{2, 1}, {0, 0.9}}, []float64{2.5, 1}), UseMaxShare, []int{0}, 1},
+		// A product term: x0 x1 is worth 10 and uses 3; x2 worth 4 uses 1;
+		// capacity 3 fits x0 x1 but not x0 x1 x2.
+		{"product", &Instance{N: 3, Terms: [][]int{{0, 1}, {2}}, Objective: []float64{10, 4},
+			Constraints: []Constraint{{Coefs: []Coef{{0, 3}, {1, 1}}, Rel: LE, Bound: 3}}}, "", []int{0, 1}, 10},
+		// Nothing fits: the empty selection (start nothing).
+		{"nothing fits", linear([]float64{3, 2}, [][]float64{{5, 6}}, []float64{4}), "", []int{}, 0},
+		// Minimise x0 + 2 x1 + 3 x2 subject to x0 + x1 + x2 >= 2 and
+		// x1 + x2 <= 1: {0,1} = 3.
+		{"minimise", &Instance{N: 3, Terms: [][]int{{0}, {1}, {2}}, Objective: []float64{1, 2, 3}, Sense: Minimise,
+			Constraints: []Constraint{{Coefs: []Coef{{0, 1}, {1, 1}, {2, 1}}, Rel: GE, Bound: 2},
+				{Coefs: []Coef{{1, 1}, {2, 1}}, Rel: LE, Bound: 1}}}, "", []int{0, 1}, 3},
+		// x0 - x1 = 0 with x1 worth -1 and x0 worth 3: {0,1} = 2.
+		{"equality", &Instance{N: 2, Terms: [][]int{{0}, {1}}, Objective: []float64{3, -1},
+			Constraints: []Constraint{{Coefs: []Coef{{0, 1}, {1, -1}}, Rel: EQ, Bound: 0}}}, "", []int{0, 1}, 2},
+	}
+	for _, c := range cases {
+		for _, m := range []Method{MethodRank, MethodBnB} {
+			s, err := Solve(c.in, m, Options{Use: c.use})
+			if err != nil {
+				t.Errorf("%s, %s: %v", c.name, m, err)
+				continue
+			}
+			if !slices.Equal(s.Selected, c.want) || s.Value != c.val {
+				t.Errorf("%s, %s: selected %v value %v, want %v value %v", c.name, m, s.Selected, s.Value, c.want, c.val)
+			}
+		}
+	}
+}
+
+// TestInfeasible: no selection satisfies x0 + x1 >= 3.
+func TestInfeasible(t *testing.T) {
+	in := &Instance{N: 2, Terms: [][]int{{0}, {1}}, Objective: []float64{1, 1},
+		Constraints: []Constraint{{Coefs: []Coef{{0, 1}, {1, 1}}, Rel: GE, Bound: 3}}}
+	for _, m := range []Method{MethodRank, MethodBnB} {
+		if _, err := Solve(in, m, Options{}); !errors.Is(err, ErrInfeasible) {
+			t.Errorf("%s: %v, want ErrInfeasible", m, err)
+		}
+	}
+}
+
+// TestBudgets: both solvers fail loudly past their budgets, and the rank
+// approach refuses more than 64 variables.
+func TestBudgets(t *testing.T) {
+	in := randomInstance(rand.New(rand.NewPCG(1, 2)), 14, 40, 3, false)
+	if _, err := Rank(in, Options{MaxPaths: 50}); !errors.Is(err, ErrBudget) {
+		t.Errorf("rank with 50 paths: %v", err)
+	}
+	if _, err := BranchAndBound(in, Options{MaxNodes: 50}); !errors.Is(err, ErrBudget) {
+		t.Errorf("bnb with 50 nodes: %v", err)
+	}
+	big := linear(make([]float64, 65), [][]float64{make([]float64, 65)}, []float64{1})
+	if _, err := Rank(big, Options{}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("65 variables: %v", err)
+	}
+	if _, err := BranchAndBound(big, Options{}); err != nil {
+		t.Errorf("bnb on 65 variables: %v", err)
+	}
+}
+
+// randomInstance draws an instance like the paper's generator: terms of 1
+// to n/2 variables shared by the objective and m capacities, coefficients
+// 1..100, each capacity half its coefficients' sum; general adds negative
+// coefficients and >= and = constraints.
+func randomInstance(r *rand.Rand, n, terms, m int, general bool) *Instance {
+	in := &Instance{N: n}
+	for range terms {
+		vars := r.Perm(n)[:1+r.IntN(max(1, n/2))]
+		slices.Sort(vars)
+		in.Terms = append(in.Terms, vars)
+		v := float64(1 + r.IntN(100))
+		if general && r.IntN(3) == 0 {
+			v = -v
+		}
+		in.Objective = append(in.Objective, v)
+	}
+	for range m {
+		c := Constraint{Rel: LE}
+		total := 0.0
+		for t := range in.Terms {
+			if r.IntN(4) == 0 {
+				continue
+			}
+			v := float64(1 + r.IntN(100))
+			if general && r.IntN(4) == 0 {
+				v = -v
+			}
+			c.Coefs = append(c.Coefs, Coef{Term: t, Value: v})
+			total += abs(v)
+		}
+		c.Bound = float64(int(total / 2))
+		if general {
+			c.Rel = Relation(r.IntN(3))
+			if c.Rel != LE {
+				c.Bound = float64(int(total / 8))
+			}
+		}
+		in.Constraints = append(in.Constraints, c)
+	}
+	return in
+}
+
+// bruteForce is the oracle: every selection evaluated, the best under
+// Better kept.
+func bruteForce(t *testing.T, in *Instance, use UseRule) ([]int, bool) {
+	var best []int
+	found := false
+	for mask := range 1 << in.N {
+		sel := []int{}
+		for v := range in.N {
+			if mask&(1<<v) != 0 {
+				sel = append(sel, v)
+			}
+		}
+		if _, _, ok := in.Evaluate(sel); !ok {
+			continue
+		}
+		if !found {
+			best, found = sel, true
+			continue
+		}
+		b, err := Better(in, use, sel, best)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b {
+			best = sel
+		}
+	}
+	return best, found
+}
+
+// TestAgainstBruteForce: on random instances, capacities only and general
+// ones, the rank approach, the branch and bound and the enumeration of
+// every selection agree, under each use rule; the rank approach gives the
+// same solution and counts on 1 to 5 workers.
+func TestAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(2010, 1))
+	for i := range 150 {
+		general := i%3 == 2
+		n := 4 + r.IntN(9)
+		in := randomInstance(r, n, 5+r.IntN(40), 1+r.IntN(3), general)
+		use := UseRules()[i%3]
+		want, ok := bruteForce(t, in, use)
+		rank, rerr := Rank(in, Options{Use: use})
+		bnb, berr := BranchAndBound(in, Options{Use: use})
+		if !ok {
+			if !errors.Is(rerr, ErrInfeasible) || !errors.Is(berr, ErrInfeasible) {
+				t.Errorf("instance %d: infeasible, but rank says %v and bnb %v", i, rerr, berr)
+			}
+			continue
+		}
+		if rerr != nil || berr != nil {
+			t.Fatalf("instance %d: rank %v, bnb %v", i, rerr, berr)
+		}
+		if !slices.Equal(rank.Selected, want) || !slices.Equal(bnb.Selected, want) {
+			t.Errorf("instance %d (n %d, general %v, use %s): rank %v, bnb %v, enumeration %v", i, n, general, use, rank.Selected, bnb.Selected, want)
+		}
+		for w := 2; w <= 5; w++ {
+			par, err := Rank(in, Options{Use: use, Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			par.Stats.Workers = 1
+			if !reflect.DeepEqual(par, rank) {
+				t.Errorf("instance %d: %d workers give %+v, 1 gives %+v", i, w, par, rank)
+			}
+		}
+	}
+}
