@@ -39,11 +39,12 @@ plugins:
     go build -o bin/ ./plugins/fcfs ./plugins/easy ./plugins/conservative ./plugins/probfill/cmd/probfill
 
 # What the tests use beyond Go: DuckDB (an independent Parquet reader) and
-# puppeteer-core from npm, SciPy (a test oracle) and Chromium from apt.
+# puppeteer-core from npm, SciPy (a test oracle), Chromium and the MILP solvers
+# GLPK and CBC (oracles of sdk/groupsel) from apt.
 deps:
     npm ci --prefix .ci/duckdb --no-audit --no-fund
     npm ci --prefix .ci/browser --no-audit --no-fund
-    apt-get install -y --no-install-recommends python3-scipy chromium
+    apt-get install -y --no-install-recommends python3-scipy chromium glpk-utils coinor-cbc
 
 # Paper 002: fit a workload model on KTH-SP2, then run EASY and FCFS on the log
 # and on traces drawn from the model (docs/reproductions/petunin-models.md).

@@ -1,6 +1,10 @@
 package groupsel
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // BranchAndBound solves the instance by depth-first branch and bound, an
 // exact method independent of the rank approach, to check it. It fixes the
@@ -20,6 +24,7 @@ func BranchAndBound(in *Instance, opts Options) (*Solution, error) {
 		limit = DefaultMaxNodes
 	}
 	s := newSearch(p, limit)
+	s.best = p.greedy(s)
 	s.dfs(0)
 	if s.overflow {
 		return nil, fmt.Errorf("%w: more than %d branch-and-bound nodes (Options.MaxNodes)", ErrBudget, limit)
@@ -36,25 +41,121 @@ func BranchAndBound(in *Instance, opts Options) (*Solution, error) {
 // left-hand side over the active terms, with what the open terms can still
 // add.
 type search struct {
-	p        *problem
-	ones     []int
-	dead     []int // variables of the term fixed to 0
-	set      []uint64
-	value    float64 // active terms
-	potObj   float64 // positive values of the open terms
-	lhs      []float64
-	lo, hi   []float64 // what the open terms can still add (<= 0, >= 0)
-	scratch  []float64
+	p       *problem
+	ones    []int
+	dead    []int // variables of the term fixed to 0
+	set     []uint64
+	value   float64 // active terms
+	potObj  float64 // positive values of the open terms
+	lhs     []float64
+	lo, hi  []float64 // what the open terms can still add (<= 0, >= 0)
+	scratch []float64
+	// caps are the capacities with a knapsack bound: weight per term and
+	// the terms of positive value by decreasing value per weight.
+	caps     []int
+	weight   [][]float64
+	byRatio  [][]int
 	best     *candidate
 	st       Stats
 	limit    int64
 	overflow bool
+	depth    int // the variables below it are fixed
+}
+
+// knapsackBound bounds the objective of any completion by a fractional
+// knapsack over each capacity: the open terms of positive value, taken whole
+// by decreasing value per unit of the capacity's residue and the last one
+// in part. Terms that share variables cannot be taken more freely than as
+// independent items, so each capacity's bound is valid; the least of them
+// is returned.
+func (s *search) knapsackBound() float64 {
+	p := s.p
+	best := math.Inf(1)
+	for i := range s.weight {
+		var room float64
+		if i < len(s.caps) {
+			room = p.bound[s.caps[i]] - s.lhs[s.caps[i]]
+		} else { // the surrogate: the sum of the capacities' residues, scaled
+			for _, c := range s.caps {
+				room += (p.bound[c] - s.lhs[c]) / p.bound[c]
+			}
+		}
+		b := s.value
+		for _, t := range s.byRatio[i] {
+			if s.dead[t] > 0 || s.ones[t] == len(p.terms[t]) {
+				continue // closed, or counted in value
+			}
+			w := s.weight[i][t]
+			if w <= room {
+				room -= w
+				b += p.obj[t]
+				continue
+			}
+			b += p.obj[t] * room / w
+			break
+		}
+		best = min(best, b)
+	}
+	return best
+}
+
+// byRatio lists the terms of positive value by value per unit of weight,
+// largest first (weight 0 first); ties by index, so the bound is the same
+// on every machine.
+func byRatio(p *problem, w []float64) []int {
+	var order []int
+	for t := range p.terms {
+		if p.obj[t] > 0 && len(p.terms[t]) > 0 {
+			order = append(order, t)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmpFloat(p.obj[b]*w[a], p.obj[a]*w[b])
+	})
+	return order
 }
 
 func newSearch(p *problem, limit int64) *search {
 	m := len(p.bound)
 	s := &search{p: p, ones: make([]int, len(p.terms)), dead: make([]int, len(p.terms)), set: make([]uint64, (p.n+63)/64),
 		lhs: make([]float64, m), lo: make([]float64, m), hi: make([]float64, m), scratch: make([]float64, m), limit: limit, st: Stats{Method: MethodBnB}}
+	// The capacities get a fractional knapsack bound, unless they are too
+	// many for the memory it takes.
+	for c, mono := range p.monotone {
+		if !mono || len(s.caps)*len(p.terms) > 1<<24 {
+			continue
+		}
+		w := make([]float64, len(p.terms))
+		for t, ks := range p.coefs {
+			for _, k := range ks {
+				if k.Term == c {
+					w[t] += k.Value
+				}
+			}
+		}
+		s.caps = append(s.caps, c)
+		s.weight = append(s.weight, w)
+		s.byRatio = append(s.byRatio, byRatio(p, w))
+	}
+	// With several capacities, their sum scaled by each capacity (a
+	// surrogate constraint, valid as any non-negative combination is) often
+	// bounds tighter than any one of them.
+	if len(s.caps) > 1 {
+		w := make([]float64, len(p.terms))
+		for i, c := range s.caps {
+			if p.bound[c] <= 0 {
+				w = nil
+				break
+			}
+			for t := range w {
+				w[t] += s.weight[i][t] / p.bound[c]
+			}
+		}
+		if w != nil {
+			s.weight = append(s.weight, w)
+			s.byRatio = append(s.byRatio, byRatio(p, w))
+		}
+	}
 	for t := range p.terms {
 		if len(p.terms[t]) == 0 {
 			s.activate(t)
@@ -132,7 +233,77 @@ func (s *search) revive(t int) {
 	}
 }
 
+// prefixLoses reports whether the variables fixed so far (below s.depth)
+// differ from the best's first at a variable the best holds.
+func (s *search) prefixLoses() bool {
+	for w := 0; w*64 < s.depth; w++ {
+		d := s.set[w] ^ s.best.set[w]
+		if rest := s.depth - w*64; rest < 64 {
+			d &= 1<<rest - 1
+		}
+		if d != 0 {
+			return s.best.set[w]&(d&-d) != 0
+		}
+	}
+	return false
+}
+
+// greedy returns a first incumbent for capacities only: variables taken
+// by decreasing value per unit of the capacities' scaled sum (the
+// surrogate's order of single-variable terms), each kept if the selection
+// still fits; nil when the instance has other constraints.
+func (p *problem) greedy(s *search) *candidate {
+	if !p.allMonotone || len(s.weight) == 0 {
+		return nil
+	}
+	score := make([]float64, p.n)
+	weight := make([]float64, p.n)
+	w := s.weight[len(s.weight)-1]
+	for t, vars := range p.terms {
+		for _, v := range vars {
+			score[v] += p.obj[t] / float64(len(vars))
+			weight[v] += w[t] / float64(len(vars))
+		}
+	}
+	order := make([]int, p.n)
+	for v := range order {
+		order[v] = v
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(score[b]*weight[a], score[a]*weight[b]) })
+	set := make([]uint64, (p.n+63)/64)
+	value, lhs := p.evaluate(set)
+	if !p.feasible(lhs) {
+		return nil
+	}
+	for _, v := range order {
+		set[v/64] |= 1 << (v % 64)
+		nv, nl := p.evaluate(set)
+		if p.feasible(nl) && nv >= value {
+			value, lhs = nv, nl
+			continue
+		}
+		set[v/64] &^= 1 << (v % 64)
+	}
+	return &candidate{set: set, value: value, lhs: lhs}
+}
+
+// evaluate sums the objective and left-hand sides of a selection.
+func (p *problem) evaluate(set []uint64) (float64, []float64) {
+	value, lhs := 0.0, make([]float64, len(p.bound))
+	for t, vars := range p.terms {
+		if slices.ContainsFunc(vars, func(v int) bool { return set[v/64]&(1<<(v%64)) == 0 }) {
+			continue
+		}
+		value += p.obj[t]
+		for _, k := range p.coefs[t] {
+			lhs[k.Term] += k.Value
+		}
+	}
+	return value, lhs
+}
+
 func (s *search) dfs(v int) {
+	s.depth = v
 	if s.overflow {
 		return
 	}
@@ -196,15 +367,18 @@ func (s *search) prune() bool {
 		// updates may round, from being pruned.
 		eps := 1e-9 * max(1, abs(s.best.value))
 		bound := s.value + s.potObj
+		if bound >= s.best.value-eps {
+			bound = min(bound, s.knapsackBound())
+		}
 		if bound < s.best.value-eps {
 			return true
 		}
 		// No completion beats the best: at most equal objective, and at
 		// least its use, measured on the least each left-hand side can
-		// reach (every rule grows with each of them); a tie on both loses
-		// to the best on the earlier job, since the search meets
-		// selections holding earlier jobs first.
-		if bound <= s.best.value+eps {
+		// reach (every rule grows with each of them), and a tie on both
+		// loses to the best on the earlier job: the variables fixed so far
+		// differ from the best's first where the best holds one.
+		if bound <= s.best.value+eps && s.prefixLoses() {
 			least := s.scratch
 			for c := range least {
 				least[c] = s.lhs[c] + s.lo[c]
