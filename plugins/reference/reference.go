@@ -7,13 +7,14 @@ import (
 
 	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/plugins/burstbuffer"
+	"github.com/schedlab/schedlab/plugins/groupsel"
 	"github.com/schedlab/schedlab/plugins/probfill"
 	"github.com/schedlab/schedlab/sdk"
 )
 
 // All returns every reference policy, sorted by name.
 func All() []sdk.Plugin {
-	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin(), probfill.NF()}
+	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin(), probfill.NF(), groupsel.Plugin()}
 	ps = append(ps, burstbuffer.Plugins()...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Info.Name < ps[j].Info.Name })
 	return ps

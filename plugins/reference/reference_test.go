@@ -55,6 +55,7 @@ func TestInvariants(t *testing.T) {
 		{"easy", true, []policytest.Invariant{kept}},
 		{"conservative", true, []policytest.Invariant{kept}},
 		{"bb-easy", true, []policytest.Invariant{kept}},
+		{"groupsel", true, []policytest.Invariant{kept}},
 	} {
 		p, ok := Lookup(tc.policy)
 		if !ok {

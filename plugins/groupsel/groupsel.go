@@ -1,0 +1,243 @@
+// Package groupsel is the group-selection policy of Minukhin & Ganzha
+// (2010): at each scheduling point it starts the set of waiting jobs, among
+// the first window jobs of the queue, that maximises a value within the
+// free capacity of every resource of the platform, found exactly by
+// sdk/groupsel (the rank approach or the branch and bound, which give the
+// same set).
+//
+// With reserve (the default), jobs start in queue order while they fit, as
+// in EASY, and the first that does not (the head) gets a reservation at its
+// shadow time; the selection then chooses among the jobs after it, in the
+// window, that fit now, those that would still run at the shadow time
+// using together no more than the capacity the head leaves then (the
+// Reservation_DP of Shmueli & Feitelson's lookahead backfilling, LOS, JPDC
+// 2005). With exact estimates the head's promise is kept. Without reserve
+// the selection chooses among the whole window, the paper's method: no job
+// is promised anything, and a job the selection keeps passing over may
+// wait for long.
+package groupsel
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/groupsel"
+)
+
+// The values a selection maximises (the value parameter).
+const (
+	// ValueCount counts the jobs started (the paper: as many jobs as
+	// possible).
+	ValueCount = "count"
+	// ValuePriority sums the jobs' declared priorities (the paper's
+	// objective, where the workload has priorities; a job of priority 0
+	// adds nothing, so ties of resource use then leave it waiting).
+	ValuePriority = "priority"
+	// ValueProcs sums the processors (utilisation now).
+	ValueProcs = "procs"
+	// ValueArea sums processors times requested walltime.
+	ValueArea = "area"
+)
+
+// Plugin returns the policy's plugin.
+func Plugin() sdk.Plugin {
+	return sdk.Plugin{
+		Info: sdk.Info{
+			Name:    "groupsel",
+			Version: "1.0.0",
+			Description: "group selection (Minukhin & Ganzha 2010): start the set of waiting jobs in a window that maximises a value " +
+				"within the free capacity of every resource, optionally keeping the head's EASY reservation (LOS)",
+			Params: []sdk.Param{
+				{Name: "window", Type: sdk.Int, Default: "20", Doc: "waiting jobs considered, from the head of the queue (submit order)"},
+				{Name: "value", Type: sdk.String, Default: ValueCount, Doc: "what a selection maximises: count, priority, procs or area",
+					Choices: []string{ValueCount, ValuePriority, ValueProcs, ValueArea}},
+				{Name: "reserve", Type: sdk.Bool, Default: "true", Doc: "start jobs in queue order while they fit and reserve for the first that does not (EASY), selecting among the jobs after it; false selects among the whole window"},
+				{Name: "method", Type: sdk.String, Default: string(groupsel.MethodBnB), Doc: "solver: bnb or rank (the paper's); both give the same set",
+					Choices: []string{string(groupsel.MethodBnB), string(groupsel.MethodRank)}},
+				{Name: "use", Type: sdk.String, Default: string(groupsel.UseMaxShare),
+					Doc:     "among sets of equal value, the one using less: max-share (the largest share of a resource's free capacity), sum or lex",
+					Choices: []string{string(groupsel.UseMaxShare), string(groupsel.UseSum), string(groupsel.UseLex)}},
+				{Name: "max_paths", Type: sdk.Int, Default: "4194304", Doc: "the rank approach's path budget per call; past it the run fails"},
+			},
+		},
+		New: func() sdk.Policy { return &policy{} },
+	}
+}
+
+type policy struct {
+	window  int
+	value   string
+	reserve bool
+	method  groupsel.Method
+	opts    groupsel.Options
+	dims    int
+	// Scratch reused between calls.
+	vars        []*sdk.Job
+	free, avail sdk.Vector
+	inst        groupsel.Instance
+}
+
+func (p *policy) Init(env sdk.Env) error {
+	if n := len(env.Platform.Clusters); n != 1 {
+		return fmt.Errorf("groupsel schedules one cluster, the platform has %d", n)
+	}
+	p.window = int(env.Params.Int("window"))
+	if p.window < 1 {
+		return fmt.Errorf("window %d: want at least 1", p.window)
+	}
+	p.value = env.Params.String("value")
+	p.reserve = env.Params.Bool("reserve")
+	p.method = groupsel.Method(env.Params.String("method"))
+	p.opts = groupsel.Options{Use: groupsel.UseRule(env.Params.String("use")), MaxPaths: int(env.Params.Int("max_paths"))}
+	if p.method == groupsel.MethodRank && p.window > 64 {
+		return fmt.Errorf("window %d: the rank approach takes at most 64 jobs", p.window)
+	}
+	p.dims = env.Platform.Dims()
+	return nil
+}
+
+func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p.free = append(p.free[:0], s.Free[0]...)
+	window := s.Queue[:min(len(s.Queue), p.window)]
+	var out []sdk.Decision
+	shadow := int64(-1)
+	var extra sdk.Vector
+	if p.reserve {
+		// Jobs start in queue order while they fit; the first that does
+		// not is the head and gets its reservation, which the selection
+		// among the jobs after it must not delay.
+		for len(window) > 0 && window[0].Request.Fits(p.free) {
+			p.free.Sub(window[0].Request)
+			out = append(out, sdk.Start(window[0]))
+			window = window[1:]
+		}
+		if len(window) == 0 {
+			return out, nil
+		}
+		head := window[0]
+		shadow, extra = p.shadow(s, head, out)
+		out = append(out, sdk.Promise(head, shadow))
+		window = window[1:]
+	}
+	p.vars = p.vars[:0]
+	for _, j := range window {
+		if j.Request.Fits(p.free) {
+			p.vars = append(p.vars, j)
+		}
+	}
+	if len(p.vars) == 0 {
+		return out, nil
+	}
+	sel, err := p.choose(s.Now, p.free, shadow, extra)
+	if err != nil {
+		return nil, fmt.Errorf("groupsel at t=%d over %d candidates: %w", s.Now, len(p.vars), err)
+	}
+	for _, i := range sel {
+		out = append(out, sdk.Start(p.vars[i]))
+	}
+	return out, nil
+}
+
+// choose returns the indices in p.vars of the jobs to start: the set the
+// solver finds, built as a 0-1 problem with one variable per candidate (in
+// queue order, so ties go to the earlier jobs) and one capacity per
+// resource, plus, with a reservation, one per resource over the jobs that
+// would still run at the shadow time.
+func (p *policy) choose(now int64, free sdk.Vector, shadow int64, extra sdk.Vector) ([]int, error) {
+	n := len(p.vars)
+	in := &p.inst
+	in.N, in.Sense = n, groupsel.Maximise
+	in.Terms, in.Objective, in.Constraints = in.Terms[:0], in.Objective[:0], in.Constraints[:0]
+	positive := true
+	for i, j := range p.vars {
+		in.Terms = append(in.Terms, []int{i})
+		v := p.valueOf(j)
+		positive = positive && v > 0
+		in.Objective = append(in.Objective, v)
+	}
+	fitsAll := true
+	capacity := func(bound sdk.Vector, late bool) {
+		for g := range p.dims {
+			c := groupsel.Constraint{Rel: groupsel.LE, Bound: float64(bound[g])}
+			total := int64(0)
+			for i, j := range p.vars {
+				if late && now+j.Walltime <= shadow {
+					continue // ends by the shadow time: the head's capacity is back by then
+				}
+				if r := j.Request[g]; r != 0 {
+					c.Coefs = append(c.Coefs, groupsel.Coef{Term: i, Value: float64(r)})
+					total += r
+				}
+			}
+			fitsAll = fitsAll && total <= bound[g]
+			if len(c.Coefs) > 0 {
+				in.Constraints = append(in.Constraints, c)
+			}
+		}
+	}
+	capacity(free, false)
+	if shadow >= 0 {
+		capacity(extra, true)
+	}
+	if fitsAll && positive {
+		// Every candidate fits at once and adds value: starting them all
+		// is the one optimum, without a search.
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	}
+	sol, err := groupsel.Solve(in, p.method, p.opts)
+	if err != nil {
+		return nil, err
+	}
+	return sol.Selected, nil
+}
+
+func (p *policy) valueOf(j *sdk.Job) float64 {
+	switch p.value {
+	case ValuePriority:
+		return j.Priority
+	case ValueProcs:
+		return float64(j.Procs())
+	case ValueArea:
+		return float64(j.Procs()) * float64(j.Walltime)
+	}
+	return 1
+}
+
+// shadow returns the earliest time at which head fits once running jobs,
+// and those started in this call (out), reach their expected ends, and the
+// capacity free then beyond head's request (every release at that time
+// counted).
+func (p *policy) shadow(s *sdk.State, head *sdk.Job, out []sdk.Decision) (int64, sdk.Vector) {
+	type release struct {
+		at  int64
+		req sdk.Vector
+	}
+	var rel []release
+	for _, r := range s.Running {
+		rel = append(rel, release{r.ExpectedEnd, r.Job.Request})
+	}
+	for _, d := range out {
+		rel = append(rel, release{s.Now + d.Job.Walltime, d.Job.Request})
+	}
+	slices.SortStableFunc(rel, func(a, b release) int { return cmp.Compare(a.at, b.at) })
+	p.avail = append(p.avail[:0], p.free...)
+	shadow := int64(-1)
+	for _, r := range rel {
+		if shadow >= 0 && r.at > shadow {
+			break
+		}
+		p.avail.Add(r.req)
+		if shadow < 0 && head.Request.Fits(p.avail) {
+			shadow = r.at
+		}
+	}
+	extra := slices.Clone(p.avail)
+	extra.Sub(head.Request)
+	return shadow, extra
+}
