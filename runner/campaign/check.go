@@ -139,13 +139,18 @@ func checkWorkloads(ctx context.Context, m *manifest.Manifest, tasks []task, wor
 	}
 	_ = g.Wait()
 	var errs manifest.Errors
+	seen := map[string]bool{}
 	for _, e := range order {
 		if e.err == nil {
 			continue
 		}
 		name := first[e].run.Workload
 		key := []string{"workloads", name, e.errKey}
-		errs = append(errs, m.ErrorAt(key, "%v", e.cause))
+		// Each replicate of a generated workload fails alike: once.
+		if err := m.ErrorAt(key, "%v", e.cause); !seen[err.Error()] {
+			seen[err.Error()] = true
+			errs = append(errs, err)
+		}
 	}
 	return errs
 }
