@@ -234,6 +234,7 @@ type benchFlags struct {
 	workers                    []int
 	seed                       uint64
 	out, use                   string
+	maxPaths                   int
 }
 
 func newGroupselBenchCmd() *cobra.Command {
@@ -265,6 +266,7 @@ the paper gives none (docs/groupsel.md).`,
 	fl.Uint64Var(&f.seed, "seed", 2010, "seed of the instances")
 	fl.StringVar(&f.out, "out", "", "the Parquet file of rows (required)")
 	fl.StringVar(&f.use, "use", string(groupsel.UseSum), "how constraints combine into the resource use that breaks ties: sum, lex or max-share")
+	fl.IntVar(&f.maxPaths, "max-paths", groupsel.DefaultMaxPaths, "the rank approach fails past this many paths")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -285,7 +287,7 @@ func groupselBench(cmd *cobra.Command, f benchFlags) error {
 	}
 	b := table1.Bench{Params: table1.Params{Vars: f.vars, Degree: f.degree, MinCoef: 1, MaxCoef: 100, Constraints: f.m,
 		Capacity: f.capacity, Shared: !f.separate, Terms: 1}, Terms: terms, Instances: f.instances, Workers: f.workers,
-		Seed: f.seed, Options: groupsel.Options{Use: groupsel.UseRule(f.use)}}
+		Seed: f.seed, Options: groupsel.Options{Use: groupsel.UseRule(f.use), MaxPaths: f.maxPaths}}
 	if err := b.Params.Validate(); err != nil {
 		return &exitError{exitBadInput, err}
 	}
