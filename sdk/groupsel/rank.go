@@ -84,29 +84,31 @@ func Rank(in *Instance, opts Options) (*Solution, error) {
 	st.Ranks = append(st.Ranks, rs)
 	st.Paths = 1
 
-	cur, curLHS := []path{root}, rootLHS
-	for r := 1; len(cur) > 0; r++ {
-		parts := split(len(cur), workers)
+	// A rank's paths are the workers' outputs of the rank before, kept as
+	// they are (segments, in order) rather than copied into one slice.
+	cur := []segment{{paths: []path{root}, lhs: rootLHS}}
+	total := 1
+	for r := 1; total > 0; r++ {
+		parts := split(total, workers)
 		outs := make([]*extension, len(parts))
 		var wg sync.WaitGroup
 		for w, part := range parts {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				outs[w] = p.extend(masks, cur[part[0]:part[1]], curLHS[part[0]*m:part[1]*m], budget-int(st.Paths))
+				outs[w] = p.extend(masks, view(cur, part[0], part[1], m), budget-int(st.Paths))
 			}()
 		}
 		wg.Wait()
 		rs := RankStats{Rank: r}
-		var next []path
-		var nextLHS []float64
+		next := make([]segment, 0, len(outs))
 		var local *candidate
 		for _, o := range outs {
 			if o.overflow {
 				return nil, fmt.Errorf("%w: more than %d paths by rank %d (Options.MaxPaths; the branch and bound needs none)", ErrBudget, budget, r)
 			}
-			next = append(next, o.paths...)
-			nextLHS = append(nextLHS, o.lhs...)
+			next = append(next, segment{paths: o.paths, lhs: o.lhs})
+			rs.Paths += int64(len(o.paths))
 			rs.Cuts += o.cuts
 			st.TermEvals += o.evals
 			st.Feasible += o.feasible
@@ -114,7 +116,6 @@ func Rank(in *Instance, opts Options) (*Solution, error) {
 				local = o.best
 			}
 		}
-		rs.Paths = int64(len(next))
 		st.Paths += rs.Paths
 		st.Cuts += rs.Cuts
 		if st.Paths > int64(budget) {
@@ -128,12 +129,33 @@ func Rank(in *Instance, opts Options) (*Solution, error) {
 		if rs.Paths > 0 || rs.Cuts > 0 {
 			st.Ranks = append(st.Ranks, rs)
 		}
-		cur, curLHS = next, nextLHS
+		cur, total = next, int(rs.Paths)
 	}
 	if best == nil {
 		return nil, ErrInfeasible
 	}
 	return solution(in, best, st), nil
+}
+
+// segment is consecutive paths of a rank with their left-hand sides.
+type segment struct {
+	paths []path
+	lhs   []float64
+}
+
+// view returns the paths [from, to) of a rank held in segments, as
+// sub-slices of them (no copy).
+func view(segs []segment, from, to, m int) []segment {
+	var out []segment
+	at := 0
+	for _, sg := range segs {
+		lo, hi := max(from-at, 0), min(to-at, len(sg.paths))
+		if lo < hi {
+			out = append(out, segment{paths: sg.paths[lo:hi], lhs: sg.lhs[lo*m : hi*m]})
+		}
+		at += len(sg.paths)
+	}
+	return out
 }
 
 // extension is what one worker made of a slice of a rank's paths.
@@ -145,46 +167,79 @@ type extension struct {
 	overflow              bool
 }
 
-// extend extends each path by every variable after its last, keeping at
-// most room paths.
-func (p *problem) extend(masks []uint64, src []path, srcLHS []float64, room int) *extension {
+// extend extends each path of the segments by every variable after its
+// last, keeping at most room paths.
+func (p *problem) extend(masks []uint64, segs []segment, room int) *extension {
 	m := len(p.bound)
-	out := &extension{}
+	// At most one extension per variable after each path's last: sized
+	// once, the slices never grow (growing them was most of the time).
+	room = min(room, func() int {
+		n := 0
+		for _, sg := range segs {
+			for _, pa := range sg.paths {
+				n += p.n - 1 - pa.last
+			}
+		}
+		return n
+	}())
+	out := &extension{paths: make([]path, 0, room), lhs: make([]float64, 0, room*m)}
 	tmp := make([]float64, m)
-	for i, pa := range src {
-		lhs := srcLHS[i*m : (i+1)*m]
-		for q := pa.last + 1; q < p.n; q++ {
-			mask := pa.mask | 1<<q
-			v := pa.value
-			copy(tmp, lhs)
-			for _, t := range p.termsOf[q] {
-				out.evals++
-				if masks[t]&^mask == 0 {
-					v += p.obj[t]
-					for _, k := range p.coefs[t] {
-						tmp[k.Term] += k.Value
-					}
-				}
-			}
-			if !p.canSatisfy(masks, mask, q, tmp) {
-				out.cuts++
-				continue
-			}
-			if len(out.paths) >= room {
-				out.overflow = true
+	for _, sg := range segs {
+		for i, pa := range sg.paths {
+			if p.extendPath(masks, pa, sg.lhs[i*m:(i+1)*m], tmp, out, room) {
 				return out
-			}
-			out.paths = append(out.paths, path{mask: mask, last: q, value: v})
-			out.lhs = append(out.lhs, tmp...)
-			if p.feasible(tmp) {
-				out.feasible++
-				if out.best == nil || p.better(v, tmp, []uint64{mask}, out.best.value, out.best.lhs, out.best.set) {
-					out.best = &candidate{set: []uint64{mask}, value: v, lhs: append([]float64(nil), tmp...)}
-				}
 			}
 		}
 	}
 	return out
+}
+
+// extendPath extends one path into out; it reports whether out is full.
+func (p *problem) extendPath(masks []uint64, pa path, lhs, tmp []float64, out *extension, room int) bool {
+	for q := pa.last + 1; q < p.n; q++ {
+		mask := pa.mask | 1<<q
+		v := pa.value
+		copy(tmp, lhs)
+		for _, t := range p.termsOf[q] {
+			out.evals++
+			if masks[t]&^mask == 0 {
+				v += p.obj[t]
+				for _, k := range p.coefs[t] {
+					tmp[k.Term] += k.Value
+				}
+			}
+		}
+		if !p.canSatisfy(masks, mask, q, tmp) {
+			out.cuts++
+			continue
+		}
+		if len(out.paths) >= room {
+			out.overflow = true
+			return true
+		}
+		out.paths = append(out.paths, path{mask: mask, last: q, value: v})
+		out.lhs = append(out.lhs, tmp...)
+		if p.feasible(tmp) {
+			out.feasible++
+			if out.best == nil || p.betterMask(v, tmp, mask, out.best) {
+				out.best = &candidate{set: []uint64{mask}, value: v, lhs: append([]float64(nil), tmp...)}
+			}
+		}
+	}
+	return false
+}
+
+// betterMask is better for a selection held in one word, without
+// allocating: it runs for every feasible path.
+func (p *problem) betterMask(v float64, lhs []float64, mask uint64, b *candidate) bool {
+	if v != b.value {
+		return v > b.value
+	}
+	if c := p.useKey(lhs, b.lhs); c != 0 {
+		return c < 0
+	}
+	d := mask ^ b.set[0]
+	return mask&(d&-d) != 0
 }
 
 // canSatisfy reports whether some extension of the selection mask, whose
