@@ -229,11 +229,10 @@ func capacities(w io.Writer, dir string, main []row, meta results.Metadata) erro
 func sweep(w io.Writer, dir string) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "vars-*.parquet"))
 	type point struct {
-		n                    int
-		terms                string
-		secs, paths, bnb     stats.Summary
-		feasibleAll, inst    int
-		agree, total, budget int
+		n                  int
+		terms              string
+		secs, paths, bnb   stats.Summary
+		inst, agree, total int
 	}
 	var pts []point
 	for _, f := range files {
