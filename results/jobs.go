@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"strconv"
 	"strings"
@@ -122,6 +123,22 @@ func WriteJobs(path string, rows []JobRow, meta Metadata) error {
 // WriteJobsWith is WriteJobs with the extra columns x after JobRow's
 // (none when x is empty: then the file is exactly what WriteJobs writes).
 func WriteJobsWith(path string, rows []JobRow, x JobExtras, meta Metadata) error {
+	return WriteJobsThen(path, rows, x, meta, nil)
+}
+
+// Later is metadata known only after the rows are written: its keys, and
+// the function that gives their values.
+type Later struct {
+	Keys []string
+	Fill func() (Metadata, error)
+}
+
+// WriteJobsThen is WriteJobsWith whose metadata is completed once the rows
+// are encoded: the keys of later get the values later.Fill returns then,
+// so that computing them (a run's metrics) overlaps the encoding. The file
+// is byte for byte the one WriteJobsWith writes with the whole metadata. A
+// nil later adds nothing.
+func WriteJobsThen(path string, rows []JobRow, x JobExtras, meta Metadata, later *Later) error {
 	err := meta.validate()
 	if err == nil {
 		err = x.check(len(rows))
@@ -129,12 +146,48 @@ func WriteJobsWith(path string, rows []JobRow, x JobExtras, meta Metadata) error
 	if err != nil {
 		return fmt.Errorf("results: write %s: %w", path, err)
 	}
+	// The late keys are in the footer from the start, with empty values
+	// replaced in place later: the pairs stay in sorted order.
+	all := maps.Clone(meta)
+	if later != nil {
+		for _, k := range later.Keys {
+			if _, dup := all[k]; dup {
+				return fmt.Errorf("results: write %s: metadata key %q given early and late", path, k)
+			}
+			all[k] = ""
+		}
+	}
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		if x.empty() {
-			return writeJobsTo(w, rows, meta)
+			return writeJobsTo(w, rows, all, later)
 		}
-		return writeJobsExtraTo(w, rows, x, meta)
+		return writeJobsExtraTo(w, rows, x, all, later)
 	})
+}
+
+// fillLater sets the late metadata on a writer before it closes.
+func fillLater(set func(k, v string), later *Later) error {
+	if later == nil {
+		return nil
+	}
+	m, err := later.Fill()
+	if err != nil {
+		return err
+	}
+	if err := m.validate(); err != nil {
+		return err
+	}
+	for _, k := range later.Keys {
+		v, ok := m[k]
+		if !ok {
+			return fmt.Errorf("metadata key %q was promised but not given", k)
+		}
+		set(k, v)
+	}
+	if len(m) != len(later.Keys) {
+		return fmt.Errorf("late metadata holds %d keys, %d were promised", len(m), len(later.Keys))
+	}
+	return nil
 }
 
 // extraType is JobRow with the fields of x's columns appended (a struct
@@ -157,7 +210,7 @@ func extraType(x JobExtras) reflect.Type {
 }
 
 // writeJobsExtraTo encodes a jobs file with extra columns to w.
-func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata) error {
+func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, later *Later) error {
 	t := extraType(x)
 	// The root keeps JobRow's name, as in files without extra columns.
 	schema := parquet.NewSchema(parquet.SchemaOf(JobRow{}).Name(), parquet.SchemaOf(reflect.Zero(t).Interface()))
@@ -179,6 +232,9 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata) er
 			return fmt.Errorf("write row %d: %w", i, err)
 		}
 	}
+	if err := fillLater(pw.SetKeyValueMetadata, later); err != nil {
+		return err
+	}
 	if err := pw.Close(); err != nil {
 		return fmt.Errorf("finish file: %w", err)
 	}
@@ -187,7 +243,7 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata) er
 
 // writeJobsTo encodes a whole jobs file to w; it is split from WriteJobs so
 // tests can inject a failing writer.
-func writeJobsTo(w io.Writer, rows []JobRow, meta Metadata) error {
+func writeJobsTo(w io.Writer, rows []JobRow, meta Metadata, later *Later) error {
 	pw := parquet.NewGenericWriter[JobRow](w, writerOptions(meta)...)
 	// Write in slices of one row group: parquet-go flushes a row group when
 	// it reaches MaxRowsPerRowGroup, and smaller calls keep its error close
@@ -198,6 +254,9 @@ func writeJobsTo(w io.Writer, rows []JobRow, meta Metadata) error {
 			return fmt.Errorf("write rows: %w", err)
 		}
 		rows = rows[n:]
+	}
+	if err := fillLater(pw.SetKeyValueMetadata, later); err != nil {
+		return err
 	}
 	if err := pw.Close(); err != nil {
 		return fmt.Errorf("finish file: %w", err)

@@ -388,7 +388,7 @@ func TestFailedWriteLeavesNoFile(t *testing.T) {
 		tableRows[i] = []any{int64(i), "value"}
 	}
 	encoders := map[string]func(io.Writer) error{
-		"jobs": func(w io.Writer) error { return writeJobsTo(w, big, sampleMeta()) },
+		"jobs": func(w io.Writer) error { return writeJobsTo(w, big, sampleMeta(), nil) },
 		"table": func(w io.Writer) error {
 			schema, err := tableSchema(tableCols)
 			if err != nil {
@@ -552,5 +552,47 @@ func BenchmarkWriteJobs(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	if st, err := os.Stat(path); err == nil {
 		b.ReportMetric(float64(st.Size())/n, "bytes/row")
+	}
+}
+
+// TestWriteJobsThen: metadata filled in after the rows gives the file that
+// the whole metadata given at once gives, byte for byte; a late key given
+// early, one not filled or one more than promised is an error.
+func TestWriteJobsThen(t *testing.T) {
+	dir := t.TempDir()
+	rows := []JobRow{{JobID: 1, Submit: 0, Start: 5, End: 9, Procs: 2}, {JobID: 2, Submit: 1, Start: 9, End: 20, Procs: 1}}
+	whole := sampleMeta()
+	whole["summary"] = `{"mean_wait":6.5}`
+	early := sampleMeta()
+	fill := func(m Metadata, err error) *Later {
+		return &Later{Keys: []string{"summary"}, Fill: func() (Metadata, error) { return m, err }}
+	}
+	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
+	if err := WriteJobs(a, rows, whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJobsThen(b, rows, JobExtras{}, early, fill(Metadata{"summary": `{"mean_wait":6.5}`}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	ab, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if !bytes.Equal(ab, bb) {
+		t.Errorf("late metadata gives another file (%d bytes against %d)", len(bb), len(ab))
+	}
+	for name, c := range map[string]struct {
+		meta  Metadata
+		later *Later
+	}{
+		"given early":    {whole, fill(Metadata{"summary": "x"}, nil)},
+		"not filled":     {early, fill(Metadata{}, nil)},
+		"more than said": {early, fill(Metadata{"summary": "x", "other": "y"}, nil)},
+		"fill fails":     {early, fill(nil, errors.New("metrics failed"))},
+	} {
+		if err := WriteJobsThen(filepath.Join(dir, "c.parquet"), rows, JobExtras{}, c.meta, c.later); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "c.parquet")); err == nil {
+			t.Errorf("%s: a file was left", name)
+		}
 	}
 }

@@ -45,6 +45,11 @@ type Spec struct {
 	// Log, when set, receives what the plugin process writes to its
 	// standard output and error during the run.
 	Log io.Writer
+	// Write, when set, is called with the verified outcome, without its
+	// Summary, while the metrics are computed; summary waits for them. Its
+	// error fails the run. It lets a caller write the records at the same
+	// time as the metrics are computed.
+	Write func(out *Outcome, summary func() (metrics.Summary, error)) error
 }
 
 // Outcome is a verified run.
@@ -137,17 +142,32 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
 	release(true)
-	sum, err := metrics.Compute(spec.Platform, spec.Jobs, res.Records, spec.Metrics)
-	if err != nil {
+	// The metrics are computed beside the caller's Write, which may need
+	// them only at its end (a jobs file's footer).
+	var sum metrics.Summary
+	var merr error
+	computed := make(chan struct{})
+	go func() {
+		defer close(computed)
+		sum, merr = metrics.Compute(spec.Platform, spec.Jobs, res.Records, spec.Metrics)
+	}()
+	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
+	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Stats: res.Stats,
+		Transport: transport, ProcessRun: processRun}
+	if spec.Write != nil {
+		if err := spec.Write(out, summary); err != nil {
+			<-computed
+			return nil, err
+		}
+	}
+	if out.Summary, err = summary(); err != nil {
 		return nil, err
 	}
 	if closed != nil {
 		<-closed // HostNanos includes the end of a fresh process
 	}
-	return &Outcome{
-		Info: info, Records: res.Records, Units: res.Units, Stats: res.Stats, Summary: sum,
-		Transport: transport, ProcessRun: processRun, HostNanos: time.Since(begin).Nanoseconds(),
-	}, nil
+	out.HostNanos = time.Since(begin).Nanoseconds()
+	return out, nil
 }
 
 func start(ctx context.Context, spec Spec) (host.Policy, string, error) {

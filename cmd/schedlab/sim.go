@@ -106,11 +106,19 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return err
 	}
-	pol, err := r.Resolve(ctx, f.policy)
-	if err != nil {
-		return err
-	}
+	// Resolving hashes the plugin binary: beside the trace's loading.
+	var pol *runner.Resolved
+	var perr error
+	resolved := make(chan struct{})
+	go func() {
+		defer close(resolved)
+		pol, perr = r.Resolve(ctx, f.policy)
+	}()
 	w, err := workload.LoadSWF(f.trace, f.procs, clean)
+	<-resolved
+	if perr != nil {
+		return perr
+	}
 	if err != nil {
 		return err
 	}
@@ -120,22 +128,32 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		timeout = runner.DefaultTimeout(len(w.Jobs))
 	}
 	began := time.Now().UTC()
-	out, err := runner.Execute(ctx, runner.Spec{
+	spec := runner.Spec{
 		Policy: pol, Params: params, Platform: plat, Jobs: w.Jobs, Seed: f.seed,
 		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: timeout,
 		StallTimeout: f.stall,
-	})
-	if err != nil {
-		return err
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		meta := simProvenance(f, pol, out, w, plat, params, began)
-		if err := results.WriteJobs(f.out, runner.JobRows(w.Jobs, out.Records), meta); err != nil {
-			return err
+		// The rows are encoded while the metrics are computed; the summary
+		// joins the footer at the end.
+		spec.Write = func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
+			meta := simProvenance(f, pol, out, w, plat, params, began)
+			return results.WriteJobsThen(f.out, runner.JobRows(w.Jobs, out.Records), results.JobExtras{}, meta, &results.Later{
+				Keys: []string{"summary"},
+				Fill: func() (results.Metadata, error) {
+					s, err := summary()
+					b, _ := json.Marshal(s)
+					return results.Metadata{"summary": string(b)}, err
+				},
+			})
 		}
+	}
+	out, err := runner.Execute(ctx, spec)
+	if err != nil {
+		return err
 	}
 	if f.asJSON {
 		enc := json.NewEncoder(cmd.OutOrStdout())
@@ -162,7 +180,7 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 		"exact_estimates": strconv.FormatBool(f.exact),
 		"workload.path":   w.Path, "workload.sha256": w.SHA256,
 		"workload.procs_source": w.ProcsSource, "workload.cleaning": js(w.Report),
-		"platform": js(plat), "summary": js(out.Summary), "stats": js(out.Stats),
+		"platform": js(plat), "stats": js(out.Stats),
 		"start_time": began.Format(time.RFC3339), "end_time": time.Now().UTC().Format(time.RFC3339),
 	})
 	for k, v := range w.Clean.Settings() {

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
@@ -678,12 +679,24 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if !m.Campaign.TimeoutSet {
 		timeout = runner.DefaultTimeout(len(jobs))
 	}
+	// The jobs file is encoded while the metrics are computed; the summary
+	// joins its footer at the end.
+	write := func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
+		res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
+		meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
+		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta,
+			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
+				s, err := summary()
+				b, _ := json.Marshal(s)
+				return results.Metadata{"summary": string(b)}, err
+			}})
+	}
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
 		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,
-		Processes: procs, Log: log,
+		Processes: procs, Log: log, Write: write,
 	})
 	if lerr := log.writeTo(dir, t.key); lerr != nil {
 		err = errors.Join(err, lerr)
@@ -693,12 +706,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if err != nil {
 		return fail(err)
 	}
-	res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
 	res.Transport, res.ProcessRun = out.Transport, out.ProcessRun
-	meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
-	if err := results.WriteJobsWith(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta); err != nil {
-		return fail(err)
-	}
 	if res.JobsSHA256, err = runner.FileSHA256(JobsPath(dir, t.key)); err != nil {
 		return fail(err)
 	}
@@ -789,7 +797,7 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		"exact_estimates": strconv.FormatBool(t.run.ExactEstimates()),
 		"workload.name":   t.run.Workload, "workload.file": wlFile, "workload.sha256": wl.SHA256,
 		"workload.procs_source": wl.ProcsSource, "workload.cleaning": js(wl.Report),
-		"platform": js(plat), "summary": js(out.Summary),
+		"platform":     js(plat),
 		"stats.events": strconv.FormatInt(out.Stats.Events, 10), "stats.policy_calls": strconv.FormatInt(out.Stats.PolicyCalls, 10),
 	})
 	for k, v := range wl.Clean.Settings() {

@@ -41,6 +41,7 @@ type Reader struct {
 	src     io.Reader
 	file    *os.File // set by Open, closed by Close
 	gz      *gzip.Reader
+	ahead   *readAhead // reads the source ahead, for a file Open opened
 	br      *bufio.Reader
 	hash    hash.Hash
 	started bool
@@ -104,7 +105,14 @@ func (r *Reader) start() error {
 	}
 	// Hash below the line buffer, so every uncompressed byte is hashed
 	// exactly once, in order, whatever the line lengths.
-	r.br = bufio.NewReaderSize(io.TeeReader(in, r.hash), bufSize)
+	in = io.TeeReader(in, r.hash)
+	if r.file != nil {
+		// A file Open opened is closed by Close, which stops the read-ahead
+		// first: decompression and hashing then run beside the parsing.
+		r.ahead = newReadAhead(in)
+		in = r.ahead
+	}
+	r.br = bufio.NewReaderSize(in, bufSize)
 	return nil
 }
 
@@ -133,6 +141,10 @@ func (r *Reader) SHA256() string { return r.sum }
 // made by Open, the file. Next fails after Close.
 func (r *Reader) Close() error {
 	var err error
+	if r.ahead != nil {
+		r.ahead.stop()
+		r.ahead = nil
+	}
 	if r.gz != nil {
 		err = r.gz.Close()
 		r.gz = nil
