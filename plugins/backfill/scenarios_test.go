@@ -193,7 +193,40 @@ func TestConservative(t *testing.T) {
 			Name: "backfill into holes before reservations", Procs: 10, Jobs: blockingJobs,
 			Want: []start{{ID: 1, At: 0}, {ID: 2, At: 10, Promised: 20}, {ID: 3, At: 2, Promised: 2}, {ID: 4, At: 5}},
 		},
+		{
+			// One pass does not reach a fixed point. 1 and 2 start; 3 (4
+			// procs) is reserved at 10, 4 in the hole [6, 10). 1 ends
+			// early at 3: in queue order 3 cannot move (4's reservation
+			// holds half of [6, 10)), then 4 moves to 3. 3 now fits at 7,
+			// but with early-ends no pass runs before it starts at 10.
+			Name: "compression at early ends only", Procs: 4, Jobs: compressJobs,
+			Want: []start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 10, Promised: 10}, {ID: 4, At: 3, Promised: 6}},
+		},
+		{
+			// With every-end, 2's on-time end at 6 runs a pass: 3 moves to
+			// 7, when 4 ends.
+			Name: "compression at every end", Procs: 4, Jobs: compressJobs, Params: map[string]string{"compress": CompressEveryEnd},
+			Want: []start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 7, Promised: 10}, {ID: 4, At: 3, Promised: 6}},
+		},
 	} {
 		policytest.Run(t, Conservative(), sc)
+	}
+}
+
+// compressJobs make the two compression rules differ: 1 ends early, 2 on
+// time.
+var compressJobs = []job{
+	{ID: 1, Submit: 0, Runtime: 3, Walltime: 10, Procs: 2},
+	{ID: 2, Submit: 0, Runtime: 6, Walltime: 6, Procs: 2},
+	{ID: 3, Submit: 0, Runtime: 5, Walltime: 5, Procs: 4},
+	{ID: 4, Submit: 0, Runtime: 4, Walltime: 4, Procs: 2},
+}
+
+// TestConservativeEveryEndKeepsPromises: compressing at every end never
+// delays a reservation either, whatever the estimates.
+func TestConservativeEveryEndKeepsPromises(t *testing.T) {
+	for seed := range uint64(6) {
+		sc := policytest.Random{Procs: 32, Jobs: 200, Params: map[string]string{"compress": CompressEveryEnd}}.Scenario(seed)
+		policytest.Check(t, Conservative(), sc, policytest.PromisesKept())
 	}
 }
