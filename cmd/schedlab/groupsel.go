@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,7 +120,7 @@ func groupselSolve(cmd *cobra.Command, path string, f solveFlags) error {
 			}
 			return fmt.Errorf("%s: %w", where, err)
 		}
-		r := solved{File: path, Instance: p.number, Value: s.Value, Method: string(method), Use: cmpOr(f.use, "sum"),
+		r := solved{File: path, Instance: p.number, Value: s.Value, Method: string(method), Use: cmp.Or(f.use, "sum"),
 			Seconds: time.Since(began).Seconds(), Stats: s.Stats, Selected: make([]int, len(s.Selected))}
 		for i, v := range s.Selected {
 			r.Selected[i] = v + 1
@@ -154,7 +155,7 @@ func printSolved(w io.Writer, r solved) {
 	for i, v := range r.Selected {
 		vars[i] = fmt.Sprintf("x%d", v)
 	}
-	fmt.Fprintf(w, "%s: value %v, selected %s\n", name, r.Value, cmpOr(strings.Join(vars, " "), "(none)"))
+	fmt.Fprintf(w, "%s: value %v, selected %s\n", name, r.Value, cmp.Or(strings.Join(vars, " "), "(none)"))
 	st := r.Stats
 	switch st.Method {
 	case groupsel.MethodRank:
@@ -217,13 +218,6 @@ func readInstances(path, format string) ([]problem, error) {
 		return out, nil
 	}
 	return nil, &exitError{exitBadInput, fmt.Errorf("--format %q: want opb, mknap or auto", format)}
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 type benchFlags struct {

@@ -10,10 +10,24 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/schedlab/schedlab/sdk/groupsel"
 )
+
+// WriteFile writes the instance as an LP file at path.
+func WriteFile(path string, in *groupsel.Instance) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := Write(f, in); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 // Write writes the instance as an LP file.
 func Write(w io.Writer, in *groupsel.Instance) error {

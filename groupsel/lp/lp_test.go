@@ -47,14 +47,9 @@ func TestAgainstMILP(t *testing.T) {
 	dir := t.TempDir()
 	for i, in := range cases {
 		path := filepath.Join(dir, "i.lp")
-		f, err := os.Create(path)
-		if err != nil {
+		if err := WriteFile(path, in); err != nil {
 			t.Fatal(err)
 		}
-		if err := Write(f, in); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
 		began := time.Now()
 		bnb, err := groupsel.BranchAndBound(in, groupsel.Options{})
 		if err != nil {
@@ -95,14 +90,9 @@ func TestInfeasibleMILP(t *testing.T) {
 		t.Fatalf("bnb: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "i.lp")
-	f, err := os.Create(path)
-	if err != nil {
+	if err := WriteFile(path, in); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(f, in); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 	for _, s := range []milp.Solver{milp.GLPK, milp.CBC} {
 		if res := milp.Solve(t, s, path); res.Optimal || !res.Infeasible {
 			t.Errorf("%s: %+v, want infeasible", s, res)

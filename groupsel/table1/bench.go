@@ -1,6 +1,7 @@
 package table1
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -124,17 +125,10 @@ func (b Bench) Write(path string, rows []Row, meta results.Metadata) error {
 		"table1.vars": strconv.Itoa(p.Vars), "table1.degree": strconv.Itoa(p.Degree), "table1.constraints": strconv.Itoa(p.Constraints),
 		"table1.coefficients": fmt.Sprintf("%d..%d", p.MinCoef, p.MaxCoef), "table1.capacity": strconv.FormatFloat(p.Capacity, 'g', -1, 64),
 		"table1.shared": strconv.FormatBool(p.Shared), "table1.instances": strconv.Itoa(b.Instances),
-		"table1.seed": strconv.FormatUint(b.Seed, 10), "table1.use": string(cmpOr(b.Options.Use, groupsel.UseSum)),
+		"table1.seed": strconv.FormatUint(b.Seed, 10), "table1.use": string(cmp.Or(b.Options.Use, groupsel.UseSum)),
 		"table1.terms": fmt.Sprint(b.Terms), "table1.workers": fmt.Sprint(b.Workers),
 	} {
 		m[k] = v
 	}
 	return results.WriteTable(path, columns, out, m)
-}
-
-func cmpOr(u, def groupsel.UseRule) groupsel.UseRule {
-	if u == "" {
-		return def
-	}
-	return u
 }

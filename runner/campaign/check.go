@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -188,7 +189,7 @@ func checkParams(m *manifest.Manifest, tasks []task) manifest.Errors {
 			var msg string
 			if !slices.Contains(names, k) {
 				msg = fmt.Sprintf("%s has no parameter %q%s; it declares: %s", who, k,
-					manifest.DidYouMean(k, names), strings.Join(cmpOr(names, "none"), ", "))
+					manifest.DidYouMean(k, names), cmp.Or(strings.Join(names, ", "), "none"))
 			} else if _, err := sdk.ResolveParams(declared, map[string]string{k: v}); err != nil {
 				msg = fmt.Sprintf("%s: %v", who, err)
 			} else {
@@ -213,11 +214,4 @@ func paramKey(m *manifest.Manifest, policy, k string) []string {
 		return []string{"policies", policy, "params", k}
 	}
 	return []string{"matrix"}
-}
-
-func cmpOr(names []string, none string) []string {
-	if len(names) == 0 {
-		return []string{none}
-	}
-	return names
 }

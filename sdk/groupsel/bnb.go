@@ -1,6 +1,7 @@
 package groupsel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -110,7 +111,7 @@ func byRatio(p *problem, w []float64) []int {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return cmpFloat(p.obj[b]*w[a], p.obj[a]*w[b])
+		return cmp.Compare(p.obj[b]*w[a], p.obj[a]*w[b])
 	})
 	return order
 }
@@ -269,7 +270,7 @@ func (p *problem) greedy(s *search) *candidate {
 	for v := range order {
 		order[v] = v
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(score[b]*weight[a], score[a]*weight[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b]*weight[a], score[a]*weight[b]) })
 	set := make([]uint64, (p.n+63)/64)
 	value, lhs := p.evaluate(set)
 	if !p.feasible(lhs) {

@@ -1,6 +1,7 @@
 package groupsel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -194,14 +195,14 @@ func (p *problem) useKey(a, b []float64) int {
 	case UseLex:
 		for c := range a {
 			if a[c] != b[c] {
-				return cmpFloat(a[c], b[c])
+				return cmp.Compare(a[c], b[c])
 			}
 		}
 		return 0
 	case UseMaxShare:
-		return cmpFloat(p.maxShare(a), p.maxShare(b))
+		return cmp.Compare(p.maxShare(a), p.maxShare(b))
 	}
-	return cmpFloat(sum(a), sum(b))
+	return cmp.Compare(sum(a), sum(b))
 }
 
 func (p *problem) maxShare(lhs []float64) float64 {
@@ -286,16 +287,6 @@ func solution(in *Instance, best *candidate, st Stats) *Solution {
 	sel := members(best.set)
 	v, lhs, _ := in.Evaluate(sel)
 	return &Solution{Selected: sel, Value: v, LHS: lhs, Stats: st}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func sum(xs []float64) float64 {
