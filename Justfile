@@ -44,7 +44,7 @@ plugins:
 deps:
     npm ci --prefix .ci/duckdb --no-audit --no-fund
     npm ci --prefix .ci/browser --no-audit --no-fund
-    apt-get install -y --no-install-recommends python3-scipy chromium glpk-utils coinor-cbc
+    apt-get install -y --no-install-recommends python3-scipy chromium glpk-utils coinor-cbc slurmd slurmctld slurm-client munge
 
 # Paper 002: fit a workload model on KTH-SP2, then run EASY and FCFS on the log
 # and on traces drawn from the model (docs/reproductions/petunin-models.md).

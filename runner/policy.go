@@ -39,6 +39,17 @@ type Resolver struct {
 	// it builds, then how long it took (a first build compiles gRPC and
 	// go-plugin and can take minutes).
 	Log io.Writer
+	// Prebuilt maps a reference (what Resolve takes) to a binary built or
+	// copied for it beforehand, which is used instead of building the
+	// package or reading the path: the tasks of a Slurm job array run on
+	// machines that may have no Go and see only the campaign folder.
+	Prebuilt map[string]Prebuilt
+}
+
+// Prebuilt is a policy's binary made ready beforehand (Resolver.Prebuilt).
+type Prebuilt struct {
+	Binary string `json:"binary"`
+	Kind   Kind   `json:"kind"`
 }
 
 // FileHashes remembers the sha256 of files, by path, size and modification
@@ -125,6 +136,10 @@ func (r Resolver) Resolve(ctx context.Context, ref string) (*Resolved, error) {
 			res.Identity = plugins.Identity()
 		}
 		return res, nil
+	}
+	if pb, ok := r.Prebuilt[ref]; ok {
+		res := &Resolved{Ref: ref, Kind: pb.Kind, Command: []string{pb.Binary}, Binary: pb.Binary}
+		return res, r.hash(res)
 	}
 	st, err := os.Stat(ref)
 	if err != nil && isPath(ref) {

@@ -49,6 +49,7 @@ type runFlags struct {
 	freshProcesses       bool
 	quiet, asJSON        bool
 	verbose              bool
+	shard                string
 }
 
 func newRunCmd() *cobra.Command {
@@ -74,6 +75,12 @@ left out of runs.parquet. --resume DIR runs what DIR is missing of the
 campaign as locked in its manifest.lock.toml (after an interrupt or a kill).
 --overwrite starts again.
 
+--shard I/N runs only shard I of N of the campaign's runs, balanced by
+expected cost (jobs times the policy's cost): shards can run at the same time,
+on different machines, into one campaign folder on a shared file system, each
+keeping the others' results and rebuilding runs.parquet from all of them
+(docs/cluster.md; schedlab slurm submits them as a Slurm job array).
+
 Exit status: 0 all runs completed; 1 some runs failed (the others completed
 and are recorded); 2 bad input, nothing ran; 3 interrupted, resume to finish.`,
 		Args: cobra.ExactArgs(1),
@@ -90,6 +97,7 @@ and are recorded); 2 bad input, nothing ran; 3 interrupted, resume to finish.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print nothing but errors")
 	fl.BoolVar(&f.asJSON, "json", false, "print the campaign summary as JSON")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every run")
+	fl.StringVar(&f.shard, "shard", "", "run only shard I of N of the campaign's runs (I/N, e.g. 2/8)")
 	return cmd
 }
 
@@ -109,7 +117,17 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 		return &exitError{exitBadInput, errors.New("--resume and --overwrite contradict each other")}
 	}
 	opts := campaign.Options{Workers: f.jobs, FailFast: f.failFast, Resume: f.resume, Overwrite: f.overwrite,
-		InProcess: f.inProcess, FreshProcesses: f.freshProcesses, Generators: generators()}
+		InProcess: f.inProcess, FreshProcesses: f.freshProcesses, Generators: generators(),
+		Executor: campaign.ExecutorFromEnv(os.Getenv)}
+	if f.shard != "" {
+		var err error
+		if opts.Shard, err = campaign.ParseShard(f.shard); err != nil {
+			return &exitError{exitBadInput, err}
+		}
+		if f.overwrite && opts.Shard.Partial() {
+			return &exitError{exitBadInput, errors.New("--overwrite with --shard would delete the other shards' results: overwrite the campaign whole, then run its shards")}
+		}
+	}
 	stderr := cmd.ErrOrStderr()
 	var m *manifest.Manifest
 	var err error
@@ -155,7 +173,8 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 		case errors.Is(err, campaign.ErrExists):
 			return &exitError{exitBadInput, fmt.Errorf("%w\n  run what it misses (with the new and changed runs of an edited manifest): schedlab run --resume %s%s\n  start again: schedlab run --overwrite %s%s",
 				err, arg, outFlag(f.out), arg, outFlag(f.out))}
-		case errors.Is(err, campaign.ErrInput), errors.Is(err, campaign.ErrFolder):
+		case errors.Is(err, campaign.ErrInput), errors.Is(err, campaign.ErrFolder), errors.Is(err, campaign.ErrOtherCampaign),
+			errors.Is(err, campaign.ErrShardChanged):
 			return &exitError{exitBadInput, err}
 		}
 		return err
@@ -171,16 +190,20 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	default:
 		printFailures(stderr, rep) // errors, which --quiet still prints
 	}
+	again := display(rep.Dir)
+	if rep.Shard.Partial() {
+		again += " --shard " + rep.Shard.String()
+	}
 	switch {
 	case rep.Interrupted:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted with %d of %d runs completed; finish with: schedlab run --resume %s",
-			rep.Done, rep.Total, display(rep.Dir))}
+			rep.Done, rep.Total, again)}
 	case rep.Failed > 0:
 		return &exitError{exitRunsFailed, fmt.Errorf("%d of %d runs failed (their whole errors: the error column of %s)",
 			rep.Failed, rep.Total, filepath.Join(display(rep.Dir), campaign.RunsFile))}
 	case rep.Pending > 0:
 		return &exitError{exitRunsFailed, fmt.Errorf("%d of %d runs did not run (--fail-fast); finish with: schedlab run --resume %s",
-			rep.Pending, rep.Total, display(rep.Dir))}
+			rep.Pending, rep.Total, again)}
 	}
 	return nil
 }
@@ -271,11 +294,19 @@ func firstLine(s string) string {
 
 func printReport(w io.Writer, rep *campaign.Report) {
 	dir := display(rep.Dir)
-	fmt.Fprintf(w, "campaign %s: %d of %d runs completed", dir, rep.Done, rep.Total)
+	fmt.Fprintf(w, "campaign %s", dir)
+	if rep.Shard.Partial() {
+		fmt.Fprintf(w, ", shard %s", rep.Shard)
+	}
+	fmt.Fprintf(w, ": %d of %d runs completed", rep.Done, rep.Total)
 	if rep.Reused > 0 {
 		fmt.Fprintf(w, " (%d by an earlier invocation)", rep.Reused)
 	}
 	fmt.Fprintf(w, ", %d failed, %d not run, in %s\n", rep.Failed, rep.Pending, rep.Elapsed.Round(time.Millisecond))
+	if c := rep.Campaign; c != nil {
+		fmt.Fprintf(w, "the whole campaign, as the folder holds it now: %d of %d runs completed, %d failed, %d not run\n",
+			c.Done, c.Total, c.Failed, c.Pending)
+	}
 	printStale(w, rep)
 	fmt.Fprintln(w)
 	// Show the axes that vary; the others are the same for every run.

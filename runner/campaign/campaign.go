@@ -19,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -28,7 +27,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/schedlab/schedlab/results"
-	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
@@ -93,6 +91,23 @@ type Options struct {
 	// Progress, when set, is called after each run ends, one call at a
 	// time.
 	Progress func(Progress)
+	// Shard, when partial, runs only that shard's runs (AssignShards). The
+	// folder may already hold the campaign, from the same manifest, with
+	// other shards running into it: their results are kept, and
+	// runs.parquet is rebuilt from every run the folder holds.
+	Shard Shard
+	// ShardKeys, when set, are the run keys the shard must have, in
+	// campaign order, as recorded when the shards were planned: a shard
+	// computed otherwise (a trace or a policy changed since) runs nothing
+	// and Run returns ErrShardChanged.
+	ShardKeys []string
+	// Merge runs nothing: it rebuilds runs.parquet from the runs the
+	// campaign folder holds, for after the shards of a campaign. On a
+	// folder without a campaign it creates the campaign, every run pending.
+	Merge bool
+	// Executor is recorded with each run: where it ran. The zero value
+	// means local.
+	Executor Executor
 
 	// provenance is runner.BuildProvenance, computed once per campaign.
 	provenance map[string]string
@@ -164,6 +179,14 @@ type RunResult struct {
 	// ProcessRun is the run's number in the plugin process that served it:
 	// 1 for a fresh process; 0 in process.
 	ProcessRun int `json:"process_run,omitempty"`
+	// Executor, Host, SlurmJobID and SlurmArrayTaskID say where the run
+	// ran (Executor), and Shard the shard of the campaign it was run in
+	// ("" when the campaign ran whole).
+	Executor         string `json:"executor,omitempty"`
+	Host             string `json:"host,omitempty"`
+	SlurmJobID       int64  `json:"slurm_job_id,omitempty"`
+	SlurmArrayTaskID *int64 `json:"slurm_array_task_id,omitempty"`
+	Shard            string `json:"shard,omitempty"`
 	// Reused marks a run a resume found complete; not stored.
 	Reused bool `json:"-"`
 }
@@ -184,11 +207,21 @@ type PolicyInfo struct {
 // Report is the outcome of a campaign.
 type Report struct {
 	Dir string
-	// Runs holds every run of the manifest, in expansion order.
+	// Runs holds every run of the manifest (of the shard, with a partial
+	// Shard), in expansion order.
 	Runs []RunResult
-	// Total, Done, Failed, Pending and Reused count runs by status (Done
-	// includes Reused).
+	// Total, Done, Failed, Pending and Reused count those runs by status
+	// (Done includes Reused).
 	Total, Done, Failed, Pending, Reused int
+	// Shard is the shard that ran (Options.Shard).
+	Shard Shard
+	// Campaign counts the runs of the whole campaign as the folder holds
+	// them at the end, when only a shard ran or with Merge.
+	Campaign *Counts
+	// Plan lists every run of the campaign and Policies the policies as
+	// resolved, by name, to plan shards and submit them (package slurm).
+	Plan     []Planned
+	Policies map[string]*runner.Resolved
 	// Stale lists, when resuming, the runs of the folder that the manifest
 	// no longer has, or has with other settings (and so other keys).
 	Stale []Stale
@@ -196,6 +229,22 @@ type Report struct {
 	Interrupted bool
 	Elapsed     time.Duration
 }
+
+// Planned is a run of a campaign as planned, before it runs.
+type Planned struct {
+	Index        int
+	Label, Key   string
+	Policy       string
+	Cost         float64
+	Done, Failed bool
+}
+
+// ErrShardChanged is returned when a shard's runs are not those recorded
+// when the shards were planned (Options.ShardKeys).
+var ErrShardChanged = errors.New("the shard's runs differ from those planned")
+
+// Counts counts the runs of a campaign by status.
+type Counts struct{ Total, Done, Failed, Pending int }
 
 // ErrExists is returned when the campaign folder already holds a campaign
 // and neither Resume nor Overwrite is set.
@@ -246,6 +295,8 @@ type task struct {
 	// workload's sha256 in the run's key.
 	wlKey, wlSHA string
 	prep         *preparedEntry
+	// cost is the policy's cost per job (manifest.Policy.Cost).
+	cost float64
 }
 
 // Run runs the manifest's runs into the campaign folder and returns the
@@ -270,8 +321,19 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		workers = runtime.NumCPU()
 	}
 
+	if opts.Executor.Name == "" {
+		opts.Executor = ExecutorFromEnv(func(string) string { return "" })
+	}
+	whole := !opts.Shard.Partial() && !opts.Merge
+	if !whole && opts.Overwrite {
+		return nil, errors.New("overwrite a campaign by shards: the other shards' results would be lost; overwrite it whole first")
+	}
+
 	procs := &runner.Processes{MaxRuns: opts.ProcessRuns}
 	defer procs.Close()
+	if err := joinShards(dir, &opts); err != nil {
+		return nil, err
+	}
 	if err := checkDir(dir, opts); err != nil {
 		return nil, err
 	}
@@ -281,6 +343,23 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	}
 	if err := prepareDir(dir, opts); err != nil {
 		return nil, err
+	}
+	mine := func(int) bool { return !opts.Merge }
+	if opts.Shard.Partial() {
+		shards := shardsOf(tasks, opts.Shard.N)
+		mine = func(i int) bool { return shards[i] == opts.Shard.I }
+	}
+	if opts.ShardKeys != nil {
+		var keys []string
+		for i, t := range tasks {
+			if mine(i) {
+				keys = append(keys, t.key)
+			}
+		}
+		if !slices.Equal(keys, opts.ShardKeys) {
+			return nil, fmt.Errorf("shard %s of %s: %w: %d runs planned, %d now, %d in common (did a trace, a policy or schedlab change since?)",
+				opts.Shard, dir, ErrShardChanged, len(opts.ShardKeys), len(keys), common(keys, opts.ShardKeys))
+		}
 	}
 	pols := map[string]*policyEntry{}
 	for _, t := range tasks {
@@ -294,7 +373,17 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		}
 	}
 
-	rep := &Report{Dir: dir, Total: len(tasks), Runs: make([]RunResult, len(tasks))}
+	rep := &Report{Dir: dir, Shard: opts.Shard, Plan: make([]Planned, len(tasks)), Policies: map[string]*runner.Resolved{}}
+	for i, t := range tasks {
+		rep.Plan[i] = Planned{Index: t.run.Index, Label: t.run.Label(), Key: t.key, Policy: t.run.Policy, Cost: runCost(t)}
+		rep.Policies[t.run.Policy] = t.pol.res
+	}
+	runs := make([]RunResult, len(tasks))
+	for i := range tasks {
+		if mine(i) {
+			rep.Total++
+		}
+	}
 	if opts.Resume {
 		rep.Stale = staleRuns(dir, tasks)
 	}
@@ -302,7 +391,7 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	progress := func(i int) {
 		mu.Lock()
 		defer mu.Unlock()
-		r := &rep.Runs[i]
+		r := &runs[i]
 		switch r.Status {
 		case StatusOK:
 			rep.Done++
@@ -320,12 +409,15 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 
 	var todo []int
 	for i, t := range tasks {
-		rep.Runs[i] = pending(t)
+		runs[i] = pending(t)
+		if !mine(i) {
+			continue // another shard's: read from the folder at the end
+		}
 		if opts.Resume {
 			prev, ok, damage := completed(dir, t.key)
 			if ok {
 				prev.Reused = true
-				rep.Runs[i] = prev
+				runs[i] = prev
 				progress(i)
 				continue
 			}
@@ -349,6 +441,7 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 				return nil
 			}
 			res := execute(runCtx, m, dir, tasks[i], opts, procs)
+			res.Shard = opts.Shard.String()
 			if res.Status == StatusPending {
 				return nil // interrupted: no status file, so a resume runs it
 			}
@@ -356,7 +449,7 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 				res.Status, res.Error = StatusFailed, joinErr(res.Error, err.Error())
 			}
 			mu.Lock()
-			rep.Runs[i] = res
+			runs[i] = res
 			mu.Unlock()
 			if res.Status == StatusFailed {
 				log.Info("run failed", "run", res.Label, "key", short(res.Key), "err", res.Error)
@@ -371,17 +464,46 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		})
 	}
 	_ = g.Wait() // runs report through their results, never through the group
-	for _, r := range rep.Runs {
-		if r.Status == StatusPending {
-			rep.Pending++
+	for i, r := range runs {
+		if mine(i) {
+			rep.Runs = append(rep.Runs, r)
+			if r.Status == StatusPending {
+				rep.Pending++
+			}
 		}
 	}
 	rep.Interrupted = ctx.Err() != nil
-	rep.Elapsed = time.Since(began)
-	if err := writeRuns(dir, m, opts.provenance, rep.Runs); err != nil {
-		return rep, err
+	if whole {
+		rep.Elapsed = time.Since(began)
+		return rep, writeRuns(dir, m, opts.provenance, runs)
 	}
-	return rep, nil
+	// The other shards' runs as the folder holds them now, under the lock
+	// every shard takes to rebuild runs.parquet.
+	err = withRunsLock(dir, func() error {
+		c := &Counts{Total: len(runs)}
+		for i, t := range tasks {
+			if !mine(i) {
+				runs[i] = recorded(dir, t)
+			}
+			switch runs[i].Status {
+			case StatusOK:
+				c.Done++
+				rep.Plan[i].Done = true
+			case StatusFailed:
+				c.Failed++
+				rep.Plan[i].Failed = true
+			default:
+				c.Pending++
+			}
+		}
+		rep.Campaign = c
+		return writeRuns(dir, m, opts.provenance, runs)
+	})
+	if opts.Merge {
+		removeTemps(dir)
+	}
+	rep.Elapsed = time.Since(began)
+	return rep, err
 }
 
 func short(key string) string {
@@ -444,7 +566,8 @@ func prepareDir(dir string, opts Options) error {
 		f.Close()
 		os.Remove(f.Name())
 	}
-	if opts.Resume {
+	if opts.Resume && !opts.Shard.Partial() {
+		// A shard's neighbours may be writing their temporary files now.
 		removeTemps(dir)
 	}
 	return nil
@@ -470,7 +593,7 @@ func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntr
 	preps := map[string]*preparedEntry{}
 	tasks := make([]task, len(runs))
 	for i, r := range runs {
-		t := task{run: r, spec: r.Spec(m), seeds: r.Seeds(m), pol: pols[r.Policy]}
+		t := task{run: r, spec: r.Spec(m), seeds: r.Seeds(m), pol: pols[r.Policy], cost: m.Policies[r.Policy].Cost}
 		w := m.Workloads[r.Workload]
 		procs := r.Procs(m)
 		t.wlKey = r.Workload + "/" + strconv.FormatInt(procs, 10)
@@ -630,230 +753,6 @@ func pending(t task) RunResult {
 		r.Policy = PolicyInfo{Ref: t.pol.res.Ref, Kind: string(t.pol.res.Kind), SHA256: t.pol.res.SHA256, Identity: t.pol.res.Identity}
 	}
 	return r
-}
-
-// execute performs one run and writes its jobs file. A panic anywhere in
-// it fails the run, not the campaign.
-func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts Options, procs *runner.Processes) (res RunResult) {
-	res = pending(t)
-	began := time.Now()
-	res.Start = began.UTC().Format(time.RFC3339Nano)
-	fail := func(err error) RunResult {
-		if ctx.Err() != nil {
-			// The campaign was stopped (interrupt, --fail-fast): whatever
-			// the run's error, it did not fail on its own.
-			res.Status = StatusPending
-			return res
-		}
-		res.Status, res.Error = StatusFailed, err.Error()
-		res.End = time.Now().UTC().Format(time.RFC3339Nano)
-		res.WallSeconds = time.Since(began).Seconds()
-		return res
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			res = fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
-		}
-	}()
-	if t.pol.err != nil {
-		return fail(t.pol.err)
-	}
-	wl, err := t.wl.load(m, t.run)
-	if err != nil {
-		return fail(err)
-	}
-	res.WorkloadSHA, res.WorkloadJob, res.Procs = wl.SHA256, len(wl.Jobs), wl.Procs
-	prep, err := t.prep.prepare(m, t, wl)
-	if err != nil {
-		return fail(err)
-	}
-	if prep.counts != nil {
-		res.Transform, res.TransformCounts = m.Workloads[t.run.Workload].Transform, prep.counts
-	}
-	plat, jobs := prep.plat, prep.jobs
-	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
-		procs = nil
-	}
-	log := &boundedLog{max: LogLimit}
-	timeout := m.Campaign.Timeout
-	if !m.Campaign.TimeoutSet {
-		timeout = runner.DefaultTimeout(len(jobs))
-	}
-	// The jobs file is encoded while the metrics are computed; the summary
-	// joins its footer at the end.
-	write := func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
-		res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
-		meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
-		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta,
-			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
-				s, err := summary()
-				b, _ := json.Marshal(s)
-				return results.Metadata{"summary": string(b)}, err
-			}})
-	}
-	out, err := runner.Execute(ctx, runner.Spec{
-		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
-		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
-		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
-		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,
-		Processes: procs, Log: log, Write: write,
-	})
-	if lerr := log.writeTo(dir, t.key); lerr != nil {
-		err = errors.Join(err, lerr)
-	} else if log.n > 0 {
-		res.Log = filepath.ToSlash(filepath.Join(LogsDir, t.key+".log"))
-	}
-	if err != nil {
-		return fail(err)
-	}
-	res.Transport, res.ProcessRun = out.Transport, out.ProcessRun
-	if res.JobsSHA256, err = runner.FileSHA256(JobsPath(dir, t.key)); err != nil {
-		return fail(err)
-	}
-	res.Status = StatusOK
-	res.Metrics = summaryMap(out)
-	res.Events, res.PolicyCalls = out.Stats.Events, out.Stats.PolicyCalls
-	res.SimSeconds, res.PolSeconds = float64(out.Stats.WallNanos)/1e9, float64(out.Stats.PolicyNanos)/1e9
-	res.End = time.Now().UTC().Format(time.RFC3339Nano)
-	res.WallSeconds = time.Since(began).Seconds()
-	return res
-}
-
-// boundedLog keeps the first max bytes written to it and counts the rest.
-type boundedLog struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-	n   int64 // bytes written in all
-}
-
-func (l *boundedLog) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.n += int64(len(b))
-	if room := l.max - len(l.buf); room > 0 {
-		l.buf = append(l.buf, b[:min(len(b), room)]...)
-	}
-	return len(b), nil
-}
-
-// writeTo writes the log of the run with the given key into the campaign
-// folder, when there is one.
-func (l *boundedLog) writeTo(dir, key string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n == 0 {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Join(dir, LogsDir), 0o755); err != nil {
-		return err
-	}
-	return results.WriteFileAtomic(filepath.Join(dir, LogsDir, key+".log"), func(w io.Writer) error {
-		if _, err := w.Write(l.buf); err != nil {
-			return err
-		}
-		if dropped := l.n - int64(len(l.buf)); dropped > 0 {
-			_, err := fmt.Fprintf(w, "\n[schedlab: the plugin wrote %d bytes more, not kept: a log keeps %d]\n", dropped, l.max)
-			return err
-		}
-		return nil
-	})
-}
-
-// JobsPath is the jobs file of the run with the given key.
-func JobsPath(dir, key string) string { return results.CampaignJobsPath(dir, key) }
-
-func statusPath(dir, key string) string { return filepath.Join(dir, StatusDir, key+".json") }
-
-// summaryMap holds the summary metrics by their JSON names.
-func summaryMap(out *runner.Outcome) map[string]any {
-	b, _ := json.Marshal(out.Summary)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
-}
-
-// jobsMetadata is the provenance of a jobs file. It holds only what
-// determines the records, so that running a campaign twice gives
-// byte-identical jobs files; times and durations are in the status file
-// and runs.parquet.
-func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunResult, wl *workload.Workload,
-	plat *sdk.Platform, out *runner.Outcome) results.Metadata {
-	meta := results.Metadata(maps.Clone(prov))
-	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	p := out.Info
-	// The trace's file name, not its path: where a campaign or its data
-	// lives must not change its files (the sha256 identifies the trace).
-	wlFile := filepath.Base(wl.Path)
-	maps.Copy(meta, map[string]string{
-		"campaign.name": m.Campaign.Name, "campaign.seed": strconv.FormatInt(m.Campaign.Seed, 10),
-		"run.key": t.key, "run.index": strconv.Itoa(t.run.Index), "run.label": res.Label,
-		"run.spec": string(t.spec), "run.replicate": strconv.Itoa(t.run.Replicate),
-		"policy.ref": t.pol.res.Ref, "policy.kind": string(t.pol.res.Kind), "policy.sha256": t.pol.res.SHA256,
-		"policy.identity": t.pol.res.Identity,
-		"policy.name":     p.Name, "policy.version": p.Version, "policy.sdk_version": p.SDKVersion,
-		"policy.protocol": strconv.Itoa(p.ProtocolVersion), "policy.params": js(nonNil(t.run.Params)),
-		"seed": strconv.FormatUint(t.seeds.Policy, 10), "workload.seed": strconv.FormatUint(t.seeds.Workload, 10),
-		"exact_estimates": strconv.FormatBool(t.run.ExactEstimates()),
-		"workload.name":   t.run.Workload, "workload.file": wlFile, "workload.sha256": wl.SHA256,
-		"workload.procs_source": wl.ProcsSource, "workload.cleaning": js(wl.Report),
-		"platform":     js(plat),
-		"stats.events": strconv.FormatInt(out.Stats.Events, 10), "stats.policy_calls": strconv.FormatInt(out.Stats.PolicyCalls, 10),
-	})
-	for k, v := range wl.Clean.Settings() {
-		meta["clean."+k] = v
-	}
-	if res.Transform != "" {
-		w := m.Workloads[t.run.Workload]
-		meta["workload.transform"] = w.Transform
-		meta["workload.transform.params"] = js(nonNil(w.TransformParams))
-		meta["workload.transform.seed"] = strconv.FormatUint(t.seeds.Transform, 10)
-		meta["workload.transform.counts"] = js(res.TransformCounts)
-	}
-	maps.Copy(meta, m.Metrics.Map())
-	return meta
-}
-
-func nonNil(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
-}
-
-func writeStatus(dir string, r RunResult) error {
-	return results.WriteFileAtomic(statusPath(dir, r.Key), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	})
-}
-
-// completed returns the recorded result of a run whose status file says it
-// completed and whose jobs file is the one written then: its sha256 is the
-// one the status records (for a status without it, from before SDK 0.4.0,
-// the file must at least read as Parquet). When the status says completed
-// but the jobs file is missing or damaged, damage says how.
-func completed(dir, key string) (r RunResult, ok bool, damage string) {
-	b, err := os.ReadFile(statusPath(dir, key))
-	if err != nil || json.Unmarshal(b, &r) != nil || r.Status != StatusOK || r.Key != key {
-		return r, false, ""
-	}
-	path := JobsPath(dir, key)
-	if r.JobsSHA256 == "" {
-		if _, err := results.ReadMetadata(path); err != nil {
-			return r, false, err.Error()
-		}
-		return r, true, ""
-	}
-	sum, err := runner.FileSHA256(path)
-	switch {
-	case err != nil:
-		return r, false, err.Error()
-	case sum != r.JobsSHA256:
-		return r, false, fmt.Sprintf("%s has sha256 %.12s..., its status records %.12s... (truncated or changed after it was written)", path, sum, r.JobsSHA256)
-	}
-	return r, true, ""
 }
 
 // writeLock writes manifest.lock.toml, with what each policy said of itself

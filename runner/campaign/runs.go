@@ -119,6 +119,21 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 			}
 			return r.ProcessRun
 		}),
+		col("executor", results.String, optStr(func(r *RunResult) string { return r.Executor })),
+		col("host", results.String, optStr(func(r *RunResult) string { return r.Host })),
+		col("slurm_job_id", results.Int64, func(r *RunResult) any {
+			if r.SlurmJobID == 0 {
+				return nil
+			}
+			return r.SlurmJobID
+		}),
+		col("slurm_array_task_id", results.Int64, func(r *RunResult) any {
+			if r.SlurmArrayTaskID == nil {
+				return nil
+			}
+			return *r.SlurmArrayTaskID
+		}),
+		col("shard", results.String, optStr(func(r *RunResult) string { return r.Shard })),
 		col("spec_sha256", results.String, str(func(r *RunResult) string { return r.SpecSHA })),
 		col("start_time", results.String, optStr(func(r *RunResult) string { return r.Start })),
 		col("end_time", results.String, optStr(func(r *RunResult) string { return r.End })),

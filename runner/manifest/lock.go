@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -128,6 +129,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 		}
 		if pol.FreshProcess {
 			b.WriteString("fresh_process = true\n")
+		}
+		if pol.Cost != 1 && pol.Cost != 0 {
+			fmt.Fprintf(&b, "cost = %s\n", strconv.FormatFloat(pol.Cost, 'g', -1, 64))
 		}
 	}
 

@@ -87,3 +87,37 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestLockCost checks that a policy's cost, which shards are balanced by,
+// survives the lock (as an integer or not), and defaults to 1.
+func TestLockCost(t *testing.T) {
+	dir := t.TempDir()
+	src := "[campaign]\nseed = 1\n[workloads.a]\ntrace = \"a.swf\"\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n" +
+		"[policies.p]\nref = \"fcfs\"\ncost = 3\n[policies.q]\nref = \"easy\"\ncost = 2.5\n[policies.r]\nref = \"easy\"\n" +
+		"[matrix]\nworkload = [\"a\"]\npolicy = [\"p\", \"q\", \"r\"]\n"
+	path := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.WriteLock(&b, dir, Lock{Schedlab: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(dir, "manifest.lock.toml")
+	if err := os.WriteFile(lockPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Load(lockPath)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	for name, want := range map[string]float64{"p": 3, "q": 2.5, "r": 1} {
+		if m.Policies[name].Cost != want || m2.Policies[name].Cost != want {
+			t.Errorf("policy %s: cost %g, %g in the lock; want %g", name, m.Policies[name].Cost, m2.Policies[name].Cost, want)
+		}
+	}
+}

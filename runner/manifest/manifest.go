@@ -214,6 +214,11 @@ type Policy struct {
 	// either way for a policy that keeps none, so it is not part of the run
 	// keys.
 	FreshProcess bool
+	// Cost is the policy's relative cost per job, which balances the shards
+	// of a campaign (schedlab run --shard): a run's expected cost is its
+	// workload's jobs times its policy's Cost. 1 when the manifest does not
+	// say. Not part of the run keys.
+	Cost float64
 }
 
 // The estimates axis values.
@@ -309,6 +314,7 @@ type rawPolicy struct {
 	Ref          string         `toml:"ref"`
 	Params       map[string]any `toml:"params"`
 	FreshProcess bool           `toml:"fresh_process"`
+	Cost         any            `toml:"cost"`
 }
 
 type parser struct {
@@ -924,7 +930,21 @@ func (p *parser) policies(raw map[string]rawPolicy) map[string]Policy {
 		rp := raw[name]
 		key := []string{"policies", name}
 		pol := Policy{Name: name, Ref: rp.Ref, Params: p.values(append(slices.Clone(key), "params"), rp.Params),
-			FreshProcess: rp.FreshProcess}
+			FreshProcess: rp.FreshProcess, Cost: 1}
+		if rp.Cost != nil {
+			var c float64
+			switch x := rp.Cost.(type) {
+			case int64:
+				c = float64(x)
+			case float64:
+				c = x
+			}
+			if c > 0 && !math.IsInf(c, 1) {
+				pol.Cost = c
+			} else {
+				p.errAt(append(slices.Clone(key), "cost"), "must be a positive number (the policy's cost per job relative to the others, which balances shards), not %v", rp.Cost)
+			}
+		}
 		switch ref := rp.Ref; {
 		case !p.md.IsDefined("policies", name, "ref"):
 			p.errAt(key, "ref is required: a reference policy (%s), a plugin binary or a Go package path", strings.Join(reference.Names(), ", "))

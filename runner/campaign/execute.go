@@ -1,0 +1,220 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload"
+)
+
+// execute performs one run and writes its jobs file. A panic anywhere in
+// it fails the run, not the campaign.
+func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts Options, procs *runner.Processes) (res RunResult) {
+	res = pending(t)
+	began := time.Now()
+	res.Start = began.UTC().Format(time.RFC3339Nano)
+	ex := opts.Executor
+	res.Executor, res.Host = ex.Name, ex.Host
+	if ex.Name == ExecutorSlurm {
+		res.SlurmJobID = ex.SlurmJobID
+		if ex.SlurmArrayTaskID >= 0 {
+			res.SlurmArrayTaskID = &ex.SlurmArrayTaskID
+		}
+	}
+	fail := func(err error) RunResult {
+		if ctx.Err() != nil {
+			// The campaign was stopped (interrupt, --fail-fast): whatever
+			// the run's error, it did not fail on its own.
+			res.Status = StatusPending
+			return res
+		}
+		res.Status, res.Error = StatusFailed, err.Error()
+		res.End = time.Now().UTC().Format(time.RFC3339Nano)
+		res.WallSeconds = time.Since(began).Seconds()
+		return res
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+		}
+	}()
+	if t.pol.err != nil {
+		return fail(t.pol.err)
+	}
+	wl, err := t.wl.load(m, t.run)
+	if err != nil {
+		return fail(err)
+	}
+	res.WorkloadSHA, res.WorkloadJob, res.Procs = wl.SHA256, len(wl.Jobs), wl.Procs
+	prep, err := t.prep.prepare(m, t, wl)
+	if err != nil {
+		return fail(err)
+	}
+	if prep.counts != nil {
+		res.Transform, res.TransformCounts = m.Workloads[t.run.Workload].Transform, prep.counts
+	}
+	plat, jobs := prep.plat, prep.jobs
+	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
+		procs = nil
+	}
+	log := &boundedLog{max: LogLimit}
+	timeout := m.Campaign.Timeout
+	if !m.Campaign.TimeoutSet {
+		timeout = runner.DefaultTimeout(len(jobs))
+	}
+	// The jobs file is encoded while the metrics are computed; the summary
+	// joins its footer at the end.
+	write := func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
+		res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
+		meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
+		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta,
+			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
+				s, err := summary()
+				b, _ := json.Marshal(s)
+				return results.Metadata{"summary": string(b)}, err
+			}})
+	}
+	out, err := runner.Execute(ctx, runner.Spec{
+		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
+		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
+		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
+		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,
+		Processes: procs, Log: log, Write: write,
+	})
+	if lerr := log.writeTo(dir, t.key); lerr != nil {
+		err = errors.Join(err, lerr)
+	} else if log.n > 0 {
+		res.Log = filepath.ToSlash(filepath.Join(LogsDir, t.key+".log"))
+	}
+	if err != nil {
+		return fail(err)
+	}
+	res.Transport, res.ProcessRun = out.Transport, out.ProcessRun
+	if res.JobsSHA256, err = runner.FileSHA256(JobsPath(dir, t.key)); err != nil {
+		return fail(err)
+	}
+	res.Status = StatusOK
+	res.Metrics = summaryMap(out)
+	res.Events, res.PolicyCalls = out.Stats.Events, out.Stats.PolicyCalls
+	res.SimSeconds, res.PolSeconds = float64(out.Stats.WallNanos)/1e9, float64(out.Stats.PolicyNanos)/1e9
+	res.End = time.Now().UTC().Format(time.RFC3339Nano)
+	res.WallSeconds = time.Since(began).Seconds()
+	return res
+}
+
+// boundedLog keeps the first max bytes written to it and counts the rest.
+type boundedLog struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+	n   int64 // bytes written in all
+}
+
+func (l *boundedLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n += int64(len(b))
+	if room := l.max - len(l.buf); room > 0 {
+		l.buf = append(l.buf, b[:min(len(b), room)]...)
+	}
+	return len(b), nil
+}
+
+// writeTo writes the log of the run with the given key into the campaign
+// folder, when there is one.
+func (l *boundedLog) writeTo(dir, key string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, LogsDir), 0o755); err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, LogsDir, key+".log"), func(w io.Writer) error {
+		if _, err := w.Write(l.buf); err != nil {
+			return err
+		}
+		if dropped := l.n - int64(len(l.buf)); dropped > 0 {
+			_, err := fmt.Fprintf(w, "\n[schedlab: the plugin wrote %d bytes more, not kept: a log keeps %d]\n", dropped, l.max)
+			return err
+		}
+		return nil
+	})
+}
+
+// JobsPath is the jobs file of the run with the given key.
+func JobsPath(dir, key string) string { return results.CampaignJobsPath(dir, key) }
+
+func statusPath(dir, key string) string { return filepath.Join(dir, StatusDir, key+".json") }
+
+// summaryMap holds the summary metrics by their JSON names.
+func summaryMap(out *runner.Outcome) map[string]any {
+	b, _ := json.Marshal(out.Summary)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// jobsMetadata is the provenance of a jobs file. It holds only what
+// determines the records, so that running a campaign twice gives
+// byte-identical jobs files; times and durations are in the status file
+// and runs.parquet.
+func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunResult, wl *workload.Workload,
+	plat *sdk.Platform, out *runner.Outcome) results.Metadata {
+	meta := results.Metadata(maps.Clone(prov))
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	p := out.Info
+	// The trace's file name, not its path: where a campaign or its data
+	// lives must not change its files (the sha256 identifies the trace).
+	wlFile := filepath.Base(wl.Path)
+	maps.Copy(meta, map[string]string{
+		"campaign.name": m.Campaign.Name, "campaign.seed": strconv.FormatInt(m.Campaign.Seed, 10),
+		"run.key": t.key, "run.index": strconv.Itoa(t.run.Index), "run.label": res.Label,
+		"run.spec": string(t.spec), "run.replicate": strconv.Itoa(t.run.Replicate),
+		"policy.ref": t.pol.res.Ref, "policy.kind": string(t.pol.res.Kind), "policy.sha256": t.pol.res.SHA256,
+		"policy.identity": t.pol.res.Identity,
+		"policy.name":     p.Name, "policy.version": p.Version, "policy.sdk_version": p.SDKVersion,
+		"policy.protocol": strconv.Itoa(p.ProtocolVersion), "policy.params": js(nonNil(t.run.Params)),
+		"seed": strconv.FormatUint(t.seeds.Policy, 10), "workload.seed": strconv.FormatUint(t.seeds.Workload, 10),
+		"exact_estimates": strconv.FormatBool(t.run.ExactEstimates()),
+		"workload.name":   t.run.Workload, "workload.file": wlFile, "workload.sha256": wl.SHA256,
+		"workload.procs_source": wl.ProcsSource, "workload.cleaning": js(wl.Report),
+		"platform":     js(plat),
+		"stats.events": strconv.FormatInt(out.Stats.Events, 10), "stats.policy_calls": strconv.FormatInt(out.Stats.PolicyCalls, 10),
+	})
+	for k, v := range wl.Clean.Settings() {
+		meta["clean."+k] = v
+	}
+	if res.Transform != "" {
+		w := m.Workloads[t.run.Workload]
+		meta["workload.transform"] = w.Transform
+		meta["workload.transform.params"] = js(nonNil(w.TransformParams))
+		meta["workload.transform.seed"] = strconv.FormatUint(t.seeds.Transform, 10)
+		meta["workload.transform.counts"] = js(res.TransformCounts)
+	}
+	maps.Copy(meta, m.Metrics.Map())
+	return meta
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
