@@ -25,7 +25,7 @@ import (
 // manifest may name with generator = "NAME" and `schedlab workload gen`
 // runs.
 func generators() []manifest.Generator {
-	return []manifest.Generator{mazalovGenerator(), modelGenerator()}
+	return []manifest.Generator{lublinGenerator(), mazalovGenerator(), modelGenerator()}
 }
 
 // modelGenerator draws from a model file written by `schedlab workload fit`.
@@ -201,8 +201,12 @@ func modelsHelp() string {
 	var b strings.Builder
 	for _, g := range generators() {
 		fmt.Fprintf(&b, "  %s: %s\n", g.Name, g.Doc)
+		width := 0
 		for _, p := range g.Params {
-			fmt.Fprintf(&b, "    %-17s %-6s default %-12s %s\n", p.Name, p.Type, p.Default, p.Doc)
+			width = max(width, len(p.Name))
+		}
+		for _, p := range g.Params {
+			fmt.Fprintf(&b, "    %-*s %-6s default %-12s %s\n", width, p.Name, p.Type, p.Default, p.Doc)
 		}
 	}
 	return b.String()
