@@ -45,7 +45,7 @@ const TransformBurstBuffer = "burst-buffer-lognormal"
 
 // Transforms returns the transforms manifests may name, sorted by name.
 func Transforms() []Transform {
-	return []Transform{burstBufferTransform()}
+	return []Transform{burstBufferTransform(), fModelTransform(), tsafrirTransform()}
 }
 
 // LookupTransform returns the transform called name.
