@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedlab/schedlab/plugins"
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/campaign"
@@ -91,8 +92,12 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 	if _, err := exec.LookPath("sbatch"); err != nil {
 		return bad(fmt.Errorf("sbatch is not on PATH: submit from a Slurm login node (Debian: apt-get install slurm-client): %w", err))
 	}
+	if f.wait && f.poll < 100*time.Millisecond {
+		return bad(fmt.Errorf("--poll %s: at least 100ms", f.poll))
+	}
 	gens := generators()
 	opts := campaign.Options{Merge: true, Generators: gens, Executor: campaign.ExecutorFromEnv(os.Getenv)}
+	client := slurm.Client{}
 	var m *manifest.Manifest
 	var rec *slurm.Record
 	var err error
@@ -106,17 +111,37 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		if rec, err = slurm.ReadRecord(opts.Dir); err != nil {
 			return bad(err)
 		}
-		client := slurm.Client{}
-		last := rec.Submissions[len(rec.Submissions)-1]
-		if q, err := client.Queued(ctx, last.ArrayJobID, last.MergeJobID); err != nil {
-			return err
-		} else if len(q) > 0 {
-			return bad(fmt.Errorf("%s: jobs %v of the last submission are still queued or running: wait for them (schedlab slurm status %s) or scancel them first",
-				arg, q, arg))
+		if id := plugins.Identity(); rec.Identity != "" && rec.Identity != id {
+			// Another build's reference policies have other run keys: its
+			// resume would run the whole campaign again.
+			return bad(fmt.Errorf("%s was submitted by a schedlab whose reference policies have identity %.12s..., this one's is %.12s...: "+
+				"resume it with the binary it was submitted with: %s slurm submit --resume %s",
+				arg, rec.Identity, id, filepath.Join(display(opts.Dir), slurm.Folder, slurm.Binary), arg))
+		}
+		if n := len(rec.Submissions); n > 0 {
+			last := rec.Submissions[n-1]
+			if q, err := client.Queued(ctx, last.ArrayJobID, last.MergeJobID); err != nil {
+				return err
+			} else if len(q) > 0 {
+				return bad(fmt.Errorf("%s: jobs %v of the last submission are still queued or running: wait for them (schedlab slurm status %s) or scancel them first",
+					arg, q, arg))
+			}
 		}
 		if m, err = manifest.Load(filepath.Join(opts.Dir, campaign.LockFile), gens...); err != nil {
 			return bad(err)
 		}
+		// The options of the last submission, but those given now.
+		res, fl := rec.Resources, cmd.Flags()
+		for name, set := range map[string]func(){
+			"partition": func() { res.Partition = f.res.Partition }, "time": func() { res.Time = f.res.Time },
+			"mem": func() { res.Mem = f.res.Mem }, "cpus-per-task": func() { res.CPUsPerTask = f.res.CPUsPerTask },
+			"sbatch-arg": func() { res.Args = f.res.Args },
+		} {
+			if fl.Changed(name) {
+				set()
+			}
+		}
+		f.res = res
 		opts.Resume = true
 		opts.Resolver, err = folderResolver(opts.Dir, m, rec)
 	} else {
@@ -134,11 +159,26 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		if _, err := os.Stat(filepath.Join(opts.Dir, campaign.LockFile)); err == nil {
 			return bad(fmt.Errorf("%s: %w\n  submit what it misses: schedlab slurm submit --resume %s", display(opts.Dir), campaign.ErrExists, display(opts.Dir)))
 		}
-		rec = &slurm.Record{Shards: f.array}
+		rec = &slurm.Record{Shards: f.array, Identity: plugins.Identity()}
 		opts.Resolver, err = resolver()
 	}
 	if err != nil {
 		return err
+	}
+	if err := f.res.Validate(); err != nil {
+		return bad(err)
+	}
+	dir := opts.Dir
+	array, merge := slurm.Scripts(dir, m.Campaign.Name, f.res)
+	if !f.resume {
+		// The cluster's word on the options, before the folder exists.
+		all := make([]int, rec.Shards)
+		for i := range all {
+			all[i] = i + 1
+		}
+		if err := client.TestArray(ctx, array, all); err != nil {
+			return bad(err)
+		}
 	}
 	// Checks everything, then makes the folder and the lock, every run
 	// pending (or, resuming, as the folder holds it).
@@ -149,7 +189,6 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		}
 		return err
 	}
-	dir := opts.Dir
 	if rec.Policies, err = copyBinaries(dir, rep.Policies, rec.Policies); err != nil {
 		return err
 	}
@@ -171,28 +210,32 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		fmt.Fprintf(stdout, "campaign %s: all %d runs completed; nothing to submit\n", display(dir), c.Total)
 		return nil
 	}
-	array, merge := slurm.Scripts(dir, m.Campaign.Name, f.res)
+	if f.resume {
+		if err := client.TestArray(ctx, array, tasks); err != nil {
+			return bad(err)
+		}
+	}
 	for name, text := range map[string]string{slurm.ArrayScript: array, slurm.MergeScript: merge} {
 		if err := results.WriteFileAtomic(filepath.Join(dir, slurm.Folder, name), func(w io.Writer) error {
 			_, err := io.WriteString(w, text)
 			return err
 		}); err != nil {
-			return err
+			return fmt.Errorf("write the batch scripts: %w", err)
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(dir, slurm.Folder, slurm.LogsDir), 0o755); err != nil {
-		return err
+		return fmt.Errorf("the folder of the task logs: %w", err)
 	}
 	// The tasks read the shards' keys: recorded before they can start.
+	rec.Resources = f.res
 	if err := rec.Write(dir); err != nil {
-		return err
+		return fmt.Errorf("record the submission: %w", err)
 	}
-	client := slurm.Client{}
 	sub, err := client.Submit(ctx, dir, tasks)
 	if sub.ArrayJobID != 0 {
 		rec.Submissions = append(rec.Submissions, sub)
 		if werr := rec.Write(dir); werr != nil {
-			err = errors.Join(err, werr)
+			err = errors.Join(err, fmt.Errorf("record the submission: %w", werr))
 		}
 	}
 	if err != nil {
@@ -206,9 +249,22 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		return nil
 	}
 	if err := client.Wait(ctx, f.poll, sub.ArrayJobID, sub.MergeJobID); err != nil {
+		if ctx.Err() != nil {
+			return &exitError{exitInterrupted, fmt.Errorf("stopped waiting; the jobs go on: schedlab slurm status %s", display(dir))}
+		}
 		return err
 	}
 	fmt.Fprintln(stderr, "the array and the merge job have ended")
+	// The merge job exits 0, 1 or 3 with the campaign's status; anything
+	// else (killed, out of memory, gone) leaves runs.parquet to rebuild here.
+	if st, code := client.JobState(ctx, sub.MergeJobID); !(st == "COMPLETED" || st == "FAILED" && (code == "1:0" || code == "3:0")) {
+		fmt.Fprintf(stderr, "the merge job %d ended %s (exit %s): rebuilding %s here\n", sub.MergeJobID, cmpOr(st, "unknown to Slurm"), code,
+			filepath.Join(display(dir), campaign.RunsFile))
+		mo := campaign.Options{Dir: dir, Resume: true, Merge: true, Generators: gens, Resolver: opts.Resolver}
+		if _, err := campaign.Run(ctx, m, mo); err != nil {
+			return fmt.Errorf("rebuild %s: %w", campaign.RunsFile, err)
+		}
+	}
 	return slurmStatus(ctx, stdout, dir, true)
 }
 

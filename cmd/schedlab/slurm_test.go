@@ -110,6 +110,13 @@ func slurmQuickstart(t *testing.T) {
 	if err != nil || !strings.Contains(out, "12/12 runs identical") {
 		t.Errorf("rerun: %v\n%s", err, out)
 	}
+	// A partition the cluster does not have is refused by sbatch
+	// --test-only, before the folder exists.
+	other := filepath.Join(t.TempDir(), "other")
+	out, err = run(t, "slurm", "submit", "../../experiments/quickstart.toml", "--array", "2", "--out", other, "--partition", "no-such-partition")
+	if _, serr := os.Stat(other); exitCode(err) != exitBadInput || serr == nil || !strings.Contains(out, "test-only") {
+		t.Errorf("an unknown partition: exit %d, folder made: %v\n%s", exitCode(err), serr == nil, out)
+	}
 	// A second submission of the same folder is refused, before anything.
 	out, err = run(t, "slurm", "submit", "../../experiments/quickstart.toml", "--array", "3", "--out", dir)
 	if exitCode(err) != exitBadInput || !strings.Contains(out, "slurm submit --resume") {
@@ -154,7 +161,7 @@ policy = ["slow"]
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "c")
-	out, err := run(t, "slurm", "submit", m, "--array", "3", "--out", dir)
+	out, err := run(t, "slurm", "submit", m, "--array", "3", "--out", dir, "--time", "0:10:00")
 	if err != nil {
 		t.Fatalf("submit: %v\n%s", err, out)
 	}
@@ -223,6 +230,10 @@ policy = ["slow"]
 		t.Errorf("the resume submitted %+v, want task 2 only", rec.Submissions[1:])
 	}
 	checkOnce(t, dir, 6)
+	// The resume kept the first submission's options.
+	if script, _ := os.ReadFile(filepath.Join(dir, slurm.Folder, slurm.ArrayScript)); !strings.Contains(string(script), "#SBATCH --time=0:10:00\n") {
+		t.Errorf("the resumed array lost --time:\n%s", script)
+	}
 	for k, b := range before {
 		if now, _ := os.ReadFile(filepath.Join(dir, campaign.StatusDir, k+".json")); string(now) != string(b) {
 			t.Errorf("run %s, completed before the cancel, ran again", k[:12])

@@ -111,6 +111,9 @@ type Options struct {
 
 	// provenance is runner.BuildProvenance, computed once per campaign.
 	provenance map[string]string
+	// joined says a shard found the folder's lock already there
+	// (joinShards): it neither refuses the folder nor rewrites the lock.
+	joined bool
 }
 
 // Progress is the state of a campaign after one more run ended.
@@ -349,6 +352,11 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		shards := shardsOf(tasks, opts.Shard.N)
 		mine = func(i int) bool { return shards[i] == opts.Shard.I }
 	}
+	if opts.Shard.Partial() && opts.ShardKeys == nil {
+		if err := checkShardPlan(dir, tasks, opts.Shard); err != nil {
+			return nil, err
+		}
+	}
 	if opts.ShardKeys != nil {
 		var keys []string
 		for i, t := range tasks {
@@ -367,7 +375,11 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	}
 	// A resume from a manifest (Source set) rather than from the lock
 	// records the manifest as it is now.
-	if !opts.Resume || opts.Source != "" || lockIncomplete(m, pols) {
+	write := !opts.Resume || opts.Source != "" || lockIncomplete(m, pols)
+	if opts.Shard.Partial() {
+		write = !opts.joined // the shard that made the folder writes it
+	}
+	if write {
 		if err := writeLock(m, dir, opts, pols); err != nil {
 			return nil, err
 		}
@@ -477,13 +489,21 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		rep.Elapsed = time.Since(began)
 		return rep, writeRuns(dir, m, opts.provenance, runs)
 	}
+	if rep.Interrupted {
+		// A task stopped by its time limit or scancel leaves runs.parquet
+		// to the next shard or the merge rather than wait for the lock.
+		rep.Elapsed = time.Since(began)
+		return rep, nil
+	}
 	// The other shards' runs as the folder holds them now, under the lock
-	// every shard takes to rebuild runs.parquet.
-	err = withRunsLock(dir, func() error {
+	// every shard takes to rebuild runs.parquet. A shard reads their
+	// status files; the merge also checks each jobs file against its
+	// status, which reads the whole campaign's data once.
+	err = withRunsLock(dir, log, func() error {
 		c := &Counts{Total: len(runs)}
 		for i, t := range tasks {
 			if !mine(i) {
-				runs[i] = recorded(dir, t)
+				runs[i] = recorded(dir, t, opts.Merge)
 			}
 			switch runs[i].Status {
 			case StatusOK:
@@ -528,7 +548,9 @@ func checkDir(dir string, opts Options) error {
 	switch {
 	case opts.Resume && !exists:
 		return fmt.Errorf("resume %s: no %s there, so no campaign to resume", dir, LockFile)
-	case exists && !opts.Resume && !opts.Overwrite:
+	case exists && !opts.Resume && !opts.Overwrite && !opts.Shard.Partial():
+		// A shard may find the lock another shard of the campaign wrote
+		// since it looked (joinShards).
 		return fmt.Errorf("%s: %w", dir, ErrExists)
 	}
 	return nil

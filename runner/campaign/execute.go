@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,15 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		}
 	}
 	fail := func(err error) RunResult {
+		if ctx.Err() == nil && pluginKilled(err) {
+			// A signal that stops the campaign (Slurm's scancel or time
+			// limit signals every process of the job) may reach the plugin
+			// first: give it a moment to reach this process too.
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+		}
 		if ctx.Err() != nil {
 			// The campaign was stopped (interrupt, --fail-fast): whatever
 			// the run's error, it did not fail on its own.
@@ -217,4 +227,12 @@ func nonNil(m map[string]string) map[string]string {
 		return map[string]string{}
 	}
 	return m
+}
+
+// pluginKilled reports whether a run's error says its plugin process died
+// or its connection broke (sdk/host's messages), as when a signal meant for
+// the whole job reaches the plugin before the host.
+func pluginKilled(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "plugin process died") || strings.Contains(msg, "plugin connection failed")
 }

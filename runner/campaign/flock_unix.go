@@ -3,6 +3,7 @@
 package campaign
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -20,3 +21,8 @@ func lockFile(f *os.File) error {
 }
 
 func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// noLocks reports whether err says the file system takes no locks.
+func noLocks(err error) bool {
+	return errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP)
+}

@@ -4,14 +4,18 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner/manifest"
 )
 
@@ -49,8 +53,9 @@ func (s Shard) Partial() bool { return s.N > 1 }
 // shard with the least cost so far (ties to the lowest shard), Graham's
 // longest-processing-time rule, which keeps every shard within 4/3 of the
 // best balance. The result holds shards 1..n, one per cost; it depends
-// only on the costs and n.
+// only on the costs and n, which must be at least 1.
 func AssignShards(costs []float64, n int) []int {
+	n = max(n, 1)
 	order := make([]int, len(costs))
 	for i := range order {
 		order[i] = i
@@ -97,31 +102,86 @@ const runsLock = ".runs.lock"
 // withRunsLock runs f holding an exclusive lock on the campaign folder's
 // runs.parquet, so that shards ending at the same time rebuild it one after
 // the other: each shard's own statuses are written before it takes the
-// lock, so the last to take it sees every run.
-func withRunsLock(dir string, f func() error) error {
+// lock, so the last to take it sees every run. On a file system without
+// locks (Lustre without -o flock, NFS mounted nolock) f runs unlocked, with
+// a warning: the merge after all shards then makes runs.parquet whole.
+func withRunsLock(dir string, log *slog.Logger, f func() error) error {
 	lf, err := os.OpenFile(filepath.Join(dir, runsLock), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", dir, err)
 	}
 	defer lf.Close()
 	if err := lockFile(lf); err != nil {
-		return fmt.Errorf("lock %s: %w", filepath.Join(dir, runsLock), err)
+		if !errors.Is(err, errors.ErrUnsupported) && !noLocks(err) {
+			return fmt.Errorf("lock %s: %w", filepath.Join(dir, runsLock), err)
+		}
+		log.Warn("the file system takes no locks: runs.parquet is rebuilt unlocked (the merge after the shards makes it whole)",
+			"file", filepath.Join(dir, runsLock), "err", err)
+		return f()
 	}
 	defer unlockFile(lf)
 	return f()
 }
 
 // recorded returns a run's result as the campaign folder holds it:
-// completed (its jobs file checked against its status), failed, or
-// pending when its status file is missing or says neither.
-func recorded(dir string, t task) RunResult {
-	if r, ok, _ := completed(dir, t.key); ok {
+// completed, failed, or pending when its status file is missing or says
+// neither. With verify, a completed run's jobs file is checked against its
+// status, as a resume checks it.
+func recorded(dir string, t task, verify bool) RunResult {
+	if verify {
+		if r, ok, _ := completed(dir, t.key); ok {
+			return r
+		}
+	} else if r, ok := readStatus(dir, t.key); ok && r.Status == StatusOK {
 		return r
 	}
 	if r, ok := readStatus(dir, t.key); ok && r.Status == StatusFailed {
 		return r
 	}
 	return pending(t)
+}
+
+// ShardsFile records, in a campaign folder run by shards, how its runs
+// were divided: every shard checks it divides them the same way.
+const ShardsFile = "shards.json"
+
+// shardPlan is the content of ShardsFile.
+type shardPlan struct {
+	Shards int        `json:"shards"`
+	Keys   [][]string `json:"keys"`
+}
+
+// checkShardPlan checks the shard's division of the runs against the one
+// recorded in the folder, or records it when the folder has none: shards
+// of one folder started with another N, or computing other runs (another
+// build cleaning a trace otherwise, say), would run some runs twice and
+// others never.
+func checkShardPlan(dir string, tasks []task, s Shard) error {
+	plan := shardPlan{Shards: s.N, Keys: make([][]string, s.N)}
+	for i, sh := range shardsOf(tasks, s.N) {
+		plan.Keys[sh-1] = append(plan.Keys[sh-1], tasks[i].key)
+	}
+	path := filepath.Join(dir, ShardsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return results.WriteFileAtomic(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(plan) })
+	}
+	var had shardPlan
+	if err == nil {
+		err = json.Unmarshal(b, &had)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case had.Shards != s.N:
+		return fmt.Errorf("shard %s of %s: %w: the folder's runs are divided into %d shards (%s; delete it, when no shard runs, to divide them anew)",
+			s, dir, ErrShardChanged, had.Shards, path)
+	case !slices.Equal(had.Keys[s.I-1], plan.Keys[s.I-1]):
+		return fmt.Errorf("shard %s of %s: %w: %d runs recorded in %s, %d now, %d in common (did the manifest, a trace, a policy or schedlab change? delete the file, when no shard runs, to divide the runs anew)",
+			s, dir, ErrShardChanged, len(had.Keys[s.I-1]), path, len(plan.Keys[s.I-1]), common(had.Keys[s.I-1], plan.Keys[s.I-1]))
+	}
+	return nil
 }
 
 // ErrOtherCampaign is returned when a shard finds its folder holding
@@ -168,6 +228,6 @@ func joinShards(dir string, opts *Options) error {
 	if lm.Lock == nil || lm.Lock.SourceSHA256 != hex.EncodeToString(sum[:]) {
 		return fmt.Errorf("%s: %w: give each campaign its own --out, or resume it with --resume", dir, ErrOtherCampaign)
 	}
-	opts.Resume = true
+	opts.Resume, opts.joined = true, true
 	return nil
 }

@@ -271,4 +271,11 @@ func TestShardsConcurrent(t *testing.T) {
 	if !errors.Is(err, ErrOtherCampaign) {
 		t.Errorf("a shard of another manifest: %v", err)
 	}
+	// A shard that divides the runs otherwise than the folder's shards did
+	// is refused before it runs anything.
+	_, err = Run(context.Background(), m, Options{Dir: dir, Generators: gens, Shard: Shard{1, 2}, Source: "c.toml",
+		SourceText: src, Resolver: testResolver(t)})
+	if !errors.Is(err, ErrShardChanged) {
+		t.Errorf("shard 1/2 of a folder run as 3 shards: %v", err)
+	}
 }

@@ -54,6 +54,12 @@ type Record struct {
 	// relative to the campaign folder) for policies that are not served by
 	// schedlab itself.
 	Policies map[string]runner.Prebuilt `json:"policies,omitempty"`
+	// Identity is the identity of the reference policies of the schedlab
+	// binary in the folder (plugins.Identity), part of their runs' keys.
+	Identity string `json:"identity"`
+	// Resources are the sbatch options of the last submission, which a
+	// resume keeps unless given others.
+	Resources Resources `json:"resources"`
 	// Submissions lists every submission, the last one last.
 	Submissions []Submission `json:"submissions"`
 }
@@ -92,12 +98,31 @@ func (r *Record) Write(dir string) error {
 
 // Resources are the sbatch options of the array's tasks.
 type Resources struct {
-	Partition   string
-	Time        string
-	Mem         string
-	CPUsPerTask int
+	Partition   string `json:"partition,omitempty"`
+	Time        string `json:"time,omitempty"`
+	Mem         string `json:"mem,omitempty"`
+	CPUsPerTask int    `json:"cpus_per_task"`
 	// Args are more sbatch options, passed as they are.
-	Args []string
+	Args []string `json:"sbatch_args,omitempty"`
+}
+
+// Validate checks the options before they go into a script: a value on
+// more than one line would add lines of its own.
+func (r Resources) Validate() error {
+	if r.CPUsPerTask < 1 {
+		return fmt.Errorf("--cpus-per-task %d: at least 1", r.CPUsPerTask)
+	}
+	for name, v := range map[string]string{"--partition": r.Partition, "--time": r.Time, "--mem": r.Mem} {
+		if strings.ContainsAny(v, "\n\r") {
+			return fmt.Errorf("%s %q: one line only", name, v)
+		}
+	}
+	for _, a := range r.Args {
+		if strings.ContainsAny(a, "\n\r") || !strings.HasPrefix(a, "-") {
+			return fmt.Errorf("--sbatch-arg %q: one sbatch option on one line, starting with -", a)
+		}
+	}
+	return nil
 }
 
 // Scripts returns the batch scripts of a campaign folder dir (absolute):
@@ -183,6 +208,35 @@ func (c Client) run(ctx context.Context, name string, args ...string) (string, e
 		return "", fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
+}
+
+// TestArray asks sbatch, without submitting anything (--test-only), whether
+// it would take the array script with these tasks: a partition, a time or a
+// memory the cluster refuses is found before the campaign folder is made.
+func (c Client) TestArray(ctx context.Context, script string, tasks []int) error {
+	cmd := exec.CommandContext(ctx, "sbatch", "--test-only", "--array="+TaskList(tasks))
+	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.Stdin = strings.NewReader(script)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("sbatch --test-only refuses the array: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// JobState returns the state and exit code of a job as scontrol, else
+// sacct, knows it; empty when neither does any more.
+func (c Client) JobState(ctx context.Context, id int64) (state, exit string) {
+	if s, err := c.run(ctx, "scontrol", "-o", "show", "job", strconv.FormatInt(id, 10)); err == nil {
+		f := fields(s)
+		return f["JobState"], f["ExitCode"]
+	}
+	if s, err := c.run(ctx, "sacct", "-n", "-P", "-X", "-j", strconv.FormatInt(id, 10), "-o", "State,ExitCode"); err == nil {
+		if parts := strings.Split(strings.TrimSpace(s), "|"); len(parts) == 2 {
+			st, _, _ := strings.Cut(parts[0], " ")
+			return st, parts[1]
+		}
+	}
+	return "", ""
 }
 
 // Submit submits the array (the given task IDs) and then the merge job,
