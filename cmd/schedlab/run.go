@@ -118,7 +118,7 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	}
 	opts := campaign.Options{Workers: f.jobs, FailFast: f.failFast, Resume: f.resume, Overwrite: f.overwrite,
 		InProcess: f.inProcess, FreshProcesses: f.freshProcesses, Generators: generators(),
-		Executor: campaign.ExecutorFromEnv(os.Getenv)}
+		Executor: campaign.ExecutorFromEnv(os.Getenv), Archive: archive(cmd.ErrOrStderr())}
 	if f.shard != "" {
 		var err error
 		if opts.Shard, err = campaign.ParseShard(f.shard); err != nil {

@@ -114,13 +114,22 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		defer close(resolved)
 		pol, perr = r.Resolve(ctx, f.policy)
 	}()
-	w, err := workload.LoadSWF(f.trace, f.procs, clean)
+	path, wantSHA, err := resolveTrace(ctx, cmd.ErrOrStderr(), f.trace)
+	if err != nil {
+		<-resolved
+		return &exitError{exitBadInput, err}
+	}
+	w, err := workload.LoadSWF(path, f.procs, clean)
 	<-resolved
 	if perr != nil {
 		return perr
 	}
 	if err != nil {
 		return err
+	}
+	if wantSHA != "" && w.SHA256 != wantSHA {
+		return &exitError{exitBadInput, fmt.Errorf("%s: %s has sha256 %s, the archive's table %s (delete it from the cache to download it again)",
+			f.trace, path, w.SHA256, wantSHA)}
 	}
 	plat := sdk.SingleCluster(traceName(w.Path), w.Procs)
 	timeout := f.timeout

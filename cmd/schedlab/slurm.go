@@ -96,7 +96,7 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		return bad(fmt.Errorf("--poll %s: at least 100ms", f.poll))
 	}
 	gens := generators()
-	opts := campaign.Options{Merge: true, Generators: gens, Executor: campaign.ExecutorFromEnv(os.Getenv)}
+	opts := campaign.Options{Merge: true, Generators: gens, Executor: campaign.ExecutorFromEnv(os.Getenv), Archive: archive(stderr)}
 	client := slurm.Client{}
 	var m *manifest.Manifest
 	var rec *slurm.Record
@@ -469,7 +469,7 @@ func slurmTask(cmd *cobra.Command, dir string, shard int) error {
 	workers, _ := strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK"))
 	opts := campaign.Options{Dir: dir, Resume: true, Shard: campaign.Shard{I: shard, N: rec.Shards},
 		ShardKeys: slices.Clip(rec.Keys[shard-1]), Workers: max(workers, 1), Generators: generators(),
-		Executor: campaign.ExecutorFromEnv(os.Getenv), Logger: logger(cmd.ErrOrStderr(), true, false)}
+		Executor: campaign.ExecutorFromEnv(os.Getenv), Logger: logger(cmd.ErrOrStderr(), true, false), Archive: archive(cmd.ErrOrStderr())}
 	if opts.ShardKeys == nil {
 		opts.ShardKeys = []string{}
 	}
@@ -521,7 +521,8 @@ func slurmMerge(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
-	opts := campaign.Options{Dir: dir, Resume: true, Merge: true, Generators: generators(), Workers: runtime.NumCPU()}
+	opts := campaign.Options{Dir: dir, Resume: true, Merge: true, Generators: generators(), Workers: runtime.NumCPU(),
+		Archive: archive(cmd.ErrOrStderr())}
 	if rec, err := slurm.ReadRecord(dir); err == nil {
 		opts.Resolver, err = folderResolver(dir, m, rec)
 		if err != nil {

@@ -185,7 +185,7 @@ Models:
 	fl.Int64Var(&seed, "seed", 1, "seed (the generator gets math/rand/v2 PCG of it, as manifest.NewRand)")
 	fl.Int64Var(&procs, "procs", 64, "platform size in processors (a fitted model's own by default)")
 	fl.StringVarP(&out, "out", "o", "", "output file (default: standard output)")
-	cmd.AddCommand(gen, newAnalyzeCmd(), newFitCmd())
+	cmd.AddCommand(gen, newAnalyzeCmd(), newFitCmd(), newWorkloadListCmd())
 	return cmd
 }
 

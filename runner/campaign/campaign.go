@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/pwa"
 	"github.com/schedlab/schedlab/workload/swf"
 )
 
@@ -88,6 +90,9 @@ type Options struct {
 	SourceText []byte
 	// Logger receives a record per run; nil discards them.
 	Logger *slog.Logger
+	// Archive resolves the pwa:NAME traces, downloading what its cache
+	// lacks; the zero value uses the default cache folder.
+	Archive pwa.Cache
 	// Progress, when set, is called after each run ends, one call at a
 	// time.
 	Progress func(Progress)
@@ -699,11 +704,18 @@ func hashRecords(recs []swf.Record) (string, error) {
 
 // load returns the workload, loading a trace the first time (a generated
 // workload was made by plan).
-func (e *workloadEntry) load(m *manifest.Manifest, r manifest.Run) (*workload.Workload, error) {
+func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, r manifest.Run, archive pwa.Cache) (*workload.Workload, error) {
 	e.once.Do(func() {
 		w := m.Workloads[r.Workload]
 		e.errKey = "trace"
-		e.wl, e.cause = workload.LoadSWF(w.Trace, r.Procs(m), w.Clean)
+		path := w.Trace
+		if strings.HasPrefix(path, pwa.Scheme) {
+			if path, _, e.cause = archive.Path(ctx, path); e.cause != nil {
+				e.err = fmt.Errorf("workload %s: %w", w.Name, e.cause)
+				return
+			}
+		}
+		e.wl, e.cause = workload.LoadSWF(path, r.Procs(m), w.Clean)
 		if e.cause == nil {
 			if e.cause = w.VerifySHA256(e.wl.SHA256); e.cause != nil {
 				e.errKey = "sha256"

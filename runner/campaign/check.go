@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload/pwa"
 )
 
 // ErrInput is matched by the error of Run and Check when the manifest names
@@ -62,7 +63,7 @@ func prepare(ctx context.Context, m *manifest.Manifest, opts Options, procs *run
 		return nil, ctx.Err()
 	}
 	tasks := plan(m, runs, pols, opts.Generators)
-	errs = append(errs, checkWorkloads(ctx, m, tasks, opts.Workers)...)
+	errs = append(errs, checkWorkloads(ctx, m, tasks, opts.Workers, opts.Archive)...)
 	errs = append(errs, checkParams(m, tasks)...)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -121,7 +122,7 @@ func resolvePolicies(ctx context.Context, m *manifest.Manifest, runs []manifest.
 // reports the traces that are missing, malformed or have another sha256 and
 // the generated workloads whose generator failed. The runs then use the
 // workloads loaded here.
-func checkWorkloads(ctx context.Context, m *manifest.Manifest, tasks []task, workers int) manifest.Errors {
+func checkWorkloads(ctx context.Context, m *manifest.Manifest, tasks []task, workers int, archive pwa.Cache) manifest.Errors {
 	first := map[*workloadEntry]task{}
 	var order []*workloadEntry
 	for _, t := range tasks {
@@ -136,7 +137,7 @@ func checkWorkloads(ctx context.Context, m *manifest.Manifest, tasks []task, wor
 		if ctx.Err() != nil {
 			break
 		}
-		g.Go(func() error { _, _ = e.load(m, first[e].run); return nil })
+		g.Go(func() error { _, _ = e.load(ctx, m, first[e].run, archive); return nil })
 	}
 	_ = g.Wait()
 	var errs manifest.Errors

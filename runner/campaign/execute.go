@@ -66,7 +66,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if t.pol.err != nil {
 		return fail(t.pol.err)
 	}
-	wl, err := t.wl.load(m, t.run)
+	wl, err := t.wl.load(ctx, m, t.run, opts.Archive)
 	if err != nil {
 		return fail(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/schedlab/schedlab/workload/pwa"
 )
 
 // Lock is the [lock] table of a campaign's manifest.lock.toml: how the
@@ -108,7 +110,11 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 		wl := m.Workloads[name]
 		fmt.Fprintf(&b, "\n[workloads.%s]\n", bareKey(name))
 		if wl.Trace != "" {
-			fmt.Fprintf(&b, "trace = %s\nsha256 = %s\n", quote(relPath(dir, wl.Trace)), quote(wl.SHA256))
+			trace := wl.Trace
+			if !strings.HasPrefix(trace, pwa.Scheme) {
+				trace = relPath(dir, trace)
+			}
+			fmt.Fprintf(&b, "trace = %s\nsha256 = %s\n", quote(trace), quote(wl.SHA256))
 		} else {
 			fmt.Fprintf(&b, "generator = %s\nparams = %s\n", quote(wl.Generator), inlineTable(wl.Params))
 		}

@@ -28,6 +28,7 @@ import (
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/pwa"
 )
 
 // Manifest is a parsed and checked campaign manifest.
@@ -149,8 +150,9 @@ func (p Platform) SDK() *sdk.Platform {
 // Workload is a [workloads.NAME] table: a trace file or a generator.
 type Workload struct {
 	Name string
-	// Trace is the absolute path of the SWF trace (plain or gzip); empty
-	// for a generator.
+	// Trace is the absolute path of the SWF trace (plain or gzip), or
+	// pwa:NAME for a log of the Parallel Workloads Archive (package
+	// workload/pwa; its sha256 is the table's); empty for a generator.
 	Trace string
 	// SHA256 is the expected sha256 of the trace's uncompressed bytes, in
 	// lower-case hex. Whoever loads the trace checks it (VerifySHA256).
@@ -800,6 +802,25 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 			p.errAt(key("trace"), "must not be empty")
 		}
 		w.Trace = p.path(rw.Trace)
+		if strings.HasPrefix(rw.Trace, pwa.Scheme) {
+			// A log of the archive by name: its sha256 is the table's.
+			w.Trace = rw.Trace
+			l, err := pwa.Cache{}.Lookup(rw.Trace)
+			switch {
+			case err != nil:
+				p.errAt(key("trace"), "%v", err)
+			case !p.md.IsDefined(key("sha256")...):
+				w.SHA256 = l.SHA256
+			case strings.ToLower(rw.SHA256) != l.SHA256:
+				p.errAt(key("sha256"), "%s has sha256 %s in schedlab's table of the archive's logs, not %s", rw.Trace, l.SHA256, rw.SHA256)
+			default:
+				w.SHA256 = l.SHA256
+			}
+			if p.md.IsDefined(key("params")...) {
+				p.errAt(key("params"), "parameters belong to generators; a trace has none")
+			}
+			return p.finishWorkload(w, key, rw, hasTrace, hasGen)
+		}
 		switch {
 		case !p.md.IsDefined(key("sha256")...):
 			p.errAt(key(), "a trace needs its sha256 (of the uncompressed bytes, as SOURCES.md lists it)")
@@ -812,6 +833,11 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 			p.errAt(key("params"), "parameters belong to generators; a trace has none")
 		}
 	}
+	return p.finishWorkload(w, key, rw, hasTrace, hasGen)
+}
+
+// finishWorkload reads what a workload has beside its trace.
+func (p *parser) finishWorkload(w Workload, key func(k ...string) []string, rw rawWorkload, hasTrace, hasGen bool) Workload {
 	if hasGen && !hasTrace {
 		if p.md.IsDefined(key("sha256")...) {
 			p.errAt(key("sha256"), "only a trace has a sha256; a generated workload is identified by its generator and parameters")

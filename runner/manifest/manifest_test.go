@@ -499,3 +499,33 @@ func TestDocExample(t *testing.T) {
 		t.Errorf("out %s, want %s", m.Campaign.Out, want)
 	}
 }
+
+// TestArchiveTraces checks traces named pwa:NAME: the table's sha256 when
+// the manifest gives none, an error at the line of an unknown name or of
+// another sha256.
+func TestArchiveTraces(t *testing.T) {
+	const tail = "[policies.p]\nref = \"fcfs\"\n[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\n"
+	for _, c := range []struct {
+		name, workload, want string
+	}{
+		{"by name", "trace = \"pwa:KTH-SP2-1996-2.1-cln\"\n", ""},
+		{"with its sha256", "trace = \"pwa:KTH-SP2-1996-2.1-cln\"\nsha256 = \"fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87\"\n", ""},
+		{"unknown", "trace = \"pwa:KTH-SP3\"\n", "m.toml:4: workloads.a.trace: pwa:KTH-SP3: not a log schedlab knows"},
+		{"another sha256", "trace = \"pwa:KTH-SP2-1996-2.1-cln\"\nsha256 = \"" + strings.Repeat("ab", 32) + "\"\n", "m.toml:5: workloads.a.sha256: pwa:KTH-SP2-1996-2.1-cln has sha256 fba3"},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "m.toml")
+		if err := os.WriteFile(path, []byte("[campaign]\nseed = 1\n[workloads.a]\n"+c.workload+tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(path)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want == "" && (m.Workloads["a"].Trace != "pwa:KTH-SP2-1996-2.1-cln" || m.Workloads["a"].SHA256 != "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87"):
+			t.Errorf("%s: %+v", c.name, m.Workloads["a"])
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %s", c.name, err, c.want)
+		}
+	}
+}
