@@ -46,6 +46,15 @@ deps:
     npm ci --prefix .ci/browser --no-audit --no-fund
     apt-get install -y --no-install-recommends python3-scipy chromium glpk-utils coinor-cbc slurmd slurmctld slurm-client munge
 
+# EASY and conservative on Lublin-Feitelson workloads with exact, f-model and
+# Tsafrir estimates: the tables and figures of docs/workloads.md.
+lublin-estimates:
+    go build -o out/schedlab ./cmd/schedlab
+    out/schedlab run --overwrite experiments/lublin-estimates/campaign.toml
+    out/schedlab compare out/lublin-estimates --baseline workload=exact
+    out/schedlab compare out/lublin-estimates --baseline policy=easy
+    out/schedlab report out/lublin-estimates --baseline workload=exact --figures docs/workloads
+
 # Paper 002: fit a workload model on KTH-SP2, then run EASY and FCFS on the log
 # and on traces drawn from the model (docs/reproductions/petunin-models.md).
 petunin-models:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +22,7 @@ type reportFlags struct {
 	level                float64
 	resamples, points    int
 	seed                 uint64
+	figures              string
 }
 
 func newReportCmd() *cobra.Command {
@@ -57,6 +59,7 @@ policy axis against its first policy. See docs/analysis.md.`,
 	fl.IntVar(&f.resamples, "resamples", 10_000, "bootstrap resamples")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap resampling")
 	fl.IntVar(&f.points, "points", 300, "points per curve of the time series")
+	fl.StringVar(&f.figures, "figures", "", "also write each plot as a standalone SVG file into this folder (NN-ID.svg)")
 	return cmd
 }
 
@@ -91,7 +94,8 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 	// The page is built in memory first, so that a bad option leaves no
 	// file and a good one replaces the old report only when complete.
 	var buf bytes.Buffer
-	if err := report.Write(&buf, dir, opts); err != nil {
+	figs, err := report.WriteFigures(&buf, dir, opts)
+	if err != nil {
 		var ie *report.InputError
 		if errors.As(err, &ie) {
 			return &exitError{exitBadInput, err}
@@ -105,5 +109,20 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "report of %s written to %s (%d kB); open it in a browser\n", dir, out, (buf.Len()+512)/1024)
+	if f.figures == "" {
+		return nil
+	}
+	if err := os.MkdirAll(f.figures, 0o755); err != nil {
+		return fmt.Errorf("--figures: %w", err)
+	}
+	for _, fig := range figs {
+		if err := results.WriteFileAtomic(filepath.Join(f.figures, fig.Name), func(w io.Writer) error {
+			_, err := w.Write(fig.SVG)
+			return err
+		}); err != nil {
+			return fmt.Errorf("--figures: %w", err)
+		}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%d figures written to %s\n", len(figs), f.figures)
 	return nil
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -45,5 +49,44 @@ func TestWorkloadGenModelFile(t *testing.T) {
 				t.Errorf("output lacks %q:\n%.600s", c.contains, out)
 			}
 		})
+	}
+}
+
+// TestWorkloadsDoc runs the campaign of docs/workloads.md and checks that
+// every block the doc marks as a command's output is what the command
+// prints now.
+func TestWorkloadsDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no campaign")
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "workloads.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "c")
+	if out, err := run(t, "run", "../../experiments/lublin-estimates/campaign.toml", "--out", dir, "-q"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	blocks := regexp.MustCompile("(?s)<!-- output of: schedlab ([^>]*) -->\n```text\n(.*?)\n```").FindAllStringSubmatch(string(doc), -1)
+	if len(blocks) != 2 {
+		t.Fatalf("%d command outputs in docs/workloads.md, want 2", len(blocks))
+	}
+	trim := func(s string) string {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimRight(l, " ")
+		}
+		return strings.Join(lines, "\n")
+	}
+	for _, b := range blocks {
+		args := strings.Fields(strings.ReplaceAll(b[1], "out/lublin-estimates", dir))
+		cmd := exec.Command(schedlab, args...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("schedlab %s: %v", b[1], err)
+		}
+		if got, want := trim(string(out)), trim(b[2]); got != want {
+			t.Errorf("schedlab %s prints\n%s\nthe doc says\n%s", b[1], got, want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"encoding/xml"
 	"fmt"
 	"html/template"
 	"io"
@@ -91,14 +92,41 @@ func badInput(format string, args ...any) error {
 // Write writes the report of the campaign in folder dir to w. Nothing is
 // written when it fails.
 func Write(w io.Writer, dir string, opts Options) error {
+	_, err := WriteFigures(w, dir, opts)
+	return err
+}
+
+// Figure is one plot of a report as a standalone SVG document.
+type Figure struct {
+	// Name is a file name for it: the figure's number and id, such as
+	// 01-metric-mean_wait.svg.
+	Name string
+	// Title is its title.
+	Title string
+	// SVG is the document, with its XML prologue.
+	SVG []byte
+}
+
+// WriteFigures writes the report, as Write does, and returns its plots as
+// standalone SVG files, for a paper or a write-up.
+func WriteFigures(w io.Writer, dir string, opts Options) ([]Figure, error) {
 	pg, err := build(dir, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := render(w, pg); err != nil {
-		return fmt.Errorf("report of %s: %w", dir, err)
+		return nil, fmt.Errorf("report of %s: %w", dir, err)
 	}
-	return nil
+	var figs []Figure
+	for _, s := range pg.Sections {
+		for _, b := range s.Blocks {
+			if f := b.Figure; f != nil {
+				figs = append(figs, Figure{Name: fmt.Sprintf("%02d-%s.svg", b.Number, f.ID), Title: f.Title,
+					SVG: []byte(xml.Header + string(f.SVG) + "\n")})
+			}
+		}
+	}
+	return figs, nil
 }
 
 // render numbers the page's figures and writes it with pageTemplate; nothing

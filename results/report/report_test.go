@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"math"
@@ -500,6 +501,32 @@ func TestMarkedTicks(t *testing.T) {
 		}
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s: labelled ticks %q, want %q", tc.name, strings.Join(got, " "), tc.want)
+		}
+	}
+}
+
+// TestWriteFigures checks that the standalone figures are the page's, in
+// its order, each a well-formed SVG document whose title is the figure's.
+func TestWriteFigures(t *testing.T) {
+	dir := fakeCampaign(t, 5)
+	var buf bytes.Buffer
+	figs, err := WriteFigures(&buf, dir, Options{Baseline: "fifo", Seed: 1, Resamples: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := figureTitles(buf.String())
+	if len(figs) != len(titles) || len(figs) == 0 {
+		t.Fatalf("%d figures, the page has %d", len(figs), len(titles))
+	}
+	for i, f := range figs {
+		if f.Title != titles[i] || !strings.HasPrefix(f.Name, fmt.Sprintf("%02d-", i+1)) || !strings.HasSuffix(f.Name, ".svg") {
+			t.Errorf("figure %d: %q %q, the page's %q", i+1, f.Name, f.Title, titles[i])
+		}
+		var root struct {
+			XMLName xml.Name
+		}
+		if err := xml.Unmarshal(f.SVG, &root); err != nil || root.XMLName.Local != "svg" {
+			t.Errorf("%s: not an SVG document: %v", f.Name, err)
 		}
 	}
 }

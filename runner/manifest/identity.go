@@ -78,6 +78,8 @@ type specWorkload struct {
 	Params    map[string]string `json:"params,omitempty"`
 	Procs     int64             `json:"procs"`
 	SHA256    string            `json:"sha256,omitempty"`
+	// SeedName is left out when the workload's seeds derive from its name.
+	SeedName string `json:"seed_name,omitempty"`
 	// Transform is left out when the workload has none.
 	Transform *specTransform `json:"transform,omitempty"`
 }
@@ -121,7 +123,7 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		Schema:    SpecSchema,
 		Workload: specWorkload{
 			Clean: specClean(w.Clean), Generator: w.Generator, Name: r.Workload,
-			Params: w.Params, Procs: w.Procs, SHA256: w.SHA256,
+			Params: w.Params, Procs: w.Procs, SHA256: w.SHA256, SeedName: w.SeedName,
 		},
 	}
 	if pol.Kind == RefPath {
@@ -236,10 +238,14 @@ func (r Run) Seeds(m *Manifest) Seeds {
 	if err != nil {
 		panic("manifest: encoding parameters: " + err.Error())
 	}
+	name := r.Workload
+	if s := m.Workloads[r.Workload].SeedName; s != "" {
+		name = s
+	}
 	return Seeds{
-		Workload:  DeriveSeed(m.Campaign.Seed, StreamWorkload, r.Workload, rep),
-		Transform: DeriveSeed(m.Campaign.Seed, StreamWorkload, r.Workload, rep, "transform"),
-		Policy:    DeriveSeed(m.Campaign.Seed, StreamPolicy, r.Workload, r.Policy, string(params), rep),
+		Workload:  DeriveSeed(m.Campaign.Seed, StreamWorkload, name, rep),
+		Transform: DeriveSeed(m.Campaign.Seed, StreamWorkload, name, rep, "transform"),
+		Policy:    DeriveSeed(m.Campaign.Seed, StreamPolicy, name, r.Policy, string(params), rep),
 	}
 }
 

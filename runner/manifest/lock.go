@@ -122,6 +122,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 		if wl.Transform != "" {
 			fmt.Fprintf(&b, "transform = %s\ntransform_params = %s\n", quote(wl.Transform), inlineTable(wl.TransformParams))
 		}
+		if wl.SeedName != "" {
+			fmt.Fprintf(&b, "seed_name = %s\n", quote(wl.SeedName))
+		}
 	}
 	for _, name := range sortedKeys(m.Policies) {
 		pol := m.Policies[name]

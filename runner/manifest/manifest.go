@@ -171,6 +171,11 @@ type Workload struct {
 	// defaults filled in, numbers in canonical form.
 	Transform       string
 	TransformParams map[string]string
+	// SeedName, when set, is the name the workload's seeds derive from in
+	// place of its own: workloads that share it draw the same jobs and
+	// transform draws, so that they differ only by what else differs (a
+	// transform, a cleaning setting), with common random numbers.
+	SeedName string
 }
 
 // VerifySHA256 checks the sha256 of the loaded trace's uncompressed bytes
@@ -308,6 +313,7 @@ type rawWorkload struct {
 	Procs     int64             `toml:"procs"`
 	Clean     map[string]string `toml:"clean"`
 	Transform string            `toml:"transform"`
+	SeedName  string            `toml:"seed_name"`
 	// TransformParams are the transform's parameters.
 	TransformParams map[string]any `toml:"transform_params"`
 }
@@ -866,6 +872,13 @@ func (p *parser) finishWorkload(w Workload, key func(k ...string) []string, rw r
 	}
 	w.Clean = p.clean(key("clean"), rw.Clean)
 	p.transform(&w, key(), rw)
+	if p.md.IsDefined(key("seed_name")...) {
+		if validName(rw.SeedName) {
+			w.SeedName = rw.SeedName
+		} else {
+			p.errAt(key("seed_name"), "%q is not a valid name (%s)", rw.SeedName, nameRule)
+		}
+	}
 	return w
 }
 

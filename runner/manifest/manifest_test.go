@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/swf"
 )
 
 const sha = "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87"
@@ -527,5 +530,52 @@ func TestArchiveTraces(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: %v, want %s", c.name, err, c.want)
 		}
+	}
+}
+
+// TestSeedName checks that workloads sharing a seed_name get the same
+// seeds, that it is part of their specs, that the lock keeps it, and that
+// a bad name is an error at its line.
+func TestSeedName(t *testing.T) {
+	gen := Generator{Name: "g", Generate: func(sdk.Params, int64, *rand.Rand) ([]swf.Record, error) { return nil, nil }}
+	src := "[campaign]\nseed = 1\n[workloads.a]\ngenerator = \"g\"\nprocs = 8\n[workloads.b]\ngenerator = \"g\"\nprocs = 8\nseed_name = \"a\"\n" +
+		"[workloads.c]\ngenerator = \"g\"\nprocs = 8\n[policies.p]\nref = \"fcfs\"\n[matrix]\nworkload = [\"a\", \"b\", \"c\"]\npolicy = [\"p\"]\n"
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path, gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := m.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, sb, sc := runs[0].Seeds(m), runs[1].Seeds(m), runs[2].Seeds(m)
+	if sa != sb || sa == sc {
+		t.Errorf("seeds a %v, b (seed_name a) %v, c %v", sa, sb, sc)
+	}
+	if !strings.Contains(string(runs[1].Spec(m)), `"seed_name":"a"`) || strings.Contains(string(runs[0].Spec(m)), "seed_name") {
+		t.Errorf("specs: %s / %s", runs[0].Spec(m), runs[1].Spec(m))
+	}
+	var b bytes.Buffer
+	if err := m.WriteLock(&b, dir, Lock{Schedlab: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(dir, "manifest.lock.toml")
+	if err := os.WriteFile(lockPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m2, err := Load(lockPath, gen); err != nil || m2.Workloads["b"].SeedName != "a" {
+		t.Errorf("the lock: %v", err)
+	}
+	bad := strings.Replace(src, `seed_name = "a"`, `seed_name = "a b"`, 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, gen); err == nil || !strings.Contains(err.Error(), "m.toml:9: workloads.b.seed_name:") {
+		t.Errorf("a bad seed_name: %v", err)
 	}
 }
