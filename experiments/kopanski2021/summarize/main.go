@@ -44,9 +44,10 @@ func main() {
 	}
 }
 
-// The paper's figures for the whole log, allocation-only model (mean wait,
+// The authors' figures for the whole log from their allocation-only
+// artefact (notebooks), not the published paper's, which are the I/O model's (mean wait,
 // seconds), and the ratios they imply.
-var paperWait = map[string]float64{"fcfs-bb": 14791, "sjf-bb": 16030, "plan-2": 11059, "plan-3": 11993}
+var artefactWait = map[string]float64{"fcfs-bb": 14791, "sjf-bb": 16030, "plan-2": 11059, "plan-3": 11993}
 
 // plotted are the policies of the box plots and the whole-log figure: fcfs
 // and fcfs-easy wait 100 to 1000 times longer and would flatten the rest;
@@ -72,7 +73,7 @@ func run(w io.Writer, root, figs string) error {
 func whole(w io.Writer, c *compare.Campaign, figs string) error {
 	policies := c.Values("policy")
 	fmt.Fprintf(w, "### Whole KTH: mean over %d replicates, 95 %% t interval\n\n", replicates(c))
-	fmt.Fprintln(w, "| policy | mean wait (s) | paper | mean bounded slowdown (tau 600 s) | runs |")
+	fmt.Fprintln(w, "| policy | mean wait (s) | authors' artefact | mean bounded slowdown (tau 600 s) | runs |")
 	fmt.Fprintln(w, "|---|---|---:|---|---:|")
 	sums := map[string]stats.Summary{}
 	for _, pol := range policies {
@@ -81,7 +82,7 @@ func whole(w io.Writer, c *compare.Campaign, figs string) error {
 		sw := stats.Describe(wait, 0.95)
 		sums[pol] = sw
 		paper := "-"
-		if v, ok := paperWait[pol]; ok {
+		if v, ok := artefactWait[pol]; ok {
 			paper = thousands(v)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %d |\n", pol, ci(sw, 0), paper, ci(stats.Describe(bsld, 0.95), 2), n)
@@ -89,7 +90,7 @@ func whole(w io.Writer, c *compare.Campaign, figs string) error {
 	fmt.Fprintln(w)
 	for _, base := range []string{"sjf-bb", "fcfs-bb"} {
 		fmt.Fprintf(w, "### Whole KTH: ratio of means to %s over paired runs (bootstrap 95 %% interval), Wilcoxon p (Holm)\n\n", base)
-		fmt.Fprintln(w, "| policy | wait ratio | paper wait ratio | bsld ratio | better / worse runs (wait) | p (wait) |")
+		fmt.Fprintln(w, "| policy | wait ratio | artefact wait ratio | bsld ratio | better / worse runs (wait) | p (wait) |")
 		fmt.Fprintln(w, "|---|---|---:|---|---:|---:|")
 		wr, err := ratios(c, "mean_wait", base)
 		if err != nil {
@@ -105,8 +106,8 @@ func whole(w io.Writer, c *compare.Campaign, figs string) error {
 				continue
 			}
 			paper := "-"
-			if a, ok := paperWait[pol]; ok {
-				paper = fmt.Sprintf("%.3f", a/paperWait[base])
+			if a, ok := artefactWait[pol]; ok {
+				paper = fmt.Sprintf("%.3f", a/artefactWait[base])
 			}
 			p := "-"
 			if cw.Wilcoxon != nil {
@@ -336,7 +337,7 @@ func meansFigure(path string, sums map[string]stats.Summary) error {
 	p := plot.New()
 	// The crosses are named in the title rather than a legend, whose
 	// text width depends on the font the viewer substitutes.
-	p.Title.Text = "Whole KTH: mean wait (x: the paper's run)"
+	p.Title.Text = "Whole KTH: mean wait (x: the authors' artefact)"
 	p.Y.Label.Text = "mean wait (s)"
 	var names []string
 	for i, pol := range plotted {
@@ -360,7 +361,7 @@ func meansFigure(path string, sums map[string]stats.Summary) error {
 		}
 		bars.Color = palette[i%len(palette)]
 		p.Add(pts, bars)
-		if v, ok := paperWait[pol]; ok {
+		if v, ok := artefactWait[pol]; ok {
 			paper, err := plotter.NewScatter(plotter.XYs{{X: x + 0.2, Y: v}})
 			if err != nil {
 				return err
