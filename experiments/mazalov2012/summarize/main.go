@@ -1,5 +1,6 @@
-// Command summarize turns the four Mazalov & Nikitina (2012) campaigns
-// (table, tau, p, te: see the manifests next to this folder) into the
+// Command summarize turns the Mazalov & Nikitina (2012) campaigns (table,
+// table-request, tau, p, te, readings, fig3, lambda: see the manifests next
+// to this folder) into the
 // tables and figures of docs/reproductions/mazalov2012.md. It reads only
 // the campaigns' Parquet files.
 //
@@ -190,6 +191,22 @@ func run(w io.Writer, root, figs string) error {
 			if err := sharesFigure(filepath.Join(figs, sw.name+".svg"), sw.title, sw.axis, pts); err != nil {
 				return err
 			}
+		}
+	}
+	for _, v := range []struct {
+		dir string
+		f   func(io.Writer, *compare.Campaign) error
+	}{
+		{"readings", readings},
+		{"fig3", func(w io.Writer, c *compare.Campaign) error { return tauCurves(w, c, figs) }},
+		{"lambda", lambdaTable},
+	} {
+		c, err := load(v.dir)
+		if err != nil {
+			return err
+		}
+		if err := v.f(w, c); err != nil {
+			return err
 		}
 	}
 	if figs != "" {

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/schedlab/schedlab/results/compare"
+	"github.com/schedlab/schedlab/results/stats"
+)
+
+// paperTable is the paper's table: dTw, share backfilled, share of errors.
+func paperTable() map[string][3]float64 {
+	return map[string][3]float64{"exponential": {0.27, 0.16, 0.02}, "pareto": {0.23, 0.14, 0.03}}
+}
+
+// inside says whether v lies in the interval of s.
+func inside(s stats.Summary, v float64) string {
+	if s.N >= 2 && s.CI.Lo <= v && v <= s.CI.Hi {
+		return "yes"
+	}
+	return "no"
+}
+
+// readings prints the factorial campaign of the method's readings: for
+// each law and each combination of cq, te, lambda and mu, the paired
+// figures, and whether the paper's values fall in their intervals.
+func readings(w io.Writer, c *compare.Campaign) error {
+	fmt.Fprintln(w, "### The readings of the method (readings.toml: tau = 0.2, 30 streams each)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| requests | cq | te | lambda | mu | dTw | share backfilled | share errors | the paper's dTw, backfilled, errors in the interval |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	all := 0
+	for _, wl := range []string{"exponential", "pareto"} {
+		ref := paperTable()[wl]
+		for _, cq := range nonEmpty(c.Values("param_cq")) {
+			for _, te := range nonEmpty(c.Values("param_te")) {
+				for _, lambda := range nonEmpty(c.Values("param_lambda")) {
+					for _, mu := range nonEmpty(c.Values("param_mu")) {
+						p, err := paired(c, func(r compare.Run) bool {
+							return r.Axes["workload"] == wl && r.Axes["param_cq"] == cq && r.Axes["param_te"] == te &&
+								r.Axes["param_lambda"] == lambda && r.Axes["param_mu"] == mu
+						})
+						if err != nil {
+							return err
+						}
+						in := [3]string{inside(p.dTw, ref[0]), inside(p.backfill, ref[1]), inside(p.errors, ref[2])}
+						if in == [3]string{"yes", "yes", "yes"} {
+							all++
+						}
+						fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s |\n", wl, cq, te, reading(lambda, "online"),
+							reading(mu, "online"), dtw(p), ci(p.backfill), ci(p.errors), in[0], in[1], in[2])
+					}
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nReadings with all three of the paper's values in their intervals: %d of %d.\n\n", all, 2*16)
+	return nil
+}
+
+func nonEmpty(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// reading names a rate: "online" for 0, else its fixed value.
+func reading(v, zero string) string {
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f == 0 {
+		return zero
+	}
+	return "fixed " + v
+}
+
+// tauCurves prints and plots dTw against tau for each workload of the
+// fig3 campaign, in the groups given (figure 3a: p; figure 3b: t_e).
+func tauCurves(w io.Writer, c *compare.Campaign, figs string) error {
+	for _, g := range []struct {
+		name, title string
+		curves      []string
+		labels      []string
+	}{
+		{"fig3a", "Figure 3a: dTw against tau for three values of p (t_e = 206.12 min)", []string{"p13", "p17", "p25"}, []string{"p = 0.13", "p = 0.17", "p = 0.25"}},
+		{"fig3b", "Figure 3b: dTw against tau for three mean runtimes (p = 0.17)", []string{"te116", "p17", "te300"}, []string{"t_e = 116 min", "t_e = 206 min", "t_e = 300 min"}},
+	} {
+		fmt.Fprintf(w, "### %s\n\n| tau |", g.title)
+		for _, l := range g.labels {
+			fmt.Fprintf(w, " %s |", l)
+		}
+		fmt.Fprint(w, "\n|---:|")
+		for range g.labels {
+			fmt.Fprint(w, "---|")
+		}
+		fmt.Fprintln(w)
+		curves := make([][]point, len(g.curves))
+		for _, tau := range nonEmpty(c.Values("param_tau")) {
+			x, _ := strconv.ParseFloat(tau, 64)
+			fmt.Fprintf(w, "| %g |", x)
+			for k, wl := range g.curves {
+				p, err := paired(c, func(r compare.Run) bool { return r.Axes["workload"] == wl && r.Axes["param_tau"] == tau })
+				if err != nil {
+					return err
+				}
+				p.x = x
+				curves[k] = append(curves[k], p)
+				fmt.Fprintf(w, " %s |", dtw(p))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+		if figs != "" {
+			if err := dTwFigure(filepath.Join(figs, g.name+".svg"), g.title, g.labels, curves); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// lambdaTable prints dTw and the shares against p with lambda estimated
+// online and fixed.
+func lambdaTable(w io.Writer, c *compare.Campaign) error {
+	fmt.Fprintln(w, "### The completion rate lambda, online or fixed, against p (lambda.toml: tau = 0.2, t_e = 206.12 min)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| p | lambda | dTw | share backfilled | share errors |")
+	fmt.Fprintln(w, "|---:|---|---|---|---|")
+	for _, wl := range c.Values("workload") {
+		x, _ := strconv.ParseFloat(wl[1:], 64)
+		for _, lambda := range nonEmpty(c.Values("param_lambda")) {
+			p, err := paired(c, func(r compare.Run) bool { return r.Axes["workload"] == wl && r.Axes["param_lambda"] == lambda })
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "| %g | %s | %s | %s | %s |\n", x/100, reading(lambda, "online"), dtw(p), ci(p.backfill), ci(p.errors))
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// dTwFigure plots dTw against tau, one curve per label, with 95 %
+// intervals.
+func dTwFigure(path, title string, labels []string, curves [][]point) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "tau"
+	p.Y.Label.Text = "dTw, mean over streams (95 % CI)"
+	colors := []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff}}
+	for k, pts := range curves {
+		var xys plotter.XYs
+		var errs plotter.YErrors
+		for _, pt := range pts {
+			if pt.dTw.N < 2 {
+				continue
+			}
+			// Curves side by side, so that their intervals do not hide
+			// each other.
+			xys = append(xys, plotter.XY{X: pt.x + 0.004*float64(k-1), Y: pt.dTw.Mean})
+			errs = append(errs, struct{ Low, High float64 }{pt.dTw.Mean - pt.dTw.CI.Lo, pt.dTw.CI.Hi - pt.dTw.Mean})
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return err
+		}
+		line.Color, points.Color = colors[k], colors[k]
+		bars, err := plotter.NewYErrorBars(struct {
+			plotter.XYer
+			plotter.YErrorer
+		}{xys, errs})
+		if err != nil {
+			return err
+		}
+		bars.Color = colors[k]
+		p.Add(line, points, bars)
+		p.Legend.Add(labels[k], line, points)
+	}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return save(p, path)
+}
