@@ -57,7 +57,21 @@ type Job struct {
 	// Priority is an optional priority or payment declared with the job
 	// (zero when the workload has none).
 	Priority float64
+	// Home is 1 + the index of the cluster whose local stream the job
+	// belongs to, the only cluster it may run on; 0 for a job free to run
+	// on any cluster (a grid's global job, or any job of a workload without
+	// streams). HomeCluster reads it.
+	Home int32
+	// Transfer is the time, in seconds, to ship the job to the cluster it
+	// runs on: a job with a Transfer starts only on a cluster it was
+	// shipped to (Ship), Transfer seconds after. 0 for a job already where
+	// it runs.
+	Transfer int64
 }
+
+// HomeCluster returns the cluster whose local stream the job belongs to,
+// and false for a job free to run on any cluster.
+func (j *Job) HomeCluster() (int, bool) { return int(j.Home) - 1, j.Home > 0 }
 
 // Procs returns the number of processors the job requests.
 func (j *Job) Procs() int64 { return j.Request[0] }

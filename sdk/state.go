@@ -23,6 +23,17 @@ type State struct {
 	// order they ended. A policy may learn from them (their actual runtime is
 	// End - Start, now that it is history).
 	Completed []Completion
+	// Refused lists the reservations (Reserve) the engine refused since the
+	// previous call, in the order they were asked: the resources were not
+	// free for the whole of the job's walltime.
+	Refused []Refusal
+}
+
+// Refusal is a reservation the engine refused.
+type Refusal struct {
+	Job     *Job
+	Cluster int
+	At      int64
 }
 
 // Running is a job that holds resources.
@@ -62,6 +73,20 @@ const (
 	// ActionWake asks the engine to call Schedule again at Time even if no
 	// job ends or arrives then.
 	ActionWake
+	// ActionShip ships Job to Cluster now: it may start there Job.Transfer
+	// seconds later, and nowhere else.
+	ActionShip
+	// ActionReserve reserves Job's request on Cluster from Time for its
+	// walltime, an advance reservation: the engine refuses it when the
+	// resources are not free for that whole time (running jobs counted to
+	// their walltimes, other reservations kept), and refuses any later
+	// start of another job that would take them. The job should start on
+	// Cluster at Time; a reservation it does not start at is broken
+	// (recorded, not an error).
+	ActionReserve
+	// ActionCharge records Cost as what the job's allocation costs, which
+	// must not exceed the job's payment (Job.Priority).
+	ActionCharge
 )
 
 // Decision is one thing a policy asks of the engine. Build it with Start,
@@ -71,6 +96,8 @@ type Decision struct {
 	Job     *Job
 	Cluster int
 	Time    int64
+	// Cost is the cost an ActionCharge records.
+	Cost float64
 	// Units, for a start on a cluster with divided resources, is the
 	// placement the policy chose (pieces per unit, laid out like
 	// State.FreeUnits); nil lets the engine place the pieces by best fit
@@ -97,3 +124,17 @@ func Promise(j *Job, at int64) Decision { return Decision{Action: ActionPromise,
 
 // WakeAt asks for a Schedule call at time t, which must be later than now.
 func WakeAt(t int64) Decision { return Decision{Action: ActionWake, Time: t} }
+
+// Ship ships j to the given cluster now (see ActionShip).
+func Ship(j *Job, cluster int) Decision {
+	return Decision{Action: ActionShip, Job: j, Cluster: cluster}
+}
+
+// Reserve reserves j's resources on the given cluster from time at (see
+// ActionReserve).
+func Reserve(j *Job, cluster int, at int64) Decision {
+	return Decision{Action: ActionReserve, Job: j, Cluster: cluster, Time: at}
+}
+
+// Charge records what j's allocation costs (see ActionCharge).
+func Charge(j *Job, cost float64) Decision { return Decision{Action: ActionCharge, Job: j, Cost: cost} }

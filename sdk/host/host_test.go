@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,9 +35,17 @@ func TestMain(m *testing.M) {
 // running job: starts on several clusters, promises and placements on
 // divided resources all cross the wire. It is the policy of the protocol-3
 // fixture (testdata/proto3/cmd/firstfit), which was built with SDK 0.3.0.
+//
+// On a grid (jobs with a home cluster or a transfer time, protocol 5) it
+// also keeps local jobs at home, and ships a job with a transfer time to
+// the first cluster large enough, charging half its payment; once it has
+// arrived, the job reserves its resources there now, which the engine
+// refuses while they are not free, and starts when they are.
 type firstFit struct {
 	free []sdk.Vector
 	out  []sdk.Decision
+	// shipped maps a shipped job's index to its cluster and arrival.
+	shipped map[int][2]int64
 }
 
 func (p *firstFit) Init(sdk.Env) error { return nil }
@@ -48,8 +57,15 @@ func (p *firstFit) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.free = append(p.free, f.Clone())
 	}
 	for _, j := range s.Queue {
+		if j.Transfer > 0 {
+			p.grid(s, j)
+			continue
+		}
 		started := false
 		for c := range p.free {
+			if home, ok := j.HomeCluster(); ok && c != home {
+				continue
+			}
 			if j.Request.Fits(p.free[c]) {
 				p.free[c].Sub(j.Request)
 				p.out = append(p.out, sdk.StartOn(j, c))
@@ -62,6 +78,33 @@ func (p *firstFit) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		}
 	}
 	return p.out, nil
+}
+
+// grid ships, reserves and starts a job with a transfer time.
+func (p *firstFit) grid(s *sdk.State, j *sdk.Job) {
+	if p.shipped == nil {
+		p.shipped = map[int][2]int64{}
+	}
+	sh, ok := p.shipped[j.Index]
+	if !ok {
+		for c, cl := range s.Platform.Clusters {
+			if j.Request.Fits(cl.Capacity) {
+				p.shipped[j.Index] = [2]int64{int64(c), s.Now + j.Transfer}
+				p.out = append(p.out, sdk.Ship(j, c), sdk.Charge(j, j.Priority/2), sdk.WakeAt(s.Now+j.Transfer))
+				return
+			}
+		}
+		return
+	}
+	c := int(sh[0])
+	if s.Now < sh[1] {
+		return
+	}
+	p.out = append(p.out, sdk.Reserve(j, c, s.Now))
+	if j.Request.Fits(p.free[c]) {
+		p.free[c].Sub(j.Request)
+		p.out = append(p.out, sdk.StartOn(j, c))
+	}
 }
 
 func firstFitPlugin() sdk.Plugin {
@@ -108,11 +151,38 @@ func gridJobs(n int) []sim.Input {
 	return jobs
 }
 
+// streamJobs are gridJobs of which one in three is local to cluster a or
+// b and one in four global with a transfer time of up to 60 s.
+func streamJobs(n int) []sim.Input {
+	jobs := gridJobs(n)
+	plat := gridPlatform()
+	for i := range jobs {
+		j := &jobs[i].Job
+		switch i % 12 {
+		case 0, 4, 8:
+			home := i % 2
+			if !j.Request.Fits(plat.Clusters[home].Capacity) {
+				home = 0
+			}
+			j.Home = int32(home + 1)
+		case 3, 7, 11:
+			j.Transfer = 1 + int64(i%60)
+		}
+	}
+	return jobs
+}
+
 // runBoth runs the grid workload under p and in this process under
 // firstFit, checks p's records, and compares them.
 func runBoth(t *testing.T, p host.Policy) *sim.Result {
 	t.Helper()
-	plat, jobs := gridPlatform(), gridJobs(500)
+	return runJobs(t, p, gridJobs(500))
+}
+
+// runJobs is runBoth for the given jobs.
+func runJobs(t *testing.T, p host.Policy, jobs []sim.Input) *sim.Result {
+	t.Helper()
+	plat := gridPlatform()
 	spec := host.RunSpec{Platform: plat, Seed: 7}
 	check := verify.NewChecker(plat, jobs)
 	got, err := p.Run(context.Background(), spec, jobs, check.Add)
@@ -149,6 +219,48 @@ func TestCurrentProtocol(t *testing.T) {
 		t.Fatalf("the plugin describes itself as %+v", info)
 	}
 	runBoth(t, p)
+}
+
+// TestGridOverTheWire runs jobs of local and global streams through a
+// plugin of this SDK: homes, transfers, shipments, reservations (kept and
+// refused) and charges cross the wire, and the records are the in-process
+// run's. A protocol-3 plugin is refused such jobs, saying why.
+func TestGridOverTheWire(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
+	p, err := host.Start(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	jobs := streamJobs(500)
+	res := runJobs(t, p, jobs)
+	var shipped, reserved, refusals, charged int
+	for _, r := range res.Records {
+		if r.Shipped {
+			shipped++
+		}
+		if r.Reserved {
+			reserved++
+		}
+		refusals += int(r.Refusals)
+		if r.Charged {
+			charged++
+		}
+	}
+	if shipped == 0 || reserved == 0 || refusals == 0 || charged != shipped {
+		t.Errorf("%d shipped, %d reserved, %d refusals, %d charged: the test crosses too little of the wire", shipped, reserved, refusals, charged)
+	}
+
+	old, err := host.Start(context.Background(), exec.Command(buildFixture(t, "testdata/proto3", "./cmd/firstfit", true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	_, err = old.Run(context.Background(), host.RunSpec{Platform: gridPlatform(), Seed: 7}, jobs, nil)
+	if err == nil || !strings.Contains(err.Error(), "need protocol 5") {
+		t.Errorf("a protocol-3 plugin given jobs of streams: %v", err)
+	}
 }
 
 // buildFixture builds a test plugin from a directory of testdata, of its
@@ -192,9 +304,13 @@ func TestOlderProtocolRefused(t *testing.T) {
 	if err == nil {
 		t.Fatal("a protocol-2 plugin started")
 	}
-	if !strings.Contains(err.Error(), "Plugin version: 2") || !strings.Contains(err.Error(), "Client versions: [3 4]") &&
-		!strings.Contains(err.Error(), "Client versions: [4 3]") {
+	i := strings.Index(err.Error(), "Client versions: [")
+	if !strings.Contains(err.Error(), "Plugin version: 2") || i < 0 {
 		t.Fatalf("error %q does not name the versions", err)
+	}
+	list, _, _ := strings.Cut(err.Error()[i+len("Client versions: ["):], "]")
+	if got := strings.Fields(list); len(got) != 3 || !slices.Contains(got, "3") || !slices.Contains(got, "4") || !slices.Contains(got, "5") {
+		t.Fatalf("error %q names client versions %v, want 3, 4 and 5", err, got)
 	}
 }
 

@@ -71,6 +71,28 @@ type Record struct {
 	// Backfilled reports that the job started while a job submitted before it
 	// was still waiting.
 	Backfilled bool
+	// ShipTime is when the job was shipped to its cluster (sdk.Ship), valid
+	// when Shipped.
+	ShipTime int64
+	Shipped  bool
+	// ReservedAt and ReservedCluster are the job's last advance reservation
+	// (sdk.Reserve), valid when Reserved; Refusals counts the reservations
+	// the engine refused. Broken says whether the job missed its
+	// reservation.
+	ReservedAt      int64
+	ReservedCluster int32
+	Reserved        bool
+	Refusals        int32
+	// Cost is what the policy charged for the job's allocation
+	// (sdk.Charge), valid when Charged.
+	Cost    float64
+	Charged bool
+}
+
+// Broken reports whether the job had a reservation and did not start at
+// its time on its cluster.
+func (r *Record) Broken() bool {
+	return r.Reserved && (r.Start != r.ReservedAt || r.Cluster != r.ReservedCluster)
 }
 
 // Stats describes how a run went inside the engine.
@@ -183,6 +205,9 @@ type engine struct {
 	ends    heap[endEvent]
 	wakes   heap[int64]
 	started []int32
+	// grid holds the advance reservations and shipments; nil until a
+	// policy ships or reserves.
+	grid    *grid
 	emitted int // records [0, emitted) were given to hooks.Emit
 	stats   Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
@@ -365,6 +390,15 @@ func (e *engine) loadJobs(jobs []Input) error {
 		if !fitsSomewhere {
 			return fmt.Errorf("sim: job id %d requests %v, more than any cluster has (or than its units hold); drop or resize it when cleaning the trace", j.ID, []int64(j.Request))
 		}
+		if j.Home < 0 || int(j.Home) > len(caps) {
+			return fmt.Errorf("sim: job id %d has home %d; it must be 0 (none) or 1 + a cluster's index (1 to %d)", j.ID, j.Home, len(caps))
+		}
+		if home, ok := j.HomeCluster(); ok && !j.Request.Fits(caps[home].Capacity) {
+			return fmt.Errorf("sim: job id %d requests %v, more than its home cluster %q has", j.ID, []int64(j.Request), caps[home].Name)
+		}
+		if j.Transfer < 0 || j.Transfer > MaxTime {
+			return fmt.Errorf("sim: job id %d has transfer time %d; it must be between 0 and %d s (sim.MaxTime)", j.ID, j.Transfer, int64(MaxTime))
+		}
 		copy(e.req[i*e.dims:], j.Request)
 		e.runtime[i] = min(in.Runtime, j.Walltime)
 		e.killed[i] = in.Runtime > j.Walltime
@@ -532,6 +566,10 @@ func (e *engine) call() error {
 	}
 	e.stats.Decisions += int64(len(ds))
 	e.state.Completed = e.state.Completed[:0]
+	if e.grid != nil {
+		e.state.Refused = e.grid.refusedNext
+		e.grid.refusedNext = nil
+	}
 	if len(e.started) == 0 {
 		return nil
 	}
@@ -589,6 +627,9 @@ func (e *engine) apply(d sdk.Decision) error {
 		if d.Cluster < 0 || d.Cluster >= len(e.state.Free) {
 			return fmt.Errorf("start job id %d on cluster %d: the platform has %d clusters", j.ID, d.Cluster, len(e.state.Free))
 		}
+		if err := e.startRules(i, d.Cluster); err != nil {
+			return err
+		}
 		free := e.state.Free[d.Cluster]
 		req := e.reqOf(i)
 		for k, x := range req {
@@ -608,6 +649,9 @@ func (e *engine) apply(d sdk.Decision) error {
 		e.status[i] = statusRunning
 		r := &e.rec[i]
 		r.Index, r.Cluster, r.Start = i, int32(d.Cluster), now
+		if e.grid != nil {
+			e.grid.release(i)
+		}
 		r.End = now + e.runtime[i]
 		r.Killed = e.killed[i]
 		e.ends.push(endEvent{at: r.End, idx: i})
@@ -631,6 +675,12 @@ func (e *engine) apply(d sdk.Decision) error {
 		if r := &e.rec[i]; !r.HasPromise {
 			r.HasPromise, r.Promised = true, d.Time
 		}
+	case sdk.ActionShip, sdk.ActionReserve, sdk.ActionCharge:
+		i, err := e.job(d)
+		if err != nil {
+			return err
+		}
+		return e.applyGrid(i, d)
 	case sdk.ActionWake:
 		if d.Time <= now {
 			return fmt.Errorf("wake-up at %d is not after now", d.Time)

@@ -76,6 +76,35 @@ func (c *Checker) add(format string, args ...any) bool {
 	return len(c.problems) < maxProblems
 }
 
+// checkGrid checks what a record says of the grid rules: a local job runs
+// at home; a job with a transfer time was shipped, after its submission,
+// and starts once it has arrived; a reservation is on a cluster that exists
+// and not before the submission; a charge is a number between 0 and the
+// job's payment.
+func (c *Checker) checkGrid(j *sdk.Job, r *sim.Record) bool {
+	p := c.p
+	switch {
+	case j.Home < 0 || int(j.Home) > len(p.Clusters):
+		return c.add("job id %d: home %d is not a cluster of the platform", j.ID, j.Home)
+	case j.Home > 0 && int(r.Cluster) != int(j.Home)-1:
+		return c.add("job id %d: a local job of cluster %q runs on cluster %q", j.ID, p.Clusters[j.Home-1].Name, p.Clusters[r.Cluster].Name)
+	case j.Transfer > 0 && !r.Shipped:
+		return c.add("job id %d: it needs a transfer of %d s but was never shipped", j.ID, j.Transfer)
+	case r.Shipped && (r.ShipTime < j.Submit || r.ShipTime > r.Start):
+		return c.add("job id %d: shipped at %d, outside its submission %d and start %d", j.ID, r.ShipTime, j.Submit, r.Start)
+	case r.Shipped && r.Start-r.ShipTime < j.Transfer:
+		return c.add("job id %d: starts at %d, shipped at %d with a transfer of %d s", j.ID, r.Start, r.ShipTime, j.Transfer)
+	case r.Reserved && (r.ReservedCluster < 0 || int(r.ReservedCluster) >= len(p.Clusters) || r.ReservedAt < j.Submit ||
+		r.ReservedAt > sim.Horizon(len(c.jobs))):
+		return c.add("job id %d: a reservation on cluster %d at %d is not possible", j.ID, r.ReservedCluster, r.ReservedAt)
+	case r.Refusals < 0:
+		return c.add("job id %d: %d refusals", j.ID, r.Refusals)
+	case r.Charged && !(r.Cost >= 0 && r.Cost <= j.Priority):
+		return c.add("job id %d: charged %v, outside 0 and its payment %v", j.ID, r.Cost, j.Priority)
+	}
+	return true
+}
+
 // Add checks the next records, which must continue those added before: the
 // first record of the first call is that of job index 0. It keeps no
 // reference to recs. Problems are reported by Finish.
@@ -118,6 +147,8 @@ func (c *Checker) Add(recs []sim.Record) {
 			ok = c.add("job id %d: promised start %d after the run's horizon %d (sim.Horizon)", j.ID, r.Promised, sim.Horizon(len(c.jobs)))
 		case r.Backfilled != (i > 0 && c.maxStart > r.Start):
 			ok = c.add("job id %d: backfilled flag %v, but the latest start of earlier jobs is %d and it starts at %d", j.ID, r.Backfilled, c.maxStart, r.Start)
+		default:
+			ok = c.checkGrid(j, r)
 		}
 		if !ok {
 			break

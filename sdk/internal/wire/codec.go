@@ -72,12 +72,19 @@ const UnitsPerFrame = FrameBytes / 4
 // default 4 MiB message limit.
 const FrameBytes = 1 << 20
 
-// RecordsPerFrame is the number of records in a full records frame.
-const RecordsPerFrame = FrameBytes / recordSize
+// RecordsPerFrame is the number of records in a full records frame of
+// this SDK's protocol (5).
+const RecordsPerFrame = FrameBytes / recordSizeV5
+
+// The sizes of a packed record in protocols 3-4 and 5.
+const (
+	recordSizeV4 = 4 + 4 + 8 + 8 + 8 + 1
+	recordSizeV5 = recordSizeV4 + 8 + 8 + 4 + 4 + 8
+)
 
 // JobsPerFrame returns the number of jobs in a full jobs frame for a
 // platform of dims resources: each resource adds 8 bytes per job.
-func JobsPerFrame(dims int) int { return max(1, FrameBytes/(jobFixed+8*dims)) }
+func JobsPerFrame(dims int) int { return max(1, FrameBytes/(jobFixed(sdk.ProtocolVersion)+8*dims)) }
 
 // RunSpec is everything about a run except its jobs. The header frame
 // carries it, with the protocol version and the number of jobs (schema.go).
@@ -91,22 +98,56 @@ type RunSpec struct {
 	Progress func(events, now int64)
 }
 
-// fixed bytes of a packed job before its request vector: ID, Submit,
-// Walltime, Runtime, five int32 attributes, Priority.
-const jobFixed = 4*8 + 5*4 + 8
+// jobFixed is the bytes of a packed job before its request vector: ID,
+// Submit, Walltime, Runtime, five int32 attributes, Priority; and, from
+// protocol 5, Home and Transfer.
+func jobFixed(version int) int {
+	if version >= 5 {
+		return 4*8 + 5*4 + 8 + 4 + 8
+	}
+	return 4*8 + 5*4 + 8
+}
 
 // recordSize is the size of a packed record: Index, Cluster, Start, End,
-// Promised and a flag byte.
-const recordSize = 4 + 4 + 8 + 8 + 8 + 1
+// Promised, from protocol 5 ShipTime, ReservedAt, ReservedCluster,
+// Refusals and Cost, and a flag byte, always the last.
+func recordSize(version int) int {
+	if version >= 5 {
+		return recordSizeV5
+	}
+	return recordSizeV4
+}
 
 const (
 	flagPromise byte = 1 << iota
 	flagKilled
 	flagBackfilled
+	// From protocol 5.
+	flagShipped
+	flagReserved
+	flagCharged
 )
 
-// AppendJobs packs jobs after a FrameJobs byte.
+// GridJobs reports whether any job has what only protocol 5 carries: a
+// home cluster or a transfer time.
+func GridJobs(jobs []sim.Input) bool {
+	for i := range jobs {
+		if jobs[i].Job.Home != 0 || jobs[i].Job.Transfer != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendJobs packs jobs after a FrameJobs byte, in this SDK's protocol.
 func AppendJobs(dst []byte, jobs []sim.Input) []byte {
+	return AppendJobsVersion(dst, jobs, sdk.ProtocolVersion)
+}
+
+// AppendJobsVersion packs jobs after a FrameJobs byte in the given
+// protocol version; what the version cannot carry is left out (GridJobs
+// says whether there is any).
+func AppendJobsVersion(dst []byte, jobs []sim.Input, version int) []byte {
 	dst = append(dst, FrameJobs)
 	le := binary.LittleEndian
 	for i := range jobs {
@@ -119,6 +160,10 @@ func AppendJobs(dst []byte, jobs []sim.Input) []byte {
 			dst = le.AppendUint32(dst, uint32(a))
 		}
 		dst = le.AppendUint64(dst, math.Float64bits(j.Priority))
+		if version >= 5 {
+			dst = le.AppendUint32(dst, uint32(j.Home))
+			dst = le.AppendUint64(dst, uint64(j.Transfer))
+		}
 		for _, x := range j.Request {
 			dst = le.AppendUint64(dst, uint64(x))
 		}
@@ -126,22 +171,31 @@ func AppendJobs(dst []byte, jobs []sim.Input) []byte {
 	return dst
 }
 
-// DecodeJobs unpacks a FrameJobs frame for a platform of dims resources,
-// appending to dst. Job indexes continue from len(dst).
+// DecodeJobs unpacks a FrameJobs frame of this SDK's protocol for a
+// platform of dims resources, appending to dst. Job indexes continue from
+// len(dst).
 func DecodeJobs(dst []sim.Input, frame []byte, dims int) ([]sim.Input, error) {
-	dst, _, err := decodeJobs(dst, nil, frame, dims, len(dst))
+	dst, _, err := decodeJobs(dst, nil, frame, dims, len(dst), sdk.ProtocolVersion)
+	return dst, err
+}
+
+// DecodeJobsVersion is DecodeJobs for a frame of the given protocol
+// version.
+func DecodeJobsVersion(dst []sim.Input, frame []byte, dims, version int) ([]sim.Input, error) {
+	dst, _, err := decodeJobs(dst, nil, frame, dims, len(dst), version)
 	return dst, err
 }
 
 // decodeJobs unpacks a FrameJobs frame, appending to dst, the jobs' indexes
 // counting from first, their request vectors in reqs (reused when large
 // enough), which it returns.
-func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first int) ([]sim.Input, []int64, error) {
+func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first, version int) ([]sim.Input, []int64, error) {
 	if len(frame) == 0 || frame[0] != FrameJobs {
 		return dst, reqs, errors.New("wire: not a jobs frame")
 	}
 	b := frame[1:]
-	size := jobFixed + 8*dims
+	fixed := jobFixed(version)
+	size := fixed + 8*dims
 	if len(b)%size != 0 {
 		return dst, reqs, fmt.Errorf("wire: jobs frame of %d bytes is not a multiple of %d", len(b), size)
 	}
@@ -168,9 +222,13 @@ func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first int) ([
 		j.Queue = int32(le.Uint32(b[44:]))
 		j.Partition = int32(le.Uint32(b[48:]))
 		j.Priority = math.Float64frombits(le.Uint64(b[52:]))
+		if version >= 5 {
+			j.Home = int32(le.Uint32(b[60:]))
+			j.Transfer = int64(le.Uint64(b[64:]))
+		}
 		j.Request, reqs = sdk.Vector(reqs[:dims:dims]), reqs[dims:]
 		for k := range dims {
-			j.Request[k] = int64(le.Uint64(b[jobFixed+8*k:]))
+			j.Request[k] = int64(le.Uint64(b[fixed+8*k:]))
 		}
 		dst = append(dst, in)
 		first++
@@ -179,13 +237,20 @@ func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first int) ([
 	return dst, all, nil
 }
 
-// AppendRecords packs records after a FrameRecords byte.
+// AppendRecords packs records after a FrameRecords byte, in this SDK's
+// protocol.
 func AppendRecords(dst []byte, recs []sim.Record) []byte {
-	return appendRecords(append(dst, FrameRecords), recs)
+	return appendRecords(append(dst, FrameRecords), recs, sdk.ProtocolVersion)
+}
+
+// AppendRecordsVersion packs records after a FrameRecords byte in the
+// given protocol version.
+func AppendRecordsVersion(dst []byte, recs []sim.Record, version int) []byte {
+	return appendRecords(append(dst, FrameRecords), recs, version)
 }
 
 // appendRecords packs records, without the frame kind.
-func appendRecords(dst []byte, recs []sim.Record) []byte {
+func appendRecords(dst []byte, recs []sim.Record, version int) []byte {
 	le := binary.LittleEndian
 	for i := range recs {
 		r := &recs[i]
@@ -194,34 +259,49 @@ func appendRecords(dst []byte, recs []sim.Record) []byte {
 		dst = le.AppendUint64(dst, uint64(r.Start))
 		dst = le.AppendUint64(dst, uint64(r.End))
 		dst = le.AppendUint64(dst, uint64(r.Promised))
+		if version >= 5 {
+			dst = le.AppendUint64(dst, uint64(r.ShipTime))
+			dst = le.AppendUint64(dst, uint64(r.ReservedAt))
+			dst = le.AppendUint32(dst, uint32(r.ReservedCluster))
+			dst = le.AppendUint32(dst, uint32(r.Refusals))
+			dst = le.AppendUint64(dst, math.Float64bits(r.Cost))
+		}
 		var f byte
-		if r.HasPromise {
-			f |= flagPromise
-		}
-		if r.Killed {
-			f |= flagKilled
-		}
-		if r.Backfilled {
-			f |= flagBackfilled
+		for _, b := range []struct {
+			on   bool
+			flag byte
+		}{{r.HasPromise, flagPromise}, {r.Killed, flagKilled}, {r.Backfilled, flagBackfilled},
+			{r.Shipped, flagShipped}, {r.Reserved, flagReserved}, {r.Charged, flagCharged}} {
+			if b.on && (version >= 5 || b.flag < flagShipped) {
+				f |= b.flag
+			}
 		}
 		dst = append(dst, f)
 	}
 	return dst
 }
 
-// DecodeRecords unpacks a FrameRecords frame, appending to dst.
+// DecodeRecords unpacks a FrameRecords frame of this SDK's protocol,
+// appending to dst.
 func DecodeRecords(dst []sim.Record, frame []byte) ([]sim.Record, error) {
+	return DecodeRecordsVersion(dst, frame, sdk.ProtocolVersion)
+}
+
+// DecodeRecordsVersion unpacks a FrameRecords frame of the given protocol
+// version, appending to dst.
+func DecodeRecordsVersion(dst []sim.Record, frame []byte, version int) ([]sim.Record, error) {
 	if len(frame) == 0 || frame[0] != FrameRecords {
 		return dst, errors.New("wire: not a records frame")
 	}
 	b := frame[1:]
-	if len(b)%recordSize != 0 {
-		return dst, fmt.Errorf("wire: records frame of %d bytes is not a multiple of %d", len(b), recordSize)
+	size := recordSize(version)
+	if len(b)%size != 0 {
+		return dst, fmt.Errorf("wire: records frame of %d bytes is not a multiple of %d", len(b), size)
 	}
 	le := binary.LittleEndian
-	for ; len(b) > 0; b = b[recordSize:] {
-		f := b[32]
-		dst = append(dst, sim.Record{
+	for ; len(b) > 0; b = b[size:] {
+		f := b[size-1]
+		r := sim.Record{
 			Index:      int32(le.Uint32(b[0:])),
 			Cluster:    int32(le.Uint32(b[4:])),
 			Start:      int64(le.Uint64(b[8:])),
@@ -230,7 +310,16 @@ func DecodeRecords(dst []sim.Record, frame []byte) ([]sim.Record, error) {
 			HasPromise: f&flagPromise != 0,
 			Killed:     f&flagKilled != 0,
 			Backfilled: f&flagBackfilled != 0,
-		})
+		}
+		if version >= 5 {
+			r.Shipped, r.Reserved, r.Charged = f&flagShipped != 0, f&flagReserved != 0, f&flagCharged != 0
+			r.ShipTime = int64(le.Uint64(b[32:]))
+			r.ReservedAt = int64(le.Uint64(b[40:]))
+			r.ReservedCluster = int32(le.Uint32(b[48:]))
+			r.Refusals = int32(le.Uint32(b[52:]))
+			r.Cost = math.Float64frombits(le.Uint64(b[56:]))
+		}
+		dst = append(dst, r)
 	}
 	return dst, nil
 }

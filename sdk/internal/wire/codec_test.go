@@ -20,8 +20,8 @@ import (
 // Runtime) + 5 int32 attributes + a float64 priority = 32+20+8 = 60 bytes,
 // plus 8 per resource; a record is 2 int32 + 3 int64 + 1 flag byte = 33.
 const (
-	jobBytes    = 60
-	recordBytes = 33
+	jobBytes    = 72
+	recordBytes = 65
 )
 
 func sampleJobs(dims int) []sim.Input {
@@ -165,16 +165,16 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 		{"jobs: empty", decJobs, []byte{}, "not a jobs frame"},
 		{"jobs: records frame", decJobs, recs, "not a jobs frame"},
 		{"jobs: header kind", decJobs, append([]byte{wire.FrameHeader}, jobs3[1:]...), "not a jobs frame"},
-		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 84"},
-		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 84"},
-		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 42 bytes"},
-		// 5 jobs of 3 resources (420 bytes) read as 1 resource (68 bytes
-		// each): 420 is not a multiple of 68.
-		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 1); return err }, jobs3, "not a multiple of 68"},
+		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 96"},
+		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 96"},
+		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 48 bytes"},
+		// 5 jobs of 3 resources (480 bytes) read as 2 resources (88 bytes
+		// each): 480 is not a multiple of 88.
+		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 2); return err }, jobs3, "not a multiple of 88"},
 		{"records: nil", decRecs, nil, "not a records frame"},
 		{"records: jobs frame", decRecs, jobs3, "not a records frame"},
 		{"records: stats kind", decRecs, []byte{wire.FrameStats, '{', '}'}, "not a records frame"},
-		{"records: one byte short", decRecs, recs[:len(recs)-1], "not a multiple of 33"},
+		{"records: one byte short", decRecs, recs[:len(recs)-1], "not a multiple of 65"},
 		{"records: kind byte only plus one", decRecs, []byte{wire.FrameRecords, 1}, "records frame of 1 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,16 +209,17 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 
 // TestFrameSizeLimit: a full frame stays within FrameBytes (1 MiB), far
 // below gRPC's default 4 MiB message limit, for any number of resources. By
-// hand: a job is 60 bytes plus 8 per resource and a record 33 bytes, so with
-// 4 resources a full frame has 1048576/92 = 11397 jobs (1 + 11397*92 =
-// 1,048,525 bytes) and 1048576/33 = 31775 records (1,048,576 bytes).
+// hand: a job is 72 bytes plus 8 per resource and a record 65 bytes, so with
+// 4 resources a full frame has 1048576/104 = 10082 jobs (1 + 10082*104 =
+// 1,048,529 bytes) and 1048576/65 = 16131 records (1 + 16131*65 =
+// 1,048,516 bytes).
 func TestFrameSizeLimit(t *testing.T) {
 	const grpcDefault = 4 << 20
-	if n := wire.JobsPerFrame(4); n != 11397 {
-		t.Errorf("JobsPerFrame(4) = %d, want 11397", n)
+	if n := wire.JobsPerFrame(4); n != 10082 {
+		t.Errorf("JobsPerFrame(4) = %d, want 10082", n)
 	}
-	if wire.RecordsPerFrame != 31775 {
-		t.Errorf("RecordsPerFrame = %d, want 31775", wire.RecordsPerFrame)
+	if wire.RecordsPerFrame != 16131 {
+		t.Errorf("RecordsPerFrame = %d, want 16131", wire.RecordsPerFrame)
 	}
 	for _, dims := range []int{1, 4, 25, 1000, 200000} {
 		n := wire.JobsPerFrame(dims)
@@ -239,15 +240,15 @@ func TestFrameSizeLimit(t *testing.T) {
 		jobs[i] = sim.Input{Job: sdk.Job{ID: int64(i), Request: sdk.Vector{1, 2, 3, 4}}, Runtime: 1}
 	}
 	jf := wire.AppendJobs(nil, jobs)
-	if len(jf) != 1_048_525 {
-		t.Errorf("jobs frame of %d bytes, want 1048525", len(jf))
+	if len(jf) != 1_048_529 {
+		t.Errorf("jobs frame of %d bytes, want 1048529", len(jf))
 	}
 	if n := proto.Size(wrapperspb.Bytes(jf)); n >= grpcDefault || n != len(jf)+4 {
 		t.Errorf("wrapped jobs frame of %d bytes (limit %d)", n, grpcDefault)
 	}
 	rf := wire.AppendRecords(nil, make([]sim.Record, wire.RecordsPerFrame))
-	if len(rf) != 1_048_576 {
-		t.Errorf("records frame of %d bytes, want 1048576", len(rf))
+	if len(rf) != 1_048_516 {
+		t.Errorf("records frame of %d bytes, want 1048516", len(rf))
 	}
 	if n := proto.Size(wrapperspb.Bytes(rf)); n >= grpcDefault {
 		t.Errorf("wrapped records frame of %d bytes (limit %d)", n, grpcDefault)
@@ -272,7 +273,7 @@ func checkRecords(t *testing.T, data []byte) {
 	}
 	want := slices.Clone(data)
 	for i := 1 + recordBytes - 1; i < len(want); i += recordBytes {
-		want[i] &= 7
+		want[i] &= 0x3f
 	}
 	if got := wire.AppendRecords(nil, recs); !bytes.Equal(got, want) {
 		t.Fatalf("re-encoding differs:\n got %x\nwant %x", got, want)

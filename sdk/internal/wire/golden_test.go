@@ -58,6 +58,25 @@ func goldenRecords() []sim.Record {
 	}
 }
 
+// goldenJobs5 are goldenJobs with a home cluster and a transfer time,
+// which protocol 5 carries.
+func goldenJobs5() []sim.Input {
+	jobs := goldenJobs()
+	jobs[0].Job.Home, jobs[0].Job.Transfer = 2, 0
+	jobs[1].Job.Home, jobs[1].Job.Transfer = 0, 300
+	return jobs
+}
+
+// goldenRecords5 are goldenRecords with a shipment, a reservation (one
+// refused before) and a charge, which protocol 5 carries.
+func goldenRecords5() []sim.Record {
+	recs := goldenRecords()
+	recs[1].Shipped, recs[1].ShipTime = true, 1<<40-300
+	recs[1].Reserved, recs[1].ReservedAt, recs[1].ReservedCluster, recs[1].Refusals = true, 1<<40, 0, 1
+	recs[1].Charged, recs[1].Cost = true, 12.5
+	return recs
+}
+
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -84,12 +103,15 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v5.json", must(encodeHeader(5, goldenSpec(), 2))},
 		{"header-v4.json", must(encodeHeader(4, goldenSpec(), 2))},
 		{"header-v3.json", must(encodeHeader(3, goldenSpec(), 2))},
 		{"stats-v4.json", must(encodeStats(goldenStats))},
 		{"describe.json", must(EncodeInfo(goldenInfo()))},
-		{"jobs.hex", AppendJobs(nil, goldenJobs())},
-		{"records.hex", AppendRecords(nil, goldenRecords())},
+		{"jobs.hex", AppendJobsVersion(nil, goldenJobs(), 4)},
+		{"records.hex", AppendRecordsVersion(nil, goldenRecords(), 4)},
+		{"jobs-v5.hex", AppendJobs(nil, goldenJobs5())},
+		{"records-v5.hex", AppendRecords(nil, goldenRecords5())},
 		{"units.hex", AppendUnits(nil, []int32{0, 2, -1})},
 		{"progress.hex", AppendProgress(nil, 1234, -5)},
 	} {
@@ -99,9 +121,9 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v4.json"))
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v5.json"))
 	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec()) {
-		t.Errorf("header-v4.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+		t.Errorf("header-v5.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	for _, v := range []int{3, 4} {
 		st, err := decodeStats(v, readGolden(t, "stats-v"+string(rune('0'+v))+".json"))
@@ -113,13 +135,19 @@ func TestGolden(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(info, goldenInfo()) {
 		t.Errorf("describe.json decodes to %+v, %v", info, err)
 	}
-	gotJobs, err := DecodeJobs(nil, readGolden(t, "jobs.hex"), 2)
+	gotJobs, err := DecodeJobsVersion(nil, readGolden(t, "jobs.hex"), 2, 4)
 	if err != nil || !reflect.DeepEqual(gotJobs, goldenJobs()) {
 		t.Errorf("jobs.hex decodes to %+v, %v", gotJobs, err)
 	}
-	recs, err := DecodeRecords(nil, readGolden(t, "records.hex"))
+	recs, err := DecodeRecordsVersion(nil, readGolden(t, "records.hex"), 4)
 	if err != nil || !reflect.DeepEqual(recs, goldenRecords()) {
 		t.Errorf("records.hex decodes to %+v, %v", recs, err)
+	}
+	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v5.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs5()) {
+		t.Errorf("jobs-v5.hex decodes to %+v, %v", got, err)
+	}
+	if got, err := DecodeRecords(nil, readGolden(t, "records-v5.hex")); err != nil || !reflect.DeepEqual(got, goldenRecords5()) {
+		t.Errorf("records-v5.hex decodes to %+v, %v", got, err)
 	}
 	if events, now, err := DecodeProgress(readGolden(t, "progress.hex")); err != nil || events != 1234 || now != -5 {
 		t.Errorf("progress.hex decodes to %d events at %d, %v", events, now, err)

@@ -113,7 +113,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion:
+	case sdk.ProtocolVersion, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if p != nil {
 			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
@@ -181,7 +181,7 @@ func decodeStats(version int, b []byte) (sim.Stats, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion:
+	case sdk.ProtocolVersion, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

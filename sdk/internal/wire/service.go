@@ -38,7 +38,7 @@ func Handshake() plugin.HandshakeConfig {
 // published against the previous SDK keeps working after the lab upgrades.
 // Protocol 3 differs from 4 only in the keys of its JSON documents
 // (schema.go).
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 3} }
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -398,7 +398,7 @@ func (r *jobReceiver) receive(stream grpc.ServerStream, msg *message, total, dim
 				b = new(batch)
 			}
 			var err error
-			if b.jobs, b.reqs, err = decodeJobs(b.jobs[:0], b.reqs, f, dims, received); err != nil {
+			if b.jobs, b.reqs, err = decodeJobs(b.jobs[:0], b.reqs, f, dims, received, sdk.ProtocolVersion); err != nil {
 				return err
 			}
 			if received += len(b.jobs); received > total {
@@ -486,6 +486,9 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	if err != nil {
 		return nil, err
 	}
+	if c.version < 5 && GridJobs(jobs) {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; jobs with a home cluster or a transfer time need protocol 5 (rebuild it with SDK 0.5 or later)", c.version)
+	}
 	h, err := encodeHeader(c.version, spec, len(jobs))
 	if err != nil {
 		return nil, err
@@ -494,7 +497,7 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	// while it simulates: send on one goroutine, receive on this one, so
 	// that neither side waits for the other to read.
 	sent := make(chan error, 1)
-	go func() { sent <- sendRun(stream, h, JobsPerFrame(spec.Platform.Dims()), jobs) }()
+	go func() { sent <- sendRun(stream, h, JobsPerFrame(spec.Platform.Dims()), jobs, c.version) }()
 	res, err := receiveResult(stream, c.version, len(jobs), sink, spec.Progress)
 	if err != nil {
 		// The plugin's status, if it ended the run, is in err; the
@@ -532,14 +535,14 @@ func jobFrames(n, per int) []int {
 
 // sendRun sends the header h, the jobs, in frames of at most per, and the
 // end frame of a run.
-func sendRun(stream grpc.ClientStream, h []byte, per int, jobs []sim.Input) error {
+func sendRun(stream grpc.ClientStream, h []byte, per int, jobs []sim.Input, version int) error {
 	if err := stream.SendMsg(&message{frame: append([]byte{FrameHeader}, h...)}); err != nil {
 		return err
 	}
 	var buf []byte
 	rest := jobs
 	for _, n := range jobFrames(len(jobs), per) {
-		buf = AppendJobs(buf[:0], rest[:n])
+		buf = AppendJobsVersion(buf[:0], rest[:n], version)
 		// The codec copies buf: it is free once SendMsg returns.
 		if err := stream.SendMsg(&message{frame: buf}); err != nil {
 			return err
@@ -570,7 +573,7 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, sink func([]sim.
 		switch {
 		case len(f) > 0 && f[0] == FrameRecords:
 			n := len(res.Records)
-			if res.Records, err = DecodeRecords(res.Records, f); err != nil {
+			if res.Records, err = DecodeRecordsVersion(res.Records, f, version); err != nil {
 				return nil, err
 			}
 			if len(res.Records) > jobs {

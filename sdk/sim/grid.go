@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// grid holds what the engine keeps of shipments and advance reservations,
+// for the policies of a grid of clusters with local streams (jobs with a
+// home cluster) and a global stream (jobs shipped with a transfer time).
+type grid struct {
+	// shippedTo is the cluster each job was shipped to, -1 for none.
+	shippedTo []int32
+	// active are the reservations not yet started, by cluster.
+	active [][]reservation
+	// refusedNext collects the refusals of the current call, which the
+	// policy sees at its next one.
+	refusedNext []sdk.Refusal
+}
+
+// reservation is an advance reservation of a job's request on a cluster
+// over [at, end).
+type reservation struct {
+	idx     int32
+	at, end int64
+}
+
+func (e *engine) gridState() *grid {
+	if e.grid == nil {
+		g := &grid{shippedTo: make([]int32, e.n), active: make([][]reservation, len(e.state.Free))}
+		for i := range g.shippedTo {
+			g.shippedTo[i] = -1
+		}
+		e.grid = g
+	}
+	return e.grid
+}
+
+// startRules checks that job i may start on cluster c now: a local job only
+// at home; a job with a transfer time only on the cluster it was shipped
+// to, once it has arrived; and, when the cluster has reservations, without
+// taking what they hold.
+func (e *engine) startRules(i int32, c int) error {
+	j := &e.jobs[i]
+	now := e.state.Now
+	name := func(c int) string { return e.cfg.Platform.Clusters[c].Name }
+	if home, ok := j.HomeCluster(); ok && home != c {
+		return fmt.Errorf("start job id %d on cluster %q: it is a local job of cluster %q", j.ID, name(c), name(home))
+	}
+	if e.grid == nil {
+		if j.Transfer > 0 {
+			return fmt.Errorf("start job id %d on cluster %q: it must be shipped there first (its transfer takes %d s)", j.ID, name(c), j.Transfer)
+		}
+		return nil
+	}
+	g := e.grid
+	if to := g.shippedTo[i]; to >= 0 && int(to) != c {
+		return fmt.Errorf("start job id %d on cluster %q: it was shipped to cluster %q", j.ID, name(c), name(int(to)))
+	} else if to < 0 && j.Transfer > 0 {
+		return fmt.Errorf("start job id %d on cluster %q: it must be shipped there first (its transfer takes %d s)", j.ID, name(c), j.Transfer)
+	}
+	if j.Transfer > 0 {
+		if arrives := e.rec[i].ShipTime + j.Transfer; now < arrives {
+			return fmt.Errorf("start job id %d on cluster %q at %d: shipped at %d, it arrives at %d", j.ID, name(c), now, e.rec[i].ShipTime, arrives)
+		}
+	}
+	if len(g.active[c]) > 0 {
+		if t, k, ok := e.fits(c, now, now+j.Walltime, e.reqOf(i), i); !ok {
+			return fmt.Errorf("start job id %d on cluster %q: it would take at %d the %s reserved for job id %d",
+				j.ID, name(c), t, e.cfg.Platform.Resources[k], e.jobs[e.conflict(c, t, i)].ID)
+		}
+	}
+	return nil
+}
+
+// fits reports whether req fits on cluster c at every instant of [from, to)
+// beside the running jobs (each to its walltime) and the reservations
+// still to start, job skip's own left out; when not, it says when and which
+// resource.
+func (e *engine) fits(c int, from, to int64, req sdk.Vector, skip int32) (int64, int, bool) {
+	capacity := e.cfg.Platform.Clusters[c].Capacity
+	use := make(sdk.Vector, len(capacity))
+	check := func(t int64) (int, bool) {
+		clear(use)
+		use.Add(req)
+		for _, r := range e.state.Running {
+			if r.Cluster == c && r.ExpectedEnd > t {
+				use.Add(e.reqOf(int32(r.Job.Index)))
+			}
+		}
+		for _, r := range e.grid.active[c] {
+			if r.idx != skip && r.at <= t && t < r.end && r.at >= e.state.Now {
+				use.Add(e.reqOf(r.idx))
+			}
+		}
+		for k, x := range use {
+			if x > capacity[k] {
+				return k, false
+			}
+		}
+		return 0, true
+	}
+	// Usage only grows where a reservation starts: the instants to look at.
+	if k, ok := check(from); !ok {
+		return from, k, false
+	}
+	for _, r := range e.grid.active[c] {
+		if r.idx != skip && r.at > from && r.at < to {
+			if k, ok := check(r.at); !ok {
+				return r.at, k, false
+			}
+		}
+	}
+	return 0, 0, true
+}
+
+// conflict names a reservation of cluster c that holds time t.
+func (e *engine) conflict(c int, t int64, skip int32) int32 {
+	for _, r := range e.grid.active[c] {
+		if r.idx != skip && r.at <= t && t < r.end {
+			return r.idx
+		}
+	}
+	return skip
+}
+
+// release ends job i's reservation, when it starts.
+func (g *grid) release(i int32) {
+	for c := range g.active {
+		g.active[c] = slices.DeleteFunc(g.active[c], func(r reservation) bool { return r.idx == i })
+	}
+}
+
+// applyGrid applies a shipment, a reservation or a charge.
+func (e *engine) applyGrid(i int32, d sdk.Decision) error {
+	j := &e.jobs[i]
+	now := e.state.Now
+	r := &e.rec[i]
+	validCluster := func(what string) error {
+		if d.Cluster < 0 || d.Cluster >= len(e.state.Free) {
+			return fmt.Errorf("%s job id %d on cluster %d: the platform has %d clusters", what, j.ID, d.Cluster, len(e.state.Free))
+		}
+		if home, ok := j.HomeCluster(); ok && home != d.Cluster {
+			return fmt.Errorf("%s job id %d on cluster %q: it is a local job of cluster %q", what, j.ID,
+				e.cfg.Platform.Clusters[d.Cluster].Name, e.cfg.Platform.Clusters[home].Name)
+		}
+		return nil
+	}
+	switch d.Action {
+	case sdk.ActionShip:
+		if st := e.status[i]; st != statusQueued {
+			return fmt.Errorf("ship job id %d: it is %s, not waiting", j.ID, statusName(st))
+		}
+		if err := validCluster("ship"); err != nil {
+			return err
+		}
+		g := e.gridState()
+		if g.shippedTo[i] >= 0 {
+			return fmt.Errorf("ship job id %d: it was shipped already, at %d", j.ID, r.ShipTime)
+		}
+		g.shippedTo[i] = int32(d.Cluster)
+		r.Shipped, r.ShipTime = true, now
+	case sdk.ActionReserve:
+		if st := e.status[i]; st != statusQueued {
+			return fmt.Errorf("reserve for job id %d: it is %s, not waiting", j.ID, statusName(st))
+		}
+		if err := validCluster("reserve for"); err != nil {
+			return err
+		}
+		if d.Time < now || d.Time > e.horizon {
+			return fmt.Errorf("reserve for job id %d at %d: not between now (%d) and the run's horizon %d", j.ID, d.Time, now, e.horizon)
+		}
+		g := e.gridState()
+		if to := g.shippedTo[i]; to >= 0 && int(to) != d.Cluster {
+			return fmt.Errorf("reserve for job id %d on cluster %q: it was shipped to cluster %q", j.ID,
+				e.cfg.Platform.Clusters[d.Cluster].Name, e.cfg.Platform.Clusters[to].Name)
+		}
+		g.release(i) // a new reservation replaces the job's earlier one
+		if _, _, ok := e.fits(d.Cluster, d.Time, d.Time+j.Walltime, e.reqOf(i), i); !ok {
+			r.Refusals++
+			g.refusedNext = append(g.refusedNext, sdk.Refusal{Job: j, Cluster: d.Cluster, At: d.Time})
+			return nil
+		}
+		g.active[d.Cluster] = append(g.active[d.Cluster], reservation{idx: i, at: d.Time, end: d.Time + j.Walltime})
+		r.Reserved, r.ReservedAt, r.ReservedCluster = true, d.Time, int32(d.Cluster)
+		if !r.HasPromise {
+			r.HasPromise, r.Promised = true, d.Time
+		}
+	case sdk.ActionCharge:
+		if st := e.status[i]; st == statusPending || st == statusDone {
+			return fmt.Errorf("charge job id %d: it is %s", j.ID, statusName(st))
+		}
+		if math.IsNaN(d.Cost) || math.IsInf(d.Cost, 0) || d.Cost < 0 {
+			return fmt.Errorf("charge job id %d: cost %v is not a non-negative number", j.ID, d.Cost)
+		}
+		if d.Cost > j.Priority {
+			return fmt.Errorf("charge job id %d: cost %v exceeds its payment %v", j.ID, d.Cost, j.Priority)
+		}
+		r.Charged, r.Cost = true, d.Cost
+	}
+	return nil
+}

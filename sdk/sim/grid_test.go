@@ -1,0 +1,204 @@
+package sim_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// twoClusters is a grid of two clusters, a (4 processors) and b (2).
+func twoClusters() *sdk.Platform {
+	return &sdk.Platform{Name: "grid", Resources: []string{sdk.Processors}, Clusters: []sdk.Cluster{
+		{Name: "a", Capacity: sdk.Vector{4}}, {Name: "b", Capacity: sdk.Vector{2}},
+	}}
+}
+
+// gridJob is a job of the grid tests: id, submit, runtime (= walltime),
+// processors, home (0 global, 1 cluster a, 2 cluster b), transfer.
+func gridJobs(specs ...[6]int64) []sim.Input {
+	in := make([]sim.Input, len(specs))
+	for i, s := range specs {
+		in[i] = sim.Input{Job: sdk.Job{ID: s[0], Submit: s[1], Walltime: s[2], Request: sdk.Vector{s[3]}, Home: int32(s[4]), Transfer: s[5],
+			Priority: 10}, Runtime: s[2]}
+	}
+	sim.Sort(in)
+	return in
+}
+
+func runGrid(t *testing.T, in []sim.Input, fn func(s *sdk.State, call int) ([]sdk.Decision, error)) (*sim.Result, error) {
+	t.Helper()
+	return sim.Run(context.Background(), plugin(&scripted{fn: fn}), sim.Config{Platform: twoClusters(), Jobs: in})
+}
+
+// TestGridRuleErrors checks each rule the engine enforces for grids, on
+// hand-made cases.
+func TestGridRuleErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		jobs []sim.Input
+		fn   func(s *sdk.State, call int) ([]sdk.Decision, error)
+		want string
+	}{
+		{"a local job away from home", gridJobs([6]int64{1, 0, 10, 1, 1, 0}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.StartOn(s.Queue[0], 1)}, nil
+			},
+			`start job id 1 on cluster "b": it is a local job of cluster "a"`},
+		{"a job with a transfer not shipped", gridJobs([6]int64{1, 0, 10, 1, 0, 5}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.StartOn(s.Queue[0], 0)}, nil
+			},
+			`start job id 1 on cluster "a": it must be shipped there first (its transfer takes 5 s)`},
+		{"a shipped job started before it arrives", gridJobs([6]int64{1, 0, 10, 1, 0, 5}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Ship(s.Queue[0], 1), sdk.StartOn(s.Queue[0], 1)}, nil
+			},
+			`start job id 1 on cluster "b" at 0: shipped at 0, it arrives at 5`},
+		{"a shipped job started elsewhere", gridJobs([6]int64{1, 0, 10, 1, 0, 5}),
+			func(s *sdk.State, call int) ([]sdk.Decision, error) {
+				if call == 1 {
+					return []sdk.Decision{sdk.Ship(s.Queue[0], 1), sdk.WakeAt(5)}, nil
+				}
+				return []sdk.Decision{sdk.StartOn(s.Queue[0], 0)}, nil
+			},
+			`start job id 1 on cluster "a": it was shipped to cluster "b"`},
+		{"shipping twice", gridJobs([6]int64{1, 0, 10, 1, 0, 5}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Ship(s.Queue[0], 1), sdk.Ship(s.Queue[0], 0)}, nil
+			},
+			`ship job id 1: it was shipped already, at 0`},
+		{"shipping a local job away", gridJobs([6]int64{1, 0, 10, 1, 2, 0}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) { return []sdk.Decision{sdk.Ship(s.Queue[0], 0)}, nil },
+			`ship job id 1 on cluster "a": it is a local job of cluster "b"`},
+		{"a start that takes reserved processors", gridJobs([6]int64{1, 0, 10, 4, 0, 0}, [6]int64{2, 0, 10, 1, 0, 0}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				// Job 1 holds all of a from 5; job 2, 10 s long, would still run then.
+				return []sdk.Decision{sdk.Reserve(s.Queue[0], 0, 5), sdk.StartOn(s.Queue[1], 0)}, nil
+			},
+			`start job id 2 on cluster "a": it would take at 5 the procs reserved for job id 1`},
+		{"a charge above the payment", gridJobs([6]int64{1, 0, 10, 1, 0, 0}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Charge(s.Queue[0], 11)}, nil
+			},
+			`charge job id 1: cost 11 exceeds its payment 10`},
+		{"a reservation in the past", gridJobs([6]int64{1, 3, 10, 1, 0, 0}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Reserve(s.Queue[0], 0, 2)}, nil
+			},
+			`reserve for job id 1 at 2: not between now (3)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := runGrid(t, c.jobs, c.fn)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v\nwant %s", err, c.want)
+			}
+		})
+	}
+}
+
+// TestReservations works a grid scenario by hand. Cluster a has 4
+// processors. At 0, local job 1 (3 processors, 10 s) starts on a; global
+// job 2 (4 processors, 10 s, transfer 2) asks a reservation on a at 5,
+// which is refused (job 1 holds 3 processors until 10), then one at 10,
+// which holds; it is shipped at 8 (arriving at 10). Local job 3 (1
+// processor, 20 s, submitted at 4) fits now but would run into the
+// reservation: the policy holds it until job 2 starts at 10; it cannot
+// start at 10 (all 4 processors reserved) and starts at 20. Records:
+// job 2 reserved at 10, 1 refusal, shipped at 8, started at 10, charged 7;
+// nothing broken.
+func TestReservations(t *testing.T) {
+	in := gridJobs([6]int64{1, 0, 10, 3, 1, 0}, [6]int64{2, 0, 10, 4, 0, 2}, [6]int64{3, 4, 20, 1, 1, 0})
+	var refused []sdk.Refusal
+	res, err := runGrid(t, in, func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		refused = append(refused, s.Refused...)
+		var ds []sdk.Decision
+		for _, j := range s.Queue {
+			switch {
+			case j.ID == 1:
+				ds = append(ds, sdk.StartOn(j, 0))
+			case j.ID == 2 && s.Now == 0:
+				ds = append(ds, sdk.Reserve(j, 0, 5), sdk.Reserve(j, 0, 10), sdk.WakeAt(8))
+			case j.ID == 2 && s.Now == 8:
+				ds = append(ds, sdk.Ship(j, 0), sdk.Charge(j, 7), sdk.WakeAt(10))
+			case j.ID == 2 && s.Now == 10:
+				ds = append(ds, sdk.StartOn(j, 0))
+			case j.ID == 3 && s.Now >= 20:
+				ds = append(ds, sdk.StartOn(j, 0))
+			}
+		}
+		return ds, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Records
+	if r[0].Start != 0 || r[1].Start != 10 || r[2].Start != 20 {
+		t.Errorf("starts %d %d %d, want 0 10 20", r[0].Start, r[1].Start, r[2].Start)
+	}
+	want := sim.Record{Index: 1, Cluster: 0, Start: 10, End: 20, Promised: 10, HasPromise: true, ShipTime: 8, Shipped: true,
+		ReservedAt: 10, ReservedCluster: 0, Reserved: true, Refusals: 1, Cost: 7, Charged: true}
+	if r[1] != want {
+		t.Errorf("job 2's record %+v\nwant %+v", r[1], want)
+	}
+	if r[1].Broken() || r[0].Reserved || r[0].Shipped {
+		t.Errorf("job 2 broken %v; job 1 %+v", r[1].Broken(), r[0])
+	}
+	if len(refused) != 1 || refused[0].Job.ID != 2 || refused[0].At != 5 {
+		t.Errorf("refusals seen by the policy: %+v", refused)
+	}
+
+	// Job 3 started at 4 would cross the reservation: refused as a start.
+	_, err = runGrid(t, in, func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		var ds []sdk.Decision
+		for _, j := range s.Queue {
+			switch {
+			case j.ID == 1:
+				ds = append(ds, sdk.StartOn(j, 0))
+			case j.ID == 2 && s.Now == 0:
+				ds = append(ds, sdk.Reserve(j, 0, 10))
+			case j.ID == 3:
+				ds = append(ds, sdk.StartOn(j, 0))
+			}
+		}
+		return ds, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), `start job id 3 on cluster "a": it would take at 10 the procs reserved for job id 2`) {
+		t.Errorf("a local start across a reservation: %v", err)
+	}
+}
+
+// TestBrokenReservation checks that a reservation the policy does not keep
+// is recorded as broken, and stops holding resources once its time has
+// passed.
+func TestBrokenReservation(t *testing.T) {
+	in := gridJobs([6]int64{1, 0, 10, 4, 0, 0}, [6]int64{2, 1, 10, 4, 0, 0})
+	res, err := runGrid(t, in, func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		var ds []sdk.Decision
+		for _, j := range s.Queue {
+			switch {
+			case j.ID == 1 && s.Now == 0:
+				ds = append(ds, sdk.Reserve(j, 0, 2), sdk.WakeAt(3))
+			case j.ID == 1 && s.Now == 3:
+				ds = append(ds, sdk.StartOn(j, 0)) // late: the reservation was at 2
+			case j.ID == 2 && s.Now >= 13:
+				ds = append(ds, sdk.StartOn(j, 0))
+			}
+		}
+		if len(ds) == 0 && s.Now > 3 {
+			ds = append(ds, sdk.WakeAt(13))
+		}
+		return ds, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Records[0]; !r.Broken() || r.Start != 3 || r.ReservedAt != 2 {
+		t.Errorf("job 1: %+v, broken %v", r, r.Broken())
+	}
+	if res.Records[1].Broken() {
+		t.Error("job 2 had no reservation")
+	}
+}
