@@ -14,7 +14,7 @@ import (
 )
 
 func newFitCmd() *cobra.Command {
-	var out, by string
+	var out, by, arrivals string
 	var seed int64
 	var kmax, restarts int
 	var procs int64
@@ -57,8 +57,11 @@ or a manifest workload with generator = "model".`,
 			if err != nil {
 				return &exitError{exitBadInput, err}
 			}
-			m, err := analysis.FitModel(jobs, c, procs, filepath.Base(args[0]), sum)
+			m, err := analysis.FitModel(jobs, c, procs, filepath.Base(args[0]), sum, arrivals)
 			if err != nil {
+				if arrivals != analysis.ArrivalsMLE && arrivals != analysis.ArrivalsMean {
+					return &exitError{exitBadInput, err}
+				}
 				return err
 			}
 			if err := m.Write(out); err != nil {
@@ -74,7 +77,11 @@ or a manifest workload with generator = "model".`,
 				fmt.Fprintf(w, "  class %d: share %.3f, procs %s, req_time %s, runtime %s, censored %.3f\n", i, cl.Share,
 					lawText(cl.Procs), lawText(cl.ReqTime), lawText(cl.Runtime), cl.Censored)
 			}
-			fmt.Fprintf(w, "  arrivals: %s\n", lawText(m.Arrival))
+			fmt.Fprintf(w, "  arrivals (%s): %s", m.ArrivalFit, lawText(m.Arrival))
+			if m.ArrivalScale != 0 {
+				fmt.Fprintf(w, ", the fit scaled by %.4g to the log's mean", m.ArrivalScale)
+			}
+			fmt.Fprintln(w)
 			ks := analysis.Marginals(jobs, analysis.FromSWF(gen))
 			fmt.Fprintf(w, "KS distance, log vs a trace drawn from the model (seed %d):", seed)
 			for _, k := range []string{"interarrival", "procs", "req_time", "runtime"} {
@@ -91,6 +98,7 @@ or a manifest workload with generator = "model".`,
 	fl.IntVar(&kmax, "kmax", 8, "largest number of classes tried")
 	fl.IntVar(&restarts, "restarts", 10, "k-means restarts per k")
 	fl.Int64Var(&procs, "procs", 0, "platform size (default: from the log's header)")
+	fl.StringVar(&arrivals, "arrivals", analysis.ArrivalsMLE, "inter-arrival law: mle (maximum likelihood) or mean (scaled to the log's mean time between submissions, so that the model keeps the log's offered load)")
 	return cmd
 }
 

@@ -171,9 +171,27 @@ func TestModelRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := FitModel(jobs, c, 100, "KTH", "sha")
+	m, err := FitModel(jobs, c, 100, "KTH", "sha", ArrivalsMLE)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The arrival law scaled to the log's rate: the same family and shape,
+	// its mean the log's span over its jobs less one.
+	mm, err := FitModel(jobs, c, 100, "KTH", "sha", ArrivalsMean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := recs[0].Submit, recs[len(recs)-1].Submit
+	d, err := mm.Arrival.fit().Dist(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(last-first) / float64(len(recs)-1); math.Abs(d.Mean()-want) > 1e-6*want || mm.Arrival.Family != m.Arrival.Family ||
+		mm.ArrivalFit != ArrivalsMean || !(mm.ArrivalScale > 0 && mm.ArrivalScale < 1) {
+		t.Errorf("arrivals scaled to the mean: mean %v (want %v), %s scaled by %v", d.Mean(), want, mm.Arrival.Family, mm.ArrivalScale)
+	}
+	if _, err := FitModel(jobs, c, 100, "KTH", "sha", "median"); err == nil {
+		t.Error("arrivals = median was accepted")
 	}
 	path := t.TempDir() + "/model.toml"
 	if err := m.Write(path); err != nil {

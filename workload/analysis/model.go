@@ -31,9 +31,27 @@ type Model struct {
 	Procs int64 `toml:"procs"`
 	Jobs  int   `toml:"jobs"`
 	// Arrival is the law of the time between two submissions, in seconds.
-	Arrival Law     `toml:"arrival"`
-	Classes []Class `toml:"classes"`
+	Arrival Law `toml:"arrival"`
+	// ArrivalFit says how Arrival was fitted: ArrivalsMLE, or ArrivalsMean,
+	// the maximum-likelihood law scaled by ArrivalScale so that its mean is
+	// the log's mean time between submissions.
+	ArrivalFit   string  `toml:"arrival_fit,omitempty"`
+	ArrivalScale float64 `toml:"arrival_scale,omitzero"`
+	Classes      []Class `toml:"classes"`
 }
+
+// The ways of fitting the inter-arrival law (Model.ArrivalFit).
+const (
+	// ArrivalsMLE is the maximum-likelihood fit of the positive gaps
+	// between submissions, the best of the families by AIC. On a
+	// heavy-tailed log its mean can be far from the log's: it fits the bulk.
+	ArrivalsMLE = "mle"
+	// ArrivalsMean is the same law scaled so that its mean is the log's
+	// span divided by its jobs less one (simultaneous submissions
+	// included), so that the model sends jobs at the log's rate: its
+	// offered load is the log's for the same jobs.
+	ArrivalsMean = "mean"
+)
 
 // Class is one job class of a model.
 type Class struct {
@@ -66,11 +84,14 @@ func (l Law) fit() fit.Fit {
 	return fit.Fit{Family: fit.Family(l.Family), Params: l.Params}
 }
 
-// FitModel fits a model to jobs: the inter-arrival law over all jobs, and a
-// class per cluster of c (from Cluster) with the best-AIC law of each
-// parameter.
-func FitModel(jobs []Job, c Clusters, procs int64, source, sha string) (*Model, error) {
-	m := &Model{Source: source, SourceSHA256: sha, Factor: c.Factor, Procs: procs, Jobs: len(jobs)}
+// FitModel fits a model to jobs: the inter-arrival law over all jobs (as
+// arrivals says: ArrivalsMLE or ArrivalsMean), and a class per cluster of
+// c (from Cluster) with the best-AIC law of each parameter.
+func FitModel(jobs []Job, c Clusters, procs int64, source, sha, arrivals string) (*Model, error) {
+	if arrivals != ArrivalsMLE && arrivals != ArrivalsMean {
+		return nil, fmt.Errorf("analysis: arrivals %q: want %s or %s", arrivals, ArrivalsMLE, ArrivalsMean)
+	}
+	m := &Model{Source: source, SourceSHA256: sha, Factor: c.Factor, Procs: procs, Jobs: len(jobs), ArrivalFit: arrivals}
 	var submits []float64
 	for _, j := range jobs {
 		if !math.IsNaN(j.Submit) {
@@ -89,6 +110,17 @@ func FitModel(jobs []Job, c Clusters, procs int64, source, sha string) (*Model, 
 	best, err := bestFit(gaps)
 	if err != nil {
 		return nil, fmt.Errorf("analysis: inter-arrival times: %w", err)
+	}
+	if arrivals == ArrivalsMean && len(submits) > 1 {
+		d, err := best.Dist(nil)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: inter-arrival times: %w", err)
+		}
+		want := (submits[len(submits)-1] - submits[0]) / float64(len(submits)-1)
+		m.ArrivalScale = want / d.Mean()
+		if best, err = best.Scaled(m.ArrivalScale); err != nil {
+			return nil, fmt.Errorf("analysis: inter-arrival times: %w", err)
+		}
 	}
 	m.Arrival = lawOf(best)
 	label := map[string]int{}
