@@ -20,8 +20,9 @@ import (
 // jobs of W^alpha, W being the planned wait (planned start minus submit
 // time), so alpha > 1 punishes starving a job. Queues of at most
 // "exhaustive" jobs are searched exhaustively. Longer ones start from the
-// best of nine orders (submit; processors, burst buffer per processor, burst
-// buffer in total and walltime, each increasing and decreasing), then
+// best of nine orders (submit; processors, burst buffer per processor,
+// burst buffer per processor divided by processors, and walltime, each
+// increasing and decreasing: startOrders), then
 // simulated annealing: "outer" rounds of "inner" moves, a move swapping two
 // random positions, accepted when it scores better or with probability
 // exp((S - S') / T); T starts at the spread of the nine scores and is
