@@ -220,18 +220,18 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		}
 		fa.Fits = pfs
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "cluster	parameter	n	dropped	best (AIC)	parameters	KS	KS p	CvM p	")
+		fmt.Fprintln(tw, "cluster	parameter	n	dropped	best (AIC)	parameters	n tested	KS	KS p	CvM p	")
 		for _, pf := range pfs {
 			if len(pf.Fits) == 0 {
-				fmt.Fprintf(tw, "%d	%s	%d	%d	(no fit)					\n", pf.Cluster, pf.Param, pf.N, pf.Dropped)
+				fmt.Fprintf(tw, "%d	%s	%d	%d	(no fit)						\n", pf.Cluster, pf.Param, pf.N, pf.Dropped)
 				continue
 			}
 			b, g := pf.Fits[0], pf.GoF[0]
-			fmt.Fprintf(tw, "%d	%s	%d	%d	%s	%s	%.4f	%.3f	%.3f	\n", pf.Cluster, pf.Param, pf.N, pf.Dropped, b.Family, paramsOf(b), g.KS, g.KSP, g.CvMP)
+			fmt.Fprintf(tw, "%d	%s	%d	%d	%s	%s	%d	%.4f	%.3f	%.3f	\n", pf.Cluster, pf.Param, pf.N, pf.Dropped, b.Family, paramsOf(b), pf.GoFN, g.KS, g.KSP, g.CvMP)
 			for i, ft := range pf.Fits {
 				gi := pf.GoF[i]
 				fitRows = append(fitRows, []any{factor, int64(pf.Cluster), pf.Param, int64(pf.N), int64(pf.Dropped), string(ft.Family),
-					int64(i + 1), paramsOf(ft), ft.LogLik, ft.AIC, ft.BIC, gi.KS, gi.KSP, gi.CvM, gi.CvMP, int64(gi.Resamples)})
+					int64(i + 1), paramsOf(ft), ft.LogLik, ft.AIC, ft.BIC, int64(pf.GoFN), gi.KS, gi.KSP, gi.CvM, gi.CvMP, int64(gi.Resamples)})
 			}
 		}
 		tw.Flush()
@@ -288,7 +288,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		{Name: "parameter", Kind: results.String}, {Name: "n", Kind: results.Int64}, {Name: "dropped", Kind: results.Int64},
 		{Name: "family", Kind: results.String}, {Name: "rank_aic", Kind: results.Int64}, {Name: "params", Kind: results.String},
 		{Name: "loglik", Kind: results.Float64}, {Name: "aic", Kind: results.Float64}, {Name: "bic", Kind: results.Float64},
-		{Name: "ks", Kind: results.Float64}, {Name: "ks_p", Kind: results.Float64}, {Name: "cvm", Kind: results.Float64},
+		{Name: "n_tested", Kind: results.Int64}, {Name: "ks", Kind: results.Float64}, {Name: "ks_p", Kind: results.Float64}, {Name: "cvm", Kind: results.Float64},
 		{Name: "cvm_p", Kind: results.Float64}, {Name: "resamples", Kind: results.Int64}}
 	meta["gof.sample"] = fmt.Sprint(analysis.GoFSample)
 	if err := results.WriteTable(filepath.Join(f.out, "fits.parquet"), fcols, fitRows, meta); err != nil {

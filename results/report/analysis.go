@@ -294,21 +294,22 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 // fitTable lists every fit of a factor with its goodness of fit.
 func fitTable(fa FactorAnalysis) *table {
 	t := &table{Caption: fmt.Sprintf("Fits by maximum likelihood per %s cluster and parameter, best AIC first; KS and CvM "+
-		"statistics with parametric-bootstrap p-values (on at most %d values per test); highlighted rows are each parameter's "+
+		"statistics with parametric-bootstrap p-values, on the n tested values (all n, or a random subsample of %d when n is larger: "+
+		"CvM grows with the sample, so compare statistics of equal n tested); highlighted rows are each parameter's "+
 		"best fit, and samples of fewer than 10 values or of a single value are not fitted. With R resamples the smallest "+
 		"p-value the bootstrap gives is 1/(R+1)", fa.Factor, analysis.GoFSample),
-		Head:  []string{"cluster", "parameter", "n", "dropped", "family", "parameters", "AIC", "KS", "KS p", "CvM", "CvM p", "resamples"},
-		Class: []string{"n", "", "n", "n", "", "", "n", "n", "n", "n", "n", "n"}}
+		Head:  []string{"cluster", "parameter", "n", "dropped", "family", "parameters", "AIC", "n tested", "KS", "KS p", "CvM", "CvM p", "resamples"},
+		Class: []string{"n", "", "n", "n", "", "", "n", "n", "n", "n", "n", "n", "n"}}
 	for _, pf := range fa.Fits {
 		if len(pf.Fits) == 0 {
 			t.Rows = append(t.Rows, tableRow{Cells: []string{strconv.Itoa(pf.Cluster), pf.Param, strconv.Itoa(pf.N),
-				strconv.Itoa(pf.Dropped), "(no fit)", "", "", "", "", "", "", ""}})
+				strconv.Itoa(pf.Dropped), "(no fit)", "", "", "", "", "", "", "", ""}})
 			continue
 		}
 		for i, f := range pf.Fits {
 			g := pf.GoF[i]
 			t.Rows = append(t.Rows, tableRow{Mark: i == 0, Cells: []string{strconv.Itoa(pf.Cluster), pf.Param, strconv.Itoa(pf.N),
-				strconv.Itoa(pf.Dropped), string(f.Family), fitParams(f), num(f.AIC), num(g.KS), num(g.KSP), num(g.CvM), num(g.CvMP),
+				strconv.Itoa(pf.Dropped), string(f.Family), fitParams(f), num(f.AIC), strconv.Itoa(pf.GoFN), num(g.KS), num(g.KSP), num(g.CvM), num(g.CvMP),
 				strconv.Itoa(g.Resamples)}})
 		}
 	}

@@ -21,9 +21,13 @@ type ParamFit struct {
 	N, Dropped int
 	// Fits holds every family, best AIC first, and GoF their
 	// goodness-of-fit statistics and parametric-bootstrap p-values, in
-	// the same order (computed on at most GoFSample values).
+	// the same order, computed on GoFN values: all N, or a subsample of
+	// GoFSample when N is larger. KS and CvM are computed on those GoFN
+	// values, so a statistic of a subsample is not that of the whole
+	// sample (CvM grows with n): compare statistics of equal GoFN.
 	Fits []fit.Fit
 	GoF  []fit.GoF
+	GoFN int
 }
 
 // GoFSample is the largest sample the bootstrap goodness-of-fit tests use;
@@ -83,6 +87,7 @@ func FitParameters(jobs []Job, c Clusters, resamples int, rng *rand.Rand) ([]Par
 			}
 			pf.Fits = fits
 			sample := subsample(xs, GoFSample, rng)
+			pf.GoFN = len(sample)
 			for _, f := range fits {
 				g, err := fit.Test(sample, f, resamples, rng)
 				if err != nil {
