@@ -240,10 +240,16 @@ type Report struct {
 
 // Planned is a run of a campaign as planned, before it runs.
 type Planned struct {
-	Index        int
-	Label, Key   string
-	Policy       string
-	Cost         float64
+	// Index, Label and Key identify the run, as in RunResult.
+	Index      int
+	Label, Key string
+	// Policy is the run's policy, by its manifest name.
+	Policy string
+	// Cost is the run's expected cost, which balances shards (jobs times
+	// the policy's cost setting).
+	Cost float64
+	// Done and Failed say how the folder holds the run at the end, set only
+	// when a shard ran or with Merge (Report.Campaign counts them).
 	Done, Failed bool
 }
 

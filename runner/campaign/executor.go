@@ -10,7 +10,7 @@ import (
 type Executor struct {
 	// Name is "local", or "slurm" inside a Slurm job.
 	Name string
-	// Host is the machine's host name.
+	// Host is the machine's host name, empty when the system does not say.
 	Host string
 	// SlurmJobID is the Slurm job: the array's job ID for a task of a job
 	// array (sacct names the task ID_TASK), else the job's; 0 outside Slurm.
