@@ -38,9 +38,10 @@ func TestMain(m *testing.M) {
 //
 // On a grid (jobs with a home cluster or a transfer time, protocol 5) it
 // also keeps local jobs at home, and ships a job with a transfer time to
-// the first cluster large enough, charging half its payment; once it has
-// arrived, the job reserves its resources there now, which the engine
-// refuses while they are not free, and starts when they are.
+// the last cluster large enough, charging half its payment; once it has
+// arrived, the job reserves its resources there now (on a cluster without
+// divided resources), which the engine refuses while they are not free, and
+// starts when they are.
 type firstFit struct {
 	free []sdk.Vector
 	out  []sdk.Decision
@@ -87,8 +88,8 @@ func (p *firstFit) grid(s *sdk.State, j *sdk.Job) {
 	}
 	sh, ok := p.shipped[j.Index]
 	if !ok {
-		for c, cl := range s.Platform.Clusters {
-			if j.Request.Fits(cl.Capacity) {
+		for c := len(s.Platform.Clusters) - 1; c >= 0; c-- {
+			if cl := s.Platform.Clusters[c]; j.Request.Fits(cl.Capacity) {
 				p.shipped[j.Index] = [2]int64{int64(c), s.Now + j.Transfer}
 				p.out = append(p.out, sdk.Ship(j, c), sdk.Charge(j, j.Priority/2), sdk.WakeAt(s.Now+j.Transfer))
 				return
@@ -100,7 +101,9 @@ func (p *firstFit) grid(s *sdk.State, j *sdk.Job) {
 	if s.Now < sh[1] {
 		return
 	}
-	p.out = append(p.out, sdk.Reserve(j, c, s.Now))
+	if len(s.Platform.Clusters[c].Units) == 0 { // reservations count no units
+		p.out = append(p.out, sdk.Reserve(j, c, s.Now))
+	}
 	if j.Request.Fits(p.free[c]) {
 		p.free[c].Sub(j.Request)
 		p.out = append(p.out, sdk.StartOn(j, c))

@@ -67,11 +67,20 @@ func (e *engine) startRules(i int32, c int) error {
 			return fmt.Errorf("start job id %d on cluster %q at %d: shipped at %d, it arrives at %d", j.ID, name(c), now, e.rec[i].ShipTime, arrives)
 		}
 	}
-	if len(g.active[c]) > 0 {
-		if t, k, ok := e.fits(c, now, now+j.Walltime, e.reqOf(i), i); !ok {
-			return fmt.Errorf("start job id %d on cluster %q: it would take at %d the %s reserved for job id %d",
-				j.ID, name(c), t, e.cfg.Platform.Resources[k], e.jobs[e.conflict(c, t, i)].ID)
-		}
+	return nil
+}
+
+// reservedRule checks, once the job fits now, that starting job i on
+// cluster c takes nothing a reservation of another job holds later.
+func (e *engine) reservedRule(i int32, c int) error {
+	if e.grid == nil || len(e.grid.active[c]) == 0 {
+		return nil
+	}
+	j := &e.jobs[i]
+	now := e.state.Now
+	if t, k, ok := e.fits(c, now, now+j.Walltime, e.reqOf(i), i); !ok {
+		return fmt.Errorf("start job id %d on cluster %q: it would take at %d the %s reserved for job id %d",
+			j.ID, e.cfg.Platform.Clusters[c].Name, t, e.cfg.Platform.Resources[k], e.jobs[e.conflict(c, t, i)].ID)
 	}
 	return nil
 }
@@ -117,14 +126,27 @@ func (e *engine) fits(c int, from, to int64, req sdk.Vector, skip int32) (int64,
 	return 0, 0, true
 }
 
-// conflict names a reservation of cluster c that holds time t.
+// conflict names a reservation of cluster c that holds time t (one that
+// has not lapsed).
 func (e *engine) conflict(c int, t int64, skip int32) int32 {
 	for _, r := range e.grid.active[c] {
-		if r.idx != skip && r.at <= t && t < r.end {
+		if r.idx != skip && r.at >= e.state.Now && r.at <= t && t < r.end {
 			return r.idx
 		}
 	}
 	return skip
+}
+
+// reservedOn returns the cluster job i holds a reservation on, if any.
+func (g *grid) reservedOn(i int32) (int, bool) {
+	for c, rs := range g.active {
+		for _, r := range rs {
+			if r.idx == i {
+				return c, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // release ends job i's reservation, when it starts.
@@ -161,8 +183,16 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 		if g.shippedTo[i] >= 0 {
 			return fmt.Errorf("ship job id %d: it was shipped already, at %d", j.ID, r.ShipTime)
 		}
+		if c, ok := g.reservedOn(i); ok && c != d.Cluster {
+			return fmt.Errorf("ship job id %d to cluster %q: it holds a reservation on cluster %q", j.ID,
+				e.cfg.Platform.Clusters[d.Cluster].Name, e.cfg.Platform.Clusters[c].Name)
+		}
 		g.shippedTo[i] = int32(d.Cluster)
 		r.Shipped, r.ShipTime = true, now
+		if j.Transfer > 0 {
+			// The policy is called when the job arrives.
+			e.wakes.push(now + j.Transfer)
+		}
 	case sdk.ActionReserve:
 		if st := e.status[i]; st != statusQueued {
 			return fmt.Errorf("reserve for job id %d: it is %s, not waiting", j.ID, statusName(st))
@@ -173,19 +203,38 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 		if d.Time < now || d.Time > e.horizon {
 			return fmt.Errorf("reserve for job id %d at %d: not between now (%d) and the run's horizon %d", j.ID, d.Time, now, e.horizon)
 		}
+		if len(e.cfg.Platform.Clusters[d.Cluster].Units) > 0 {
+			return fmt.Errorf("reserve for job id %d on cluster %q: reservations do not handle divided resources (units) yet", j.ID,
+				e.cfg.Platform.Clusters[d.Cluster].Name)
+		}
 		g := e.gridState()
 		if to := g.shippedTo[i]; to >= 0 && int(to) != d.Cluster {
 			return fmt.Errorf("reserve for job id %d on cluster %q: it was shipped to cluster %q", j.ID,
 				e.cfg.Platform.Clusters[d.Cluster].Name, e.cfg.Platform.Clusters[to].Name)
 		}
-		g.release(i) // a new reservation replaces the job's earlier one
+		if j.Transfer > 0 {
+			arrives := now + j.Transfer
+			if r.Shipped {
+				arrives = r.ShipTime + j.Transfer
+			}
+			if d.Time < arrives {
+				return fmt.Errorf("reserve for job id %d at %d: it cannot arrive before %d", j.ID, d.Time, arrives)
+			}
+		}
+		// fits leaves the job's own reservation out: a refused one keeps
+		// the reservation the job holds, an accepted one replaces it.
 		if _, _, ok := e.fits(d.Cluster, d.Time, d.Time+j.Walltime, e.reqOf(i), i); !ok {
 			r.Refusals++
 			g.refusedNext = append(g.refusedNext, sdk.Refusal{Job: j, Cluster: d.Cluster, At: d.Time})
 			return nil
 		}
+		g.release(i)
 		g.active[d.Cluster] = append(g.active[d.Cluster], reservation{idx: i, at: d.Time, end: d.Time + j.Walltime})
 		r.Reserved, r.ReservedAt, r.ReservedCluster = true, d.Time, int32(d.Cluster)
+		if d.Time > now {
+			// The policy is called at the reservation's time.
+			e.wakes.push(d.Time)
+		}
 		if !r.HasPromise {
 			r.HasPromise, r.Promised = true, d.Time
 		}
@@ -196,7 +245,7 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 		if math.IsNaN(d.Cost) || math.IsInf(d.Cost, 0) || d.Cost < 0 {
 			return fmt.Errorf("charge job id %d: cost %v is not a non-negative number", j.ID, d.Cost)
 		}
-		if d.Cost > j.Priority {
+		if !(d.Cost <= j.Priority) { // a NaN payment takes no charge, as the verification says
 			return fmt.Errorf("charge job id %d: cost %v exceeds its payment %v", j.ID, d.Cost, j.Priority)
 		}
 		r.Charged, r.Cost = true, d.Cost

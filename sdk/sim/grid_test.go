@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -89,6 +90,32 @@ func TestGridRuleErrors(t *testing.T) {
 				return []sdk.Decision{sdk.Reserve(s.Queue[0], 0, 2)}, nil
 			},
 			`reserve for job id 1 at 2: not between now (3)`},
+		{"a refused reservation keeps the one held", gridJobs([6]int64{1, 0, 10, 4, 0, 0}, [6]int64{2, 0, 20, 4, 0, 0}, [6]int64{3, 0, 15, 1, 0, 0}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				// Job 1 holds a from 30; job 2 takes a from 0 to 20; job 1's
+				// second reservation, at 5, is refused; job 3 (15 s) started
+				// at 20 would cross 30.
+				if s.Now == 0 {
+					return []sdk.Decision{sdk.Reserve(s.Queue[0], 0, 30), sdk.StartOn(s.Queue[1], 0), sdk.Reserve(s.Queue[0], 0, 5)}, nil
+				}
+				return []sdk.Decision{sdk.StartOn(s.Queue[1], 0)}, nil
+			},
+			`start job id 3 on cluster "a": it would take at 30 the procs reserved for job id 1`},
+		{"a shipment away from a reservation", gridJobs([6]int64{1, 0, 10, 1, 0, 5}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Reserve(s.Queue[0], 0, 10), sdk.Ship(s.Queue[0], 1)}, nil
+			},
+			`ship job id 1 to cluster "b": it holds a reservation on cluster "a"`},
+		{"a reservation before the job can arrive", gridJobs([6]int64{1, 0, 10, 1, 0, 5}),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Reserve(s.Queue[0], 0, 3)}, nil
+			},
+			`reserve for job id 1 at 3: it cannot arrive before 5`},
+		{"a charge against a NaN payment", nanPayment(),
+			func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Charge(s.Queue[0], 0)}, nil
+			},
+			`charge job id 1: cost 0 exceeds its payment NaN`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := runGrid(t, c.jobs, c.fn)
@@ -200,5 +227,80 @@ func TestBrokenReservation(t *testing.T) {
 	}
 	if res.Records[1].Broken() {
 		t.Error("job 2 had no reservation")
+	}
+}
+
+func nanPayment() []sim.Input {
+	in := gridJobs([6]int64{1, 0, 10, 1, 0, 0})
+	in[0].Job.Priority = math.NaN()
+	return in
+}
+
+// TestGridEngineHelps checks what the engine does for grid policies: it
+// calls the policy when a reservation's time comes and when a shipped job
+// arrives, without a WakeAt; a start refused for want of free processors
+// says so even beside a lapsed reservation; a reservation on a cluster with
+// divided resources is an error; a local job that its home cluster's units
+// cannot hold is refused when it loads.
+func TestGridEngineHelps(t *testing.T) {
+	in := gridJobs([6]int64{1, 0, 30, 4, 0, 0}, [6]int64{2, 0, 10, 1, 0, 7})
+	var calls []int64
+	_, err := runGrid(t, in, func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		calls = append(calls, s.Now)
+		var ds []sdk.Decision
+		for _, j := range s.Queue {
+			switch {
+			case j.ID == 1 && s.Now == 0:
+				ds = append(ds, sdk.Reserve(j, 0, 12))
+			case j.ID == 1 && s.Now == 12:
+				ds = append(ds, sdk.StartOn(j, 0))
+			case j.ID == 2 && s.Now == 0:
+				ds = append(ds, sdk.Ship(j, 1))
+			case j.ID == 2 && s.Now >= 7:
+				ds = append(ds, sdk.StartOn(j, 1))
+			}
+		}
+		return ds, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) < 3 || calls[0] != 0 || calls[1] != 7 || calls[2] != 12 {
+		t.Errorf("calls at %v, want 0, 7 (the arrival), 12 (the reservation)", calls)
+	}
+
+	// A lapsed reservation is not blamed for a start that does not fit:
+	// job 2 holds 2 processors of a from 1 and does not start then; at 2,
+	// job 3 runs on 2 of them and job 1 (3 processors) does not fit.
+	in = gridJobs([6]int64{1, 0, 30, 3, 0, 0}, [6]int64{2, 0, 30, 2, 0, 0}, [6]int64{3, 0, 30, 2, 0, 0})
+	_, err = runGrid(t, in, func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		switch s.Now {
+		case 0:
+			return []sdk.Decision{sdk.Reserve(s.Queue[1], 0, 1), sdk.StartOn(s.Queue[2], 0), sdk.WakeAt(2)}, nil
+		case 2:
+			return []sdk.Decision{sdk.StartOn(s.Queue[0], 0)}, nil
+		}
+		return nil, nil
+	})
+	if err == nil || strings.Contains(err.Error(), "reserved") || !strings.Contains(err.Error(), "it needs 3 procs, 2 are free") {
+		t.Errorf("a start blamed on a lapsed reservation: %v", err)
+	}
+
+	units := &sdk.Platform{Name: "u", Resources: []string{sdk.Processors, "bb"}, Clusters: []sdk.Cluster{
+		{Name: "a", Capacity: sdk.Vector{4, 20}, Units: []sdk.Units{{Resource: 1, Capacity: []int64{10, 10}}}},
+		{Name: "b", Capacity: sdk.Vector{4, 30}, Units: []sdk.Units{{Resource: 1, Capacity: []int64{30}}}}}}
+	job := func(home int32, bb int64) []sim.Input {
+		return []sim.Input{{Job: sdk.Job{ID: 1, Walltime: 10, Request: sdk.Vector{1, bb}, Home: home}, Runtime: 10}}
+	}
+	_, err = sim.Run(context.Background(), plugin(&scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		return []sdk.Decision{sdk.Reserve(s.Queue[0], 0, 5)}, nil
+	}}), sim.Config{Platform: units, Jobs: job(0, 5)})
+	if err == nil || !strings.Contains(err.Error(), "reservations do not handle divided resources") {
+		t.Errorf("a reservation on a cluster with units: %v", err)
+	}
+	// 15 of burst buffer in one piece: cluster a's units hold 10 each.
+	_, err = sim.Run(context.Background(), plugin(&scripted{fn: startHead}), sim.Config{Platform: units, Jobs: job(1, 15)})
+	if err == nil || !strings.Contains(err.Error(), `more than its home cluster "a" has (or than its units hold)`) {
+		t.Errorf("a local job its home's units cannot hold: %v", err)
 	}
 }

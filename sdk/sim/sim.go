@@ -374,16 +374,14 @@ func (e *engine) loadJobs(jobs []Input) error {
 				return fmt.Errorf("sim: job id %d requests %d %s", j.ID, x, e.cfg.Platform.Resources[k])
 			}
 		}
-		for _, c := range caps {
-			fits := j.Request.Fits(c.Capacity)
+		for ci := range caps {
+			c := &caps[ci]
 			for _, u := range c.Units {
-				pieces, size, err := u.Pieces(j.Request)
-				if err != nil {
+				if _, _, err := u.Pieces(j.Request); err != nil {
 					return fmt.Errorf("sim: job id %d %s %s on cluster %q", j.ID, err, e.cfg.Platform.Resources[u.Resource], c.Name)
 				}
-				fits = fits && sdk.PiecesFit(u.Capacity, pieces, size)
 			}
-			if fits {
+			if fitsCluster(j.Request, c) {
 				fitsSomewhere = true
 			}
 		}
@@ -393,8 +391,8 @@ func (e *engine) loadJobs(jobs []Input) error {
 		if j.Home < 0 || int(j.Home) > len(caps) {
 			return fmt.Errorf("sim: job id %d has home %d; it must be 0 (none) or 1 + a cluster's index (1 to %d)", j.ID, j.Home, len(caps))
 		}
-		if home, ok := j.HomeCluster(); ok && !j.Request.Fits(caps[home].Capacity) {
-			return fmt.Errorf("sim: job id %d requests %v, more than its home cluster %q has", j.ID, []int64(j.Request), caps[home].Name)
+		if home, ok := j.HomeCluster(); ok && !fitsCluster(j.Request, &caps[home]) {
+			return fmt.Errorf("sim: job id %d requests %v, more than its home cluster %q has (or than its units hold)", j.ID, []int64(j.Request), caps[home].Name)
 		}
 		if j.Transfer < 0 || j.Transfer > MaxTime {
 			return fmt.Errorf("sim: job id %d has transfer time %d; it must be between 0 and %d s (sim.MaxTime)", j.ID, j.Transfer, int64(MaxTime))
@@ -638,6 +636,9 @@ func (e *engine) apply(d sdk.Decision) error {
 					j.ID, e.cfg.Platform.Clusters[d.Cluster].Name, x, e.cfg.Platform.Resources[k], free[k])
 			}
 		}
+		if err := e.reservedRule(i, d.Cluster); err != nil {
+			return err
+		}
 		var units []int32
 		if e.stride > 0 || len(d.Units) > 0 {
 			var err error
@@ -788,4 +789,20 @@ func statusName(s uint8) string {
 	default:
 		return "already finished"
 	}
+}
+
+// fitsCluster reports whether a request fits on an empty cluster: its
+// capacity and, on divided resources, its units (whose Pieces errors the
+// caller has checked).
+func fitsCluster(req sdk.Vector, c *sdk.Cluster) bool {
+	if !req.Fits(c.Capacity) {
+		return false
+	}
+	for _, u := range c.Units {
+		pieces, size, _ := u.Pieces(req)
+		if !sdk.PiecesFit(u.Capacity, pieces, size) {
+			return false
+		}
+	}
+	return true
 }

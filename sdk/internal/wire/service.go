@@ -34,10 +34,12 @@ func Handshake() plugin.HandshakeConfig {
 }
 
 // HostVersions returns the protocol versions a host of this SDK speaks, the
-// newest first: this SDK's and the one before it, so that a plugin
-// published against the previous SDK keeps working after the lab upgrades.
-// Protocol 3 differs from 4 only in the keys of its JSON documents
-// (schema.go).
+// newest first: this SDK's (5) and those before it back to 3, so that a
+// plugin published against an earlier SDK keeps working after the lab
+// upgrades. Protocol 3 differs from 4 only in the keys of its JSON
+// documents (schema.go); 5 adds the grid fields to the job and record
+// frames (codec.go), which a run needs only when its jobs have a home
+// cluster or a transfer time.
 func HostVersions() []int { return []int{sdk.ProtocolVersion, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
