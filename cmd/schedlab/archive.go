@@ -28,14 +28,15 @@ func archive(w io.Writer) pwa.Cache {
 		if !ok {
 			if !tty {
 				fmt.Fprintf(w, "downloading pwa:%s (%d bytes) from the Parallel Workloads Archive...\n", name, total)
-				bar = progressbar.DefaultSilent(total)
 			} else {
 				bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionShowBytes(true),
 					progressbar.OptionSetDescription("pwa:"+name), progressbar.OptionClearOnFinish())
 			}
 			bars[name] = bar
 		}
-		_ = bar.Set64(done)
+		if bar != nil {
+			_ = bar.Set64(done)
+		}
 	}}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -153,7 +154,7 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		}
 		opts.Source = arg
 		opts.SourceText, _ = os.ReadFile(arg)
-		if opts.Dir, err = filepath.Abs(cmpOr(f.out, m.Campaign.Out)); err != nil {
+		if opts.Dir, err = filepath.Abs(cmp.Or(f.out, m.Campaign.Out)); err != nil {
 			return bad(err)
 		}
 		if _, err := os.Stat(filepath.Join(opts.Dir, campaign.LockFile)); err == nil {
@@ -258,7 +259,7 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 	// The merge job exits 0, 1 or 3 with the campaign's status; anything
 	// else (killed, out of memory, gone) leaves runs.parquet to rebuild here.
 	if st, code := client.JobState(ctx, sub.MergeJobID); !(st == "COMPLETED" || st == "FAILED" && (code == "1:0" || code == "3:0")) {
-		fmt.Fprintf(stderr, "the merge job %d ended %s (exit %s): rebuilding %s here\n", sub.MergeJobID, cmpOr(st, "unknown to Slurm"), code,
+		fmt.Fprintf(stderr, "the merge job %d ended %s (exit %s): rebuilding %s here\n", sub.MergeJobID, cmp.Or(st, "unknown to Slurm"), code,
 			filepath.Join(display(dir), campaign.RunsFile))
 		mo := campaign.Options{Dir: dir, Resume: true, Merge: true, Generators: gens, Resolver: opts.Resolver}
 		if _, err := campaign.Run(ctx, m, mo); err != nil {
@@ -266,13 +267,6 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 		}
 	}
 	return slurmStatus(ctx, stdout, dir, true)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // copyBinaries copies this schedlab binary and the binaries of the

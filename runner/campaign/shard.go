@@ -128,15 +128,17 @@ func withRunsLock(dir string, log *slog.Logger, f func() error) error {
 // neither. With verify, a completed run's jobs file is checked against its
 // status, as a resume checks it.
 func recorded(dir string, t task, verify bool) RunResult {
-	if verify {
+	r, ok := readStatus(dir, t.key)
+	switch {
+	case !ok:
+	case r.Status == StatusFailed:
+		return r
+	case r.Status == StatusOK && !verify:
+		return r
+	case r.Status == StatusOK:
 		if r, ok, _ := completed(dir, t.key); ok {
 			return r
 		}
-	} else if r, ok := readStatus(dir, t.key); ok && r.Status == StatusOK {
-		return r
-	}
-	if r, ok := readStatus(dir, t.key); ok && r.Status == StatusFailed {
-		return r
 	}
 	return pending(t)
 }

@@ -50,14 +50,11 @@ func (e *engine) startRules(i int32, c int) error {
 	if home, ok := j.HomeCluster(); ok && home != c {
 		return fmt.Errorf("start job id %d on cluster %q: it is a local job of cluster %q", j.ID, name(c), name(home))
 	}
-	if e.grid == nil {
-		if j.Transfer > 0 {
-			return fmt.Errorf("start job id %d on cluster %q: it must be shipped there first (its transfer takes %d s)", j.ID, name(c), j.Transfer)
-		}
-		return nil
+	to := int32(-1)
+	if e.grid != nil {
+		to = e.grid.shippedTo[i]
 	}
-	g := e.grid
-	if to := g.shippedTo[i]; to >= 0 && int(to) != c {
+	if to >= 0 && int(to) != c {
 		return fmt.Errorf("start job id %d on cluster %q: it was shipped to cluster %q", j.ID, name(c), name(int(to)))
 	} else if to < 0 && j.Transfer > 0 {
 		return fmt.Errorf("start job id %d on cluster %q: it must be shipped there first (its transfer takes %d s)", j.ID, name(c), j.Transfer)

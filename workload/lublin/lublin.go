@@ -91,8 +91,8 @@ type Model struct {
 	// TruncateClock keeps each stream's clock in whole seconds, truncated
 	// at every arrival, as m_lublin99.c does (an unsigned long). It loses
 	// half a second per arrival on average, against the buckets, so that
-	// the daily cycle drifts and smears over a long log (by about 14 hours
-	// after 100,000 batch jobs). Off by default: the clock is kept exactly
+	// the daily cycle drifts and smears over a long log (half a second times
+	// 100,000 arrivals is about 14 hours). Off by default: the clock is kept exactly
 	// and only submit times are truncated.
 	TruncateClock bool
 }
@@ -144,9 +144,12 @@ func (m Model) Validate() error {
 	if !(m.MaxLogRuntime > 0) || !(m.MaxLogInterarrival > 0) {
 		errs = append(errs, errors.New("the bounds on log runtime and log inter-arrival time must be positive"))
 	}
-	for name, c := range map[string]Class{"batch": m.Batch, "interactive": m.Interactive, "typeless": m.Typeless} {
-		if err := c.validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	for _, c := range []struct {
+		name  string
+		class Class
+	}{{"batch", m.Batch}, {"interactive", m.Interactive}, {"typeless", m.Typeless}} {
+		if err := c.class.validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -168,10 +171,12 @@ func (c Class) validate() error {
 	if !(c.ULow <= c.UMed && c.UMed <= c.UHi) || c.ULow < 0 {
 		errs = append(errs, fmt.Errorf("want 0 <= ulow <= umed <= uhi, got %v, %v, %v", c.ULow, c.UMed, c.UHi))
 	}
-	for name, v := range map[string]float64{"a1": c.A1, "b1": c.B1, "a2": c.A2, "b2": c.B2, "aarr": c.AArr, "barr": c.BArr,
-		"anum": c.ANum, "bnum": c.BNum, "arar": c.ARAR} {
-		if !(v > 0) || math.IsInf(v, 1) {
-			errs = append(errs, fmt.Errorf("%s = %v must be positive", name, v))
+	for _, f := range c.Fields() {
+		switch f.Name {
+		case "a1", "b1", "a2", "b2", "aarr", "barr", "anum", "bnum", "arar":
+			if v := *f.Ptr; !(v > 0) || math.IsInf(v, 1) {
+				errs = append(errs, fmt.Errorf("%s = %v must be positive", f.Name, v))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -124,7 +124,6 @@ func run(w io.Writer, root, figs string) error {
 		fmt.Fprintf(w, "### %s\n\n", v.title)
 		fmt.Fprintln(w, "| requests | policy | streams | dTw | share backfilled | share errors | paper: dTw, backfilled, errors |")
 		fmt.Fprintln(w, "|---|---|---:|---|---|---|---|")
-		paper := map[string]string{"exponential": "0.27, 0.16, 0.02", "pareto": "0.23, 0.14, 0.03"}
 		for _, wl := range []string{"exponential", "pareto"} {
 			for _, pol := range c.Values("policy") {
 				if pol == "fcfs" {
@@ -134,9 +133,9 @@ func run(w io.Writer, root, figs string) error {
 				if err != nil {
 					return err
 				}
-				ref := paper[wl]
-				if pol != "probfill" {
-					ref = "-"
+				ref := "-"
+				if v := paperTable()[wl]; pol == "probfill" {
+					ref = fmt.Sprintf("%g, %g, %g", v[0], v[1], v[2])
 				}
 				fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s |\n", wl, pol, p.n, dtw(p), ci(p.backfill), ci(p.errors), ref)
 			}
@@ -245,35 +244,45 @@ func sharesFigure(path, title, axis string, pts []point) error {
 		{"share backfilled", func(p point) stats.Summary { return p.backfill }},
 		{"share of errors", func(p point) stats.Summary { return p.errors }},
 	} {
-		var xys plotter.XYs
-		var errs plotter.YErrors
-		for _, pt := range pts {
-			s := series.get(pt)
-			if s.N < 2 {
-				continue // nothing to plot at this point
-			}
-			xys = append(xys, plotter.XY{X: pt.x, Y: s.Mean})
-			errs = append(errs, struct{ Low, High float64 }{s.Mean - s.CI.Lo, s.CI.Hi - s.Mean})
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
+		if err := addCurve(p, pts, series.get, 0, colors[k], series.name); err != nil {
 			return err
 		}
-		line.Color, points.Color = colors[k], colors[k]
-		bars, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{xys, errs})
-		if err != nil {
-			return err
-		}
-		bars.Color = colors[k]
-		p.Add(line, points, bars)
-		p.Legend.Add(series.name, line, points)
 	}
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return save(p, path)
+}
+
+// addCurve adds to p a line through the means of get over pts, with their
+// intervals as error bars, its x shifted by dx; points of fewer than two
+// streams are left out.
+func addCurve(p *plot.Plot, pts []point, get func(point) stats.Summary, dx float64, c color.RGBA, name string) error {
+	var xys plotter.XYs
+	var errs plotter.YErrors
+	for _, pt := range pts {
+		s := get(pt)
+		if s.N < 2 {
+			continue // nothing to plot at this point
+		}
+		xys = append(xys, plotter.XY{X: pt.x + dx, Y: s.Mean})
+		errs = append(errs, struct{ Low, High float64 }{s.Mean - s.CI.Lo, s.CI.Hi - s.Mean})
+	}
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return err
+	}
+	line.Color, points.Color = c, c
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{xys, errs})
+	if err != nil {
+		return err
+	}
+	bars.Color = c
+	p.Add(line, points, bars)
+	p.Legend.Add(name, line, points)
+	return nil
 }
 
 // ecdfFigure plots the empirical distribution of job waits under FCFS and

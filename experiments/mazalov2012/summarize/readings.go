@@ -157,32 +157,11 @@ func dTwFigure(path, title string, labels []string, curves [][]point) error {
 	p.Y.Label.Text = "dTw, mean over streams (95 % CI)"
 	colors := []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff}}
 	for k, pts := range curves {
-		var xys plotter.XYs
-		var errs plotter.YErrors
-		for _, pt := range pts {
-			if pt.dTw.N < 2 {
-				continue
-			}
-			// Curves side by side, so that their intervals do not hide
-			// each other.
-			xys = append(xys, plotter.XY{X: pt.x + 0.004*float64(k-1), Y: pt.dTw.Mean})
-			errs = append(errs, struct{ Low, High float64 }{pt.dTw.Mean - pt.dTw.CI.Lo, pt.dTw.CI.Hi - pt.dTw.Mean})
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
+		// Curves side by side, so that their intervals do not hide each
+		// other.
+		if err := addCurve(p, pts, func(p point) stats.Summary { return p.dTw }, 0.004*float64(k-1), colors[k], labels[k]); err != nil {
 			return err
 		}
-		line.Color, points.Color = colors[k], colors[k]
-		bars, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{xys, errs})
-		if err != nil {
-			return err
-		}
-		bars.Color = colors[k]
-		p.Add(line, points, bars)
-		p.Legend.Add(labels[k], line, points)
 	}
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
