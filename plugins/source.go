@@ -55,7 +55,7 @@ func Identity() string {
 // the list against `go list -deps`). Test files match too and are left out
 // of the digest.
 //
-//go:embed backfill/*.go burstbuffer/*.go groupsel/*.go probfill/*.go reference/*.go
+//go:embed backfill/*.go broker/*.go burstbuffer/*.go groupsel/*.go probfill/*.go reference/*.go
 var sources embed.FS
 
 // SourceSHA256 returns the sha256 of the reference policies' Go sources in

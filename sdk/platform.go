@@ -3,6 +3,7 @@ package sdk
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Processors is the name of the resource at index 0 of every platform.
@@ -31,6 +32,18 @@ type Cluster struct {
 	// Units lists the resources of the cluster that are made of separate
 	// units (empty when every resource is one pool).
 	Units []Units `json:"units,omitempty"`
+	// PriceFactor is what a processor of the cluster is worth to a grid's
+	// price function, the F(R) of a price C * P(t) * F(R) per processor-
+	// second (Kovalenko et al. 2006); 0 means unset, read as 1 (Price).
+	PriceFactor float64 `json:"price_factor,omitempty"`
+}
+
+// Price returns c's price factor: PriceFactor, or 1 when it is unset.
+func (c *Cluster) Price() float64 {
+	if c.PriceFactor == 0 {
+		return 1
+	}
+	return c.PriceFactor
 }
 
 // Units declares a resource made of separate units, such as a shared burst
@@ -156,6 +169,9 @@ func (p *Platform) Validate() error {
 			if x < 0 {
 				return fmt.Errorf("platform %q: cluster %q: negative capacity of %s", p.Name, c.Name, p.Resources[i])
 			}
+		}
+		if f := c.PriceFactor; f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("platform %q: cluster %q: price factor %v is not a non-negative number", p.Name, c.Name, f)
 		}
 		divided := make(map[int]bool, len(c.Units))
 		for _, u := range c.Units {

@@ -87,6 +87,11 @@ const (
 	// ActionCharge records Cost as what the job's allocation costs, which
 	// must not exceed the job's payment (Job.Priority).
 	ActionCharge
+	// ActionReject takes Job out of the queue for good: it never runs (a
+	// grid broker turning away a job that no cluster will take at its
+	// payment). Its record says so (sim.Record.Rejected) and metrics count
+	// it apart.
+	ActionReject
 )
 
 // Decision is one thing a policy asks of the engine. Build it with Start,
@@ -138,3 +143,6 @@ func Reserve(j *Job, cluster int, at int64) Decision {
 
 // Charge records what j's allocation costs (see ActionCharge).
 func Charge(j *Job, cost float64) Decision { return Decision{Action: ActionCharge, Job: j, Cost: cost} }
+
+// Reject takes j out of the queue unstarted, for good (see ActionReject).
+func Reject(j *Job) Decision { return Decision{Action: ActionReject, Job: j} }

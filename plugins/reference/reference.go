@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/schedlab/schedlab/plugins/backfill"
+	"github.com/schedlab/schedlab/plugins/broker"
 	"github.com/schedlab/schedlab/plugins/burstbuffer"
 	"github.com/schedlab/schedlab/plugins/groupsel"
 	"github.com/schedlab/schedlab/plugins/probfill"
@@ -16,6 +17,7 @@ import (
 func All() []sdk.Plugin {
 	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin(), probfill.NF(), groupsel.Plugin()}
 	ps = append(ps, burstbuffer.Plugins()...)
+	ps = append(ps, broker.Plugins()...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Info.Name < ps[j].Info.Name })
 	return ps
 }

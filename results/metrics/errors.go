@@ -25,7 +25,7 @@ import (
 // Only processors (resource 0) count, and only one cluster: on a platform
 // of several clusters the count is -1 (not defined).
 func BackfillErrors(capacity int64, clusters int, jobs []sim.Input, recs []sim.Record) int {
-	if clusters != 1 {
+	if clusters != 1 || slices.ContainsFunc(recs, func(r sim.Record) bool { return r.Rejected }) {
 		return -1
 	}
 	n := len(recs)

@@ -46,6 +46,9 @@ type Summary struct {
 	MeasuredJobs int `json:"measured_jobs"`
 	Killed       int `json:"killed"`
 	Backfilled   int `json:"backfilled"`
+	// Rejected counts the jobs the policy turned away unstarted
+	// (sdk.Reject); they are left out of every other statistic.
+	Rejected int `json:"rejected"`
 	// BackfillErrors counts the backfilled jobs that delayed the head of
 	// the queue (see BackfillErrors); -1 on a platform of several clusters.
 	BackfillErrors int `json:"backfill_errors"`
@@ -95,6 +98,10 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	for i := range recs {
 		r := &recs[i]
 		j := &jobs[i].Job
+		if r.Rejected {
+			sum.Rejected++
+			continue
+		}
 		run := r.End - r.Start
 		used += float64(j.Request[0]) * float64(run)
 		last = max(last, r.End)

@@ -336,3 +336,22 @@ func TestSettingsMap(t *testing.T) {
 		t.Errorf("defaults %+v", d)
 	}
 }
+
+// TestRejected: a rejected job counts apart and in no other statistic.
+// Job 1 waits 10 s and runs 100; job 2, rejected at 500, would otherwise
+// weigh on the waits and the makespan.
+func TestRejected(t *testing.T) {
+	jobs := []sim.Input{
+		{Job: sdk.Job{ID: 1, Walltime: 100, Request: sdk.Vector{2}}, Runtime: 100},
+		{Job: sdk.Job{ID: 2, Walltime: 100, Request: sdk.Vector{4}}, Runtime: 100},
+	}
+	recs := []sim.Record{{Index: 0, Cluster: 0, Start: 10, End: 110}, {Index: 1, Cluster: -1, Start: 500, End: 500, Rejected: true}}
+	got, err := metrics.Compute(sdk.SingleCluster("m", 4), jobs, recs, metrics.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Rejected != 1 || got.MeasuredJobs != 1 || got.MeanWait != 10 || got.MaxWait != 10 || got.Makespan != 110 ||
+		got.Utilisation != 200.0/440 || got.BackfillErrors != -1 {
+		t.Errorf("%+v, want 1 rejected, 1 measured job waiting 10 s, makespan 110, utilisation 200/440, no backfill errors", got)
+	}
+}

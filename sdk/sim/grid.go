@@ -153,7 +153,7 @@ func (g *grid) release(i int32) {
 	}
 }
 
-// applyGrid applies a shipment, a reservation or a charge.
+// applyGrid applies a shipment, a reservation, a charge or a rejection.
 func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 	j := &e.jobs[i]
 	now := e.state.Now
@@ -246,6 +246,17 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 			return fmt.Errorf("charge job id %d: cost %v exceeds its payment %v", j.ID, d.Cost, j.Priority)
 		}
 		r.Charged, r.Cost = true, d.Cost
+	case sdk.ActionReject:
+		if st := e.status[i]; st != statusQueued {
+			return fmt.Errorf("reject job id %d: it is %s, not waiting", j.ID, statusName(st))
+		}
+		e.status[i] = statusDone
+		r.Index, r.Cluster, r.Start, r.End, r.Rejected = i, -1, now, now, true
+		if e.grid != nil {
+			e.grid.release(i)
+		}
+		// The queue drops it like a started job.
+		e.started = append(e.started, i)
 	}
 	return nil
 }

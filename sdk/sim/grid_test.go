@@ -304,3 +304,37 @@ func TestGridEngineHelps(t *testing.T) {
 		t.Errorf("a local job its home's units cannot hold: %v", err)
 	}
 }
+
+// TestReject: a rejected job leaves the queue unstarted, gives back the
+// reservation it held (job 3 then starts on its processors), and is
+// recorded on no cluster, with start and end at the rejection; rejecting
+// it again is an error.
+func TestReject(t *testing.T) {
+	in := gridJobs([6]int64{1, 0, 10, 1, 0, 0}, [6]int64{2, 0, 10, 4, 0, 0}, [6]int64{3, 0, 10, 4, 0, 0})
+	res, err := runGrid(t, in, func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		switch s.Now {
+		case 0:
+			// Job 2 holds all of a from 5; job 1 runs on b.
+			return []sdk.Decision{sdk.Reserve(s.Queue[1], 0, 5), sdk.StartOn(s.Queue[0], 1), sdk.WakeAt(3)}, nil
+		case 3:
+			return []sdk.Decision{sdk.Reject(s.Queue[0]), sdk.StartOn(s.Queue[1], 0)}, nil
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, r3 := res.Records[1], res.Records[2]
+	if !r2.Rejected || r2.Cluster != -1 || r2.Start != 3 || r2.End != 3 || !r2.Broken() {
+		t.Errorf("job 2: %+v, want rejected at 3 on no cluster, its reservation broken", r2)
+	}
+	if r3.Rejected || r3.Start != 3 || r3.Cluster != 0 || r3.Backfilled {
+		t.Errorf("job 3: %+v, want started at 3 on a, not backfilled (job 2 left the queue)", r3)
+	}
+	_, err = runGrid(t, in[:1], func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		return []sdk.Decision{sdk.Reject(s.Queue[0]), sdk.Reject(s.Queue[0])}, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "reject job id 1: it is already finished, not waiting") {
+		t.Errorf("rejecting twice: %v", err)
+	}
+}

@@ -87,6 +87,10 @@ type Record struct {
 	// (sdk.Charge), valid when Charged.
 	Cost    float64
 	Charged bool
+	// Rejected reports that the policy took the job out of the queue
+	// unstarted (sdk.Reject): it never ran, Start and End are the time of
+	// the rejection and Cluster is -1.
+	Rejected bool
 }
 
 // Broken reports whether the job had a reservation and did not start at
@@ -592,7 +596,7 @@ func (e *engine) call() error {
 	}
 	e.state.Queue = q
 	for _, i := range e.started {
-		e.rec[i].Backfilled = len(q) > 0 && q[0].Index < int(i)
+		e.rec[i].Backfilled = len(q) > 0 && q[0].Index < int(i) && !e.rec[i].Rejected
 	}
 	return nil
 }
@@ -676,7 +680,7 @@ func (e *engine) apply(d sdk.Decision) error {
 		if r := &e.rec[i]; !r.HasPromise {
 			r.HasPromise, r.Promised = true, d.Time
 		}
-	case sdk.ActionShip, sdk.ActionReserve, sdk.ActionCharge:
+	case sdk.ActionShip, sdk.ActionReserve, sdk.ActionCharge, sdk.ActionReject:
 		i, err := e.job(d)
 		if err != nil {
 			return err

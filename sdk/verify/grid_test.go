@@ -31,6 +31,12 @@ func TestGridRules(t *testing.T) {
 	if err := verify.Records(plat, jobs, valid()); err != nil {
 		t.Fatalf("the valid schedule: %v", err)
 	}
+	// Job 2 rejected at 4, after it was shipped and charged, is valid too.
+	rejected := valid()
+	rejected[1] = sim.Record{Index: 1, Cluster: -1, Start: 4, End: 4, Rejected: true, Shipped: true, ShipTime: 2, Charged: true, Cost: 1}
+	if err := verify.Records(plat, jobs, rejected); err != nil {
+		t.Errorf("a rejected job: %v", err)
+	}
 	for _, c := range []struct {
 		name   string
 		change func(r []sim.Record)
@@ -44,6 +50,14 @@ func TestGridRules(t *testing.T) {
 		{"a charge above the payment", func(r []sim.Record) { r[1].Cost = 5 }, "charged 5, outside 0 and its payment 4"},
 		{"a negative charge", func(r []sim.Record) { r[1].Cost = -1 }, "charged -1"},
 		{"negative refusals", func(r []sim.Record) { r[1].Refusals = -1 }, "-1 refusals"},
+		{"rejected on a cluster", func(r []sim.Record) { r[1].Rejected, r[1].End = true, 20 }, "rejected, yet on cluster 0 from 20 to 20"},
+		{"rejected, yet ran", func(r []sim.Record) { r[1].Rejected, r[1].Cluster = true, -1 }, "rejected, yet on cluster -1 from 20 to 30"},
+		{"rejected before its submission", func(r []sim.Record) {
+			r[1] = sim.Record{Index: 1, Cluster: -1, Start: -1, End: -1, Rejected: true}
+		}, "rejected at -1, outside its submission 0"},
+		{"rejected, yet killed", func(r []sim.Record) {
+			r[1] = sim.Record{Index: 1, Cluster: -1, Start: 4, End: 4, Rejected: true, Killed: true}
+		}, "rejected, yet killed (true)"},
 	} {
 		recs := valid()
 		c.change(recs)

@@ -105,6 +105,25 @@ func (c *Checker) checkGrid(j *sdk.Job, r *sim.Record) bool {
 	return true
 }
 
+// checkRejected checks the record of a job the policy rejected: it never
+// ran, so it has no cluster and no duration, it was rejected while it
+// waited, and it holds nothing a start gives.
+func (c *Checker) checkRejected(j *sdk.Job, r *sim.Record) bool {
+	switch {
+	case r.Cluster != -1 || r.End != r.Start:
+		return c.add("job id %d: rejected, yet on cluster %d from %d to %d", j.ID, r.Cluster, r.Start, r.End)
+	case r.Start < j.Submit || r.Start > sim.Horizon(len(c.jobs)):
+		return c.add("job id %d: rejected at %d, outside its submission %d and the run's horizon", j.ID, r.Start, j.Submit)
+	case r.Killed || r.Backfilled:
+		return c.add("job id %d: rejected, yet killed (%v) or backfilled (%v)", j.ID, r.Killed, r.Backfilled)
+	case r.Shipped && (r.ShipTime < j.Submit || r.ShipTime > r.Start):
+		return c.add("job id %d: shipped at %d, outside its submission %d and rejection %d", j.ID, r.ShipTime, j.Submit, r.Start)
+	case r.Charged && !(r.Cost >= 0 && r.Cost <= j.Priority):
+		return c.add("job id %d: charged %v, outside 0 and its payment %v", j.ID, r.Cost, j.Priority)
+	}
+	return true
+}
+
 // Add checks the next records, which must continue those added before: the
 // first record of the first call is that of job index 0. It keeps no
 // reference to recs. Problems are reported by Finish.
@@ -127,6 +146,8 @@ func (c *Checker) Add(recs []sim.Record) {
 			ok = c.add("job id %d: submit %d, runtime %d or walltime %d beyond sim.MaxTime: the workload itself is invalid", j.ID, j.Submit, in.Runtime, j.Walltime)
 		case int(r.Index) != i:
 			ok = c.add("record %d is for job index %d: each job must appear exactly once, in index order", i, r.Index)
+		case r.Rejected:
+			ok = c.checkRejected(j, r)
 		case r.Cluster < 0 || int(r.Cluster) >= len(p.Clusters):
 			ok = c.add("job id %d: cluster %d does not exist", j.ID, r.Cluster)
 		case !j.Request.Fits(p.Clusters[r.Cluster].Capacity):
@@ -171,6 +192,10 @@ func (c *Checker) Add(recs []sim.Record) {
 	for k := range recs {
 		i := int32(first + k)
 		c.clusters = append(c.clusters, recs[k].Cluster)
+		if recs[k].Rejected {
+			// It never held anything.
+			continue
+		}
 		c.ch = append(c.ch, change{recs[k].Start, 1, i}, change{recs[k].End, -1, i})
 		// End > Start: the end was checked above and runtimes are >= 1.
 		lo, hi = min(lo, recs[k].Start), max(hi, recs[k].End)

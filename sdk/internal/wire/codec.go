@@ -126,6 +126,7 @@ const (
 	flagShipped
 	flagReserved
 	flagCharged
+	flagRejected
 )
 
 // GridJobs reports whether any job has what only protocol 5 carries: a
@@ -271,7 +272,7 @@ func appendRecords(dst []byte, recs []sim.Record, version int) []byte {
 			on   bool
 			flag byte
 		}{{r.HasPromise, flagPromise}, {r.Killed, flagKilled}, {r.Backfilled, flagBackfilled},
-			{r.Shipped, flagShipped}, {r.Reserved, flagReserved}, {r.Charged, flagCharged}} {
+			{r.Shipped, flagShipped}, {r.Reserved, flagReserved}, {r.Charged, flagCharged}, {r.Rejected, flagRejected}} {
 			if b.on && (version >= 5 || b.flag < flagShipped) {
 				f |= b.flag
 			}
@@ -313,6 +314,7 @@ func DecodeRecordsVersion(dst []sim.Record, frame []byte, version int) ([]sim.Re
 		}
 		if version >= 5 {
 			r.Shipped, r.Reserved, r.Charged = f&flagShipped != 0, f&flagReserved != 0, f&flagCharged != 0
+			r.Rejected = f&flagRejected != 0
 			r.ShipTime = int64(le.Uint64(b[32:]))
 			r.ReservedAt = int64(le.Uint64(b[40:]))
 			r.ReservedCluster = int32(le.Uint32(b[48:]))

@@ -25,7 +25,7 @@ func goldenSpec() RunSpec {
 	return RunSpec{
 		Platform: &sdk.Platform{Name: "grid", Resources: []string{"procs", "bb"}, Clusters: []sdk.Cluster{
 			{Name: "a", Capacity: sdk.Vector{8, 40}, Units: []sdk.Units{{Resource: 1, PiecesBy: 0, Capacity: []int64{10, 10, 20}}}},
-			{Name: "b", Capacity: sdk.Vector{4, 0}},
+			{Name: "b", Capacity: sdk.Vector{4, 0}, PriceFactor: 1.5},
 		}},
 		Params: map[string]string{"order": "shortest"}, Seed: 42, ExactEstimates: true,
 	}
@@ -68,13 +68,13 @@ func goldenJobs5() []sim.Input {
 }
 
 // goldenRecords5 are goldenRecords with a shipment, a reservation (one
-// refused before) and a charge, which protocol 5 carries.
+// refused before), a charge and a rejected job, which protocol 5 carries.
 func goldenRecords5() []sim.Record {
 	recs := goldenRecords()
 	recs[1].Shipped, recs[1].ShipTime = true, 1<<40-300
 	recs[1].Reserved, recs[1].ReservedAt, recs[1].ReservedCluster, recs[1].Refusals = true, 1<<40, 0, 1
 	recs[1].Charged, recs[1].Cost = true, 12.5
-	return recs
+	return append(recs, sim.Record{Index: 2, Cluster: -1, Start: 1 << 40, End: 1 << 40, Rejected: true})
 }
 
 func readGolden(t *testing.T, name string) []byte {

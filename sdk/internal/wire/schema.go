@@ -36,6 +36,8 @@ type clusterDoc struct {
 	Name     string     `json:"name"`
 	Capacity []int64    `json:"capacity"`
 	Units    []unitsDoc `json:"units,omitempty"`
+	// PriceFactor is sent from protocol 5 on (older plugins ignore it).
+	PriceFactor float64 `json:"price_factor,omitempty"`
 }
 
 type unitsDoc struct {
@@ -119,6 +121,9 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
 			for i, c := range p.Clusters {
 				h.Platform.Clusters[i] = clusterDoc{Name: c.Name, Capacity: c.Capacity}
+				if version >= 5 {
+					h.Platform.Clusters[i].PriceFactor = c.PriceFactor
+				}
 				for _, u := range c.Units {
 					h.Platform.Clusters[i].Units = append(h.Platform.Clusters[i].Units,
 						unitsDoc{Resource: u.Resource, PiecesBy: u.PiecesBy, Capacity: u.Capacity})
@@ -161,7 +166,7 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 	}
 	p := &sdk.Platform{Name: h.Platform.Name, Resources: h.Platform.Resources, Clusters: make([]sdk.Cluster, len(h.Platform.Clusters))}
 	for i, c := range h.Platform.Clusters {
-		p.Clusters[i] = sdk.Cluster{Name: c.Name, Capacity: c.Capacity}
+		p.Clusters[i] = sdk.Cluster{Name: c.Name, Capacity: c.Capacity, PriceFactor: c.PriceFactor}
 		for _, u := range c.Units {
 			p.Clusters[i].Units = append(p.Clusters[i].Units, sdk.Units{Resource: u.Resource, PiecesBy: u.PiecesBy, Capacity: u.Capacity})
 		}

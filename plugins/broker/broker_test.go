@@ -1,0 +1,249 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
+)
+
+// gridPlatform has clusters a and b of the given sizes.
+func gridPlatform(a, b int64) *sdk.Platform {
+	return &sdk.Platform{Name: "g", Resources: []string{sdk.Processors}, Clusters: []sdk.Cluster{
+		{Name: "a", Capacity: sdk.Vector{a}}, {Name: "b", Capacity: sdk.Vector{b}}}}
+}
+
+// j is a job: home 0 for a global job, else 1 + the cluster's index.
+type j struct {
+	id, submit, procs, wall, run int64
+	home                         int32
+	transfer                     int64
+	prio                         float64
+}
+
+func inputs(js ...j) []sim.Input {
+	in := make([]sim.Input, len(js))
+	for i, x := range js {
+		in[i] = sim.Input{Job: sdk.Job{ID: x.id, Submit: x.submit, Walltime: x.wall, Request: sdk.Vector{x.procs},
+			User: -1, Group: -1, App: -1, Queue: -1, Partition: -1, Priority: x.prio, Home: x.home, Transfer: x.transfer},
+			Runtime: x.run}
+	}
+	sim.Sort(in)
+	for i := range in {
+		in[i].Job.Index = i
+	}
+	return in
+}
+
+// run simulates p with params on plat and checks the records as a host
+// does; it returns them by job ID.
+func run(t *testing.T, p sdk.Plugin, params map[string]string, plat *sdk.Platform, jobs []sim.Input) map[int64]sim.Record {
+	t.Helper()
+	res, err := sim.Run(context.Background(), p, sim.Config{Platform: plat, Jobs: jobs, Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Result(plat, jobs, res); err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]sim.Record{}
+	for i, r := range res.Records {
+		out[jobs[i].Job.ID] = r
+	}
+	return out
+}
+
+// TestLookaheadPayment is the paper's promise that payment buys an earlier
+// start, worked by hand. Cluster a has 2 processors; local job 1 (2
+// processors, 100 s, priority 1) and global job 2 (1 processor, 50 s)
+// arrive at 0. The forecast puts job 1 on [0, 100), at 1 per
+// processor-second. Paying 0, job 2 gets idle processors only: at 100,
+// after job 1. Paying 50 buys [0, 50) at once, and job 1, displaced,
+// starts when job 2 ends. With a transfer of 30 s, paying 50 buys
+// [30, 80): job 1 waits for it, since it cannot end before 30.
+func TestLookaheadPayment(t *testing.T) {
+	plat := gridPlatform(2, 0)
+	for _, tc := range []struct {
+		payment            float64
+		transfer           int64
+		start1, start2     int64
+		cost               float64
+		shipped, reserveAt int64
+	}{
+		{payment: 0, start1: 0, start2: 100, cost: 0, reserveAt: 100},
+		{payment: 50, start1: 50, start2: 0, cost: 50, reserveAt: 0},
+		{payment: 50, transfer: 30, start1: 80, start2: 30, cost: 50, reserveAt: 30},
+	} {
+		t.Run(fmt.Sprint(tc.payment, tc.transfer), func(t *testing.T) {
+			jobs := inputs(j{id: 1, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+				j{id: 2, procs: 1, wall: 50, run: 50, transfer: tc.transfer, prio: tc.payment})
+			recs := run(t, Lookahead(), nil, plat, jobs)
+			r1, r2 := recs[1], recs[2]
+			if r1.Start != tc.start1 || r2.Start != tc.start2 || r2.Cluster != 0 {
+				t.Errorf("starts %d and %d on %d, want %d and %d on 0", r1.Start, r2.Start, r2.Cluster, tc.start1, tc.start2)
+			}
+			if !r2.Reserved || r2.ReservedAt != tc.reserveAt || r2.Broken() || r2.Refusals != 0 || !r2.Shipped || r2.ShipTime != 0 {
+				t.Errorf("job 2: %+v, want reserved at %d at time 0, kept", r2, tc.reserveAt)
+			}
+			if !r2.Charged || r2.Cost != tc.cost {
+				t.Errorf("job 2 charged %v (%v), want %v", r2.Cost, r2.Charged, tc.cost)
+			}
+		})
+	}
+}
+
+// TestLookaheadRejects: with idle processors at 1 per processor-second, a
+// job of 2 processors for 10 s paying 19 can never buy them; paying 20 it
+// runs at once.
+func TestLookaheadRejects(t *testing.T) {
+	plat := gridPlatform(2, 2)
+	for _, tc := range []struct {
+		payment  float64
+		rejected bool
+	}{{19, true}, {20, false}} {
+		recs := run(t, Lookahead(), map[string]string{"idle_price": "1"}, plat, inputs(j{id: 1, procs: 2, wall: 10, run: 10, prio: tc.payment}))
+		if r := recs[1]; r.Rejected != tc.rejected || (!r.Rejected && r.Start != 0) {
+			t.Errorf("payment %v: %+v, want rejected %v", tc.payment, r, tc.rejected)
+		}
+	}
+}
+
+// TestFixedPriority: cluster a has 1 processor. Local job 1 runs from 0 to
+// 100; global jobs 2 and 3 (at 1 and 2) and local job 4 (at 3) wait. At
+// the low level, job 4 goes first; at the high level, last.
+func TestFixedPriority(t *testing.T) {
+	plat := gridPlatform(1, 0)
+	jobs := inputs(j{id: 1, procs: 1, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, submit: 1, procs: 1, wall: 100, run: 100}, j{id: 3, submit: 2, procs: 1, wall: 100, run: 100},
+		j{id: 4, submit: 3, procs: 1, wall: 100, run: 100, home: 1, prio: 1})
+	for level, want := range map[string][4]int64{"low": {0, 200, 300, 100}, "high": {0, 100, 200, 300}} {
+		recs := run(t, FixedPriority(), map[string]string{"level": level}, plat, jobs)
+		for id := int64(1); id <= 4; id++ {
+			if recs[id].Start != want[id-1] {
+				t.Errorf("%s: job %d starts at %d, want %d", level, id, recs[id].Start, want[id-1])
+			}
+		}
+	}
+}
+
+// TestGreedyShortestQueue: a global job goes to the cluster with the
+// fewest queued jobs, where it waits its turn; its transfer delays it.
+func TestGreedyShortestQueue(t *testing.T) {
+	plat := gridPlatform(1, 1)
+	// a runs job 1 and queues job 2; b runs job 3 and queues nothing.
+	jobs := inputs(j{id: 1, procs: 1, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, procs: 1, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 3, procs: 1, wall: 50, run: 50, home: 2, prio: 1},
+		j{id: 4, submit: 1, procs: 1, wall: 10, run: 10, transfer: 60})
+	recs := run(t, Greedy(), nil, plat, jobs)
+	if r := recs[4]; r.Cluster != 1 || r.Start != 61 || r.ShipTime != 1 || r.Reserved {
+		t.Errorf("job 4: %+v, want shipped to b at 1 and started on arrival at 61", r)
+	}
+}
+
+// TestLazyPulls: a cluster pulls a global job only once its local queue is
+// empty, and the job then starts on its arrival.
+func TestLazyPulls(t *testing.T) {
+	plat := gridPlatform(2, 0)
+	jobs := inputs(j{id: 1, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 3, procs: 1, wall: 10, run: 10, transfer: 5})
+	recs := run(t, Lazy(), nil, plat, jobs)
+	// Job 2 waits until 100 and runs to 200: the queue is empty from 100,
+	// but no processor is free until 200.
+	if r := recs[3]; r.ShipTime != 200 || r.Start != 205 || r.ReservedAt != 205 {
+		t.Errorf("job 3: %+v, want shipped at 200 and started at 205", r)
+	}
+}
+
+// TestStaticPartition: with half of a 4-processor cluster kept for global
+// jobs, a local job of 3 processors is refused plainly, and local jobs of
+// 2 never use the global half.
+func TestStaticPartition(t *testing.T) {
+	plat := gridPlatform(4, 0)
+	jobs := inputs(j{id: 1, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 3, submit: 10, procs: 2, wall: 10, run: 10})
+	recs := run(t, Static(), nil, plat, jobs)
+	if recs[2].Start != 100 || recs[3].Start != 10 {
+		t.Errorf("starts: local job 2 at %d (want 100), global job 3 at %d (want 10)", recs[2].Start, recs[3].Start)
+	}
+	_, err := sim.Run(context.Background(), Static(), sim.Config{Platform: plat, Jobs: inputs(j{id: 1, procs: 3, wall: 10, run: 10, home: 1})})
+	if err == nil {
+		t.Error("a local job wider than the local part ran")
+	}
+}
+
+// randomGrid is a random workload on clusters a (16) and b (32): local
+// streams of both (jobs at most half a cluster wide, which grid-static's
+// default share leaves them) and a global stream, with priorities, payments and
+// transfers; exact estimates or up to 3 times the runtime.
+func randomGrid(seed uint64, n int, exact bool) []sim.Input {
+	r := rand.New(rand.NewPCG(seed, 3))
+	js := make([]j, n)
+	t := int64(0)
+	for i := range js {
+		t += r.Int64N(200)
+		x := j{id: int64(i + 1), submit: t, run: 1 + r.Int64N(2000)}
+		x.wall = x.run
+		if !exact {
+			x.wall = x.run + r.Int64N(2*x.run+1)
+			if r.IntN(10) == 0 {
+				x.run = x.wall + 1 + r.Int64N(100) // killed at its walltime
+			}
+		}
+		switch k := r.IntN(10); {
+		case k < 4:
+			x.home, x.procs, x.prio = 1, 1+r.Int64N(8), float64(1+r.IntN(3))
+		case k < 7:
+			x.home, x.procs, x.prio = 2, 1+r.Int64N(16), float64(1+r.IntN(3))
+		default:
+			x.procs, x.transfer = 1+r.Int64N(16), r.Int64N(300)
+			x.prio = r.Float64() * 2 * float64(x.procs*x.wall)
+		}
+		js[i] = x
+	}
+	return inputs(js...)
+}
+
+// TestRandomGrids runs every grid policy on random grids, each run checked
+// as a host checks it, and checks what each promises: the lookahead and
+// lazy and static brokers start every shipped job exactly at its
+// reservation, with no refusal; the brokers that queue jobs locally
+// reserve nothing; only global jobs are rejected.
+func TestRandomGrids(t *testing.T) {
+	plat := gridPlatform(16, 32)
+	for _, p := range Plugins() {
+		for seed := range uint64(6) {
+			exact := seed%2 == 0
+			jobs := randomGrid(seed, 300, exact)
+			params := map[string]string{}
+			if p.Info.Name == "grid-lookahead" && seed >= 4 {
+				params["ship"] = "immediate"
+				params["idle_price"] = "0.5"
+			}
+			t.Run(fmt.Sprintf("%s/%d", p.Info.Name, seed), func(t *testing.T) {
+				recs := run(t, p, params, plat, jobs)
+				for _, in := range jobs {
+					r, jb := recs[in.Job.ID], in.Job
+					switch {
+					case r.Rejected && jb.Home != 0:
+						t.Errorf("local job %d rejected", jb.ID)
+					case r.Refusals != 0 || r.Broken():
+						t.Errorf("job %d: %d refusals, broken %v", jb.ID, r.Refusals, r.Broken())
+					case p.Info.Name == "grid-greedy" || p.Info.Name == "grid-fixed-priority":
+						if r.Reserved {
+							t.Errorf("job %d reserved by %s", jb.ID, p.Info.Name)
+						}
+					case jb.Home == 0 && !r.Rejected && (!r.Reserved || r.Start != r.ReservedAt):
+						t.Errorf("global job %d: %+v, want started at its reservation", jb.ID, r)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package grid
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// Prices are the settings of the price function PR(t) = C * P(t) * F(R) of
+// a processor-second (Kovalenko et al. 2006, section 4.2): C is the
+// administrator's coefficient of each cluster, P(t) the priority of the
+// local job the cluster's forecast puts on the processor at t, and F(R) the
+// cluster's price factor (sdk.Cluster.Price).
+type Prices struct {
+	// C holds each cluster's coefficient, indexed like Platform.Clusters.
+	C []float64
+	// Idle is the P(t) of a processor the forecast leaves idle. The paper
+	// gives idle processors no price; 0 makes them free.
+	Idle float64
+}
+
+// Allocation is what Market.Search found for a job: its processors on
+// Cluster over [Start, End), and what they cost.
+type Allocation struct {
+	Cluster    int
+	Start, End int64
+	Cost       float64
+}
+
+// Market holds the forecasts of every cluster as prices, for the
+// allocation search of one scheduling cycle. Allocations taken (Take)
+// leave the processors they bought to no one else in the cycle, as the
+// paper's tentative allocations do.
+type Market struct {
+	clusters []*cmarket
+	// Ops counts the matching operations of the searches so far: one per
+	// step of a forecast a candidate allocation is matched against, the
+	// unit of the paper's cycle cost CP = A1 * Nz * Ns.
+	Ops int64
+}
+
+// cmarket is one cluster's forecast as steps: step k covers
+// [times[k], times[k+1]), the last one for ever.
+type cmarket struct {
+	capacity int64
+	times    []int64
+	// avail is the number of processors nobody holds in the step: not
+	// running a job (to its walltime), not reserved, not taken.
+	avail []int64
+	// buckets are the available processors by price, cheapest first; they
+	// add up to avail.
+	buckets [][]bucket
+}
+
+type bucket struct {
+	price float64
+	n     int64
+}
+
+// NewMarket prices the forecasts of every cluster at s.Now: forecasts[c]
+// is cluster c's plan of its local queue (Plan), made beside the running
+// jobs and the reservations of book. A processor that runs a job or is
+// reserved cannot be bought; one a forecast slot covers costs
+// C * max(P, 0) * F per second, P the slot's priority; any other costs
+// C * Idle * F.
+func NewMarket(s *sdk.State, book *Book, forecasts [][]Slot, pr Prices) (*Market, error) {
+	cl := s.Platform.Clusters
+	if len(pr.C) != len(cl) || len(forecasts) != len(cl) {
+		return nil, fmt.Errorf("grid: %d coefficients and %d forecasts for %d clusters", len(pr.C), len(forecasts), len(cl))
+	}
+	m := &Market{clusters: make([]*cmarket, len(cl))}
+	var holds []Hold
+	for c := range cl {
+		scale := pr.C[c] * cl[c].Price()
+		holds = book.Holds(c, holds[:0])
+		m.clusters[c] = newCMarket(s, c, holds, forecasts[c], scale, scale*pr.Idle)
+	}
+	return m, nil
+}
+
+// event changes the use of processors at a time: hard ones (running,
+// reserved) or those of a forecast slot at a price.
+type event struct {
+	at    int64
+	hard  int64
+	n     int64
+	price float64
+}
+
+func newCMarket(s *sdk.State, c int, holds []Hold, slots []Slot, scale, idle float64) *cmarket {
+	now := s.Now
+	var ev []event
+	hard := int64(0)
+	for _, r := range s.Running {
+		if r.Cluster == c && r.ExpectedEnd > now {
+			hard += r.Job.Request[0]
+			ev = append(ev, event{at: r.ExpectedEnd, hard: -r.Job.Request[0]})
+		}
+	}
+	for _, h := range holds {
+		if h.End > now {
+			ev = append(ev, event{at: max(h.At, now), hard: h.Job.Request[0]}, event{at: h.End, hard: -h.Job.Request[0]})
+		}
+	}
+	for _, sl := range slots {
+		p := scale * max(sl.Priority, 0)
+		n := sl.Job.Request[0]
+		ev = append(ev, event{at: sl.Start, n: n, price: p}, event{at: sl.End, n: -n, price: p})
+	}
+	slices.SortFunc(ev, func(a, b event) int { return cmp.Compare(a.at, b.at) })
+	m := &cmarket{capacity: s.Platform.Clusters[c].Capacity[0]}
+	local := map[float64]int64{}
+	var prices []float64
+	for k, first := 0, true; ; first = false {
+		t := now
+		if !first {
+			t = ev[k].at
+		}
+		for ; k < len(ev) && ev[k].at <= t; k++ {
+			hard += ev[k].hard
+			if ev[k].n != 0 {
+				local[ev[k].price] += ev[k].n
+			}
+		}
+		avail := m.capacity - hard
+		prices = prices[:0]
+		var busy int64
+		for p, n := range local {
+			if n > 0 {
+				prices = append(prices, p)
+				busy += n
+			}
+		}
+		sort.Float64s(prices)
+		var bs []bucket
+		// Forecast slots are planned beside what is held, so they fit in
+		// avail; the idle processors are the rest.
+		left := avail
+		if free := avail - busy; free > 0 {
+			bs = append(bs, bucket{price: idle, n: free})
+			left -= free
+		}
+		for _, p := range prices {
+			if left <= 0 {
+				break
+			}
+			n := min(local[p], left)
+			bs = append(bs, bucket{price: p, n: n})
+			left -= n
+		}
+		slices.SortStableFunc(bs, func(a, b bucket) int { return cmp.Compare(a.price, b.price) })
+		m.times = append(m.times, t)
+		m.avail = append(m.avail, avail)
+		m.buckets = append(m.buckets, bs)
+		if k == len(ev) {
+			break
+		}
+	}
+	return m
+}
+
+// Search finds job j's allocation: the earliest start, no earlier than
+// from, at which its processors can be bought on one cluster for its
+// walltime at a price of at most payment; among clusters with the same
+// earliest start, the cheaper, then the first. Start times are looked for
+// at from and where a step of some forecast begins or where an allocation
+// would end with one, which is where the price and the availability
+// change.
+func (m *Market) Search(j *sdk.Job, from int64, payment float64) (Allocation, bool) {
+	best, found := Allocation{}, false
+	for c, cm := range m.clusters {
+		if j.Request[0] > cm.capacity {
+			continue
+		}
+		a, ok := cm.search(j.Request[0], j.Walltime, from, payment, &m.Ops)
+		if !ok {
+			continue
+		}
+		a.Cluster = c
+		if !found || a.Start < best.Start || (a.Start == best.Start && a.Cost < best.Cost) {
+			best, found = a, true
+		}
+	}
+	return best, found
+}
+
+// step returns the index of the step that holds time t.
+func (m *cmarket) step(t int64) int {
+	k, _ := slices.BinarySearch(m.times, t+1)
+	return max(k-1, 0)
+}
+
+// cost returns what procs processors cost on [t0, t0+w), and false when
+// they are not available throughout; it counts one operation per step.
+func (m *cmarket) cost(procs, w, t0 int64, ops *int64) (float64, int, bool) {
+	end := t0 + w
+	total := 0.0
+	for k := m.step(t0); k < len(m.times) && m.times[k] < end; k++ {
+		*ops++
+		if m.avail[k] < procs {
+			return 0, k, false
+		}
+		lo := max(m.times[k], t0)
+		hi := end
+		if k+1 < len(m.times) {
+			hi = min(hi, m.times[k+1])
+		}
+		left, sum := procs, 0.0
+		for _, b := range m.buckets[k] {
+			n := min(b.n, left)
+			sum += float64(n) * b.price
+			if left -= n; left == 0 {
+				break
+			}
+		}
+		total += sum * float64(hi-lo)
+	}
+	return total, 0, true
+}
+
+func (m *cmarket) search(procs, w, from int64, payment float64, ops *int64) (Allocation, bool) {
+	// Between two candidates the availability is constant and the cost
+	// linear in the start time: the earliest affordable start is a
+	// candidate, or where the line between two crosses the payment.
+	cands := []int64{from}
+	for _, t := range m.times {
+		if t > from {
+			cands = append(cands, t)
+		}
+		if t-w > from {
+			cands = append(cands, t-w)
+		}
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	skip := int64(math.MinInt64)
+	prev, prevCost, havePrev := int64(0), 0.0, false
+	for _, t := range cands {
+		if t < skip {
+			continue
+		}
+		cost, blocked, ok := m.cost(procs, w, t, ops)
+		if !ok {
+			havePrev = false
+			if blocked+1 >= len(m.times) {
+				return Allocation{}, false
+			}
+			// Nothing starting before the blocked step ends can fit.
+			skip = m.times[blocked+1]
+			continue
+		}
+		if cost <= payment {
+			if havePrev && prevCost > cost {
+				// The crossing, rounded up to a whole second.
+				x := prev + int64(math.Ceil((prevCost-payment)/(prevCost-cost)*float64(t-prev)))
+				if x > prev && x < t {
+					if c, _, ok := m.cost(procs, w, x, ops); ok && c <= payment {
+						return Allocation{Start: x, End: x + w, Cost: c}, true
+					}
+				}
+			}
+			return Allocation{Start: t, End: t + w, Cost: cost}, true
+		}
+		prev, prevCost, havePrev = t, cost, true
+	}
+	return Allocation{}, false
+}
+
+// Take gives allocation a's processors (procs of them) to its job for the
+// rest of the cycle: the cheapest available in each step, so that jobs of
+// lower priority search among what is left.
+func (m *Market) Take(a Allocation, procs int64) {
+	cm := m.clusters[a.Cluster]
+	ks := cm.split(a.Start)
+	ke := cm.split(a.End)
+	for k := ks; k < ke; k++ {
+		cm.avail[k] -= procs
+		left := procs
+		bs := cm.buckets[k]
+		for x := range bs {
+			n := min(bs[x].n, left)
+			bs[x].n -= n
+			if left -= n; left == 0 {
+				break
+			}
+		}
+		cm.buckets[k] = slices.DeleteFunc(bs, func(b bucket) bool { return b.n == 0 })
+	}
+}
+
+// split makes t the start of a step and returns that step's index.
+func (m *cmarket) split(t int64) int {
+	k := m.step(t)
+	if m.times[k] == t {
+		return k
+	}
+	if t < m.times[k] {
+		// Before the first step: nothing to split (searches start at now).
+		return k
+	}
+	m.times = slices.Insert(m.times, k+1, t)
+	m.avail = slices.Insert(m.avail, k+1, m.avail[k])
+	m.buckets = slices.Insert(m.buckets, k+1, slices.Clone(m.buckets[k]))
+	return k + 1
+}
+
+// Floor returns what job j costs at the least on any cluster it fits on,
+// with every processor idle: the bound below which its payment can buy
+// nothing, as long as no local job's priority is below the idle one. It
+// is false when j fits on no cluster.
+func Floor(p *sdk.Platform, pr Prices, j *sdk.Job) (float64, bool) {
+	floor, ok := math.Inf(1), false
+	for c := range p.Clusters {
+		if j.Request[0] <= p.Clusters[c].Capacity[0] {
+			floor = min(floor, pr.C[c]*p.Clusters[c].Price()*pr.Idle*float64(j.Request[0])*float64(j.Walltime))
+			ok = true
+		}
+	}
+	return floor, ok
+}
