@@ -39,6 +39,8 @@ func TestJobExtrasRoundTrip(t *testing.T) {
 		{"units only", JobExtras{HasUnits: true, Units: []string{"1,0", "0,1"}}, 2},
 		{"no rows", JobExtras{Resources: []string{"bb"}, Requests: [][]int64{{}}, HasUnits: true, Units: []string{}}, 0},
 		{"none", JobExtras{}, 4},
+		{"grid", JobExtras{Grid: sampleGrid(5)}, 5},
+		{"units and grid", JobExtras{HasUnits: true, Units: []string{"1,0", "0,1", "2,2"}, Grid: sampleGrid(3)}, 3},
 		{"250k rows, several row groups", sampleExtras(250_000), 250_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestJobExtrasRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(got, rows) && !(len(got) == 0 && len(rows) == 0) {
 				t.Errorf("rows differ")
 			}
-			if len(tc.x.Resources) == 0 && !tc.x.HasUnits {
+			if len(tc.x.Resources) == 0 && !tc.x.HasUnits && tc.x.Grid == nil {
 				if !reflect.DeepEqual(x, JobExtras{}) {
 					t.Errorf("extras %+v, want none", x)
 				}
@@ -178,4 +180,21 @@ func TestDuckDBReadsJobExtras(t *testing.T) {
 			t.Errorf("row %d: DuckDB has %v %v %v", i, row["req_bb"], row["req_lic"], row["units"])
 		}
 	}
+}
+
+// sampleGrid has n grid rows: local jobs with a priority, global ones with
+// a payment, some charged, shipped, reserved, refused or rejected.
+func sampleGrid(n int) []GridRow {
+	out := make([]GridRow, n)
+	for i := range out {
+		v, t := float64(i)+0.5, int64(100*i)
+		g := GridRow{Home: int64(i%3) - 1, Refusals: int64(i % 2), Rejected: i%4 == 3}
+		if g.Home >= 0 {
+			g.Priority = &v
+		} else {
+			g.Payment, g.Cost, g.ShipTime, g.ReservedAt = &v, &v, &t, &t
+		}
+		out[i] = g
+	}
+	return out
 }

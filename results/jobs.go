@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,9 @@ type JobRow struct {
 //     placement, the number of its pieces on each unit, comma-separated, in
 //     the order of the cluster's sdk.Units and then of their units
 //     ("0,2,1,0"); every row has sdk.Platform.UnitStride() numbers.
+//
+// A run of a grid (a workload of streams, paper 003) has the columns of
+// GridRow last.
 type JobExtras struct {
 	// Resources names the resources besides processors, in platform order.
 	Resources []string
@@ -79,10 +83,37 @@ type JobExtras struct {
 	// for each row.
 	HasUnits bool
 	Units    []string
+	// Grid holds each row's grid columns; nil for a run without streams.
+	Grid []GridRow
+}
+
+// GridRow is what a jobs file says of a job of a grid (paper 003):
+//
+//   - home: the index of the cluster whose local stream the job belongs
+//     to, -1 for a global job.
+//   - priority: a local job's priority; NULL for a global job.
+//   - payment: a global job's payment; NULL for a local job.
+//   - cost: what the policy charged for the job's allocation (sdk.Charge);
+//     NULL where it charged nothing.
+//   - ship_time: when the job was shipped to its cluster; NULL if never.
+//   - reserved_at: the start of its last advance reservation; NULL if none.
+//   - refusals: the reservations of it the engine refused.
+//   - rejected: the policy turned it away unstarted (its start and end are
+//     the rejection's time, its cluster -1, and it is in no metric but
+//     rejected).
+type GridRow struct {
+	Home       int64    `parquet:"home"`
+	Priority   *float64 `parquet:"priority,optional"`
+	Payment    *float64 `parquet:"payment,optional"`
+	Cost       *float64 `parquet:"cost,optional"`
+	ShipTime   *int64   `parquet:"ship_time,optional"`
+	ReservedAt *int64   `parquet:"reserved_at,optional"`
+	Refusals   int64    `parquet:"refusals"`
+	Rejected   bool     `parquet:"rejected"`
 }
 
 // empty reports whether x adds no column.
-func (x JobExtras) empty() bool { return len(x.Resources) == 0 && !x.HasUnits }
+func (x JobExtras) empty() bool { return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil }
 
 // UnitsColumn is the name of the placement column of JobExtras.
 const UnitsColumn = "units"
@@ -110,6 +141,9 @@ func (x JobExtras) check(rows int) error {
 	}
 	if !x.HasUnits && len(x.Units) > 0 {
 		return fmt.Errorf("%d placements but no %s column", len(x.Units), UnitsColumn)
+	}
+	if x.Grid != nil && len(x.Grid) != rows {
+		return fmt.Errorf("%d grid rows for %d rows", len(x.Grid), rows)
 	}
 	return nil
 }
@@ -206,6 +240,12 @@ func extraType(x JobExtras) reflect.Type {
 		fields = append(fields, reflect.StructField{Name: "Units", Type: reflect.TypeFor[string](),
 			Tag: reflect.StructTag("parquet:" + strconv.Quote(UnitsColumn))})
 	}
+	if x.Grid != nil {
+		gt := reflect.TypeFor[GridRow]()
+		for i := range gt.NumField() {
+			fields = append(fields, gt.Field(i))
+		}
+	}
 	return reflect.StructOf(fields)
 }
 
@@ -225,8 +265,16 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 		for k := range x.Resources {
 			v.Field(nj + k).SetInt(x.Requests[k][i])
 		}
+		next := nj + len(x.Resources)
 		if x.HasUnits {
-			v.Field(nj + len(x.Resources)).SetString(x.Units[i])
+			v.Field(next).SetString(x.Units[i])
+			next++
+		}
+		if x.Grid != nil {
+			gv := reflect.ValueOf(x.Grid[i])
+			for f := range gv.NumField() {
+				v.Field(next + f).Set(gv.Field(f))
+			}
 		}
 		if err := pw.Write(v.Addr().Interface()); err != nil {
 			return fmt.Errorf("write row %d: %w", i, err)
@@ -318,6 +366,10 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	}
 	nj := reflect.TypeFor[JobRow]().NumField()
 	for c := nj; c < len(cols); c++ {
+		if cols[c].Name == gridFirstColumn {
+			x.Grid = readGrid(table, c)
+			break
+		}
 		if cols[c].Name == UnitsColumn {
 			x.HasUnits = true
 			x.Units = make([]string, len(table))
@@ -336,16 +388,57 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	return rows, x, meta, nil
 }
 
+// gridFirstColumn is the first of GridRow's columns.
+const gridFirstColumn = "home"
+
+// readGrid reads GridRow's columns from column c on of a table read by
+// ReadTable.
+func readGrid(table [][]any, c int) []GridRow {
+	out := make([]GridRow, len(table))
+	f := func(v any) *float64 {
+		if x, ok := v.(float64); ok {
+			return &x
+		}
+		return nil
+	}
+	i := func(v any) *int64 {
+		if x, ok := v.(int64); ok {
+			return &x
+		}
+		return nil
+	}
+	for k, row := range table {
+		g := &out[k]
+		g.Home, _ = row[c].(int64)
+		g.Priority, g.Payment, g.Cost = f(row[c+1]), f(row[c+2]), f(row[c+3])
+		g.ShipTime, g.ReservedAt = i(row[c+4]), i(row[c+5])
+		g.Refusals, _ = row[c+6].(int64)
+		g.Rejected, _ = row[c+7].(bool)
+	}
+	return out
+}
+
 // jobColumns checks that a file has JobRow's columns, in order, with the
 // same physical types and nullability, then possibly the extra columns of
-// JobExtras (req_NAME int64 columns, then a units string column), and
-// returns the number of extra columns.
+// JobExtras (req_NAME int64 columns, then a units string column, then
+// GridRow's columns), and returns the number of extra columns.
 func jobColumns(got parquet.Node) (int, error) {
 	want := parquet.SchemaOf(JobRow{})
 	n := len(want.Fields())
 	gf := got.Fields()
 	if len(gf) < n {
 		return 0, sameColumns(got, want)
+	}
+	extra := len(gf) - n
+	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == gridFirstColumn }); k >= 0 {
+		grid := parquet.SchemaOf(GridRow{}).Fields()
+		if len(gf[n+k:]) != len(grid) {
+			return 0, fmt.Errorf("%d grid columns, want %d", len(gf[n+k:]), len(grid))
+		}
+		if err := sameFields(gf[n+k:], grid); err != nil {
+			return 0, err
+		}
+		gf = gf[:n+k]
 	}
 	for i, f := range gf[n:] {
 		kind := parquet.Int64
@@ -360,7 +453,7 @@ func jobColumns(got parquet.Node) (int, error) {
 			return 0, fmt.Errorf("column %q is %s (optional %t), want a required %s", f.Name(), f.Type().Kind(), f.Optional(), kind)
 		}
 	}
-	return len(gf) - n, sameFields(gf[:n], want.Fields())
+	return extra, sameFields(gf[:n], want.Fields())
 }
 
 // sameColumns checks that a file has exactly the wanted top-level columns,

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/schedlab/schedlab/results"
@@ -31,11 +32,16 @@ func JobRows(jobs []sim.Input, recs []sim.Record) []results.JobRow {
 
 // JobExtras returns the jobs file's columns beyond JobRow's for a run on
 // plat (see results.JobExtras): each job's request of every resource
-// besides processors, and, when a cluster has divided resources, its
+// besides processors; when a cluster has divided resources, its
 // placement from units (sim.Result.Units, plat.UnitStride() counts per
-// job). It is empty on a platform of processors only.
-func JobExtras(plat *sdk.Platform, jobs []sim.Input, units []int32) results.JobExtras {
+// job); on a grid (several clusters, or jobs with a home or a transfer),
+// the grid columns from recs. It is empty on a platform of one cluster of
+// processors only.
+func JobExtras(plat *sdk.Platform, jobs []sim.Input, recs []sim.Record, units []int32) results.JobExtras {
 	var x results.JobExtras
+	if len(plat.Clusters) > 1 || slices.ContainsFunc(jobs, func(in sim.Input) bool { return in.Job.Home != 0 || in.Job.Transfer != 0 }) {
+		x.Grid = GridRows(jobs, recs)
+	}
 	for k, name := range plat.Resources[1:] {
 		vals := make([]int64, len(jobs))
 		for i := range jobs {
@@ -68,4 +74,33 @@ func JobExtras(plat *sdk.Platform, jobs []sim.Input, units []int32) results.JobE
 		x.Units[i] = string(b)
 	}
 	return x
+}
+
+// GridRows returns the grid columns of each job (results.GridRow).
+func GridRows(jobs []sim.Input, recs []sim.Record) []results.GridRow {
+	out := make([]results.GridRow, len(recs))
+	for i := range recs {
+		r, j := &recs[i], &jobs[i].Job
+		g := &out[i]
+		g.Home, g.Refusals, g.Rejected = int64(j.Home)-1, int64(r.Refusals), r.Rejected
+		p := j.Priority
+		if j.Home > 0 {
+			g.Priority = &p
+		} else {
+			g.Payment = &p
+		}
+		if r.Charged {
+			c := r.Cost
+			g.Cost = &c
+		}
+		if r.Shipped {
+			t := r.ShipTime
+			g.ShipTime = &t
+		}
+		if r.Reserved {
+			t := r.ReservedAt
+			g.ReservedAt = &t
+		}
+	}
+	return out
 }

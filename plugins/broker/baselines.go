@@ -134,7 +134,7 @@ func (p *lazy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 
 // Static is the plugin of static partitioning (the paper's section 4.2):
 // a share of each cluster's processors serves global jobs only, the rest
-// local jobs only. Global jobs are planned in order of payment over the
+// local jobs only; a job wider than its part is rejected. Global jobs are planned in order of payment over the
 // global parts, each at the earliest time it fits and can arrive, and
 // reserved and shipped when they must leave to start then.
 func Static() sdk.Plugin {
@@ -176,12 +176,17 @@ func (p *static) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		return nil, err
 	}
 	for c := range p.local {
+		// A local job wider than the local part is refused, as a batch
+		// system refuses a job beyond its partition's limits.
+		kept := p.local[c][:0]
 		for _, e := range p.local[c] {
 			if e.Job.Request[0] > p.plat.Clusters[c].Capacity[0]-p.grid[c] {
-				return nil, fmt.Errorf("grid-static: local job id %d needs %d processors, cluster %q keeps %d of its %d for local jobs",
-					e.Job.ID, e.Job.Request[0], p.plat.Clusters[c].Name, p.plat.Clusters[c].Capacity[0]-p.grid[c], p.plat.Clusters[c].Capacity[0])
+				p.out = append(p.out, sdk.Reject(e.Job))
+				continue
 			}
+			kept = append(kept, e)
 		}
+		p.local[c] = kept
 	}
 	// Each cluster's global part: running global jobs to their walltimes
 	// and the held reservations.

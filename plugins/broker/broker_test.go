@@ -161,8 +161,8 @@ func TestLazyPulls(t *testing.T) {
 }
 
 // TestStaticPartition: with half of a 4-processor cluster kept for global
-// jobs, a local job of 3 processors is refused plainly, and local jobs of
-// 2 never use the global half.
+// jobs, local jobs of 2 never use the global half, and a local job of 3 is
+// rejected.
 func TestStaticPartition(t *testing.T) {
 	plat := gridPlatform(4, 0)
 	jobs := inputs(j{id: 1, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
@@ -172,9 +172,9 @@ func TestStaticPartition(t *testing.T) {
 	if recs[2].Start != 100 || recs[3].Start != 10 {
 		t.Errorf("starts: local job 2 at %d (want 100), global job 3 at %d (want 10)", recs[2].Start, recs[3].Start)
 	}
-	_, err := sim.Run(context.Background(), Static(), sim.Config{Platform: plat, Jobs: inputs(j{id: 1, procs: 3, wall: 10, run: 10, home: 1})})
-	if err == nil {
-		t.Error("a local job wider than the local part ran")
+	wide := run(t, Static(), nil, plat, inputs(j{id: 1, procs: 3, wall: 10, run: 10, home: 1}, j{id: 2, procs: 2, wall: 10, run: 10, home: 1}))
+	if !wide[1].Rejected || wide[1].Start != 0 || wide[2].Rejected || wide[2].Start != 0 {
+		t.Errorf("a local job wider than the local part: %+v, then %+v; want the first rejected at 0, the second run at 0", wide[1], wide[2])
 	}
 }
 

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/grid"
@@ -45,6 +46,7 @@ type lookahead struct {
 	ship      grid.ShipRule
 	rate      bool
 	next      int64
+	wake      int64
 	started   bool
 	forecasts [][]grid.Slot
 }
@@ -83,8 +85,8 @@ func (p *lookahead) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		}
 	}
 	p.runLocal(s, nil)
-	if len(p.global) > 0 {
-		p.out = append(p.out, sdk.WakeAt(p.next))
+	if p.wake > s.Now && p.wake != math.MaxInt64 {
+		p.out = append(p.out, sdk.WakeAt(p.wake))
 	}
 	return p.out, nil
 }
@@ -102,6 +104,10 @@ func (p *lookahead) cycle(s *sdk.State) error {
 	}
 	byPayment(p.global, p.rate)
 	waiting := p.global[:0]
+	// Without a job ending or arriving, which calls the policy anyway,
+	// nothing changes from cycle to cycle but how near each allocation
+	// is: the policy wakes at the first cycle at which one becomes near.
+	p.wake = math.MaxInt64
 	for _, j := range p.global {
 		if floor, ok := grid.Floor(p.plat, p.prices, j); !ok || j.Priority < floor {
 			p.out = append(p.out, sdk.Reject(j))
@@ -121,6 +127,7 @@ func (p *lookahead) cycle(s *sdk.State) error {
 		}
 		if !now || !p.reserve(s, j, a.Cluster, a.Start, a.Cost) {
 			waiting = append(waiting, j)
+			p.wake = min(p.wake, max(p.next, nextCycle(a.Start-j.Transfer-p.period, p.period)))
 		}
 	}
 	p.global = waiting

@@ -6,6 +6,7 @@
 package metrics
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -72,6 +73,47 @@ type Summary struct {
 	Utilisation float64 `json:"utilisation"`
 	// Makespan is the last end minus the first submission, in seconds.
 	Makespan int64 `json:"makespan"`
+
+	// The metrics of a grid (a platform of several clusters, or jobs with
+	// a home or a transfer; paper 003), by stream: local jobs (with a
+	// home) and global jobs, measured like the whole; rejected global
+	// jobs; reservations refused and broken. A run that is not of a grid
+	// has none of them (Grid is false and they are left out of its JSON,
+	// so runs.parquet has nulls there).
+	Grid               bool    `json:"-"`
+	LocalJobs          int     `json:"local_jobs"`
+	GlobalJobs         int     `json:"global_jobs"`
+	LocalMeanWait      float64 `json:"local_mean_wait"`
+	GlobalMeanWait     float64 `json:"global_mean_wait"`
+	GlobalMaxWait      float64 `json:"global_max_wait"`
+	LocalMeanBSLD      float64 `json:"local_mean_bsld"`
+	GlobalMeanBSLD     float64 `json:"global_mean_bsld"`
+	GlobalRejected     int     `json:"global_rejected"`
+	Refusals           int     `json:"refusals"`
+	BrokenReservations int     `json:"broken_reservations"`
+}
+
+// GridKeys returns the JSON names of the grid metrics.
+func GridKeys() []string {
+	return []string{"local_jobs", "global_jobs", "local_mean_wait", "global_mean_wait", "global_max_wait",
+		"local_mean_bsld", "global_mean_bsld", "global_rejected", "refusals", "broken_reservations"}
+}
+
+// MarshalJSON leaves the grid metrics out of a run that is not of a grid.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	b, err := json.Marshal(plain(s))
+	if err != nil || s.Grid {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range GridKeys() {
+		delete(m, k)
+	}
+	return json.Marshal(m)
 }
 
 // Compute returns the summary of a verified run.
@@ -127,6 +169,23 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 		bsld += b
 		sum.MaxBSLD = max(sum.MaxBSLD, b)
 		turnaround += w + float64(run)
+		if j.Home > 0 {
+			sum.LocalJobs++
+			sum.LocalMeanWait += w
+			sum.LocalMeanBSLD += b
+		} else {
+			sum.GlobalJobs++
+			sum.GlobalMeanWait += w
+			sum.GlobalMeanBSLD += b
+			sum.GlobalMaxWait = max(sum.GlobalMaxWait, w)
+		}
+	}
+	sum.Grid = len(p.Clusters) > 1 || slices.ContainsFunc(jobs, func(in sim.Input) bool { return in.Job.Home != 0 || in.Job.Transfer != 0 })
+	if sum.Grid {
+		gridCounts(&sum, jobs, recs)
+	} else {
+		sum.LocalJobs, sum.GlobalJobs, sum.LocalMeanWait, sum.GlobalMeanWait, sum.GlobalMaxWait = 0, 0, 0, 0, 0
+		sum.LocalMeanBSLD, sum.GlobalMeanBSLD = 0, 0
 	}
 	sum.Makespan = last - first
 	sum.BackfillErrors = BackfillErrors(procs, len(p.Clusters), jobs, recs)
@@ -146,4 +205,27 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	sum.P95Wait = stat.Quantile(0.95, stat.Empirical, waits, nil)
 	sum.MaxWait = waits[len(waits)-1]
 	return sum, nil
+}
+
+// gridCounts finishes the grid metrics: the means from the sums, and the
+// counts of rejections, refusals and broken reservations.
+func gridCounts(sum *Summary, jobs []sim.Input, recs []sim.Record) {
+	if sum.LocalJobs > 0 {
+		sum.LocalMeanWait /= float64(sum.LocalJobs)
+		sum.LocalMeanBSLD /= float64(sum.LocalJobs)
+	}
+	if sum.GlobalJobs > 0 {
+		sum.GlobalMeanWait /= float64(sum.GlobalJobs)
+		sum.GlobalMeanBSLD /= float64(sum.GlobalJobs)
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Rejected && jobs[i].Job.Home == 0 {
+			sum.GlobalRejected++
+		}
+		sum.Refusals += int(r.Refusals)
+		if r.Broken() {
+			sum.BrokenReservations++
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -353,5 +354,50 @@ func TestRejected(t *testing.T) {
 	if got.Rejected != 1 || got.MeasuredJobs != 1 || got.MeanWait != 10 || got.MaxWait != 10 || got.Makespan != 110 ||
 		got.Utilisation != 200.0/440 || got.BackfillErrors != -1 {
 		t.Errorf("%+v, want 1 rejected, 1 measured job waiting 10 s, makespan 110, utilisation 200/440, no backfill errors", got)
+	}
+}
+
+// TestGridMetrics: on a grid, local and global jobs are measured apart,
+// with rejections, refusals and broken reservations; a run that is not of
+// a grid has none of these keys in its JSON.
+func TestGridMetrics(t *testing.T) {
+	p := &sdk.Platform{Name: "g", Resources: []string{sdk.Processors}, Clusters: []sdk.Cluster{
+		{Name: "a", Capacity: sdk.Vector{4}}, {Name: "b", Capacity: sdk.Vector{4}}}}
+	jobs := []sim.Input{
+		{Job: sdk.Job{ID: 1, Walltime: 100, Request: sdk.Vector{1}, Home: 1}, Runtime: 100},
+		{Job: sdk.Job{ID: 2, Walltime: 100, Request: sdk.Vector{1}, Home: 2}, Runtime: 100},
+		{Job: sdk.Job{ID: 3, Walltime: 100, Request: sdk.Vector{1}, Transfer: 5}, Runtime: 100},
+		{Job: sdk.Job{ID: 4, Walltime: 100, Request: sdk.Vector{1}}, Runtime: 100},
+	}
+	recs := []sim.Record{
+		{Index: 0, Cluster: 0, Start: 10, End: 110},
+		{Index: 1, Cluster: 1, Start: 30, End: 130},
+		{Index: 2, Cluster: 1, Start: 50, End: 150, Shipped: true, Reserved: true, ReservedAt: 40, ReservedCluster: 1, Refusals: 2},
+		{Index: 3, Cluster: -1, Start: 7, End: 7, Rejected: true},
+	}
+	got, err := metrics.Compute(p, jobs, recs, metrics.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Local waits 10 and 30, bounded slowdowns 1.1 and 1.3; the global job
+	// waits 50 (slowdown 1.5); job 4 is rejected.
+	if !got.Grid || got.LocalJobs != 2 || got.GlobalJobs != 1 || got.LocalMeanWait != 20 || got.GlobalMeanWait != 50 ||
+		got.GlobalMaxWait != 50 || math.Abs(got.LocalMeanBSLD-1.2) > 1e-12 || got.GlobalMeanBSLD != 1.5 ||
+		got.GlobalRejected != 1 || got.Refusals != 2 || got.BrokenReservations != 1 || got.Rejected != 1 {
+		t.Errorf("%+v", got)
+	}
+	b, _ := json.Marshal(got)
+	if !strings.Contains(string(b), `"global_mean_wait":50`) {
+		t.Errorf("grid JSON %s", b)
+	}
+	one, err := metrics.Compute(sdk.SingleCluster("m", 4), jobs[3:], []sim.Record{{Index: 0, Cluster: 0, Start: 0, End: 100}}, metrics.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(one)
+	for _, k := range metrics.GridKeys() {
+		if strings.Contains(string(b), `"`+k+`"`) {
+			t.Errorf("%s in the JSON of a run that is not of a grid: %s", k, b)
+		}
 	}
 }

@@ -278,12 +278,21 @@ type policyEntry struct {
 
 type workloadEntry struct {
 	once sync.Once
-	wl   *workload.Workload
-	err  error
+	// name is the workload's name and procs the size it is loaded on.
+	name  string
+	procs int64
+	wl    *workload.Workload
+	err   error
 	// cause is err without the workload's name, and errKey the key of the
 	// workload's table at fault (trace, sha256 or generator), for Check.
 	cause  error
 	errKey string
+	// A workload of streams has its parts, its identity (sha), the seed
+	// of its draws, and once loaded a report of each stream.
+	parts         []streamPart
+	sha           string
+	seed          uint64
+	streamReports []StreamReport
 }
 
 // preparedEntry holds a workload's jobs made ready for one platform (and,
@@ -633,10 +642,20 @@ func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntr
 		if w.Generator != "" {
 			t.wlKey += "/" + strconv.Itoa(r.Replicate)
 		}
+		if len(w.Streams) > 0 {
+			t.wlKey = r.Workload + "/platform=" + r.Platform + "/" + strconv.Itoa(r.Replicate)
+		}
 		e, ok := wls[t.wlKey]
 		if !ok {
-			e = &workloadEntry{}
+			e = &workloadEntry{name: r.Workload, procs: procs}
 			wls[t.wlKey] = e
+			if len(w.Streams) > 0 {
+				e.seed = t.seeds.Workload
+				e.parts, e.sha, e.err = planStreams(m, r, wls, gens)
+				if e.err != nil {
+					e.cause, e.errKey = e.err, "streams"
+				}
+			}
 		}
 		t.wl = e
 		prepKey := t.wlKey + "/platform=" + r.Platform
@@ -648,6 +667,9 @@ func plan(m *manifest.Manifest, runs []manifest.Run, pols map[string]*policyEntr
 			preps[prepKey] = t.prep
 		}
 		wlSHA := w.SHA256
+		if len(w.Streams) > 0 {
+			wlSHA = e.sha
+		}
 		if w.Generator != "" {
 			e.once.Do(func() {
 				e.wl, e.cause = generate(gens, w, procs, t.seeds.Workload)
@@ -710,9 +732,17 @@ func hashRecords(recs []swf.Record) (string, error) {
 
 // load returns the workload, loading a trace the first time (a generated
 // workload was made by plan).
-func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, r manifest.Run, archive pwa.Cache) (*workload.Workload, error) {
+func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, archive pwa.Cache) (*workload.Workload, error) {
+	if e.parts != nil {
+		e.once.Do(func() {
+			if e.err == nil {
+				e.loadStreams(ctx, m, archive, e.seed)
+			}
+		})
+		return e.wl, e.err
+	}
 	e.once.Do(func() {
-		w := m.Workloads[r.Workload]
+		w := m.Workloads[e.name]
 		e.errKey = "trace"
 		path := w.Trace
 		if strings.HasPrefix(path, pwa.Scheme) {
@@ -721,7 +751,7 @@ func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, r manife
 				return
 			}
 		}
-		e.wl, e.cause = workload.LoadSWF(path, r.Procs(m), w.Clean)
+		e.wl, e.cause = workload.LoadSWF(path, e.procs, w.Clean)
 		if e.cause == nil {
 			if e.cause = w.VerifySHA256(e.wl.SHA256); e.cause != nil {
 				e.errKey = "sha256"

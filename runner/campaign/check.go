@@ -137,7 +137,7 @@ func checkWorkloads(ctx context.Context, m *manifest.Manifest, tasks []task, wor
 		if ctx.Err() != nil {
 			break
 		}
-		g.Go(func() error { _, _ = e.load(ctx, m, first[e].run, archive); return nil })
+		g.Go(func() error { _, _ = e.load(ctx, m, archive); return nil })
 	}
 	_ = g.Wait()
 	var errs manifest.Errors

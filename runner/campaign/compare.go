@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/results"
@@ -125,8 +126,9 @@ func compareJobs(a, b string) (string, error) {
 	if len(ra) != len(rb) {
 		return fmt.Sprintf("%d jobs, then %d", len(ra), len(rb)), nil
 	}
-	if !slices.Equal(xa.Resources, xb.Resources) || xa.HasUnits != xb.HasUnits {
-		return fmt.Sprintf("resources %v (units %t), then %v (units %t)", xa.Resources, xa.HasUnits, xb.Resources, xb.HasUnits), nil
+	if !slices.Equal(xa.Resources, xb.Resources) || xa.HasUnits != xb.HasUnits || (xa.Grid == nil) != (xb.Grid == nil) {
+		return fmt.Sprintf("resources %v (units %t, grid %t), then %v (units %t, grid %t)", xa.Resources, xa.HasUnits, xa.Grid != nil,
+			xb.Resources, xb.HasUnits, xb.Grid != nil), nil
 	}
 	n, first := 0, ""
 	t := reflect.TypeFor[results.JobRow]()
@@ -170,7 +172,28 @@ func extraDiff(a, b results.JobExtras, i int) string {
 	if a.HasUnits && a.Units[i] != b.Units[i] {
 		return fmt.Sprintf("%s %s then %s", results.UnitsColumn, a.Units[i], b.Units[i])
 	}
+	if a.Grid != nil && !reflect.DeepEqual(a.Grid[i], b.Grid[i]) {
+		return fmt.Sprintf("grid columns %s then %s", gridString(a.Grid[i]), gridString(b.Grid[i]))
+	}
 	return ""
+}
+
+// gridString writes a job's grid columns for a message, NULLs as such.
+func gridString(g results.GridRow) string {
+	f := func(p *float64) string {
+		if p == nil {
+			return "NULL"
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	i := func(p *int64) string {
+		if p == nil {
+			return "NULL"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	return fmt.Sprintf("{home %d priority %s payment %s cost %s ship_time %s reserved_at %s refusals %d rejected %t}",
+		g.Home, f(g.Priority), f(g.Payment), f(g.Cost), i(g.ShipTime), i(g.ReservedAt), g.Refusals, g.Rejected)
 }
 
 func deref(v reflect.Value) any {

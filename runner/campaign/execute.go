@@ -66,7 +66,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if t.pol.err != nil {
 		return fail(t.pol.err)
 	}
-	wl, err := t.wl.load(ctx, m, t.run, opts.Archive)
+	wl, err := t.wl.load(ctx, m, opts.Archive)
 	if err != nil {
 		return fail(err)
 	}
@@ -92,7 +92,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	write := func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
 		res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
 		meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
-		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Units), meta,
+		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Records, out.Units), meta,
 			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
 				s, err := summary()
 				b, _ := json.Marshal(s)
@@ -210,6 +210,9 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 	})
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v
+	}
+	if t.wl.parts != nil {
+		meta["workload.streams"] = js(t.wl.streamReports)
 	}
 	if res.Transform != "" {
 		w := m.Workloads[t.run.Workload]

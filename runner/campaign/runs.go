@@ -69,6 +69,9 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	for i := range st.NumField() {
 		f := st.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
 		kind := results.Float64
 		if f.Type.Kind() != reflect.Float64 {
 			kind = results.Int64

@@ -49,6 +49,14 @@ type specPlatform struct {
 	// that such platforms keep the specs (and keys) they had before
 	// resources existed.
 	Resources []specResource `json:"resources,omitempty"`
+	// Clusters is left out for a platform of one cluster.
+	Clusters []specCluster `json:"clusters,omitempty"`
+}
+
+type specCluster struct {
+	Name        string  `json:"name"`
+	PriceFactor float64 `json:"price_factor"`
+	Procs       int64   `json:"procs"`
 }
 
 type specResource struct {
@@ -80,8 +88,39 @@ type specWorkload struct {
 	SHA256    string            `json:"sha256,omitempty"`
 	// SeedName is left out when the workload's seeds derive from its name.
 	SeedName string `json:"seed_name,omitempty"`
+	// Streams is left out when the workload has none.
+	Streams []specStream `json:"streams,omitempty"`
 	// Transform is left out when the workload has none.
 	Transform *specTransform `json:"transform,omitempty"`
+}
+
+// specStream is a stream with the spec of the workload it holds.
+type specStream struct {
+	From     int64        `json:"from"`
+	Home     string       `json:"home"`
+	Name     string       `json:"name"`
+	Payment  [2]float64   `json:"payment"`
+	Priority [2]float64   `json:"priority"`
+	To       int64        `json:"to"`
+	Transfer int64        `json:"transfer"`
+	Workload specWorkload `json:"workload"`
+}
+
+// workloadSpec returns the spec of workload name.
+func workloadSpec(m *Manifest, name string) specWorkload {
+	w := m.Workloads[name]
+	s := specWorkload{
+		Clean: specClean(w.Clean), Generator: w.Generator, Name: name,
+		Params: w.Params, Procs: w.Procs, SHA256: w.SHA256, SeedName: w.SeedName,
+	}
+	if w.Transform != "" {
+		s.Transform = &specTransform{Name: w.Transform, Params: nonNil(w.TransformParams)}
+	}
+	for _, st := range w.Streams {
+		s.Streams = append(s.Streams, specStream{From: st.From, Home: st.Home, Name: st.Name, Payment: st.Payment,
+			Priority: st.Priority, To: st.To, Transfer: st.Transfer, Workload: workloadSpec(m, st.Workload)})
+	}
+	return s
 }
 
 // specClean returns the cleaning settings of a spec: all of them, except
@@ -110,7 +149,6 @@ func specClean(c workload.Clean) map[string]string {
 // plugin given by path by its identity in the key), so that such
 // edits, or moving files, keep keys.
 func (r Run) Spec(m *Manifest) CanonicalSpec {
-	w := m.Workloads[r.Workload]
 	pol := m.Policies[r.Policy]
 	s := specJSON{
 		Estimates:  r.Estimates,
@@ -121,18 +159,12 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		Policy:    specPolicy{Kind: pol.Kind, Name: r.Policy, Params: nonNil(r.Params), Ref: pol.Ref},
 		Replicate: r.Replicate,
 		Schema:    SpecSchema,
-		Workload: specWorkload{
-			Clean: specClean(w.Clean), Generator: w.Generator, Name: r.Workload,
-			Params: w.Params, Procs: w.Procs, SHA256: w.SHA256, SeedName: w.SeedName,
-		},
+		Workload:  workloadSpec(m, r.Workload),
 	}
 	if pol.Kind == RefPath {
 		// A path depends on where the manifest is; the plugin binary's
 		// sha256, part of the key, pins the code instead.
 		s.Policy.Ref = ""
-	}
-	if w.Transform != "" {
-		s.Workload.Transform = &specTransform{Name: w.Transform, Params: nonNil(w.TransformParams)}
 	}
 	if r.Platform != "" {
 		pl := m.Platforms[r.Platform]
@@ -140,6 +172,9 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		for _, res := range pl.Resources {
 			s.Platform.Resources = append(s.Platform.Resources, specResource{Capacity: res.Capacity, Name: res.Name,
 				PiecesBy: res.PiecesBy, UnitCapacity: res.UnitCapacity, Units: res.Units})
+		}
+		for _, c := range pl.Clusters {
+			s.Platform.Clusters = append(s.Platform.Clusters, specCluster{Name: c.Name, PriceFactor: c.PriceFactor, Procs: c.Procs})
 		}
 	}
 	b, err := json.Marshal(s)

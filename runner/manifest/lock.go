@@ -96,6 +96,13 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 
 	for _, name := range sortedKeys(m.Platforms) {
 		pl := m.Platforms[name]
+		if len(pl.Clusters) > 0 {
+			for _, c := range pl.Clusters {
+				fmt.Fprintf(&b, "\n[platforms.%s.clusters.%s]\nprocs = %d\nprice_factor = %s\n", bareKey(name), bareKey(c.Name), c.Procs,
+					strconv.FormatFloat(c.PriceFactor, 'g', -1, 64))
+			}
+			continue
+		}
 		fmt.Fprintf(&b, "\n[platforms.%s]\nprocs = %d\n", bareKey(name), pl.Procs)
 		for _, r := range pl.Resources {
 			fmt.Fprintf(&b, "[platforms.%s.resources.%s]\n", bareKey(name), bareKey(r.Name))
@@ -109,6 +116,24 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 	for _, name := range sortedKeys(m.Workloads) {
 		wl := m.Workloads[name]
 		fmt.Fprintf(&b, "\n[workloads.%s]\n", bareKey(name))
+		if len(wl.Streams) > 0 {
+			if wl.SeedName != "" {
+				fmt.Fprintf(&b, "seed_name = %s\n", quote(wl.SeedName))
+			}
+			for _, st := range wl.Streams {
+				fmt.Fprintf(&b, "[workloads.%s.streams.%s]\nworkload = %s\n", bareKey(name), bareKey(st.Name), quote(st.Workload))
+				if st.To > 0 {
+					fmt.Fprintf(&b, "window = [%d, %d]\n", st.From, st.To)
+				}
+				num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+				if st.Global() {
+					fmt.Fprintf(&b, "payment = [%s, %s]\ntransfer = %d\n", num(st.Payment[0]), num(st.Payment[1]), st.Transfer)
+				} else {
+					fmt.Fprintf(&b, "home = %s\npriority = [%s, %s]\n", quote(st.Home), num(st.Priority[0]), num(st.Priority[1]))
+				}
+			}
+			continue
+		}
 		if wl.Trace != "" {
 			trace := wl.Trace
 			if !strings.HasPrefix(trace, pwa.Scheme) {

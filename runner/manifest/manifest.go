@@ -97,13 +97,20 @@ const (
 	DefaultStartTimeout = 30 * time.Second
 )
 
-// Platform is a [platforms.NAME] table: a machine of one cluster.
+// Platform is a [platforms.NAME] table: a machine of one cluster, or a
+// grid of several (Clusters).
 type Platform struct {
-	Name  string
+	Name string
+	// Procs is the number of processors of a platform of one cluster; of
+	// a grid, its largest cluster's, the size its global streams are
+	// loaded on.
 	Procs int64
 	// Resources are the resources besides processors, sorted by name: the
 	// order of sdk.Platform.Resources after "procs" (see SDK).
 	Resources []Resource
+	// Clusters are a grid's clusters, sorted by name (the order of
+	// sdk.Platform.Clusters); empty for a platform of one cluster.
+	Clusters []Cluster
 }
 
 // Resource is a [platforms.NAME.resources.RES] table: a resource besides
@@ -123,10 +130,13 @@ type Resource struct {
 	PiecesBy string
 }
 
-// SDK returns the platform as the engine sees it: one cluster named after
-// the platform, resources "procs" then Resources in order, and a
+// SDK returns the platform as the engine sees it: a grid's clusters in
+// name order, processors only; else one cluster named after the platform, resources "procs" then Resources in order, and a
 // sdk.Units declaration for each divided resource.
 func (p Platform) SDK() *sdk.Platform {
+	if len(p.Clusters) > 0 {
+		return &sdk.Platform{Name: p.Name, Resources: []string{sdk.Processors}, Clusters: p.sdkClusters()}
+	}
 	names := []string{sdk.Processors}
 	capacity := sdk.Vector{p.Procs}
 	for _, r := range p.Resources {
@@ -176,6 +186,10 @@ type Workload struct {
 	// transform draws, so that they differ only by what else differs (a
 	// transform, a cleaning setting), with common random numbers.
 	SeedName string
+	// Streams, when not empty, make the workload of a grid out of other
+	// workloads, sorted by name; such a workload has no trace, generator,
+	// cleaning or transform of its own.
+	Streams []Stream
 }
 
 // VerifySHA256 checks the sha256 of the loaded trace's uncompressed bytes
@@ -296,6 +310,7 @@ type rawMetrics struct {
 type rawPlatform struct {
 	Procs     int64                  `toml:"procs"`
 	Resources map[string]rawResource `toml:"resources"`
+	Clusters  map[string]rawCluster  `toml:"clusters"`
 }
 
 type rawResource struct {
@@ -315,7 +330,8 @@ type rawWorkload struct {
 	Transform string            `toml:"transform"`
 	SeedName  string            `toml:"seed_name"`
 	// TransformParams are the transform's parameters.
-	TransformParams map[string]any `toml:"transform_params"`
+	TransformParams map[string]any       `toml:"transform_params"`
+	Streams         map[string]rawStream `toml:"streams"`
 }
 
 type rawPolicy struct {
@@ -369,6 +385,7 @@ func (p *parser) parse(data []byte) *Manifest {
 	m.Metrics = p.metrics(raw.Metrics)
 	m.Platforms = p.platforms(raw.Platforms)
 	m.Workloads = p.workloads(raw.Workloads)
+	p.checkStreams(m)
 	m.Policies = p.policies(raw.Policies)
 	m.Matrix = p.matrix(m, raw.Matrix)
 	m.Lock = p.lock(raw.Lock)
@@ -386,6 +403,9 @@ func (p *parser) parse(data []byte) *Manifest {
 		return nil
 	}
 	if p.checkTransforms(m, runs); len(p.errs) > 0 {
+		return nil
+	}
+	if p.checkGrids(m, runs); len(p.errs) > 0 {
 		return nil
 	}
 	return m
@@ -704,6 +724,14 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			continue
 		}
 		rp := raw[name]
+		if p.md.IsDefined("platforms", name, "clusters") {
+			pl := Platform{Name: name, Clusters: p.clusters(name, rp)}
+			for _, c := range pl.Clusters {
+				pl.Procs = max(pl.Procs, c.Procs)
+			}
+			out[name] = pl
+			continue
+		}
 		if rp.Procs < 1 {
 			key := []string{"platforms", name, "procs"}
 			if !p.md.IsDefined(key...) {
@@ -793,6 +821,25 @@ func (p *parser) workloads(raw map[string]rawWorkload) map[string]Workload {
 func (p *parser) workload(name string, rw rawWorkload) Workload {
 	key := func(k ...string) []string { return append([]string{"workloads", name}, k...) }
 	w := Workload{Name: name, Procs: rw.Procs}
+	if p.md.IsDefined(key("streams")...) {
+		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params"} {
+			if p.md.IsDefined(key(k)...) {
+				p.errAt(key(k), "a workload of streams has no %s of its own: its streams' workloads have theirs", k)
+			}
+		}
+		if w.Streams = p.streams(name, rw.Streams); len(w.Streams) == 0 {
+			p.errAt(key("streams"), "a workload of streams needs at least one stream")
+		}
+		if p.md.IsDefined(key("seed_name")...) {
+			if validName(rw.SeedName) {
+				w.SeedName = rw.SeedName
+			} else {
+				p.errAt(key("seed_name"), "%q is not a valid name (%s)", rw.SeedName, nameRule)
+			}
+		}
+		w.Clean, _ = workload.Clean{}.Resolved()
+		return w
+	}
 	hasTrace, hasGen := p.md.IsDefined(key("trace")...), p.md.IsDefined(key("generator")...)
 	switch {
 	case hasTrace && hasGen:

@@ -88,7 +88,11 @@ func (b *Book) Of(j *sdk.Job) (Hold, bool) {
 // Fits reports whether the engine would accept a reservation of j on
 // cluster c at time at: whether j's processors are free throughout
 // [at, at+walltime) beside the jobs running on c (each to its walltime) and
-// the reservations held there, j's own left out.
+// the reservations held there, j's own left out. It checks capacity only:
+// what the engine takes for an error rather than a refusal (a time before
+// now, before the job can arrive or past the run's horizon, a cluster with
+// divided resources) is the caller's to avoid. It reads s.Running as the
+// call began, so a policy reserves before it starts jobs in a call.
 func (b *Book) Fits(s *sdk.State, j *sdk.Job, c int, at int64) bool {
 	end := at + j.Walltime
 	capacity := s.Platform.Clusters[c].Capacity[0]

@@ -135,10 +135,11 @@ func newCMarket(s *sdk.State, c int, holds []Hold, slots []Slot, scale, idle flo
 				busy += n
 			}
 		}
-		sort.Float64s(prices)
+		// Dearest first: forecast slots planned beside what is held fit
+		// in avail, and should they not, the processors are priced at the
+		// dearest slots, never below what the forecast says.
+		sort.Sort(sort.Reverse(sort.Float64Slice(prices)))
 		var bs []bucket
-		// Forecast slots are planned beside what is held, so they fit in
-		// avail; the idle processors are the rest.
 		left := avail
 		if free := avail - busy; free > 0 {
 			bs = append(bs, bucket{price: idle, n: free})
@@ -257,9 +258,11 @@ func (m *cmarket) search(procs, w, from int64, payment float64, ops *int64) (All
 			if havePrev && prevCost > cost {
 				// The crossing, rounded up to a whole second.
 				x := prev + int64(math.Ceil((prevCost-payment)/(prevCost-cost)*float64(t-prev)))
-				if x > prev && x < t {
-					if c, _, ok := m.cost(procs, w, x, ops); ok && c <= payment {
-						return Allocation{Start: x, End: x + w, Cost: c}, true
+				// Rounding may leave the crossing a hair above the
+				// payment: the next second then.
+				for y := x; y > prev && y < t && y <= x+1; y++ {
+					if c, _, ok := m.cost(procs, w, y, ops); ok && c <= payment {
+						return Allocation{Start: y, End: y + w, Cost: c}, true
 					}
 				}
 			}

@@ -1,0 +1,165 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner/manifest"
+)
+
+// gridManifest is a grid of two clusters on the shipped logs: the first
+// week of KTH-SP2 as cluster kth's local stream, the first week of
+// NASA-iPSC as cluster nasa's, and KTH-SP2's third week as the global
+// stream; the lookahead broker and the greedy one.
+func gridManifest(t *testing.T) *manifest.Manifest {
+	t.Helper()
+	return loadManifest(t, fmt.Sprintf(`[campaign]
+seed = 2006
+[platforms.grid.clusters.kth]
+procs = 100
+[platforms.grid.clusters.nasa]
+procs = 128
+price_factor = 2
+[workloads.kth]
+trace = %q
+sha256 = %q
+[workloads.nasa]
+trace = %q
+sha256 = %q
+clean = { missing_walltime = "runtime" }
+[workloads.grid.streams.kth]
+home = "kth"
+window = [0, 604800]
+priority = [1, 3]
+[workloads.grid.streams.nasa]
+home = "nasa"
+window = [0, 604800]
+[workloads.grid.streams.global]
+workload = "kth"
+window = [1209600, 1814400]
+payment = [0, 2]
+transfer = 300
+[policies.lookahead]
+ref = "grid-lookahead"
+[policies.greedy]
+ref = "grid-greedy"
+[matrix]
+workload = ["grid"]
+platform = ["grid"]
+policy = ["lookahead", "greedy"]
+`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, filepath.Join(dataDir, "NASA-iPSC-1993-3.1-cln.swf.gz"), nasaSHA))
+}
+
+// TestGridCampaign runs a grid campaign as plugin processes and checks its
+// files: each job's stream from its ID (StreamIDBase), its home, its
+// priority or payment within the stream's range and its window; the same
+// jobs for both policies; the provenance's stream report; the grid
+// metrics in runs.parquet; and a rerun from the lock file, in-process,
+// identical, grid columns included.
+func TestGridCampaign(t *testing.T) {
+	m := gridManifest(t)
+	dir := t.TempDir()
+	rep := run(t, m, Options{Dir: dir, Workers: 2})
+	if rep.Done != 2 {
+		for _, r := range rep.Runs {
+			t.Logf("%s: %s %s", r.Label, r.Status, r.Error)
+		}
+		t.Fatalf("%d of 2 runs completed", rep.Done)
+	}
+	var first []results.JobRow
+	var firstGrid []results.GridRow
+	for _, r := range rep.Runs {
+		jobs, x, meta, err := results.ReadJobsWith(JobsPath(dir, r.Key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x.Grid) != len(jobs) {
+			t.Fatalf("%s: %d grid rows for %d jobs", r.Label, len(x.Grid), len(jobs))
+		}
+		perStream := map[int64]int{}
+		for i, j := range jobs {
+			g, stream := x.Grid[i], j.JobID/StreamIDBase
+			perStream[stream]++
+			// Streams in name order: global, kth, nasa.
+			wantHome := map[int64]int64{1: -1, 2: 0, 3: 1}[stream]
+			switch {
+			case g.Home != wantHome:
+				t.Fatalf("%s: job %d of stream %d has home %d, want %d", r.Label, j.JobID, stream, g.Home, wantHome)
+			case j.Submit < 0 || j.Submit >= 604800:
+				t.Fatalf("%s: job %d submitted at %d, outside its week", r.Label, j.JobID, j.Submit)
+			case stream == 1 && (g.Payment == nil || *g.Payment < 0 || *g.Payment > 2*float64(j.Procs*j.Walltime) || g.Priority != nil):
+				t.Fatalf("%s: global job %d: payment %v priority %v", r.Label, j.JobID, g.Payment, g.Priority)
+			case stream == 2 && (g.Priority == nil || *g.Priority < 1 || *g.Priority > 3 || g.Payment != nil):
+				t.Fatalf("%s: kth job %d: priority %v", r.Label, j.JobID, g.Priority)
+			case stream == 3 && (g.Priority == nil || *g.Priority != 1):
+				t.Fatalf("%s: nasa job %d: priority %v", r.Label, j.JobID, g.Priority)
+			case g.Home >= 0 && !g.Rejected && j.Cluster != g.Home:
+				t.Fatalf("%s: local job %d ran on cluster %d", r.Label, j.JobID, j.Cluster)
+			case g.Home < 0 && !g.Rejected && (g.ShipTime == nil || j.Start < *g.ShipTime+300):
+				t.Fatalf("%s: global job %d started at %d, shipped at %v", r.Label, j.JobID, j.Start, g.ShipTime)
+			case strings.Contains(r.Label, "lookahead") && g.Home < 0 && !g.Rejected && (g.ReservedAt == nil || *g.ReservedAt != j.Start || g.Cost == nil):
+				t.Fatalf("%s: global job %d started at %d, reserved at %v, cost %v", r.Label, j.JobID, j.Start, g.ReservedAt, g.Cost)
+			}
+		}
+		var streams []StreamReport
+		if err := json.Unmarshal([]byte(meta["workload.streams"]), &streams); err != nil || len(streams) != 3 {
+			t.Fatalf("%s: workload.streams %q: %v", r.Label, meta["workload.streams"], err)
+		}
+		for k, s := range streams {
+			if s.Kept != perStream[int64(k+1)] || s.Kept == 0 || s.Kept >= s.Jobs {
+				t.Errorf("%s: stream %s kept %d of %d, the jobs file has %d", r.Label, s.Name, s.Kept, s.Jobs, perStream[int64(k+1)])
+			}
+		}
+		if first == nil {
+			first, firstGrid = jobs, x.Grid
+			continue
+		}
+		for i := range jobs {
+			a, b := first[i], jobs[i]
+			if a.JobID != b.JobID || a.Submit != b.Submit || a.Procs != b.Procs || a.Walltime != b.Walltime ||
+				*orZero(firstGrid[i].Payment) != *orZero(x.Grid[i].Payment) {
+				t.Fatalf("job %d: the two policies see different jobs", a.JobID)
+			}
+		}
+	}
+	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cols {
+		if c.Name == "global_mean_wait" || c.Name == "local_jobs" {
+			for _, row := range rows {
+				if row[i] == nil {
+					t.Errorf("runs.parquet: %s is null", c.Name)
+				}
+			}
+		}
+	}
+
+	lock, err := manifest.Load(filepath.Join(dir, LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := t.TempDir()
+	run(t, lock, Options{Dir: again, InProcess: true})
+	diffs, err := Compare(dir, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if !d.Identical {
+			t.Errorf("rerun %s: %s", d.Label, d.What)
+		}
+	}
+}
+
+func orZero(p *float64) *float64 {
+	if p == nil {
+		return new(float64)
+	}
+	return p
+}
