@@ -1,0 +1,238 @@
+// Command summarize turns the Kovalenko et al. (2006) experiments into the
+// tables of docs/reproductions/kovalenko2006.md. It reads only the
+// campaigns' Parquet files:
+//
+//	go run ./experiments/kovalenko2006/summarize -dir out
+//
+// out/kovalenko2006 is experiments/kovalenko2006/grid.toml (the brokers),
+// out/kovalenko2006-price price.toml (C and the idle price) and
+// out/kovalenko2006-ship ship.toml (the ship rule and the cycle period);
+// a campaign not run yet is skipped.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/stats"
+)
+
+func main() {
+	dir := flag.String("dir", "out", "folder holding the campaigns kovalenko2006, kovalenko2006-price and kovalenko2006-ship")
+	flag.Parse()
+	if err := run(os.Stdout, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "summarize:", err)
+		os.Exit(1)
+	}
+}
+
+func run(w io.Writer, dir string) error {
+	for _, c := range []struct {
+		name   string
+		group  []string
+		header string
+		title  string
+	}{
+		{"kovalenko2006", []string{"policy"}, "policy", "The brokers (grid.toml)"},
+		{"kovalenko2006-price", []string{"param_idle_price", "param_c"}, "idle price, C", "C and the idle price (price.toml)"},
+		{"kovalenko2006-ship", []string{"param_ship", "param_period"}, "rule, period (s)", "The ship rule and the cycle period (ship.toml)"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
+			continue
+		}
+		runs, err := readRuns(path, c.group)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "### %s\n\n", c.title)
+		table(w, c.header, runs)
+	}
+	return nil
+}
+
+// runOf is one completed run: its group (the axis values), its metrics,
+// and what its jobs file says of the global jobs.
+type runOf struct {
+	group   string
+	metrics map[string]float64
+	// rho is Spearman's correlation of the global jobs' payment per
+	// processor-second with their wait; exact counts the global jobs that
+	// started at their reservation's time, of started the global jobs that
+	// started.
+	rho             float64
+	exact, started  int
+	rejectedLocal   int
+	globalWorkShare float64
+}
+
+var metricCols = []string{"global_mean_wait", "global_max_wait", "local_mean_wait", "global_mean_bsld", "local_mean_bsld",
+	"utilisation", "global_rejected", "rejected", "refusals", "broken_reservations", "global_jobs", "local_jobs"}
+
+func readRuns(dir string, group []string) ([]runOf, error) {
+	cols, rows, _, err := results.ReadTable(filepath.Join(dir, results.RunsFile))
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c.Name] = i
+	}
+	for _, g := range append(slices.Clone(group), "run_key", "status") {
+		if _, ok := idx[g]; !ok {
+			return nil, fmt.Errorf("%s: runs.parquet has no column %s", dir, g)
+		}
+	}
+	var out []runOf
+	for _, row := range rows {
+		if row[idx["status"]] != "ok" {
+			continue
+		}
+		var parts []string
+		for _, g := range group {
+			parts = append(parts, fmt.Sprint(row[idx[g]]))
+		}
+		r := runOf{group: strings.Join(parts, " "), metrics: map[string]float64{}}
+		for _, m := range metricCols {
+			switch v := row[idx[m]].(type) {
+			case float64:
+				r.metrics[m] = v
+			case int64:
+				r.metrics[m] = float64(v)
+			}
+		}
+		if err := r.readJobs(results.CampaignJobsPath(dir, row[idx["run_key"]].(string))); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (r *runOf) readJobs(path string) error {
+	jobs, x, _, err := results.ReadJobsWith(path)
+	if err != nil {
+		return err
+	}
+	if x.Grid == nil {
+		return fmt.Errorf("%s: no grid columns", path)
+	}
+	var rate, wait []float64
+	var globalWork, work float64
+	for i, j := range jobs {
+		g := x.Grid[i]
+		area := float64(j.Procs) * float64(j.Runtime)
+		if g.Rejected {
+			if g.Home >= 0 {
+				r.rejectedLocal++
+			}
+			continue
+		}
+		work += area
+		if g.Home >= 0 {
+			continue
+		}
+		globalWork += area
+		r.started++
+		if g.ReservedAt != nil && *g.ReservedAt == j.Start {
+			r.exact++
+		}
+		rate = append(rate, *g.Payment/(float64(j.Procs)*float64(j.Walltime)))
+		wait = append(wait, float64(j.Wait))
+	}
+	r.rho = spearman(rate, wait)
+	if work > 0 {
+		r.globalWorkShare = globalWork / work
+	}
+	return nil
+}
+
+// spearman is Spearman's rank correlation, ties given their mean rank.
+func spearman(x, y []float64) float64 {
+	if len(x) < 3 {
+		return math.NaN()
+	}
+	return stat.Correlation(ranks(x), ranks(y), nil)
+}
+
+func ranks(x []float64) []float64 {
+	order := make([]int, len(x))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return x[order[a]] < x[order[b]] })
+	out := make([]float64, len(x))
+	for i := 0; i < len(order); {
+		j := i
+		for j+1 < len(order) && x[order[j+1]] == x[order[i]] {
+			j++
+		}
+		mean := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			out[order[k]] = mean
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// ci writes a mean with its 95 % Student interval over the replicates.
+func ci(xs []float64, digits int) string {
+	s := stats.Describe(xs, 0.95)
+	f := "%." + fmt.Sprint(digits) + "f"
+	if math.IsNaN(s.CI.Lo) {
+		return fmt.Sprintf(f, s.Mean)
+	}
+	return fmt.Sprintf(f+" ["+f+", "+f+"]", s.Mean, s.CI.Lo, s.CI.Hi)
+}
+
+func table(w io.Writer, header string, runs []runOf) {
+	var groups []string
+	by := map[string][]runOf{}
+	for _, r := range runs {
+		if _, ok := by[r.group]; !ok {
+			groups = append(groups, r.group)
+		}
+		by[r.group] = append(by[r.group], r)
+	}
+	fmt.Fprintf(w, "| %s | runs | global mean wait (h) | global max wait (h) | local mean wait (h) | utilisation | global share of work | global rejected | local rejected | rho(payment rate, wait) | started at reservation | refusals | broken |\n",
+		header)
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, g := range groups {
+		rs := by[g]
+		col := func(f func(r runOf) float64) []float64 {
+			out := make([]float64, len(rs))
+			for i, r := range rs {
+				out[i] = f(r)
+			}
+			return out
+		}
+		m := func(name string, scale float64) []float64 {
+			return col(func(r runOf) float64 { return r.metrics[name] / scale })
+		}
+		var exact, started int
+		refusals, broken := 0.0, 0.0
+		for _, r := range rs {
+			exact += r.exact
+			started += r.started
+			refusals += r.metrics["refusals"]
+			broken += r.metrics["broken_reservations"]
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %.0f | %.0f |\n", g, len(rs),
+			ci(m("global_mean_wait", 3600), 2), ci(m("global_max_wait", 3600), 1), ci(m("local_mean_wait", 3600), 2),
+			ci(m("utilisation", 1), 3), ci(col(func(r runOf) float64 { return r.globalWorkShare }), 3),
+			ci(m("global_rejected", 1), 1), ci(col(func(r runOf) float64 { return float64(r.rejectedLocal) }), 1),
+			ci(col(func(r runOf) float64 { return r.rho }), 3), exact, started, refusals, broken)
+	}
+	fmt.Fprintln(w)
+}
