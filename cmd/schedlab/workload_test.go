@@ -90,3 +90,39 @@ func TestWorkloadsDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestKovalenkoDoc runs the three campaigns of paper 003 and checks that
+// the tables of docs/reproductions/kovalenko2006.md are the summarize
+// program's output, number for number.
+func TestKovalenkoDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no campaign")
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reproductions", "kovalenko2006.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []string{"grid", "price", "ship"} {
+		name := "kovalenko2006"
+		if c != "grid" {
+			name += "-" + c
+		}
+		if out, err := run(t, "run", "../../experiments/kovalenko2006/"+c+".toml", "--out", filepath.Join(dir, name), "-q"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	out, err := exec.Command("go", "run", "../../experiments/kovalenko2006/summarize", "-dir", dir).Output()
+	if err != nil {
+		t.Fatalf("summarize: %v", err)
+	}
+	tables := regexp.MustCompile(`(?m)(^\|.*\n\|---.*\n(?:^\|.*\n)+)`).FindAllString(string(out), -1)
+	if len(tables) != 3 {
+		t.Fatalf("%d tables in the summary, want 3:\n%s", len(tables), out)
+	}
+	for _, tb := range tables {
+		if !strings.Contains(string(doc), tb) {
+			t.Errorf("docs/reproductions/kovalenko2006.md lacks the table\n%s", tb)
+		}
+	}
+}
