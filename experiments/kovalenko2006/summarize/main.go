@@ -71,6 +71,9 @@ type runOf struct {
 	// started at their reservation's time, of started the global jobs that
 	// started.
 	rho             float64
+	// cheap and dear are the mean waits of the global jobs in the lowest
+	// and the highest quarter of payment rates.
+	cheap, dear     float64
 	exact, started  int
 	rejectedLocal   int
 	globalWorkShare float64
@@ -151,10 +154,34 @@ func (r *runOf) readJobs(path string) error {
 		wait = append(wait, float64(j.Wait))
 	}
 	r.rho = spearman(rate, wait)
+	r.cheap, r.dear = quarters(rate, wait)
 	if work > 0 {
 		r.globalWorkShare = globalWork / work
 	}
 	return nil
+}
+
+// quarters returns the mean of y over the quarter of the points with the
+// lowest x and over the quarter with the highest (ties in x broken by
+// order).
+func quarters(x, y []float64) (lo, hi float64) {
+	n := len(x)
+	if n < 4 {
+		return math.NaN(), math.NaN()
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return x[order[a]] < x[order[b]] })
+	mean := func(ks []int) float64 {
+		s := 0.0
+		for _, k := range ks {
+			s += y[k]
+		}
+		return s / float64(len(ks))
+	}
+	return mean(order[:n/4]), mean(order[n-n/4:])
 }
 
 // spearman is Spearman's rank correlation, ties given their mean rank.
@@ -205,9 +232,9 @@ func table(w io.Writer, header string, runs []runOf) {
 		}
 		by[r.group] = append(by[r.group], r)
 	}
-	fmt.Fprintf(w, "| %s | runs | global mean wait (h) | global max wait (h) | local mean wait (h) | utilisation | global share of work | global rejected | local rejected | rho(payment rate, wait) | started at reservation | refusals | broken |\n",
+	fmt.Fprintf(w, "| %s | runs | global mean wait (h) | global max wait (h) | local mean wait (h) | utilisation | global share of work | global rejected | local rejected | rho(payment rate, wait) | global wait, cheapest / dearest quarter (h) | started at reservation | refusals | broken |\n",
 		header)
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, g := range groups {
 		rs := by[g]
 		col := func(f func(r runOf) float64) []float64 {
@@ -228,11 +255,13 @@ func table(w io.Writer, header string, runs []runOf) {
 			refusals += r.metrics["refusals"]
 			broken += r.metrics["broken_reservations"]
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %.0f | %.0f |\n", g, len(rs),
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %d/%d | %.0f | %.0f |\n", g, len(rs),
 			ci(m("global_mean_wait", 3600), 2), ci(m("global_max_wait", 3600), 1), ci(m("local_mean_wait", 3600), 2),
 			ci(m("utilisation", 1), 3), ci(col(func(r runOf) float64 { return r.globalWorkShare }), 3),
 			ci(m("global_rejected", 1), 1), ci(col(func(r runOf) float64 { return float64(r.rejectedLocal) }), 1),
-			ci(col(func(r runOf) float64 { return r.rho }), 3), exact, started, refusals, broken)
+			ci(col(func(r runOf) float64 { return r.rho }), 3),
+			ci(col(func(r runOf) float64 { return r.cheap / 3600 }), 2), ci(col(func(r runOf) float64 { return r.dear / 3600 }), 2),
+			exact, started, refusals, broken)
 	}
 	fmt.Fprintln(w)
 }

@@ -19,6 +19,9 @@ func TestSpearman(t *testing.T) {
 	if got := spearman([]float64{1, 2, 3, 4, 5}, []float64{5, 6, 7, 8, 7}); math.Abs(got-8/math.Sqrt(95)) > 1e-12 {
 		t.Errorf("spearman %v, want %v", got, 8/math.Sqrt(95))
 	}
+	if lo, hi := quarters([]float64{8, 1, 2, 7, 3, 6, 4, 5}, []float64{80, 10, 20, 70, 30, 60, 40, 50}); lo != 15 || hi != 75 {
+		t.Errorf("quarters %v %v, want 15 75", lo, hi)
+	}
 	if got := spearman([]float64{1, 2}, []float64{2, 1}); !math.IsNaN(got) {
 		t.Errorf("spearman of two values %v, want NaN", got)
 	}
@@ -34,7 +37,7 @@ func TestTable(t *testing.T) {
 	var b bytes.Buffer
 	table(&b, "policy", []runOf{mk(1, 10), mk(3, 9)})
 	// Mean 2 h, t(0.975, 1) = 12.706, SD sqrt(2): 2 +- 12.706 = [-10.71, 14.71].
-	for _, want := range []string{"| lookahead | 2 | 2.00 [-10.71, 14.71] |", "| 19/20 | 2 | 0 |", "0.500 [0.500, 0.500]"} {
+	for _, want := range []string{"| lookahead | 2 | 2.00 [-10.71, 14.71] |", "| 19/20 | 2 | 0 |", "| 0.00 [0.00, 0.00] / 0.00 [0.00, 0.00] |", "0.500 [0.500, 0.500]"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, b.String())
 		}
