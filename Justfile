@@ -62,11 +62,12 @@ petunin-models:
     go run ./cmd/schedlab run --overwrite experiments/petunin-models/kth.toml
     go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric mean_wait --by policy --no-jobs
 
-# Paper 003: the grid brokers, C and the idle price, the ship rule
+# Paper 003: the grid brokers, C and the idle price, the ship rule, stale forecasts
 # (docs/reproductions/kovalenko2006.md).
 kovalenko2006:
     go build -o out/schedlab ./cmd/schedlab
     out/schedlab run --overwrite experiments/kovalenko2006/grid.toml
     out/schedlab run --overwrite experiments/kovalenko2006/price.toml
     out/schedlab run --overwrite experiments/kovalenko2006/ship.toml
+    out/schedlab run --overwrite experiments/kovalenko2006/stale.toml
     go run ./experiments/kovalenko2006/summarize -dir out

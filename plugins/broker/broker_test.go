@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -245,5 +246,69 @@ func TestRandomGrids(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLookaheadStale: cluster a has 2 processors. Local job 1 runs from 0
+// to 100 and local job 2 from 30 to 230; global job 3 (1 processor, 50 s,
+// paying nothing) arrives at 40. With a fresh forecast, the cycle at 60
+// sees both local jobs and reserves job 3 at 100, when job 1 ends. With
+// forecasts published every 1,000 s, the cycle at 60 works on the one of
+// time 0, which knows job 1 only: it reserves at 60, is refused (job 2
+// holds the processor), and the cycle at 120, on the same forecast, reserves
+// at 120, which holds. With a ttl of 100 s, that forecast is too old at 120:
+// cluster a is left out, and job 3 waits for the next forecast, at 1,000.
+func TestLookaheadStale(t *testing.T) {
+	plat := gridPlatform(2, 0)
+	jobs := inputs(j{id: 1, procs: 1, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, submit: 30, procs: 1, wall: 200, run: 200, home: 1, prio: 1},
+		j{id: 3, submit: 40, procs: 1, wall: 50, run: 50})
+	for _, tc := range []struct {
+		params          map[string]string
+		start, refusals int64
+	}{
+		{nil, 100, 0},
+		{map[string]string{"refresh": "1000"}, 120, 1},
+		{map[string]string{"refresh": "1000", "ttl": "100"}, 1000, 1},
+	} {
+		r := run(t, Lookahead(), tc.params, plat, jobs)[3]
+		if r.Start != tc.start || int64(r.Refusals) != tc.refusals || r.Broken() {
+			t.Errorf("%v: job 3 %+v, want started at %d after %d refusals", tc.params, r, tc.start, tc.refusals)
+		}
+	}
+	// A local job of 2 processors waiting at 60 puts a slot in the
+	// forecast: the cycle lasts 100 s x 1 job x 1 slot.
+	busy := inputs(j{id: 1, procs: 1, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, submit: 30, procs: 2, wall: 200, run: 200, home: 1, prio: 1},
+		j{id: 3, submit: 40, procs: 1, wall: 50, run: 50})
+	_, err := sim.Run(context.Background(), Lookahead(), sim.Config{Platform: plat, Jobs: busy,
+		Params: map[string]string{"ttl": "10", "a1": "100"}})
+	if err == nil || !strings.Contains(err.Error(), "more than the ttl of 10 s") {
+		t.Errorf("a cycle longer than the ttl: %v", err)
+	}
+}
+
+// TestRandomGridsStale runs grid-lookahead on random grids with forecasts
+// published every 10 minutes, with and without a ttl: reservations may be
+// refused, but a reservation that holds is kept, every run is checked as a
+// host checks it, and refusals do happen.
+func TestRandomGridsStale(t *testing.T) {
+	plat := gridPlatform(16, 32)
+	refusals := 0
+	for seed := range uint64(4) {
+		params := map[string]string{"refresh": "600"}
+		if seed%2 == 1 {
+			params["ttl"] = "900"
+		}
+		recs := run(t, Lookahead(), params, plat, randomGrid(seed, 300, seed < 2))
+		for id, r := range recs {
+			refusals += int(r.Refusals)
+			if r.Broken() || (r.Reserved && !r.Rejected && r.Start != r.ReservedAt) {
+				t.Errorf("seed %d: job %d: %+v", seed, id, r)
+			}
+		}
+	}
+	if refusals == 0 {
+		t.Error("no reservation refused on stale forecasts")
 	}
 }

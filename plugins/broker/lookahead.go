@@ -19,6 +19,12 @@ import (
 // job shipped and charged the allocation's cost; the others are built
 // again at the next cycle. A job whose payment cannot buy its processors
 // even on an idle cluster is rejected.
+//
+// With refresh, each cluster publishes its forecast every refresh seconds
+// only, so a cycle may work on a forecast that no longer holds: its
+// reservation may then be refused, and the job goes back to the queue.
+// With ttl, a cycle leaves out a cluster whose forecast would be older than
+// ttl at the cycle's end, the cycle lasting a1 x Nz x Ns (the paper's CP).
 func Lookahead() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
@@ -33,6 +39,12 @@ func Lookahead() sdk.Plugin {
 					Doc: "when to reserve and ship: paper (the preceding local job started, or the start is within the transfer time and one period), paper-and (both), transfer (the latter alone), immediate (at the first allocation)"},
 				{Name: "order", Type: sdk.String, Default: "payment", Choices: []string{"payment", "rate"},
 					Doc: "order of the global queue: payment, or payment per processor-second of walltime (rate); ties by submission"},
+				{Name: "refresh", Type: sdk.Int, Default: "0",
+					Doc: "seconds between two forecasts of each cluster (at multiples of it); 0: a fresh forecast at every cycle"},
+				{Name: "ttl", Type: sdk.Int, Default: "0",
+					Doc: "a forecast older than this many seconds at the end of a cycle is not used, its cluster left out of the cycle; 0: no limit"},
+				{Name: "a1", Type: sdk.Float, Default: "0",
+					Doc: "seconds per job-slot match: a cycle lasts a1 x (global jobs) x (forecast slots), which counts against the ttl"},
 			},
 		},
 		New: func() sdk.Policy { return &lookahead{} },
@@ -47,8 +59,15 @@ type lookahead struct {
 	rate      bool
 	next      int64
 	wake      int64
+	last      int64 // the time of the last cycle
 	started   bool
-	forecasts [][]grid.Slot
+	forecasts []grid.Forecast
+	// refresh, ttl and a1 model stale forecasts; published is when the
+	// forecasts were last published, nextPub the next time.
+	refresh, ttl int64
+	a1           float64
+	published    bool
+	nextPub      int64
 }
 
 func (p *lookahead) Init(env sdk.Env) error {
@@ -69,7 +88,11 @@ func (p *lookahead) Init(env sdk.Env) error {
 	}
 	p.ship = grid.ShipRule(env.Params.String("ship"))
 	p.rate = env.Params.String("order") == "rate"
-	p.forecasts = make([][]grid.Slot, len(env.Platform.Clusters))
+	p.forecasts = make([]grid.Forecast, len(env.Platform.Clusters))
+	p.refresh, p.ttl, p.a1 = env.Params.Int("refresh"), env.Params.Int("ttl"), env.Params.Float("a1")
+	if p.refresh < 0 || p.ttl < 0 || p.a1 < 0 {
+		return fmt.Errorf("grid-lookahead: refresh (%d), ttl (%d) and a1 (%v) must not be negative", p.refresh, p.ttl, p.a1)
+	}
 	return nil
 }
 
@@ -77,28 +100,67 @@ func (p *lookahead) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if err := p.begin(s, 0); err != nil {
 		return nil, err
 	}
+	if p.refresh > 0 && (!p.published || s.Now >= p.nextPub) {
+		p.publish(s)
+		p.published, p.nextPub = true, nextCycle(s.Now, p.refresh)
+	}
 	if !p.started || s.Now >= p.next {
-		p.started = true
+		p.started, p.last = true, s.Now
 		p.next = nextCycle(s.Now, p.period)
 		if err := p.cycle(s); err != nil {
 			return nil, err
 		}
 	}
 	p.runLocal(s, nil)
+	for _, j := range p.global {
+		if j.Submit > p.last {
+			// A job no cycle has seen yet: the next cycle is for it.
+			p.wake = min(p.wake, p.next)
+			break
+		}
+	}
 	if p.wake > s.Now && p.wake != math.MaxInt64 {
 		p.out = append(p.out, sdk.WakeAt(p.wake))
 	}
+	if p.refresh > 0 && len(p.global) > 0 {
+		// The forecasts are published on time while they are needed.
+		p.out = append(p.out, sdk.WakeAt(p.nextPub))
+	}
 	return p.out, nil
+}
+
+// publish makes every cluster publish its forecast now.
+func (p *lookahead) publish(s *sdk.State) {
+	for c := range p.forecasts {
+		p.forecasts[c] = grid.Publish(s, &p.book, c, p.local[c])
+	}
 }
 
 // cycle is one scheduling cycle. It leaves in p.global the jobs still
 // waiting for the next.
 func (p *lookahead) cycle(s *sdk.State) error {
-	for c := range p.forecasts {
-		q := append([]grid.Entry(nil), p.local[c]...)
-		p.forecasts[c] = grid.Plan(p.book.Profile(s, c, nil), q, p.forecasts[c][:0])
+	if p.refresh == 0 {
+		p.publish(s)
 	}
-	m, err := grid.NewMarket(s, &p.book, p.forecasts, p.prices)
+	fs := p.forecasts
+	if p.ttl > 0 {
+		// The cycle lasts CP = A1 x Nz x Ns; a forecast that would be
+		// older than the ttl when it ends is left out.
+		slots := 0
+		for _, f := range fs {
+			slots += len(f.Slots)
+		}
+		cp := int64(math.Ceil(p.a1 * float64(len(p.global)) * float64(slots)))
+		if cp > p.ttl {
+			return fmt.Errorf("grid-lookahead: t=%d: a cycle of %d global jobs on %d forecast slots lasts %d s (a1 = %v s), more than the ttl of %d s: no forecast can be used (the paper's condition is CP < TTL)",
+				s.Now, len(p.global), slots, cp, p.a1, p.ttl)
+		}
+		fs = append([]grid.Forecast(nil), fs...)
+		for c := range fs {
+			fs[c].Off = fs[c].At+p.ttl < s.Now+cp
+		}
+	}
+	m, err := grid.NewMarket(p.plat, fs, p.prices)
 	if err != nil {
 		return err
 	}
@@ -120,7 +182,7 @@ func (p *lookahead) cycle(s *sdk.State) error {
 		}
 		m.Take(a, j.Request[0])
 		lead := grid.Lead{Now: s.Now, Start: a.Start, Transfer: j.Transfer, Period: p.period,
-			Preceded: grid.PrecededAll(p.forecasts[a.Cluster], s.Now, a.Start)}
+			Preceded: grid.PrecededAll(fs[a.Cluster].Slots, s.Now, a.Start)}
 		now, err := p.ship.ShipNow(lead)
 		if err != nil {
 			return err

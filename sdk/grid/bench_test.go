@@ -33,7 +33,7 @@ func BenchmarkCycle(b *testing.B) {
 	var ops int64
 	b.ResetTimer()
 	for b.Loop() {
-		m, err := NewMarket(s, &Book{}, [][]Slot{slots}, Prices{C: []float64{1}})
+		m, err := NewMarket(s.Platform, []Forecast{{At: s.Now, Slots: slots}}, Prices{C: []float64{1}})
 		if err != nil {
 			b.Fatal(err)
 		}

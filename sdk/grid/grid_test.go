@@ -64,7 +64,8 @@ func TestSearch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, fc := twoClusters(tc.priceB)
-			m, err := NewMarket(s, &Book{}, fc, Prices{C: []float64{1, 1}, Idle: tc.idleP})
+			fs := []Forecast{{At: s.Now, Running: s.Running, Slots: fc[0]}, {At: s.Now, Slots: fc[1]}}
+			m, err := NewMarket(s.Platform, fs, Prices{C: []float64{1, 1}, Idle: tc.idleP})
 			if err != nil {
 				t.Fatal(err)
 			}

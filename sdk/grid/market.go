@@ -61,23 +61,49 @@ type bucket struct {
 	n     int64
 }
 
-// NewMarket prices the forecasts of every cluster at s.Now: forecasts[c]
-// is cluster c's plan of its local queue (Plan), made beside the running
-// jobs and the reservations of book. A processor that runs a job or is
-// reserved cannot be bought; one a forecast slot covers costs
-// C * max(P, 0) * F per second, P the slot's priority; any other costs
-// C * Idle * F.
-func NewMarket(s *sdk.State, book *Book, forecasts [][]Slot, pr Prices) (*Market, error) {
-	cl := s.Platform.Clusters
-	if len(pr.C) != len(cl) || len(forecasts) != len(cl) {
-		return nil, fmt.Errorf("grid: %d coefficients and %d forecasts for %d clusters", len(pr.C), len(forecasts), len(cl))
+// Forecast is what a cluster publishes at time At, the paper's local
+// schedule: its running jobs (each to its walltime), the reservations it
+// holds, and the plan of its local queue (Plan). A market built from an old
+// forecast does not know what happened since: an allocation it finds may
+// then be refused.
+type Forecast struct {
+	At      int64
+	Running []sdk.Running
+	Holds   []Hold
+	Slots   []Slot
+	// Off leaves the cluster out of the market (its forecast has expired).
+	Off bool
+}
+
+// Publish returns cluster c's forecast at s.Now: its running jobs, the
+// reservations of book, and the plan of its local queue q around them.
+func Publish(s *sdk.State, book *Book, c int, q []Entry) Forecast {
+	f := Forecast{At: s.Now, Holds: book.Holds(c, nil)}
+	for _, r := range s.Running {
+		if r.Cluster == c {
+			f.Running = append(f.Running, r)
+		}
+	}
+	f.Slots = Plan(book.Profile(s, c, nil), append([]Entry(nil), q...), nil)
+	return f
+}
+
+// NewMarket prices the forecasts of every cluster of p, indexed like its
+// clusters. A processor that runs a job or is reserved cannot be bought;
+// one a forecast slot covers costs C * max(P, 0) * F per second, P the
+// slot's priority; any other costs C * Idle * F.
+func NewMarket(p *sdk.Platform, fs []Forecast, pr Prices) (*Market, error) {
+	cl := p.Clusters
+	if len(pr.C) != len(cl) || len(fs) != len(cl) {
+		return nil, fmt.Errorf("grid: %d coefficients and %d forecasts for %d clusters", len(pr.C), len(fs), len(cl))
 	}
 	m := &Market{clusters: make([]*cmarket, len(cl))}
-	var holds []Hold
 	for c := range cl {
+		if fs[c].Off {
+			continue
+		}
 		scale := pr.C[c] * cl[c].Price()
-		holds = book.Holds(c, holds[:0])
-		m.clusters[c] = newCMarket(s, c, holds, forecasts[c], scale, scale*pr.Idle)
+		m.clusters[c] = newCMarket(cl[c].Capacity[0], fs[c], scale, scale*pr.Idle)
 	}
 	return m, nil
 }
@@ -91,28 +117,28 @@ type event struct {
 	price float64
 }
 
-func newCMarket(s *sdk.State, c int, holds []Hold, slots []Slot, scale, idle float64) *cmarket {
-	now := s.Now
+func newCMarket(capacity int64, f Forecast, scale, idle float64) *cmarket {
+	now := f.At
 	var ev []event
 	hard := int64(0)
-	for _, r := range s.Running {
-		if r.Cluster == c && r.ExpectedEnd > now {
+	for _, r := range f.Running {
+		if r.ExpectedEnd > now {
 			hard += r.Job.Request[0]
 			ev = append(ev, event{at: r.ExpectedEnd, hard: -r.Job.Request[0]})
 		}
 	}
-	for _, h := range holds {
+	for _, h := range f.Holds {
 		if h.End > now {
 			ev = append(ev, event{at: max(h.At, now), hard: h.Job.Request[0]}, event{at: h.End, hard: -h.Job.Request[0]})
 		}
 	}
-	for _, sl := range slots {
+	for _, sl := range f.Slots {
 		p := scale * max(sl.Priority, 0)
 		n := sl.Job.Request[0]
 		ev = append(ev, event{at: sl.Start, n: n, price: p}, event{at: sl.End, n: -n, price: p})
 	}
 	slices.SortFunc(ev, func(a, b event) int { return cmp.Compare(a.at, b.at) })
-	m := &cmarket{capacity: s.Platform.Clusters[c].Capacity[0]}
+	m := &cmarket{capacity: capacity}
 	local := map[float64]int64{}
 	var prices []float64
 	for k, first := 0, true; ; first = false {
@@ -174,7 +200,7 @@ func newCMarket(s *sdk.State, c int, holds []Hold, slots []Slot, scale, idle flo
 func (m *Market) Search(j *sdk.Job, from int64, payment float64) (Allocation, bool) {
 	best, found := Allocation{}, false
 	for c, cm := range m.clusters {
-		if j.Request[0] > cm.capacity {
+		if cm == nil || j.Request[0] > cm.capacity {
 			continue
 		}
 		a, ok := cm.search(j.Request[0], j.Walltime, from, payment, &m.Ops)

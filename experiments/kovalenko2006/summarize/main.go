@@ -6,8 +6,9 @@
 //
 // out/kovalenko2006 is experiments/kovalenko2006/grid.toml (the brokers),
 // out/kovalenko2006-price price.toml (C and the idle price) and
-// out/kovalenko2006-ship ship.toml (the ship rule and the cycle period);
-// a campaign not run yet is skipped.
+// out/kovalenko2006-ship ship.toml (the ship rule and the cycle period),
+// out/kovalenko2006-stale stale.toml (forecasts published less often, and
+// their time-to-live); a campaign not run yet is skipped.
 package main
 
 import (
@@ -28,7 +29,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "out", "folder holding the campaigns kovalenko2006, kovalenko2006-price and kovalenko2006-ship")
+	dir := flag.String("dir", "out", "folder holding the campaigns kovalenko2006, kovalenko2006-price, kovalenko2006-ship and kovalenko2006-stale")
 	flag.Parse()
 	if err := run(os.Stdout, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "summarize:", err)
@@ -46,6 +47,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006", []string{"policy"}, "policy", "The brokers (grid.toml)"},
 		{"kovalenko2006-price", []string{"param_idle_price", "param_c"}, "idle price, C", "C and the idle price (price.toml)"},
 		{"kovalenko2006-ship", []string{"param_ship", "param_period"}, "rule, period (s)", "The ship rule and the cycle period (ship.toml)"},
+		{"kovalenko2006-stale", []string{"param_refresh", "param_ttl"}, "refresh, ttl (s)", "Stale forecasts (stale.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
@@ -70,7 +72,7 @@ type runOf struct {
 	// processor-second with their wait; exact counts the global jobs that
 	// started at their reservation's time, of started the global jobs that
 	// started.
-	rho             float64
+	rho float64
 	// cheap and dear are the mean waits of the global jobs in the lowest
 	// and the highest quarter of payment rates.
 	cheap, dear     float64
