@@ -40,7 +40,7 @@ func Lookahead() sdk.Plugin {
 				{Name: "order", Type: sdk.String, Default: "payment", Choices: []string{"payment", "rate"},
 					Doc: "order of the global queue: payment, or payment per processor-second of walltime (rate); ties by submission"},
 				{Name: "refresh", Type: sdk.Int, Default: "0",
-					Doc: "seconds between two forecasts of each cluster (at multiples of it); 0: a fresh forecast at every cycle"},
+					Doc: "seconds between two forecasts of each cluster (at multiples of it, or at the first call after one while no job waited); 0: a fresh forecast at every cycle"},
 				{Name: "ttl", Type: sdk.Int, Default: "0",
 					Doc: "a forecast older than this many seconds at the end of a cycle is not used, its cluster left out of the cycle; 0: no limit"},
 				{Name: "a1", Type: sdk.Float, Default: "0",
@@ -122,8 +122,10 @@ func (p *lookahead) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if p.wake > s.Now && p.wake != math.MaxInt64 {
 		p.out = append(p.out, sdk.WakeAt(p.wake))
 	}
-	if p.refresh > 0 && len(p.global) > 0 {
-		// The forecasts are published on time while they are needed.
+	if p.refresh > 0 {
+		// The forecasts are published on time, as far as the engine calls
+		// the policy: it does only while jobs wait, so after a spell with
+		// none, the first forecast comes at the first call.
 		p.out = append(p.out, sdk.WakeAt(p.nextPub))
 	}
 	return p.out, nil

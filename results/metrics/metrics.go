@@ -6,10 +6,13 @@
 package metrics
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -99,21 +102,42 @@ func GridKeys() []string {
 		"local_mean_bsld", "global_mean_bsld", "global_rejected", "refusals", "broken_reservations"}
 }
 
-// MarshalJSON leaves the grid metrics out of a run that is not of a grid.
+// MarshalJSON writes the fields in their order, leaving out the grid
+// metrics of a run that is not of a grid, and the waits and slowdowns of
+// a stream with no measured job (null then, not 0).
 func (s Summary) MarshalJSON() ([]byte, error) {
-	type plain Summary
-	b, err := json.Marshal(plain(s))
-	if err != nil || s.Grid {
-		return b, err
+	skip := map[string]bool{}
+	if !s.Grid {
+		for _, k := range GridKeys() {
+			skip[k] = true
+		}
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
+	if s.LocalJobs == 0 {
+		skip["local_mean_wait"], skip["local_mean_bsld"] = true, true
 	}
-	for _, k := range GridKeys() {
-		delete(m, k)
+	if s.GlobalJobs == 0 {
+		skip["global_mean_wait"], skip["global_max_wait"], skip["global_mean_bsld"] = true, true, true
 	}
-	return json.Marshal(m)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	v := reflect.ValueOf(s)
+	t := v.Type()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "-" || skip[name] {
+			continue
+		}
+		x, err := json.Marshal(v.Field(i).Interface())
+		if err != nil {
+			return nil, err
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%s", name, x)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // Compute returns the summary of a verified run.

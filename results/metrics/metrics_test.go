@@ -401,3 +401,23 @@ func TestGridMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryJSONOrder: a summary's JSON keeps the fields' order, grid or
+// not, as encoding/json would write it without the grid fields.
+func TestSummaryJSONOrder(t *testing.T) {
+	s := metrics.Summary{Jobs: 3, MeasuredJobs: 2, MeanWait: 1.5, Utilisation: 0.5, Makespan: 9}
+	got, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jobs":3,"measured_jobs":2,"killed":0,"backfilled":0,"rejected":0,"backfill_errors":0,"promised":0,"promises_broken":0,` +
+		`"mean_wait":1.5,"median_wait":0,"p95_wait":0,"max_wait":0,"mean_bsld":0,"max_bsld":0,"mean_turnaround":0,"utilisation":0.5,"makespan":9}`
+	if string(got) != want {
+		t.Errorf("%s\nwant\n%s", got, want)
+	}
+	s.Grid, s.LocalJobs, s.LocalMeanWait = true, 2, 4
+	got, _ = json.Marshal(s)
+	if !strings.HasSuffix(string(got), `"makespan":9,"local_jobs":2,"global_jobs":0,"local_mean_wait":4,"local_mean_bsld":0,"global_rejected":0,"refusals":0,"broken_reservations":0}`) {
+		t.Errorf("a grid with no global job measured: %s", got)
+	}
+}

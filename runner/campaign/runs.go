@@ -65,11 +65,19 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		col("workload_seed", results.Int64, func(r *RunResult) any { return int64(r.WLSeed) }),
 		col("params", results.String, str(func(r *RunResult) string { b, _ := json.Marshal(nonNil(r.Params)); return string(b) })),
 	)
+	// The grid metrics are columns only of a campaign with a grid.
+	grid := false
+	for _, w := range m.Workloads {
+		grid = grid || len(w.Streams) > 0
+	}
+	for _, pl := range m.Platforms {
+		grid = grid || len(pl.Clusters) > 0
+	}
 	st := reflect.TypeFor[metrics.Summary]()
 	for i := range st.NumField() {
 		f := st.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
+		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) {
 			continue
 		}
 		kind := results.Float64

@@ -41,6 +41,10 @@ type StreamReport struct {
 	// cleaning; Kept the number the window kept.
 	Jobs int `json:"jobs"`
 	Kept int `json:"kept"`
+	// Cut counts the jobs of a stream with a budget that paid less than
+	// their drawn payment, Free those that paid nothing.
+	Cut  int `json:"budget_cut,omitempty"`
+	Free int `json:"budget_free,omitempty"`
 	// Cleaning is the stream's workload's cleaning report.
 	Cleaning workload.Report `json:"cleaning"`
 }
@@ -62,6 +66,11 @@ func planStreams(m *manifest.Manifest, r manifest.Run, wls map[string]*workloadE
 	for _, st := range m.Workloads[r.Workload].Streams {
 		w := m.Workloads[st.Workload]
 		procs := pl.StreamProcs(st)
+		if w.Procs > 0 {
+			// A workload that says its size keeps it (a generator sizes its
+			// jobs by it).
+			procs = w.Procs
+		}
 		key := st.Workload + "/" + strconv.FormatInt(procs, 10)
 		if w.Generator != "" {
 			key += "/" + strconv.Itoa(r.Replicate)
@@ -102,15 +111,18 @@ func planStreams(m *manifest.Manifest, r manifest.Run, wls map[string]*workloadE
 func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, archive pwa.Cache, seed uint64) {
 	var jobs []sim.Input
 	for k, part := range e.parts {
+		st := part.stream
 		wl, err := part.entry.load(ctx, m, archive)
 		if err != nil {
-			e.err, e.cause, e.errKey = err, part.entry.cause, part.entry.errKey
+			// Reported at the stream, naming its workload's table at fault.
+			e.cause = fmt.Errorf("stream %s: workload %s: %s: %w", st.Name, st.Workload, part.entry.errKey, part.entry.cause)
+			e.err, e.errKey = fmt.Errorf("workload %s: %w", e.name, e.cause), "streams"
 			return
 		}
-		st := part.stream
 		rng := rand.New(rand.NewPCG(seed, uint64(k)+1))
 		rep := StreamReport{Name: st.Name, Workload: st.Workload, SHA256: wl.SHA256, Home: st.Home, Procs: wl.Procs,
 			Jobs: len(wl.Jobs), Cleaning: wl.Report}
+		spent := map[[2]int64]float64{}
 		var first int64
 		if len(wl.Jobs) > 0 {
 			first = wl.Jobs[0].Job.Submit
@@ -121,8 +133,8 @@ func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, a
 				continue
 			}
 			if in.Job.ID < 0 || in.Job.ID >= StreamIDBase {
-				e.err = fmt.Errorf("workload %s: stream %s: job id %d is outside 0..%d, which stream IDs need", m.Workloads[e.name].Name, st.Name, in.Job.ID, StreamIDBase-1)
-				e.cause, e.errKey = e.err, "streams"
+				e.cause = fmt.Errorf("stream %s: job id %d is outside 0..%d, which stream IDs need", st.Name, in.Job.ID, StreamIDBase-1)
+				e.err, e.errKey = fmt.Errorf("workload %s: %w", e.name, e.cause), "streams"
 				return
 			}
 			in.Job.Submit = off - st.From
@@ -138,6 +150,9 @@ func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, a
 			if st.Global() {
 				draw *= float64(in.Job.Request[0]) * float64(in.Job.Walltime)
 			}
+			if st.Budget > 0 {
+				draw = spend(spent, in.Job.User, in.Job.Submit/st.BudgetPeriod, st.Budget, draw, &rep)
+			}
 			in.Job.Priority = draw
 			jobs = append(jobs, in)
 			rep.Kept++
@@ -151,4 +166,20 @@ func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, a
 	c, _ := workload.Clean{}.Resolved()
 	e.wl = &workload.Workload{Path: "streams of " + e.name, SHA256: e.sha, Procs: e.procs, ProcsSource: workload.ProcsFromArgument,
 		Clean: c, Jobs: jobs, Report: workload.Report{Records: len(jobs), Kept: len(jobs)}}
+}
+
+// spend pays a job's payment out of its user's budget for its period:
+// what is left of budget after spent[user, period], at most, counting in
+// rep the jobs that paid less or nothing.
+func spend(spent map[[2]int64]float64, user int32, period int64, budget, payment float64, rep *StreamReport) float64 {
+	k := [2]int64{int64(user), period}
+	pay := min(payment, max(budget-spent[k], 0))
+	spent[k] += pay
+	switch {
+	case pay == 0 && payment > 0:
+		rep.Free++
+	case pay < payment:
+		rep.Cut++
+	}
+	return pay
 }

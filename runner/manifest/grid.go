@@ -23,9 +23,9 @@ type Stream struct {
 	// Name is the stream's name, the table's key.
 	Name string
 	// Workload names the workload whose jobs the stream holds (by default
-	// the stream's own name). It is loaded on the size of the stream's
-	// home cluster (for a global stream, the largest cluster), as a
-	// platform axis sizes any workload.
+	// the stream's own name). It is loaded on its own procs when it sets
+	// them, else on the size of the stream's home cluster (for a global
+	// stream, the largest cluster), as a platform axis sizes any workload.
 	Workload string
 	// Home names the cluster whose local stream this is; empty for a
 	// global stream.
@@ -44,6 +44,14 @@ type Stream struct {
 	Payment [2]float64
 	// Transfer is a global stream's transfer time, in seconds.
 	Transfer int64
+	// Budget, when positive, is what each user of a global stream may pay
+	// in each period of BudgetPeriod seconds (counted from time 0): in
+	// submit order, a job pays its drawn payment out of what is left of its
+	// user's budget, at most what is left, so that a user who has spent it
+	// all submits free jobs until the next period (the paper's budgets,
+	// section 4.1). Jobs of no user (-1) share one budget.
+	Budget       float64
+	BudgetPeriod int64
 }
 
 // Global reports whether s is a global stream.
@@ -61,6 +69,8 @@ type rawStream struct {
 	Priority []any   `toml:"priority"`
 	Payment  []any   `toml:"payment"`
 	Transfer int64   `toml:"transfer"`
+	Budget   any     `toml:"budget"`
+	Period   int64   `toml:"budget_period"`
 }
 
 // clusters checks the [platforms.NAME.clusters.*] tables and returns them
@@ -73,6 +83,9 @@ func (p *parser) clusters(platform string, rp rawPlatform) []Cluster {
 	}
 	if len(rp.Resources) > 0 {
 		p.errAt(key("resources"), "a platform of several clusters has processors only, for now")
+	}
+	if len(rp.Clusters) == 0 {
+		p.errAt(key("clusters"), "a grid needs at least one cluster ([platforms.%s.clusters.NAME] with procs)", platform)
 	}
 	for _, name := range sortedKeys(rp.Clusters) {
 		rc := rp.Clusters[name]
@@ -162,6 +175,27 @@ func (p *parser) streams(name string, raw map[string]rawStream) []Stream {
 		case rs.Transfer < 0:
 			p.errAt(key("transfer"), "must be at least 0 seconds, got %d", rs.Transfer)
 		}
+		if def("budget") {
+			b, ok := number(rs.Budget)
+			switch {
+			case !s.Global():
+				p.errAt(key("budget"), "budgets pay for global jobs: a local stream has none")
+			case !ok || b <= 0 || math.IsInf(b, 0):
+				p.errAt(key("budget"), "must be a positive number, got %v", rs.Budget)
+			default:
+				s.Budget, s.BudgetPeriod = b, 86400
+			}
+		}
+		if def("budget_period") {
+			switch {
+			case !def("budget"):
+				p.errAt(key("budget_period"), "a budget period needs a budget")
+			case rs.Period < 1:
+				p.errAt(key("budget_period"), "must be at least 1 second, got %d", rs.Period)
+			default:
+				s.BudgetPeriod = rs.Period
+			}
+		}
 		out = append(out, s)
 	}
 	return out
@@ -231,9 +265,9 @@ func (pl Platform) clusterNames() []string {
 	return out
 }
 
-// StreamProcs returns the size a stream's workload is loaded on, on
-// platform pl: its home cluster's processors, or the largest cluster's for
-// a global stream.
+// StreamProcs returns the size of a stream's home cluster on platform pl,
+// or of the largest cluster for a global stream: the size its workload is
+// loaded on unless the workload sets its own.
 func (pl Platform) StreamProcs(s Stream) int64 {
 	for _, c := range pl.Clusters {
 		if c.Name == s.Home {

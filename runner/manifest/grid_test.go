@@ -34,6 +34,7 @@ home = "b"
 workload = "t"
 payment = [0, 2.5]
 transfer = 60
+budget = 1000
 [policies.p]
 ref = "grid-lookahead"
 [matrix]
@@ -56,7 +57,7 @@ func TestGrid(t *testing.T) {
 		t.Errorf("engine clusters %+v, want %+v", sp.Clusters, want)
 	}
 	want := []Stream{
-		{Name: "glob", Workload: "t", Priority: [2]float64{1, 1}, Payment: [2]float64{0, 2.5}, Transfer: 60},
+		{Name: "glob", Workload: "t", Priority: [2]float64{1, 1}, Payment: [2]float64{0, 2.5}, Transfer: 60, Budget: 1000, BudgetPeriod: 86400},
 		{Name: "la", Workload: "t", Home: "a", To: 3600, Priority: [2]float64{1, 3}, Payment: [2]float64{1, 1}},
 		{Name: "lb", Workload: "t", Home: "b", Priority: [2]float64{1, 1}, Payment: [2]float64{1, 1}},
 	}
@@ -93,6 +94,7 @@ func TestGrid(t *testing.T) {
 	for _, c := range [][2]string{
 		{"window = [0, 3600]", "window = [0, 3601]"}, {"priority = [1, 3]", "priority = [1, 4]"},
 		{"payment = [0, 2.5]", "payment = [0, 2]"}, {"transfer = 60", "transfer = 61"},
+		{"budget = 1000", "budget = 1001"}, {"budget = 1000", "budget = 1000\nbudget_period = 3600"},
 		{"price_factor = 2", "price_factor = 3"}, {"procs = 4", "procs = 5"}, {"home = \"b\"", "home = \"a\""},
 	} {
 		m3 := mustParse(t, strings.Replace(gridBase, c[0], c[1], 1))
@@ -124,6 +126,10 @@ func TestGridErrors(t *testing.T) {
 		{"transfer on a local stream", "home = \"b\"", "home = \"b\"\ntransfer = 5", "m.toml:19: workloads.grid.streams.lb.transfer: a local stream runs at home: it has no transfer time"},
 		{"a trace beside streams", "[workloads.grid.streams.la]", "[workloads.grid]\ntrace = \"x.swf\"\n[workloads.grid.streams.la]", "workloads.grid.trace: a workload of streams has no trace of its own"},
 		{"streams without clusters", "platform = [\"g\"]\npolicy = [\"p\"]\n", "platform = [\"one\"]\npolicy = [\"p\"]\n[platforms.one]\nprocs = 4\n", "workloads.grid.streams: a workload of streams runs on a platform of clusters"},
+		{"a budget on a local stream", "priority = [1, 3]", "priority = [1, 3]\nbudget = 5", "m.toml:16: workloads.grid.streams.la.budget: budgets pay for global jobs"},
+		{"a zero budget", "budget = 1000", "budget = 0", "m.toml:23: workloads.grid.streams.glob.budget: must be a positive number, got 0"},
+		{"a period without a budget", "budget = 1000", "budget_period = 60", "m.toml:23: workloads.grid.streams.glob.budget_period: a budget period needs a budget"},
+		{"no cluster", "[platforms.g.clusters.b]\nprocs = 8\nprice_factor = 2\n[platforms.g.clusters.a]\nprocs = 4\n", "[platforms.g.clusters]\n", "m.toml:3: platforms.g.clusters: a grid needs at least one cluster"},
 		{"a stream of streams", "workload = \"t\"\npayment", "workload = \"grid\"\npayment", "m.toml:20: workloads.grid.streams.glob.workload: workload \"grid\" is made of streams itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

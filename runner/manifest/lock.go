@@ -128,6 +128,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 				num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 				if st.Global() {
 					fmt.Fprintf(&b, "payment = [%s, %s]\ntransfer = %d\n", num(st.Payment[0]), num(st.Payment[1]), st.Transfer)
+					if st.Budget > 0 {
+						fmt.Fprintf(&b, "budget = %s\nbudget_period = %d\n", num(st.Budget), st.BudgetPeriod)
+					}
 				} else {
 					fmt.Fprintf(&b, "home = %s\npriority = [%s, %s]\n", quote(st.Home), num(st.Priority[0]), num(st.Priority[1]))
 				}

@@ -48,6 +48,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-price", []string{"param_idle_price", "param_c"}, "idle price, C", "C and the idle price (price.toml)"},
 		{"kovalenko2006-ship", []string{"param_ship", "param_period"}, "rule, period (s)", "The ship rule and the cycle period (ship.toml)"},
 		{"kovalenko2006-stale", []string{"param_refresh", "param_ttl"}, "refresh, ttl (s)", "Stale forecasts (stale.toml)"},
+		{"kovalenko2006-budget", []string{"workload", "param_idle_price"}, "workload, idle price", "Budgets (budget.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
@@ -59,6 +60,9 @@ func run(w io.Writer, dir string) error {
 		}
 		fmt.Fprintf(w, "### %s\n\n", c.title)
 		table(w, c.header, runs)
+		if c.name == "kovalenko2006-budget" {
+			users(w, c.header, runs)
+		}
 	}
 	return nil
 }
@@ -79,6 +83,10 @@ type runOf struct {
 	exact, started  int
 	rejectedLocal   int
 	globalWorkShare float64
+	// topShare is the share of the global work of the user who ran the
+	// most of it; topWait and otherWait the mean waits of that user's
+	// global jobs and of the other users'.
+	topShare, topWait, otherWait float64
 }
 
 var metricCols = []string{"global_mean_wait", "global_max_wait", "local_mean_wait", "global_mean_bsld", "local_mean_bsld",
@@ -93,7 +101,7 @@ func readRuns(dir string, group []string) ([]runOf, error) {
 	for i, c := range cols {
 		idx[c.Name] = i
 	}
-	for _, g := range append(slices.Clone(group), "run_key", "status") {
+	for _, g := range append(append(slices.Clone(group), "run_key", "status"), metricCols...) {
 		if _, ok := idx[g]; !ok {
 			return nil, fmt.Errorf("%s: runs.parquet has no column %s", dir, g)
 		}
@@ -155,12 +163,75 @@ func (r *runOf) readJobs(path string) error {
 		rate = append(rate, *g.Payment/(float64(j.Procs)*float64(j.Walltime)))
 		wait = append(wait, float64(j.Wait))
 	}
+	r.topShare, r.topWait, r.otherWait = topUser(jobs, x.Grid)
 	r.rho = spearman(rate, wait)
 	r.cheap, r.dear = quarters(rate, wait)
 	if work > 0 {
 		r.globalWorkShare = globalWork / work
 	}
 	return nil
+}
+
+// topUser finds the user with the most global work (processors x runtime
+// of started global jobs; ties to the lower user number) and returns its
+// share of that work and the mean waits of its global jobs and of the
+// others'.
+func topUser(jobs []results.JobRow, grid []results.GridRow) (share, top, other float64) {
+	area := map[int64]float64{}
+	total := 0.0
+	for i, j := range jobs {
+		if grid[i].Home < 0 && !grid[i].Rejected {
+			area[j.User] += float64(j.Procs) * float64(j.Runtime)
+			total += float64(j.Procs) * float64(j.Runtime)
+		}
+	}
+	best, found := int64(0), false
+	for u, a := range area {
+		if !found || a > area[best] || (a == area[best] && u < best) {
+			best, found = u, true
+		}
+	}
+	if !found || total == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	var topSum, otherSum, tn, on float64
+	for i, j := range jobs {
+		if grid[i].Home >= 0 || grid[i].Rejected {
+			continue
+		}
+		if j.User == best {
+			topSum, tn = topSum+float64(j.Wait), tn+1
+		} else {
+			otherSum, on = otherSum+float64(j.Wait), on+1
+		}
+	}
+	return area[best] / total, topSum / tn, otherSum / max(on, 1)
+}
+
+// users prints, per group, the top user's share of the global work and
+// the mean waits of its jobs and of the other users' (budget.toml).
+func users(w io.Writer, header string, runs []runOf) {
+	var groups []string
+	by := map[string][]runOf{}
+	for _, r := range runs {
+		if _, ok := by[r.group]; !ok {
+			groups = append(groups, r.group)
+		}
+		by[r.group] = append(by[r.group], r)
+	}
+	fmt.Fprintf(w, "| %s | top user's share of global work | its global jobs' mean wait (h) | other users' (h) |\n|---|---|---|---|\n", header)
+	for _, g := range groups {
+		col := func(f func(r runOf) float64) []float64 {
+			var out []float64
+			for _, r := range by[g] {
+				out = append(out, f(r))
+			}
+			return out
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", g, ci(col(func(r runOf) float64 { return r.topShare }), 3),
+			ci(col(func(r runOf) float64 { return r.topWait / 3600 }), 2), ci(col(func(r runOf) float64 { return r.otherWait / 3600 }), 2))
+	}
+	fmt.Fprintln(w)
 }
 
 // quarters returns the mean of y over the quarter of the points with the
