@@ -1,10 +1,10 @@
 package runner
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 )
@@ -34,12 +34,12 @@ func JobRows(jobs []sim.Input, recs []sim.Record) []results.JobRow {
 // plat (see results.JobExtras): each job's request of every resource
 // besides processors; when a cluster has divided resources, its
 // placement from units (sim.Result.Units, plat.UnitStride() counts per
-// job); on a grid (several clusters, or jobs with a home or a transfer),
-// the grid columns from recs. It is empty on a platform of one cluster of
-// processors only.
-func JobExtras(plat *sdk.Platform, jobs []sim.Input, recs []sim.Record, units []int32) results.JobExtras {
+// job); on a grid (grid set, for a workload of streams, or what
+// metrics.IsGrid says), the grid columns from recs. It is empty on a
+// platform of one cluster of processors only.
+func JobExtras(plat *sdk.Platform, jobs []sim.Input, recs []sim.Record, units []int32, grid bool) results.JobExtras {
 	var x results.JobExtras
-	if len(plat.Clusters) > 1 || slices.ContainsFunc(jobs, func(in sim.Input) bool { return in.Job.Home != 0 || in.Job.Transfer != 0 }) {
+	if grid || metrics.IsGrid(plat, jobs) {
 		x.Grid = GridRows(jobs, recs)
 	}
 	for k, name := range plat.Resources[1:] {

@@ -28,6 +28,12 @@ type Settings struct {
 	// WarmupJobs and CooldownJobs exclude the first and last jobs (in
 	// submit order) from the job metrics; they are still simulated.
 	WarmupJobs, CooldownJobs int
+	// Grid says the run is of a grid (a workload of streams): its grid
+	// metrics are computed whatever its platform and jobs. Without it they
+	// are computed when the platform has several clusters or a job has a
+	// home or a transfer time. It is not a choice of the manifest, so not
+	// in Map.
+	Grid bool
 }
 
 // DefaultSettings returns a 10 s slowdown floor and no trimming.
@@ -94,12 +100,16 @@ type Summary struct {
 	GlobalRejected     int     `json:"global_rejected"`
 	Refusals           int     `json:"refusals"`
 	BrokenReservations int     `json:"broken_reservations"`
+	// ClusterUtilisation is each cluster's utilisation, by name, over the
+	// same span as Utilisation: processor-seconds used on it over its
+	// processors times the makespan.
+	ClusterUtilisation map[string]float64 `json:"cluster_utilisation"`
 }
 
 // GridKeys returns the JSON names of the grid metrics.
 func GridKeys() []string {
 	return []string{"local_jobs", "global_jobs", "local_mean_wait", "global_mean_wait", "global_max_wait",
-		"local_mean_bsld", "global_mean_bsld", "global_rejected", "refusals", "broken_reservations"}
+		"local_mean_bsld", "global_mean_bsld", "global_rejected", "refusals", "broken_reservations", "cluster_utilisation"}
 }
 
 // MarshalJSON writes the fields in their order, leaving out the grid
@@ -204,7 +214,7 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 			sum.GlobalMaxWait = max(sum.GlobalMaxWait, w)
 		}
 	}
-	sum.Grid = len(p.Clusters) > 1 || slices.ContainsFunc(jobs, func(in sim.Input) bool { return in.Job.Home != 0 || in.Job.Transfer != 0 })
+	sum.Grid = s.Grid || IsGrid(p, jobs)
 	if sum.Grid {
 		gridCounts(&sum, jobs, recs)
 	} else {
@@ -212,6 +222,9 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 		sum.LocalMeanBSLD, sum.GlobalMeanBSLD = 0, 0
 	}
 	sum.Makespan = last - first
+	if sum.Grid {
+		sum.ClusterUtilisation = clusterUtilisation(p, jobs, recs, sum.Makespan)
+	}
 	sum.BackfillErrors = BackfillErrors(procs, len(p.Clusters), jobs, recs)
 	if sum.Makespan > 0 && procs > 0 {
 		sum.Utilisation = used / (float64(procs) * float64(sum.Makespan))
@@ -252,4 +265,28 @@ func gridCounts(sum *Summary, jobs []sim.Input, recs []sim.Record) {
 			sum.BrokenReservations++
 		}
 	}
+}
+
+// clusterUtilisation is each cluster's share of its processor-seconds used
+// over the makespan.
+func clusterUtilisation(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, makespan int64) map[string]float64 {
+	used := make([]float64, len(p.Clusters))
+	for i := range recs {
+		if r := &recs[i]; !r.Rejected {
+			used[r.Cluster] += float64(jobs[i].Job.Request[0]) * float64(r.End-r.Start)
+		}
+	}
+	out := make(map[string]float64, len(p.Clusters))
+	for c, cl := range p.Clusters {
+		if makespan > 0 && cl.Capacity[0] > 0 {
+			out[cl.Name] = used[c] / (float64(cl.Capacity[0]) * float64(makespan))
+		}
+	}
+	return out
+}
+
+// IsGrid reports whether a run on p of jobs is of a grid by its look: the
+// platform has several clusters, or a job has a home or a transfer time.
+func IsGrid(p *sdk.Platform, jobs []sim.Input) bool {
+	return len(p.Clusters) > 1 || slices.ContainsFunc(jobs, func(in sim.Input) bool { return in.Job.Home != 0 || in.Job.Transfer != 0 })
 }

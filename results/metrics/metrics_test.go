@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -291,7 +292,7 @@ func TestEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != (metrics.Summary{}) {
+	if !reflect.DeepEqual(got, metrics.Summary{}) {
 		t.Errorf("%+v, want zero summary", got)
 	}
 }
@@ -383,7 +384,8 @@ func TestGridMetrics(t *testing.T) {
 	// waits 50 (slowdown 1.5); job 4 is rejected.
 	if !got.Grid || got.LocalJobs != 2 || got.GlobalJobs != 1 || got.LocalMeanWait != 20 || got.GlobalMeanWait != 50 ||
 		got.GlobalMaxWait != 50 || math.Abs(got.LocalMeanBSLD-1.2) > 1e-12 || got.GlobalMeanBSLD != 1.5 ||
-		got.GlobalRejected != 1 || got.Refusals != 2 || got.BrokenReservations != 1 || got.Rejected != 1 {
+		got.GlobalRejected != 1 || got.Refusals != 2 || got.BrokenReservations != 1 || got.Rejected != 1 ||
+		!reflect.DeepEqual(got.ClusterUtilisation, map[string]float64{"a": 100.0 / (4 * 150), "b": 200.0 / (4 * 150)}) {
 		t.Errorf("%+v", got)
 	}
 	b, _ := json.Marshal(got)
@@ -417,7 +419,7 @@ func TestSummaryJSONOrder(t *testing.T) {
 	}
 	s.Grid, s.LocalJobs, s.LocalMeanWait = true, 2, 4
 	got, _ = json.Marshal(s)
-	if !strings.HasSuffix(string(got), `"makespan":9,"local_jobs":2,"global_jobs":0,"local_mean_wait":4,"local_mean_bsld":0,"global_rejected":0,"refusals":0,"broken_reservations":0}`) {
+	if !strings.HasSuffix(string(got), `"makespan":9,"local_jobs":2,"global_jobs":0,"local_mean_wait":4,"local_mean_bsld":0,"global_rejected":0,"refusals":0,"broken_reservations":0,"cluster_utilisation":null}`) {
 		t.Errorf("a grid with no global job measured: %s", got)
 	}
 }

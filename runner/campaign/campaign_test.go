@@ -213,6 +213,11 @@ func TestRunsTable(t *testing.T) {
 			t.Errorf("no column %s", need)
 		}
 	}
+	for _, grid := range []string{"global_mean_wait", "local_jobs", "refusals", "cluster_utilisation"} {
+		if _, ok := idx[grid]; ok {
+			t.Errorf("column %s in a campaign without a grid", grid)
+		}
+	}
 	for i, row := range rows {
 		r := rep.Runs[i]
 		key := row[idx["run_key"]].(string)

@@ -92,16 +92,18 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	write := func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
 		res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
 		meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
-		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Records, out.Units), meta,
+		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Records, out.Units, t.wl.parts != nil), meta,
 			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
 				s, err := summary()
 				b, _ := json.Marshal(s)
 				return results.Metadata{"summary": string(b)}, err
 			}})
 	}
+	ms := m.Metrics
+	ms.Grid = t.wl.parts != nil
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
-		ExactEstimates: t.run.ExactEstimates(), Metrics: m.Metrics,
+		ExactEstimates: t.run.ExactEstimates(), Metrics: ms,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
 		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,
 		Processes: procs, Log: log, Write: write,

@@ -130,8 +130,15 @@ func TestGridCampaign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	names := map[string]bool{}
+	for _, c := range cols {
+		names[c.Name] = true
+	}
+	if !names["utilisation_kth"] || !names["utilisation_nasa"] || !names["global_mean_wait"] {
+		t.Errorf("runs.parquet lacks the grid columns: %v", names)
+	}
 	for i, c := range cols {
-		if c.Name == "global_mean_wait" || c.Name == "local_jobs" {
+		if c.Name == "global_mean_wait" || c.Name == "local_jobs" || c.Name == "utilisation_kth" || c.Name == "utilisation_nasa" {
 			for _, row := range rows {
 				if row[i] == nil {
 					t.Errorf("runs.parquet: %s is null", c.Name)

@@ -77,7 +77,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	for i := range st.NumField() {
 		f := st.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) {
+		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) || f.Type.Kind() == reflect.Map {
 			continue
 		}
 		kind := results.Float64
@@ -122,6 +122,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		}),
 	)
 	cols = append(cols, transformColumns(m)...)
+	cols = append(cols, clusterColumns(m)...)
 	cols = append(cols,
 		col("transport", results.String, optStr(func(r *RunResult) string { return r.Transport })),
 		col("process_run", results.Int64, func(r *RunResult) any {
@@ -302,4 +303,33 @@ func writeRuns(dir string, m *manifest.Manifest, prov map[string]string, runs []
 		return fmt.Errorf("campaign %s: %w", m.Campaign.Name, err)
 	}
 	return nil
+}
+
+// clusterColumns are the utilisation of each cluster of the manifest's
+// grids, utilisation_NAME (metrics.Summary.ClusterUtilisation), NULL for a
+// run on a platform without that cluster or not run.
+func clusterColumns(m *manifest.Manifest) []runsColumn {
+	var names []string
+	for _, pl := range m.Platforms {
+		for _, c := range pl.Clusters {
+			if !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	var cols []runsColumn
+	for _, name := range names {
+		cols = append(cols, runsColumn{results.Column{Name: "utilisation_" + name, Kind: results.Float64}, func(r *RunResult) any {
+			u, ok := r.Metrics["cluster_utilisation"].(map[string]any)
+			if !ok {
+				return nil
+			}
+			if v, ok := u[name].(float64); ok {
+				return v
+			}
+			return nil
+		}})
+	}
+	return cols
 }
