@@ -8,7 +8,9 @@
 // out/kovalenko2006-price price.toml (C and the idle price) and
 // out/kovalenko2006-ship ship.toml (the ship rule and the cycle period),
 // out/kovalenko2006-stale stale.toml (forecasts published less often, and
-// their time-to-live); a campaign not run yet is skipped.
+// their time-to-live), out/kovalenko2006-budget budget.toml (budgets) and
+// out/kovalenko2006-contention contention.toml (the ship rules under a
+// heavy global stream); a campaign not run yet is skipped.
 package main
 
 import (
@@ -49,6 +51,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-ship", []string{"param_ship", "param_period"}, "rule, period (s)", "The ship rule and the cycle period (ship.toml)"},
 		{"kovalenko2006-stale", []string{"param_refresh", "param_ttl"}, "refresh, ttl (s)", "Stale forecasts (stale.toml)"},
 		{"kovalenko2006-budget", []string{"workload", "param_idle_price"}, "workload, idle price", "Budgets (budget.toml)"},
+		{"kovalenko2006-contention", []string{"policy"}, "policy", "Under contention (contention.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
