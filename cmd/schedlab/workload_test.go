@@ -91,7 +91,7 @@ func TestWorkloadsDoc(t *testing.T) {
 	}
 }
 
-// TestKovalenkoDoc runs the six campaigns of paper 003 and checks that
+// TestKovalenkoDoc runs the seven campaigns of paper 003 and checks that
 // the tables of docs/reproductions/kovalenko2006.md are the summarize
 // program's output, number for number.
 func TestKovalenkoDoc(t *testing.T) {
@@ -103,7 +103,7 @@ func TestKovalenkoDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, c := range []string{"grid", "price", "ship", "stale", "budget", "contention"} {
+	for _, c := range []string{"grid", "price", "ship", "stale", "budget", "contention", "pooled"} {
 		name := "kovalenko2006"
 		if c != "grid" {
 			name += "-" + c
@@ -117,8 +117,8 @@ func TestKovalenkoDoc(t *testing.T) {
 		t.Fatalf("summarize: %v", err)
 	}
 	tables := regexp.MustCompile(`(?m)(^\|.*\n\|---.*\n(?:^\|.*\n)+)`).FindAllString(string(out), -1)
-	if len(tables) != 7 {
-		t.Fatalf("%d tables in the summary, want 7:\n%s", len(tables), out)
+	if len(tables) != 8 {
+		t.Fatalf("%d tables in the summary, want 8:\n%s", len(tables), out)
 	}
 	for _, tb := range tables {
 		if !strings.Contains(string(doc), tb) {

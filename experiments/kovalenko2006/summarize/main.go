@@ -10,7 +10,8 @@
 // out/kovalenko2006-stale stale.toml (forecasts published less often, and
 // their time-to-live), out/kovalenko2006-budget budget.toml (budgets) and
 // out/kovalenko2006-contention contention.toml (the ship rules under a
-// heavy global stream); a campaign not run yet is skipped.
+// heavy global stream) and out/kovalenko2006-pooled pooled.toml (the bound
+// of one machine as large as the grid); a campaign not run yet is skipped.
 package main
 
 import (
@@ -52,6 +53,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-stale", []string{"param_refresh", "param_ttl"}, "refresh, ttl (s)", "Stale forecasts (stale.toml)"},
 		{"kovalenko2006-budget", []string{"workload", "param_idle_price"}, "workload, idle price", "Budgets (budget.toml)"},
 		{"kovalenko2006-contention", []string{"policy"}, "policy", "Under contention (contention.toml)"},
+		{"kovalenko2006-pooled", []string{"policy"}, "policy", "All clusters pooled (pooled.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
