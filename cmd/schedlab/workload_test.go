@@ -126,3 +126,35 @@ func TestKovalenkoDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestMazalovDoc runs the campaigns of paper 000 (about 15 s) and checks
+// that every table of docs/reproductions/mazalov2012.md that its summarize
+// program prints is in the write-up, number for number.
+func TestMazalovDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no campaign")
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reproductions", "mazalov2012.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []string{"table", "table-request", "tau", "p", "te", "readings", "fig3", "lambda"} {
+		if out, err := run(t, "run", "../../experiments/mazalov2012/"+c+".toml", "--out", filepath.Join(dir, c), "-q"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	out, err := exec.Command("go", "run", "../../experiments/mazalov2012/summarize", "-campaigns", dir, "-figures", t.TempDir()).Output()
+	if err != nil {
+		t.Fatalf("summarize: %v", err)
+	}
+	tables := regexp.MustCompile(`(?m)(^\|.*\n\|[-| :]*\n(?:^\|.*\n)+)`).FindAllString(string(out), -1)
+	if len(tables) != 9 {
+		t.Fatalf("%d tables in the summary, want 9:\n%s", len(tables), out)
+	}
+	for _, tb := range tables {
+		if !strings.Contains(string(doc), tb) {
+			t.Errorf("docs/reproductions/mazalov2012.md lacks the table\n%s", tb)
+		}
+	}
+}
