@@ -112,17 +112,24 @@ func TestKovalenkoDoc(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	}
-	out, err := exec.Command("go", "run", "../../experiments/kovalenko2006/summarize", "-dir", dir).Output()
+	docTables(t, doc, 8, "../../experiments/kovalenko2006/summarize", "-dir", dir)
+}
+
+// docTables runs a summarize program with args and checks that it prints
+// n tables, each of them in doc as it is.
+func docTables(t *testing.T, doc []byte, n int, args ...string) {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"run"}, args...)...).Output()
 	if err != nil {
-		t.Fatalf("summarize: %v", err)
+		t.Fatalf("%s: %v", args[0], err)
 	}
-	tables := regexp.MustCompile(`(?m)(^\|.*\n\|---.*\n(?:^\|.*\n)+)`).FindAllString(string(out), -1)
-	if len(tables) != 8 {
-		t.Fatalf("%d tables in the summary, want 8:\n%s", len(tables), out)
+	tables := regexp.MustCompile(`(?m)(^\|.*\n\|[-| :]*\n(?:^\|.*\n)+)`).FindAllString(string(out), -1)
+	if len(tables) != n {
+		t.Fatalf("%d tables in the output of %s, want %d:\n%s", len(tables), args[0], n, out)
 	}
 	for _, tb := range tables {
 		if !strings.Contains(string(doc), tb) {
-			t.Errorf("docs/reproductions/kovalenko2006.md lacks the table\n%s", tb)
+			t.Errorf("the write-up lacks the table\n%s", tb)
 		}
 	}
 }
@@ -144,17 +151,5 @@ func TestMazalovDoc(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	}
-	out, err := exec.Command("go", "run", "../../experiments/mazalov2012/summarize", "-campaigns", dir, "-figures", t.TempDir()).Output()
-	if err != nil {
-		t.Fatalf("summarize: %v", err)
-	}
-	tables := regexp.MustCompile(`(?m)(^\|.*\n\|[-| :]*\n(?:^\|.*\n)+)`).FindAllString(string(out), -1)
-	if len(tables) != 9 {
-		t.Fatalf("%d tables in the summary, want 9:\n%s", len(tables), out)
-	}
-	for _, tb := range tables {
-		if !strings.Contains(string(doc), tb) {
-			t.Errorf("docs/reproductions/mazalov2012.md lacks the table\n%s", tb)
-		}
-	}
+	docTables(t, doc, 9, "../../experiments/mazalov2012/summarize", "-campaigns", dir, "-figures", t.TempDir())
 }

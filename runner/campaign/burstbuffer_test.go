@@ -144,21 +144,8 @@ func TestBurstBufferCampaign(t *testing.T) {
 
 	// A rerun from the lock file gives identical jobs files, extras
 	// included.
-	lock, err := manifest.Load(filepath.Join(dir, LockFile))
-	if err != nil {
-		t.Fatal(err)
-	}
 	again := t.TempDir()
-	run(t, lock, Options{Dir: again, InProcess: true})
-	diffs, err := Compare(dir, again)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if !d.Identical {
-			t.Errorf("rerun %s: %s", d.Label, d.What)
-		}
-	}
+	rerunIdentical(t, dir, again)
 	// Compare sees a change of one placement.
 	path := JobsPath(again, rep.Runs[0].Key)
 	jobs, x, meta, err := results.ReadJobsWith(path)

@@ -118,6 +118,26 @@ func run(t testing.TB, m *manifest.Manifest, opts Options) *Report {
 	return rep
 }
 
+// rerunIdentical reruns the campaign in dir from its lock file, in-process,
+// into again, and checks that every run gives identical files.
+func rerunIdentical(t *testing.T, dir, again string) {
+	t.Helper()
+	lock, err := manifest.Load(filepath.Join(dir, LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, lock, Options{Dir: again, InProcess: true})
+	diffs, err := Compare(dir, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if !d.Identical {
+			t.Errorf("rerun %s: %s", d.Label, d.What)
+		}
+	}
+}
+
 // jobFiles returns the content of every jobs file of a campaign, by name.
 func jobFiles(t testing.TB, dir string) map[string][]byte {
 	t.Helper()
@@ -603,20 +623,7 @@ func TestCompare(t *testing.T) {
 	m := quickstart(t, "", `policy = ["easy", "fcfs"]`)
 	a, b := t.TempDir(), t.TempDir()
 	run(t, m, Options{Dir: a, InProcess: true})
-	lock, err := manifest.Load(filepath.Join(a, LockFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run(t, lock, Options{Dir: b, InProcess: true})
-	diffs, err := Compare(a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if !d.Identical {
-			t.Errorf("%s: %s", d.Label, d.What)
-		}
-	}
+	rerunIdentical(t, a, b)
 	// Change one job of one run.
 	files, _ := filepath.Glob(filepath.Join(b, JobsDir, "*.parquet"))
 	slices.Sort(files)
@@ -629,7 +636,7 @@ func TestCompare(t *testing.T) {
 	if err := results.WriteJobs(path, rows, meta); err != nil {
 		t.Fatal(err)
 	}
-	diffs, err = Compare(a, b)
+	diffs, err := Compare(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}

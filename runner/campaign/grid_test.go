@@ -147,21 +147,7 @@ func TestGridCampaign(t *testing.T) {
 		}
 	}
 
-	lock, err := manifest.Load(filepath.Join(dir, LockFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := t.TempDir()
-	run(t, lock, Options{Dir: again, InProcess: true})
-	diffs, err := Compare(dir, again)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if !d.Identical {
-			t.Errorf("rerun %s: %s", d.Label, d.What)
-		}
-	}
+	rerunIdentical(t, dir, t.TempDir())
 }
 
 func orZero(p *float64) *float64 {

@@ -216,14 +216,7 @@ func topUser(jobs []results.JobRow, grid []results.GridRow) (share, top, other f
 // users prints, per group, the top user's share of the global work and
 // the mean waits of its jobs and of the other users' (budget.toml).
 func users(w io.Writer, header string, runs []runOf) {
-	var groups []string
-	by := map[string][]runOf{}
-	for _, r := range runs {
-		if _, ok := by[r.group]; !ok {
-			groups = append(groups, r.group)
-		}
-		by[r.group] = append(by[r.group], r)
-	}
+	groups, by := groupRuns(runs)
 	fmt.Fprintf(w, "| %s | top user's share of global work | its global jobs' mean wait (h) | other users' (h) |\n|---|---|---|---|\n", header)
 	for _, g := range groups {
 		col := func(f func(r runOf) float64) []float64 {
@@ -291,6 +284,20 @@ func ranks(x []float64) []float64 {
 	return out
 }
 
+// groupRuns returns the groups of runs in their first run's order, and
+// the runs of each.
+func groupRuns(runs []runOf) ([]string, map[string][]runOf) {
+	var groups []string
+	by := map[string][]runOf{}
+	for _, r := range runs {
+		if _, ok := by[r.group]; !ok {
+			groups = append(groups, r.group)
+		}
+		by[r.group] = append(by[r.group], r)
+	}
+	return groups, by
+}
+
 // ci writes a mean with its 95 % Student interval over the replicates.
 func ci(xs []float64, digits int) string {
 	s := stats.Describe(xs, 0.95)
@@ -302,14 +309,7 @@ func ci(xs []float64, digits int) string {
 }
 
 func table(w io.Writer, header string, runs []runOf) {
-	var groups []string
-	by := map[string][]runOf{}
-	for _, r := range runs {
-		if _, ok := by[r.group]; !ok {
-			groups = append(groups, r.group)
-		}
-		by[r.group] = append(by[r.group], r)
-	}
+	groups, by := groupRuns(runs)
 	fmt.Fprintf(w, "| %s | runs | global mean wait (h) | global max wait (h) | local mean wait (h) | utilisation | global share of work | global rejected | local rejected | rho(payment rate, wait) | global wait, cheapest / dearest quarter (h) | started at reservation | refusals | broken |\n",
 		header)
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
