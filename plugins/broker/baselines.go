@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/grid"
 	"github.com/schedlab/schedlab/sdk/plan"
 )
 
@@ -79,7 +80,7 @@ func (p *toQueue) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.out = append(p.out, sdk.Ship(j, c))
 		p.shipped[j.Index] = arrival{cluster: c, at: s.Now + j.Transfer}
 		// It counts in the queue it joined for the jobs after it.
-		p.local[c] = append(p.local[c], entryOf(j, p.priority, s.Now+j.Transfer))
+		p.local[c] = append(p.local[c], grid.Entry{Job: j, Priority: p.priority, From: s.Now + j.Transfer})
 	}
 	p.runLocal(s, nil)
 	return p.out, nil

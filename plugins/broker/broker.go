@@ -190,7 +190,3 @@ func nextCycle(now, period int64) int64 {
 	}
 	return t
 }
-
-func entryOf(j *sdk.Job, priority float64, from int64) grid.Entry {
-	return grid.Entry{Job: j, Priority: priority, From: from}
-}

@@ -171,6 +171,7 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	}
 	first, last := jobs[0].Job.Submit, int64(0)
 	var used, bsld, turnaround float64
+	sum.Grid = s.Grid || IsGrid(p, jobs)
 	for i := range recs {
 		r := &recs[i]
 		j := &jobs[i].Job
@@ -203,26 +204,22 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 		bsld += b
 		sum.MaxBSLD = max(sum.MaxBSLD, b)
 		turnaround += w + float64(run)
-		if j.Home > 0 {
+		switch {
+		case !sum.Grid: // no streams to tell apart
+		case j.Home > 0:
 			sum.LocalJobs++
 			sum.LocalMeanWait += w
 			sum.LocalMeanBSLD += b
-		} else {
+		default:
 			sum.GlobalJobs++
 			sum.GlobalMeanWait += w
 			sum.GlobalMeanBSLD += b
 			sum.GlobalMaxWait = max(sum.GlobalMaxWait, w)
 		}
 	}
-	sum.Grid = s.Grid || IsGrid(p, jobs)
-	if sum.Grid {
-		gridCounts(&sum, jobs, recs)
-	} else {
-		sum.LocalJobs, sum.GlobalJobs, sum.LocalMeanWait, sum.GlobalMeanWait, sum.GlobalMaxWait = 0, 0, 0, 0, 0
-		sum.LocalMeanBSLD, sum.GlobalMeanBSLD = 0, 0
-	}
 	sum.Makespan = last - first
 	if sum.Grid {
+		gridCounts(&sum, jobs, recs)
 		sum.ClusterUtilisation = clusterUtilisation(p, jobs, recs, sum.Makespan)
 	}
 	sum.BackfillErrors = BackfillErrors(procs, len(p.Clusters), jobs, recs)

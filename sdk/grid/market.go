@@ -37,9 +37,9 @@ type Allocation struct {
 // paper's tentative allocations do.
 type Market struct {
 	clusters []*cmarket
-	// Ops counts the matching operations of the searches so far: one per
-	// step of a forecast a candidate allocation is matched against, the
-	// unit of the paper's cycle cost CP = A1 * Nz * Ns.
+	// Ops counts the steps of the forecasts the searches so far matched a
+	// candidate allocation against: the search's own work, which is not
+	// the paper's unit (a pair of a job and a slot, CP = A1 * Nz * Ns).
 	Ops int64
 }
 
