@@ -58,9 +58,13 @@ lublin-estimates:
 # Paper 002: fit a workload model on KTH-SP2, then run EASY and FCFS on the log
 # and on traces drawn from the model (docs/reproductions/petunin-models.md).
 petunin-models:
+    go run ./cmd/schedlab workload analyze experiments/data/KTH-SP2-1996-2.1-cln.swf.gz --by user --out out/petunin-models/analysis
     go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-model.toml
+    go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-mean-model.toml --arrivals mean
+    go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-work-model.toml --activity work
     go run ./cmd/schedlab run --overwrite experiments/petunin-models/kth.toml
     go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric mean_wait --by policy --no-jobs
+    go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric utilisation --by policy --no-jobs
 
 # Paper 003: the grid brokers, C and the idle price, the ship rule, stale forecasts
 # (docs/reproductions/kovalenko2006.md).

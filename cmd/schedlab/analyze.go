@@ -14,10 +14,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/fit"
@@ -39,6 +41,8 @@ type analyzeFlags struct {
 	seed           int64
 	restarts       int
 	resamples      int
+	activity       string
+	resource       string
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -51,15 +55,22 @@ jobs and of processor-seconds, and the distributions (mean with a 95 % interval,
 quantiles) of requested processors, requested time T_lim, runtime, wait and
 K_wall = T_run / T_lim, with the jobs that ran to their limit counted as
 censored. The values of each factor are then clustered by k-means (k-means++,
-seeded) on <activity share, mean processors, mean T_lim, mean K_wall>,
-standardised, with k chosen by the mean silhouette.
+seeded) on <A, R1, mean T_lim, mean K_wall>, standardised, with k chosen by
+the mean silhouette. By default A and R1 are paper 002's: the value's share of
+the jobs (--activity jobs) and its mean nodes where the log records nodes, else
+processors (--resource auto); --activity work takes the share of
+processor-seconds instead, --resource procs or nodes one measure whatever the
+log. Each cluster is then described as the paper's table does: its share of
+the jobs, T_lim's mean and sd.
 
 Per cluster and parameter (processors, T_lim, runtime, wait), exponential,
 log-normal, Weibull and gamma laws are fitted by maximum likelihood (location
 0; non-positive values and, for runtimes, jobs that ran to their limit are
 left out and counted), ranked by AIC, with Kolmogorov-Smirnov and
-Cramer-von Mises statistics and parametric-bootstrap p-values (--resamples,
-on at most 5000 values per test).
+Cramer-von Mises statistics on every value, as the paper reports them, and
+parametric-bootstrap p-values (--resamples), whose tests use at most 5000
+values (and report their own statistics on them: CvM grows with n, so only
+statistics of equal n compare).
 
 --out DIR writes DIR/factors.parquet (one row per factor value),
 DIR/clusters.parquet (one row per clustered value) and DIR/fits.parquet (one
@@ -86,6 +97,7 @@ K_ef2 and K_ef1 by node-count group.`,
 	fl.IntVar(&f.restarts, "restarts", 10, "k-means restarts per k")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of k-means++, the bootstrap and its subsamples")
 	fl.IntVar(&f.resamples, "resamples", 99, "parametric-bootstrap resamples of each goodness-of-fit test (0: no fits)")
+	featureFlags(fl, &f.activity, &f.resource)
 	return cmd
 }
 
@@ -128,6 +140,10 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		if !slices.Contains(known, b) {
 			return &exitError{exitBadInput, fmt.Errorf("--by %q: want one of %s", b, strings.Join(known, ", "))}
 		}
+	}
+	feat := analysis.Features{Activity: f.activity, Resource: f.resource}
+	if err := feat.Check(); err != nil {
+		return &exitError{exitBadInput, err}
 	}
 	w := cmd.OutOrStdout()
 	var jobs []analysis.Job
@@ -196,7 +212,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		if len(st) > f.top {
 			fmt.Fprintf(w, "(%d more values in factors.parquet with --out)\n", len(st)-f.top)
 		}
-		c, err := analysis.Cluster(st, f.kmax, f.restarts, rng)
+		c, err := analysis.Cluster(st, feat, f.kmax, f.restarts, rng)
 		if err != nil {
 			fmt.Fprintf(w, "clusters: %v\n", err)
 			fa.ClusterErr = err.Error()
@@ -206,8 +222,17 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		for _, r := range c.Tried {
 			fmt.Fprintf(w, " k=%d %.3f", r.K, r.Silhouette)
 		}
-		fmt.Fprintf(w, "), sizes %v\n", c.Result.Sizes)
+		fmt.Fprintf(w, "), sizes %v, on %s\n", c.Result.Sizes, strings.Join(c.Features, ", "))
 		fa.Clusters = &c
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "cluster\tvalues\tjobs\tshare of jobs\tT_lim mean (min)\tT_lim sd (min)\tprocs mean\tK_wall mean\t")
+		for _, cs := range c.Describe(jobs) {
+			k, _ := strconv.Atoi(cs.Value)
+			tl := cs.Params["req_time"]
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.1f\t%.1f\t%.1f\t%.3f\t\n", cs.Value, c.Result.Sizes[k], cs.Jobs, cs.Share,
+				tl.Mean/60, tl.SD/60, cs.Params["procs"].Mean, cs.Params["k_wall"].Mean)
+		}
+		tw.Flush()
 		for i, v := range c.Values {
 			clusterRows = append(clusterRows, []any{factor, v, int64(c.Labels[i]), int64(c.Result.K), c.Result.Silhouette})
 		}
@@ -220,19 +245,42 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		}
 		fa.Fits = pfs
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "cluster	parameter	n	dropped	best (AIC)	parameters	n tested	KS	KS p	CvM p	")
+		fmt.Fprintln(tw, "cluster	parameter	n	dropped	best (AIC)	parameters	KS	CvM	n tested	KS p	CvM p	")
 		for _, pf := range pfs {
 			if len(pf.Fits) == 0 {
-				fmt.Fprintf(tw, "%d	%s	%d	%d	(no fit)						\n", pf.Cluster, pf.Param, pf.N, pf.Dropped)
+				fmt.Fprintf(tw, "%d	%s	%d	%d	(no fit)							\n", pf.Cluster, pf.Param, pf.N, pf.Dropped)
 				continue
 			}
 			b, g := pf.Fits[0], pf.GoF[0]
-			fmt.Fprintf(tw, "%d	%s	%d	%d	%s	%s	%d	%.4f	%.3f	%.3f	\n", pf.Cluster, pf.Param, pf.N, pf.Dropped, b.Family, paramsOf(b), pf.GoFN, g.KS, g.KSP, g.CvMP)
+			fmt.Fprintf(tw, "%d	%s	%d	%d	%s	%s	%.4f	%.3f	%d	%.3f	%.3f	\n", pf.Cluster, pf.Param, pf.N, pf.Dropped, b.Family, paramsOf(b),
+				pf.KS[0], pf.CvM[0], pf.GoFN, g.KSP, g.CvMP)
 			for i, ft := range pf.Fits {
 				gi := pf.GoF[i]
 				fitRows = append(fitRows, []any{factor, int64(pf.Cluster), pf.Param, int64(pf.N), int64(pf.Dropped), string(ft.Family),
-					int64(i + 1), paramsOf(ft), ft.LogLik, ft.AIC, ft.BIC, int64(pf.GoFN), gi.KS, gi.KSP, gi.CvM, gi.CvMP, int64(gi.Resamples)})
+					int64(i + 1), paramsOf(ft), ft.LogLik, ft.AIC, ft.BIC, pf.KS[i], pf.CvM[i],
+					int64(pf.GoFN), gi.KS, gi.KSP, gi.CvM, gi.CvMP, int64(gi.Resamples)})
 			}
+		}
+		tw.Flush()
+		// Paper 002's figure of fits: log-normal and Weibull, KS and CvM
+		// on every value of each cluster.
+		fmt.Fprintln(w, "log-normal and Weibull on every value (KS, CvM):")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "cluster	parameter	n	log-normal KS	log-normal CvM	Weibull KS	Weibull CvM	")
+		for _, pf := range pfs {
+			if len(pf.Fits) == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "%d	%s	%d	", pf.Cluster, pf.Param, pf.N)
+			for _, fam := range []fit.Family{fit.LogNormal, fit.Weibull} {
+				i := slices.IndexFunc(pf.Fits, func(ft fit.Fit) bool { return ft.Family == fam })
+				if i < 0 {
+					fmt.Fprint(tw, "-	-	")
+					continue
+				}
+				fmt.Fprintf(tw, "%.4f	%.3f	", pf.KS[i], pf.CvM[i])
+			}
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
 	}
@@ -246,6 +294,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		rep.Options = [][2]string{{"--by", strings.Join(f.by, ",")}, {"--kmax", fmt.Sprint(f.kmax)},
 			{"--restarts", fmt.Sprint(f.restarts)}, {"--seed", fmt.Sprint(f.seed)}, {"--resamples", fmt.Sprint(f.resamples)},
 			{"--top", fmt.Sprint(f.top)}, {"--report-clusters", fmt.Sprint(f.reportClusters)},
+			{"--activity", f.activity}, {"--resource", f.resource},
 			{"goodness-of-fit sample", fmt.Sprintf("at most %d values per test", analysis.GoFSample)}}
 		if err := writeAnalysisReport(reportPath, rep); err != nil {
 			return err
@@ -263,6 +312,8 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	meta["input.sha256"] = sum
 	meta["kmeans.seed"] = fmt.Sprint(f.seed)
 	meta["kmeans.restarts"] = fmt.Sprint(f.restarts)
+	meta["clustering.activity"] = f.activity
+	meta["clustering.resource"] = f.resource
 	meta["censoring"] = "jobs with runtime >= requested time are counted in censored and kept at their observed values"
 	cols := []results.Column{{Name: "factor", Kind: results.String}, {Name: "value", Kind: results.String},
 		{Name: "jobs", Kind: results.Int64}, {Name: "share", Kind: results.Float64}, {Name: "activity", Kind: results.Float64},
@@ -288,7 +339,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		{Name: "parameter", Kind: results.String}, {Name: "n", Kind: results.Int64}, {Name: "dropped", Kind: results.Int64},
 		{Name: "family", Kind: results.String}, {Name: "rank_aic", Kind: results.Int64}, {Name: "params", Kind: results.String},
 		{Name: "loglik", Kind: results.Float64}, {Name: "aic", Kind: results.Float64}, {Name: "bic", Kind: results.Float64},
-		{Name: "n_tested", Kind: results.Int64}, {Name: "ks", Kind: results.Float64}, {Name: "ks_p", Kind: results.Float64}, {Name: "cvm", Kind: results.Float64},
+		{Name: "ks_all", Kind: results.Float64}, {Name: "cvm_all", Kind: results.Float64}, {Name: "n_tested", Kind: results.Int64}, {Name: "ks", Kind: results.Float64}, {Name: "ks_p", Kind: results.Float64}, {Name: "cvm", Kind: results.Float64},
 		{Name: "cvm_p", Kind: results.Float64}, {Name: "resamples", Kind: results.Int64}}
 	meta["gof.sample"] = fmt.Sprint(analysis.GoFSample)
 	if err := results.WriteTable(filepath.Join(f.out, "fits.parquet"), fcols, fitRows, meta); err != nil {
@@ -376,4 +427,11 @@ func fileSHA256(path string) string {
 	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// featureFlags adds --activity and --resource, the measures of activity
+// and requested resource that values are clustered on.
+func featureFlags(fl *pflag.FlagSet, activity, resource *string) {
+	fl.StringVar(activity, "activity", analysis.ActivityJobs, "activity A a value is clustered on: jobs (its share of the jobs, paper 002's) or work (its share of processor-seconds)")
+	fl.StringVar(resource, "resource", analysis.ResourceAuto, "requested resource R1 a value is clustered on: auto (mean nodes where the log records them, else processors, paper 002's), nodes or procs")
 }

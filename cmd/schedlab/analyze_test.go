@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/browsercheck"
+	"github.com/schedlab/schedlab/workload/analysis"
 	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
@@ -64,10 +68,11 @@ func TestWorkloadAnalyzeReport(t *testing.T) {
 		if !strings.Contains(out, "wrote "+page) {
 			t.Errorf("output does not name the report:\n%s", out)
 		}
-		// k = 2 for user and for group on KTH, and queue has one value:
+		// User and group cluster on KTH, on the paper's features (share
+		// of jobs, processors: SWF has no nodes), and queue has one value:
 		// one ECDF figure per clustered factor, and no cluster for queue.
-		if !strings.Contains(out, "clusters: k = 2") {
-			t.Errorf("KTH no longer clusters in 2:\n%s", out)
+		if n := strings.Count(out, "), sizes "); n != 2 || strings.Count(out, "on share, procs, req_time, k_wall") != 2 {
+			t.Errorf("KTH: %d clusterings, want 2, on the paper's features:\n%s", n, out)
 		}
 		check(t, "analyze-kth", page, []string{"Overview", "By user", "By group", "By queue", "Provenance"},
 			[]string{"Clusters of user values", "Clusters of group values"}, 2)
@@ -82,4 +87,48 @@ func TestWorkloadAnalyzeReport(t *testing.T) {
 		check(t, "analyze-sacct", page, []string{"Overview", "By app", "By nodes", "Efficiency by node count", "Provenance"},
 			[]string{"K_ef2 and K_ef1 by node-count group"}, 0)
 	})
+}
+
+// TestClusteringSettings: --activity and --resource of analyze and fit.
+// Bad values exit 2 before anything is written; a model records the
+// features its classes were clustered on.
+func TestClusteringSettings(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		contains string
+	}{
+		{"analyze, unknown activity", []string{"analyze", kth, "--by", "user", "--activity", "cpu", "--out", filepath.Join(dir, "a")}, exitBadInput, `activity "cpu"`},
+		{"analyze, unknown resource", []string{"analyze", kth, "--by", "user", "--resource", "gpus", "--out", filepath.Join(dir, "b")}, exitBadInput, `resource "gpus"`},
+		{"fit, unknown activity", []string{"fit", kth, "--activity", "cpu", "-o", filepath.Join(dir, "c.toml")}, exitBadInput, `activity "cpu"`},
+		{"fit, nodes of an SWF log", []string{"fit", kth, "--resource", "nodes", "-o", filepath.Join(dir, "d.toml")}, exitBadInput, "records no nodes"},
+		{"analyze, work and processors", []string{"analyze", kth, "--by", "user", "--resamples", "0", "--activity", "work", "--resource", "procs"}, exitOK,
+			"on activity, procs, req_time, k_wall"},
+		{"fit, the paper's features", []string{"fit", kth, "-o", filepath.Join(dir, "e.toml")}, exitOK, "on share, procs, req_time, k_wall"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := run(t, append([]string{"workload"}, c.args...)...)
+			if code := exitCode(err); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
+			}
+			if !strings.Contains(out, c.contains) {
+				t.Errorf("output lacks %q:\n%.2000s", c.contains, out)
+			}
+		})
+	}
+	for _, name := range []string{"a", "b", "c.toml", "d.toml"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s exists after bad input (%v)", name, err)
+		}
+	}
+	m, err := analysis.ReadModel(filepath.Join(dir, "e.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"share", "procs", "req_time", "k_wall"}; !slices.Equal(m.Clustering, want) {
+		t.Errorf("model clustered on %v, want %v", m.Clustering, want)
+	}
 }

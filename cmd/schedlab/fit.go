@@ -14,7 +14,7 @@ import (
 )
 
 func newFitCmd() *cobra.Command {
-	var out, by, arrivals string
+	var out, by, arrivals, activity, resource string
 	var seed int64
 	var kmax, restarts int
 	var procs int64
@@ -22,7 +22,8 @@ func newFitCmd() *cobra.Command {
 		Use:   "fit FILE.swf[.gz] -o model.toml [--by user]",
 		Short: "fit a workload model (arrivals and job classes) to a log",
 		Long: `Fit a workload model to an SWF log: the law of inter-arrival times, and one job
-class per k-means cluster of the --by factor's values (see workload analyze),
+class per k-means cluster of the --by factor's values (see workload analyze;
+--activity and --resource as there),
 with the best-AIC laws of processors, requested time and runtime (fitted on the
 jobs that did not run to their limit) and the share of jobs that did.
 The model is written as TOML (-o); then a trace is drawn from it (seeded) and
@@ -51,9 +52,13 @@ or a manifest workload with generator = "model".`,
 					return &exitError{exitBadInput, fmt.Errorf("%s: no MaxProcs or MaxNodes in the header; give --procs", args[0])}
 				}
 			}
+			feat := analysis.Features{Activity: activity, Resource: resource}
+			if err := feat.Check(); err != nil {
+				return &exitError{exitBadInput, err}
+			}
 			jobs := analysis.FromSWF(recs)
 			rng := manifest.NewRand(uint64(seed))
-			c, err := analysis.Cluster(analysis.Describe(jobs, by), kmax, restarts, rng)
+			c, err := analysis.Cluster(analysis.Describe(jobs, by), feat, kmax, restarts, rng)
 			if err != nil {
 				return &exitError{exitBadInput, err}
 			}
@@ -72,7 +77,8 @@ or a manifest workload with generator = "model".`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s: %d jobs, %d classes by %s (silhouette %.3f) -> %s\n", args[0], len(jobs), len(m.Classes), by, c.Result.Silhouette, out)
+			fmt.Fprintf(w, "%s: %d jobs, %d classes by %s on %s (silhouette %.3f) -> %s\n", args[0], len(jobs), len(m.Classes), by,
+				strings.Join(c.Features, ", "), c.Result.Silhouette, out)
 			for i, cl := range m.Classes {
 				fmt.Fprintf(w, "  class %d: share %.3f, procs %s, req_time %s, runtime %s, censored %.3f\n", i, cl.Share,
 					lawText(cl.Procs), lawText(cl.ReqTime), lawText(cl.Runtime), cl.Censored)
@@ -98,6 +104,7 @@ or a manifest workload with generator = "model".`,
 	fl.IntVar(&kmax, "kmax", 8, "largest number of classes tried")
 	fl.IntVar(&restarts, "restarts", 10, "k-means restarts per k")
 	fl.Int64Var(&procs, "procs", 0, "platform size (default: from the log's header)")
+	featureFlags(fl, &activity, &resource)
 	fl.StringVar(&arrivals, "arrivals", analysis.ArrivalsMLE, "inter-arrival law: mle (maximum likelihood) or mean (scaled to the log's mean time between submissions, so that the model keeps the log's offered load)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,10 +68,20 @@ func TestWorkloadsDoc(t *testing.T) {
 	if out, err := run(t, "run", "../../experiments/lublin-estimates/campaign.toml", "--out", dir, "-q"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	blocks := regexp.MustCompile("(?s)<!-- output of: schedlab ([^>]*) -->\n```text\n(.*?)\n```").FindAllStringSubmatch(string(doc), -1)
-	if len(blocks) != 2 {
-		t.Fatalf("%d command outputs in docs/workloads.md, want 2", len(blocks))
+	if n := docOutputs(t, doc, ".", map[string]string{"out/lublin-estimates": dir}); n != 2 {
+		t.Fatalf("%d command outputs in docs/workloads.md, want 2", n)
 	}
+}
+
+// docOutputs runs every command a doc marks with <!-- output of: schedlab
+// ARGS --> or <!-- excerpt of: schedlab ARGS --> before a text block, in
+// the folder dir, and checks that the command prints the block (output
+// of) or prints it among other lines (excerpt of). Each key of subst found
+// in ARGS is replaced by its value (a test's own folders), and each value
+// found in the output by its key again. It returns the number of blocks.
+func docOutputs(t *testing.T, doc []byte, dir string, subst map[string]string) int {
+	t.Helper()
+	blocks := regexp.MustCompile("(?s)<!-- (output|excerpt) of: schedlab ([^>]*) -->\n```text\n(.*?)\n```").FindAllStringSubmatch(string(doc), -1)
 	trim := func(s string) string {
 		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 		for i, l := range lines {
@@ -79,16 +90,28 @@ func TestWorkloadsDoc(t *testing.T) {
 		return strings.Join(lines, "\n")
 	}
 	for _, b := range blocks {
-		args := strings.Fields(strings.ReplaceAll(b[1], "out/lublin-estimates", dir))
+		args := strings.Fields(b[2])
+		for i := range args {
+			for k, v := range subst {
+				args[i] = strings.ReplaceAll(args[i], k, v)
+			}
+		}
 		cmd := exec.Command(schedlab, args...)
+		cmd.Dir = dir
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("schedlab %s: %v", b[1], err)
+			t.Fatalf("schedlab %s: %v", b[2], err)
 		}
-		if got, want := trim(string(out)), trim(b[2]); got != want {
-			t.Errorf("schedlab %s prints\n%s\nthe doc says\n%s", b[1], got, want)
+		got := string(out)
+		for k, v := range subst {
+			got = strings.ReplaceAll(got, v, k)
+		}
+		got, want := trim(got), trim(b[3])
+		if b[1] == "output" && got != want || b[1] == "excerpt" && !strings.Contains(got, want) {
+			t.Errorf("schedlab %s prints\n%s\nthe doc says (%s)\n%s", b[2], got, b[1], want)
 		}
 	}
+	return len(blocks)
 }
 
 // TestKovalenkoDoc runs the seven campaigns of paper 003 and checks that
@@ -152,4 +175,47 @@ func TestMazalovDoc(t *testing.T) {
 		}
 	}
 	docTables(t, doc, 9, "../../experiments/mazalov2012/summarize", "-campaigns", dir, "-figures", t.TempDir())
+}
+
+// TestPetuninDoc runs the campaign of paper 002 (about 5 s) and every
+// command whose output docs/reproductions/petunin-models.md shows, from the
+// repository root, and checks that the committed models are what
+// `workload fit` writes now.
+func TestPetuninDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no campaign")
+	}
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "reproductions", "petunin-models.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	campaign := exec.Command(schedlab, "run", "experiments/petunin-models/kth.toml", "--out", filepath.Join(dir, "kth"), "-q")
+	campaign.Dir = root
+	if out, err := campaign.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// The models go to a folder of their own: no path to them starts with
+	// the campaign's, which the outputs are searched for.
+	models := []string{"kth-model.toml", "kth-mean-model.toml", "kth-work-model.toml"}
+	if err := os.Mkdir(filepath.Join(dir, "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	subst := map[string]string{"out/petunin-models/kth": filepath.Join(dir, "kth")}
+	for _, m := range models {
+		subst["experiments/petunin-models/"+m] = filepath.Join(dir, "models", m)
+	}
+	if n := docOutputs(t, doc, root, subst); n != 7 {
+		t.Errorf("%d command outputs in the write-up, want 7", n)
+	}
+	for _, m := range models {
+		want, err := os.ReadFile(filepath.Join(root, "experiments", "petunin-models", m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "models", m)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("experiments/petunin-models/%s is not what workload fit writes now (%v)", m, err)
+		}
+	}
 }

@@ -248,7 +248,7 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 		}
 	}
 	ct := &table{Caption: fmt.Sprintf("Clusters of %s values: centres in standardised units", fa.Factor),
-		Head:  []string{"cluster", "values", "jobs", "activity", "procs", "T_lim", "K_wall", "values (first 5, by activity)"},
+		Head:  append(append([]string{"cluster", "values", "jobs"}, featureLabels(c.Features)...), "values (first 5, by activity)"),
 		Class: []string{"n", "n", "n", "n", "n", "n", "n", "wrap"}}
 	for k := range c.Result.K {
 		row := []string{strconv.Itoa(k), strconv.Itoa(c.Result.Sizes[k]), strconv.Itoa(cjobs[k])}
@@ -291,25 +291,38 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 	return s, nil
 }
 
+// featureLabels names the clustered features for a table's head.
+func featureLabels(features []string) []string {
+	label := map[string]string{"share": "share of jobs", "activity": "share of work", "nodes": "nodes", "procs": "procs",
+		"req_time": "T_lim", "k_wall": "K_wall"}
+	out := make([]string, len(features))
+	for i, f := range features {
+		out[i] = cmp.Or(label[f], f)
+	}
+	return out
+}
+
 // fitTable lists every fit of a factor with its goodness of fit.
 func fitTable(fa FactorAnalysis) *table {
 	t := &table{Caption: fmt.Sprintf("Fits by maximum likelihood per %s cluster and parameter, best AIC first; KS and CvM "+
-		"statistics with parametric-bootstrap p-values, on the n tested values (all n, or a random subsample of %d when n is larger: "+
-		"CvM grows with the sample, so compare statistics of equal n tested); highlighted rows are each parameter's "+
+		"statistics on all n values, as paper 002 reports them, then the parametric-bootstrap tests' own statistics and p-values "+
+		"on the n tested values (all n, or a random subsample of %d when n is larger: "+
+		"CvM grows with the sample, so compare statistics of equal n); highlighted rows are each parameter's "+
 		"best fit, and samples of fewer than 10 values or of a single value are not fitted. With R resamples the smallest "+
 		"p-value the bootstrap gives is 1/(R+1)", fa.Factor, analysis.GoFSample),
-		Head:  []string{"cluster", "parameter", "n", "dropped", "family", "parameters", "AIC", "n tested", "KS", "KS p", "CvM", "CvM p", "resamples"},
-		Class: []string{"n", "", "n", "n", "", "", "n", "n", "n", "n", "n", "n", "n"}}
+		Head: []string{"cluster", "parameter", "n", "dropped", "family", "parameters", "AIC", "KS (all n)", "CvM (all n)",
+			"n tested", "KS", "KS p", "CvM", "CvM p", "resamples"},
+		Class: []string{"n", "", "n", "n", "", "", "n", "n", "n", "n", "n", "n", "n", "n", "n"}}
 	for _, pf := range fa.Fits {
 		if len(pf.Fits) == 0 {
 			t.Rows = append(t.Rows, tableRow{Cells: []string{strconv.Itoa(pf.Cluster), pf.Param, strconv.Itoa(pf.N),
-				strconv.Itoa(pf.Dropped), "(no fit)", "", "", "", "", "", "", "", ""}})
+				strconv.Itoa(pf.Dropped), "(no fit)", "", "", "", "", "", "", "", "", "", ""}})
 			continue
 		}
 		for i, f := range pf.Fits {
 			g := pf.GoF[i]
 			t.Rows = append(t.Rows, tableRow{Mark: i == 0, Cells: []string{strconv.Itoa(pf.Cluster), pf.Param, strconv.Itoa(pf.N),
-				strconv.Itoa(pf.Dropped), string(f.Family), fitParams(f), num(f.AIC), strconv.Itoa(pf.GoFN), num(g.KS), num(g.KSP), num(g.CvM), num(g.CvMP),
+				strconv.Itoa(pf.Dropped), string(f.Family), fitParams(f), num(f.AIC), num(pf.KS[i]), num(pf.CvM[i]), strconv.Itoa(pf.GoFN), num(g.KS), num(g.KSP), num(g.CvM), num(g.CvMP),
 				strconv.Itoa(g.Resamples)}})
 		}
 	}
@@ -329,7 +342,8 @@ func fitParams(f fit.Fit) string {
 // standardised coordinates, a colour per cluster.
 func clusterFigure(factor string, c *analysis.Clusters) (*figure, error) {
 	title := fmt.Sprintf("Clusters of %s values", factor)
-	label := map[string]string{"activity": "activity", "procs": "mean processors", "req_time": "mean T_lim", "k_wall": "mean K_wall"}
+	label := map[string]string{"share": "share of jobs", "activity": "share of work", "nodes": "mean nodes",
+		"procs": "mean processors", "req_time": "mean T_lim", "k_wall": "mean K_wall"}
 	var panels []*plot.Plot
 	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
 		fx, fy := c.Features[pair[0]], c.Features[pair[1]]

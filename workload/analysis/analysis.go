@@ -3,8 +3,9 @@
 // queue, partition, account), how many jobs, what share of the activity,
 // and the distributions of requested processors, requested time T_lim,
 // runtime, wait and K_wall = T_run / T_lim; then the factor's values
-// clustered by k-means on <activity share, requested processors, T_lim,
-// K_wall>.
+// clustered by k-means on <A, R1, T_lim, K_wall>: by default the paper's
+// activity A (share of the jobs) and requested resource R1 (nodes where the
+// log records them, else processors), other measures as Features settings.
 //
 // Censoring: a job that ran up to its limit (T_run >= T_lim) was killed
 // there, so its true runtime is only known to be at least T_lim. Such jobs
@@ -40,8 +41,10 @@ type Job struct {
 	// Factors holds the job's value of each factor the log records.
 	Factors map[string]string
 	// Procs is the number of processors requested (allocated when the
-	// request is unknown); ReqTime is T_lim and Runtime T_run, in seconds.
-	Procs, ReqTime, Runtime, Wait float64
+	// request is unknown); Nodes the number of nodes, where the log records
+	// it (Slurm accounting; NaN for SWF); ReqTime is T_lim and Runtime
+	// T_run, in seconds.
+	Procs, Nodes, ReqTime, Runtime, Wait float64
 	// Submit is the submission time in seconds.
 	Submit float64
 	// KEf1 = T_sys / (T_sys + T_user) and KEf2 = (T_CPU - (T_sys +
@@ -82,7 +85,7 @@ func FromSWF(recs []swf.Record) []Job {
 		if procs <= 0 {
 			procs = r.AllocProcs
 		}
-		out[i] = Job{Factors: f, Procs: num(procs), ReqTime: num(r.ReqTime), Runtime: num(r.RunTime),
+		out[i] = Job{Factors: f, Procs: num(procs), Nodes: math.NaN(), ReqTime: num(r.ReqTime), Runtime: num(r.RunTime),
 			Wait: num(r.Wait), Submit: num(r.Submit), KEf1: math.NaN(), KEf2: math.NaN()}
 	}
 	return out
@@ -120,7 +123,10 @@ type Stats struct {
 	// Share is the value's share of the jobs; Activity its share of the
 	// processor-seconds (procs x runtime) of the log.
 	Share, Activity float64
-	Censored        int
+	// Nodes is the mean number of nodes of the jobs that record it, NaN
+	// when none does.
+	Nodes    float64
+	Censored int
 	// Params holds, per parameter (see Parameters), the summary of the
 	// known values with a 95 % t interval of the mean, and Quantiles the
 	// 10th, 25th, 50th, 75th and 90th percentiles.
@@ -148,10 +154,15 @@ func Describe(jobs []Job, factor string) []Stats {
 	for v, js := range by {
 		s := Stats{Factor: factor, Value: v, Jobs: len(js), Share: float64(len(js)) / total,
 			Params: map[string]stats.Summary{}, Quantiles: map[string][]float64{}}
-		var w float64
+		var w, nodes float64
+		var withNodes int
 		for _, j := range js {
 			if x := j.Procs * j.Runtime; !math.IsNaN(x) {
 				w += x
+			}
+			if !math.IsNaN(j.Nodes) {
+				nodes += j.Nodes
+				withNodes++
 			}
 			if j.Censored() {
 				s.Censored++
@@ -159,6 +170,10 @@ func Describe(jobs []Job, factor string) []Stats {
 		}
 		if work > 0 {
 			s.Activity = w / work
+		}
+		s.Nodes = math.NaN()
+		if withNodes > 0 {
+			s.Nodes = nodes / float64(withNodes)
 		}
 		for _, p := range Parameters() {
 			var xs []float64
@@ -199,11 +214,79 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
+// The measures of a value's activity A that Cluster can use
+// (Features.Activity).
+const (
+	// ActivityJobs is the value's share of the jobs: paper 002's A, the
+	// default.
+	ActivityJobs = "jobs"
+	// ActivityWork is the value's share of the processor-seconds: ours,
+	// which weighs a user of few long, wide jobs as the machine feels them.
+	ActivityWork = "work"
+)
+
+// The measures of the requested resource R1 that Cluster can use
+// (Features.Resource).
+const (
+	// ResourceAuto is paper 002's R1: the mean number of nodes where the
+	// log records nodes (Slurm accounting), else of processors (SWF). The
+	// default.
+	ResourceAuto = "auto"
+	// ResourceNodes is the mean number of nodes; values of a log without
+	// nodes then have no R1 and are left out.
+	ResourceNodes = "nodes"
+	// ResourceProcs is the mean number of processors, whatever the log.
+	ResourceProcs = "procs"
+)
+
+// Features says which measures of activity and requested resource Cluster
+// clusters on, besides the mean T_lim and K_wall.
+type Features struct {
+	Activity, Resource string
+}
+
+// DefaultFeatures are paper 002's: the share of jobs, and nodes where the
+// log records them.
+func DefaultFeatures() Features { return Features{Activity: ActivityJobs, Resource: ResourceAuto} }
+
+// Check reports an unknown setting, naming it.
+func (f Features) Check() error {
+	if f.Activity != ActivityJobs && f.Activity != ActivityWork {
+		return fmt.Errorf("analysis: activity %q: want %s (share of jobs) or %s (share of processor-seconds)", f.Activity, ActivityJobs, ActivityWork)
+	}
+	switch f.Resource {
+	case ResourceAuto, ResourceNodes, ResourceProcs:
+		return nil
+	}
+	return fmt.Errorf("analysis: resource %q: want %s, %s or %s", f.Resource, ResourceAuto, ResourceNodes, ResourceProcs)
+}
+
+// names returns the clustered features' names for values st: "share" or
+// "activity", then "nodes" or "procs", "req_time" and "k_wall".
+func (f Features) names(st []Stats) []string {
+	a := "share"
+	if f.Activity == ActivityWork {
+		a = "activity"
+	}
+	r := f.Resource
+	if r == ResourceAuto {
+		r = ResourceProcs
+		for _, s := range st {
+			if !math.IsNaN(s.Nodes) {
+				r = ResourceNodes
+				break
+			}
+		}
+	}
+	return []string{a, r, "req_time", "k_wall"}
+}
+
 // Clusters is a k-means clustering of a factor's values.
 type Clusters struct {
 	Factor string
-	// Features names the clustered features: activity share, mean
-	// requested processors, mean T_lim, mean K_wall (each standardised).
+	// Features names the clustered features, each standardised: "share"
+	// (of the jobs) or "activity" (share of the processor-seconds), mean
+	// "nodes" or "procs", mean "req_time" (T_lim) and mean "k_wall".
 	Features []string
 	// Values lists the clustered values and Labels their clusters.
 	Values []string
@@ -218,16 +301,28 @@ type Clusters struct {
 }
 
 // Cluster groups the values of a factor (from Describe) by k-means on
-// <activity share, mean requested processors, mean T_lim, mean K_wall>,
-// standardised, with k in [2, kmax] chosen by the mean silhouette, seeded
-// by rng. Values lacking a feature are left out. It needs at least 3
-// values.
-func Cluster(st []Stats, kmax, restarts int, rng *rand.Rand) (Clusters, error) {
-	c := Clusters{Features: []string{"activity", "procs", "req_time", "k_wall"}}
+// <activity, requested resource, mean T_lim, mean K_wall> as feat
+// measures them, standardised, with k in [2, kmax] chosen by the mean
+// silhouette, seeded by rng. Values lacking a feature are left out. It
+// needs at least 3 values.
+func Cluster(st []Stats, feat Features, kmax, restarts int, rng *rand.Rand) (Clusters, error) {
+	if err := feat.Check(); err != nil {
+		return Clusters{}, err
+	}
+	c := Clusters{Features: feat.names(st)}
+	if feat.Resource == ResourceNodes && !slices.ContainsFunc(st, func(s Stats) bool { return !math.IsNaN(s.Nodes) }) {
+		return c, fmt.Errorf("analysis: resource %s: the log records no nodes (SWF has processors only)", ResourceNodes)
+	}
 	var xs [][]float64
 	for _, s := range st {
 		c.Factor = s.Factor
-		x := []float64{s.Activity, s.Params["procs"].Mean, s.Params["req_time"].Mean, s.Params["k_wall"].Mean}
+		x := []float64{s.Share, s.Params["procs"].Mean, s.Params["req_time"].Mean, s.Params["k_wall"].Mean}
+		if c.Features[0] == "activity" {
+			x[0] = s.Activity
+		}
+		if c.Features[1] == "nodes" {
+			x[1] = s.Nodes
+		}
 		if slices.ContainsFunc(x, math.IsNaN) {
 			continue
 		}
@@ -247,4 +342,33 @@ func Cluster(st []Stats, kmax, restarts int, rng *rand.Rand) (Clusters, error) {
 	}
 	c.Result, c.Tried, c.Labels, c.Points = best, all, best.Labels, z
 	return c, nil
+}
+
+// Describe returns the statistics of the jobs of each cluster of c, in
+// cluster order, with Value the cluster's number: paper 002's table per
+// cluster (share of the jobs, T_lim's mean and sd...). Jobs whose factor
+// value was not clustered are left out, so the shares are of the
+// clustered jobs.
+func (c Clusters) Describe(jobs []Job) []Stats {
+	label := make(map[string]int, len(c.Values))
+	for i, v := range c.Values {
+		label[v] = c.Labels[i]
+	}
+	const key = "cluster"
+	var in []Job
+	for _, j := range jobs {
+		l, ok := label[j.Factors[c.Factor]]
+		if !ok {
+			continue
+		}
+		j.Factors = map[string]string{key: strconv.Itoa(l)}
+		in = append(in, j)
+	}
+	st := Describe(in, key)
+	slices.SortFunc(st, func(a, b Stats) int {
+		x, _ := strconv.Atoi(a.Value)
+		y, _ := strconv.Atoi(b.Value)
+		return x - y
+	})
+	return st
 }

@@ -5,8 +5,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/schedlab/schedlab/results/fit"
 	"github.com/schedlab/schedlab/workload/swf"
 )
 
@@ -52,6 +54,112 @@ func TestDescribeByHand(t *testing.T) {
 	}
 }
 
+// TestClusterFeatures: which measures Cluster clusters on. Four users:
+// 1 and 2 submit many small short jobs, 3 and 4 one wide long job each, so
+// by share of jobs (the paper's A) 1 and 2 stand out, and by share of
+// processor-seconds 3 and 4 do. Nodes, where the log records them, replace
+// processors as R1 unless the setting says processors.
+func TestClusterFeatures(t *testing.T) {
+	var recs []swf.Record
+	for range 9 {
+		recs = append(recs, rec(1, 1, 100, 50, 0), rec(2, 1, 100, 50, 0))
+	}
+	recs = append(recs, rec(3, 64, 100, 50, 0), rec(4, 64, 100, 50, 0))
+	swfJobs := FromSWF(recs)
+	withNodes := FromSWF(recs)
+	for i := range withNodes {
+		withNodes[i].Nodes = math.Ceil(withNodes[i].Procs / 8) // 8 processors a node
+	}
+	cases := []struct {
+		name  string
+		jobs  []Job
+		feat  Features
+		names []string
+		x0    map[string]float64 // the unstandardised first feature by user
+		x1    map[string]float64 // the unstandardised R1 by user
+		err   bool
+	}{
+		{"paper, SWF", swfJobs, DefaultFeatures(), []string{"share", "procs", "req_time", "k_wall"},
+			map[string]float64{"1": 9.0 / 20, "3": 1.0 / 20}, map[string]float64{"1": 1, "3": 64}, false},
+		{"paper, nodes", withNodes, DefaultFeatures(), []string{"share", "nodes", "req_time", "k_wall"},
+			map[string]float64{"1": 9.0 / 20, "3": 1.0 / 20}, map[string]float64{"1": 1, "3": 8}, false},
+		{"work, processors", withNodes, Features{ActivityWork, ResourceProcs}, []string{"activity", "procs", "req_time", "k_wall"},
+			// work: users 1, 2 have 9 x 50 = 450 each, 3, 4 have 3,200 each.
+			map[string]float64{"1": 450.0 / 7300, "3": 3200.0 / 7300}, map[string]float64{"1": 1, "3": 64}, false},
+		{"nodes of a log without them", swfJobs, Features{ActivityJobs, ResourceNodes}, nil, nil, nil, true},
+		{"unknown activity", swfJobs, Features{"cpu", ResourceAuto}, nil, nil, nil, true},
+		{"unknown resource", swfJobs, Features{ActivityJobs, "gpus"}, nil, nil, nil, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st := Describe(tc.jobs, User)
+			c, err := Cluster(st, tc.feat, 2, 3, rand.New(rand.NewPCG(1, 2)))
+			if tc.err {
+				if err == nil {
+					t.Fatalf("accepted: %+v", c)
+				}
+				t.Log(err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.Features, tc.names) {
+				t.Errorf("features %v, want %v", c.Features, tc.names)
+			}
+			// Standardised coordinates keep the order of the raw values,
+			// and the raw values are what Stats holds.
+			byUser := map[string]Stats{}
+			for _, s := range st {
+				byUser[s.Value] = s
+			}
+			for u, want := range tc.x0 {
+				got := byUser[u].Share
+				if tc.names[0] == "activity" {
+					got = byUser[u].Activity
+				}
+				if math.Abs(got-want) > 1e-12 {
+					t.Errorf("user %s: %s %v, want %v", u, tc.names[0], got, want)
+				}
+			}
+			for u, want := range tc.x1 {
+				got := byUser[u].Params["procs"].Mean
+				if tc.names[1] == "nodes" {
+					got = byUser[u].Nodes
+				}
+				if got != want {
+					t.Errorf("user %s: %s %v, want %v", u, tc.names[1], got, want)
+				}
+			}
+			point := map[string][]float64{}
+			for i, v := range c.Values {
+				point[v] = c.Points[i]
+			}
+			if (point["1"][0] > point["3"][0]) == (tc.names[0] == "activity") {
+				t.Errorf("%s: user 1 at %v, user 3 at %v", tc.names[0], point["1"][0], point["3"][0])
+			}
+			// Users alike share a cluster: {1, 2} and {3, 4}.
+			lab := map[string]int{}
+			for i, v := range c.Values {
+				lab[v] = c.Labels[i]
+			}
+			if lab["1"] != lab["2"] || lab["3"] != lab["4"] || lab["1"] == lab["3"] {
+				t.Errorf("labels %v", lab)
+			}
+			// Per cluster: 18 jobs of 20 in the cluster of users 1 and 2.
+			per := c.Describe(tc.jobs)
+			if len(per) != 2 || per[0].Value != "0" || per[1].Value != "1" {
+				t.Fatalf("clusters described: %+v", per)
+			}
+			small := per[lab["1"]]
+			if small.Jobs != 18 || small.Share != 0.9 || small.Params["req_time"].Mean != 100 || small.Params["procs"].Mean != 1 {
+				t.Errorf("cluster of users 1 and 2: %d jobs, share %v, T_lim %v, procs %v", small.Jobs, small.Share,
+					small.Params["req_time"].Mean, small.Params["procs"].Mean)
+			}
+		})
+	}
+}
+
 // TestKTH describes and clusters the users of the shipped KTH-SP2 log.
 func TestKTH(t *testing.T) {
 	r, err := swf.Open("../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
@@ -80,14 +188,14 @@ func TestKTH(t *testing.T) {
 	if n != len(recs) || math.Abs(act-1) > 1e-9 || len(st) < 100 {
 		t.Errorf("%d users, %d jobs of %d, activity sums to %v", len(st), n, len(recs), act)
 	}
-	c, err := Cluster(st, 8, 5, rand.New(rand.NewPCG(1, 2)))
+	c, err := Cluster(st, DefaultFeatures(), 8, 5, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Result.K < 2 || len(c.Labels) != len(c.Values) || !(c.Result.Silhouette > 0) {
 		t.Errorf("clusters: k %d, silhouette %v", c.Result.K, c.Result.Silhouette)
 	}
-	c2, _ := Cluster(st, 8, 5, rand.New(rand.NewPCG(1, 2)))
+	c2, _ := Cluster(st, DefaultFeatures(), 8, 5, rand.New(rand.NewPCG(1, 2)))
 	if c2.Result.K != c.Result.K || c2.Result.WSS != c.Result.WSS {
 		t.Error("clustering not deterministic given the seed")
 	}
@@ -113,7 +221,7 @@ func TestFitParameters(t *testing.T) {
 		recs = append(recs, rc)
 	}
 	jobs := FromSWF(recs)
-	c, err := Cluster(Describe(jobs, User), 4, 3, rand.New(rand.NewPCG(1, 2)))
+	c, err := Cluster(Describe(jobs, User), DefaultFeatures(), 4, 3, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,16 +233,40 @@ func TestFitParameters(t *testing.T) {
 		t.Fatalf("%d fits for %d clusters", len(fits), c.Result.K)
 	}
 	total := map[string]int{}
+	subsampled := 0
 	for _, f := range fits {
 		total[f.Param] += f.N + f.Dropped
 		if f.N >= 10 && len(f.Fits) > 0 && (len(f.GoF) != len(f.Fits) || f.Fits[0].AIC > f.Fits[len(f.Fits)-1].AIC) {
 			t.Errorf("%+v", f)
+		}
+		if len(f.KS) != len(f.Fits) || len(f.CvM) != len(f.Fits) {
+			t.Errorf("%s cluster %d: %d fits, %d whole-sample KS, %d CvM", f.Param, f.Cluster, len(f.Fits), len(f.KS), len(f.CvM))
+			continue
+		}
+		// The whole-sample statistics are those of all N values; the
+		// tests' own are those of the subsample once N passes GoFSample.
+		xs, _ := c.Sample(jobs, f.Cluster, f.Param)
+		for i, ft := range f.Fits {
+			if ks, cvm := fit.KS(xs, ft), fit.CvM(xs, ft); f.KS[i] != ks || f.CvM[i] != cvm {
+				t.Errorf("%s cluster %d %s: whole-sample KS %v CvM %v, want %v %v", f.Param, f.Cluster, ft.Family, f.KS[i], f.CvM[i], ks, cvm)
+			}
+		}
+		if f.N > GoFSample {
+			subsampled++
+			if f.GoFN != GoFSample || f.CvM[0] == f.GoF[0].CvM {
+				t.Errorf("%s cluster %d: n %d tested %d, CvM all %v, tested %v", f.Param, f.Cluster, f.N, f.GoFN, f.CvM[0], f.GoF[0].CvM)
+			}
+		} else if f.N >= 10 && len(f.Fits) > 0 && (f.GoFN != f.N || f.KS[0] != f.GoF[0].KS) {
+			t.Errorf("%s cluster %d: n %d tested %d, KS all %v, tested %v", f.Param, f.Cluster, f.N, f.GoFN, f.KS[0], f.GoF[0].KS)
 		}
 	}
 	for p, n := range total {
 		if n != len(jobs) {
 			t.Errorf("%s: %d jobs accounted for, want %d", p, n, len(jobs))
 		}
+	}
+	if subsampled == 0 {
+		t.Error("no cluster of KTH's users has more values than GoFSample: the subsample case went untested")
 	}
 }
 
@@ -167,7 +299,7 @@ func TestModelRoundTrip(t *testing.T) {
 		recs = append(recs, rc)
 	}
 	jobs := FromSWF(recs)
-	c, err := Cluster(Describe(jobs, User), 6, 3, rand.New(rand.NewPCG(1, 2)))
+	c, err := Cluster(Describe(jobs, User), DefaultFeatures(), 6, 3, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,10 @@ type ParamFit struct {
 	Fits []fit.Fit
 	GoF  []fit.GoF
 	GoFN int
+	// KS and CvM hold each family's statistics on all N values, in Fits
+	// order: the whole cluster's, as paper 002 reports them. Only GoF's
+	// p-values need the subsample.
+	KS, CvM []float64
 }
 
 // GoFSample is the largest sample the bootstrap goodness-of-fit tests use;
@@ -86,6 +90,10 @@ func FitParameters(jobs []Job, c Clusters, resamples int, rng *rand.Rand) ([]Par
 				continue
 			}
 			pf.Fits = fits
+			for _, f := range fits {
+				pf.KS = append(pf.KS, fit.KS(xs, f))
+				pf.CvM = append(pf.CvM, fit.CvM(xs, f))
+			}
 			sample := subsample(xs, GoFSample, rng)
 			pf.GoFN = len(sample)
 			for _, f := range fits {

@@ -24,8 +24,11 @@ type Model struct {
 	// Source and SourceSHA256 name the log the model was fitted on.
 	Source       string `toml:"source"`
 	SourceSHA256 string `toml:"source_sha256"`
-	// Factor is the factor whose clusters are the classes.
-	Factor string `toml:"factor"`
+	// Factor is the factor whose clusters are the classes, and Clustering
+	// the features its values were clustered on (Clusters.Features), which
+	// say how activity and the requested resource were measured.
+	Factor     string   `toml:"factor"`
+	Clustering []string `toml:"clustering,omitempty"`
 	// Procs is the platform size of the log; Jobs its number of jobs, the
 	// default size of a generated workload.
 	Procs int64 `toml:"procs"`
@@ -91,7 +94,7 @@ func FitModel(jobs []Job, c Clusters, procs int64, source, sha, arrivals string)
 	if arrivals != ArrivalsMLE && arrivals != ArrivalsMean {
 		return nil, fmt.Errorf("analysis: arrivals %q: want %s or %s", arrivals, ArrivalsMLE, ArrivalsMean)
 	}
-	m := &Model{Source: source, SourceSHA256: sha, Factor: c.Factor, Procs: procs, Jobs: len(jobs), ArrivalFit: arrivals}
+	m := &Model{Source: source, SourceSHA256: sha, Factor: c.Factor, Clustering: c.Features, Procs: procs, Jobs: len(jobs), ArrivalFit: arrivals}
 	var submits []float64
 	for _, j := range jobs {
 		if !math.IsNaN(j.Submit) {

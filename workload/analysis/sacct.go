@@ -56,8 +56,11 @@ func FromSacct(jobs []sacct.Job) []Job {
 		if procs <= 0 {
 			procs = j.ReqCPUS
 		}
-		out[i] = Job{Factors: f, Procs: num(procs), ReqTime: num(j.Timelimit), Runtime: num(j.Elapsed),
+		out[i] = Job{Factors: f, Procs: num(procs), Nodes: math.NaN(), ReqTime: num(j.Timelimit), Runtime: num(j.Elapsed),
 			Wait: num(j.Wait()), Submit: num(j.Submit), KEf1: math.NaN(), KEf2: math.NaN()}
+		if j.NNodes > 0 {
+			out[i].Nodes = float64(j.NNodes)
+		}
 		if j.State == "COMPLETED" {
 			out[i].KEf1, out[i].KEf2 = j.KEf1(), j.KEf2()
 		}
