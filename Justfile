@@ -62,6 +62,7 @@ petunin-models:
     go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-model.toml
     go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-mean-model.toml --arrivals mean
     go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-work-model.toml --activity work
+    go run ./cmd/schedlab workload fit experiments/data/KTH-SP2-1996-2.1-cln.swf.gz -o experiments/petunin-models/kth-limit-model.toml --arrivals mean --k-wall by-limit
     go run ./cmd/schedlab run --overwrite experiments/petunin-models/kth.toml
     go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric mean_wait --by policy --no-jobs
     go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric utilisation --by policy --no-jobs

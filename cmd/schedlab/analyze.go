@@ -145,6 +145,9 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	if err := feat.Check(); err != nil {
 		return &exitError{exitBadInput, err}
 	}
+	if !isSacct && feat.Resource == analysis.ResourceNodes {
+		return &exitError{exitBadInput, fmt.Errorf("--resource %s: %s is an SWF log, which records processors, not nodes", analysis.ResourceNodes, path)}
+	}
 	w := cmd.OutOrStdout()
 	var jobs []analysis.Job
 	var sum string
@@ -179,21 +182,21 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		fa := &rep.Factors[len(rep.Factors)-1]
 		fmt.Fprintf(w, "\n== by %s: %d values\n", factor, len(st))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := "value\tjobs\tshare\tactivity\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\t"
+		head := "value\tjobs\tshare\twork share\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\t"
 		if isSacct {
 			head += "K_ef1 mean\tK_ef2 mean (completed jobs)\t"
 		}
 		fmt.Fprintln(tw, head)
 		for i, s := range st {
 			if i < f.top {
-				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\t%.0f\t%.3f\t%d\t", orUnknown(s.Value), s.Jobs, s.Share, s.Activity,
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\t%.0f\t%.3f\t%d\t", orUnknown(s.Value), s.Jobs, s.Share, s.WorkShare,
 					s.Params["procs"].Mean, median(s, "req_time"), median(s, "runtime"), s.Params["wait"].Mean, s.Params["k_wall"].Mean, s.Censored)
 				if isSacct {
 					fmt.Fprintf(tw, "%.3f\t%.3f\t", s.Params["k_ef1"].Mean, s.Params["k_ef2"].Mean)
 				}
 				fmt.Fprintln(tw)
 			}
-			row := []any{factor, s.Value, int64(s.Jobs), s.Share, s.Activity, int64(s.Censored)}
+			row := []any{factor, s.Value, int64(s.Jobs), s.Share, s.WorkShare, nullable(s.Nodes), int64(s.Censored)}
 			for _, p := range analysis.Parameters() {
 				ps := s.Params[p]
 				row = append(row, int64(ps.N), nullable(ps.Mean), nullable(ps.SD), nullable(ps.CI.Lo), nullable(ps.CI.Hi))
@@ -211,6 +214,9 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		tw.Flush()
 		if len(st) > f.top {
 			fmt.Fprintf(w, "(%d more values in factors.parquet with --out)\n", len(st)-f.top)
+		}
+		if isSacct && factor == analysis.App {
+			printPrograms(w, st, f.top)
 		}
 		c, err := analysis.Cluster(st, feat, f.kmax, f.restarts, rng)
 		if err != nil {
@@ -314,9 +320,16 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	meta["kmeans.restarts"] = fmt.Sprint(f.restarts)
 	meta["clustering.activity"] = f.activity
 	meta["clustering.resource"] = f.resource
+	for _, fa := range rep.Factors {
+		if fa.Clusters != nil {
+			// What auto resolved to, per factor.
+			meta["clustering.features."+fa.Factor] = strings.Join(fa.Clusters.Features, ",")
+		}
+	}
 	meta["censoring"] = "jobs with runtime >= requested time are counted in censored and kept at their observed values"
 	cols := []results.Column{{Name: "factor", Kind: results.String}, {Name: "value", Kind: results.String},
-		{Name: "jobs", Kind: results.Int64}, {Name: "share", Kind: results.Float64}, {Name: "activity", Kind: results.Float64},
+		{Name: "jobs", Kind: results.Int64}, {Name: "share", Kind: results.Float64}, {Name: "work_share", Kind: results.Float64},
+		{Name: "nodes_mean", Kind: results.Float64},
 		{Name: "censored", Kind: results.Int64}}
 	for _, p := range analysis.Parameters() {
 		cols = append(cols, results.Column{Name: p + "_n", Kind: results.Int64})
@@ -434,4 +447,25 @@ func fileSHA256(path string) string {
 func featureFlags(fl *pflag.FlagSet, activity, resource *string) {
 	fl.StringVar(activity, "activity", analysis.ActivityJobs, "activity A a value is clustered on: jobs (its share of the jobs, paper 002's) or work (its share of processor-seconds)")
 	fl.StringVar(resource, "resource", analysis.ResourceAuto, "requested resource R1 a value is clustered on: auto (mean nodes where the log records them, else processors, paper 002's), nodes or procs")
+}
+
+// printPrograms prints paper 002's table of programs: the top programs by
+// number of jobs with the means of K_ef2 and K_ef1 over their completed
+// jobs, flagging K_ef1 above analysis.KEf1Alarm.
+func printPrograms(w io.Writer, st []analysis.Stats, top int) {
+	fmt.Fprintf(w, "programs by number of jobs, K_ef over completed jobs (K_ef1 > %g flagged):\n", analysis.KEf1Alarm)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "program\tjobs\tn (K_ef1)\tK_ef2 mean\tK_ef1 mean\t\t")
+	for i, s := range analysis.ByJobs(st) {
+		if i == top {
+			break
+		}
+		flag := ""
+		if s.Alarming() {
+			flag = "alarming"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%s\t\n", orUnknown(s.Value), s.Jobs, s.Params["k_ef1"].N,
+			s.Params["k_ef2"].Mean, s.Params["k_ef1"].Mean, flag)
+	}
+	tw.Flush()
 }

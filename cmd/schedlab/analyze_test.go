@@ -71,7 +71,7 @@ func TestWorkloadAnalyzeReport(t *testing.T) {
 		// User and group cluster on KTH, on the paper's features (share
 		// of jobs, processors: SWF has no nodes), and queue has one value:
 		// one ECDF figure per clustered factor, and no cluster for queue.
-		if n := strings.Count(out, "), sizes "); n != 2 || strings.Count(out, "on share, procs, req_time, k_wall") != 2 {
+		if n := strings.Count(out, "), sizes "); n != 2 || strings.Count(out, "on jobs_share, procs, req_time, k_wall") != 2 {
 			t.Errorf("KTH: %d clusterings, want 2, on the paper's features:\n%s", n, out)
 		}
 		check(t, "analyze-kth", page, []string{"Overview", "By user", "By group", "By queue", "Provenance"},
@@ -83,6 +83,11 @@ func TestWorkloadAnalyzeReport(t *testing.T) {
 			"--by", "app,nodes", "--resamples", "19", "--report", page)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
+		}
+		// The paper's table of programs, and R1 as nodes: sacct records them.
+		if !strings.Contains(out, "programs by number of jobs, K_ef over completed jobs (K_ef1 > 0.5 flagged):") ||
+			!strings.Contains(out, "on jobs_share, nodes, req_time, k_wall") {
+			t.Errorf("sacct by app: no table of programs, or not clustered on nodes:\n%s", out)
 		}
 		check(t, "analyze-sacct", page, []string{"Overview", "By app", "By nodes", "Efficiency by node count", "Provenance"},
 			[]string{"K_ef2 and K_ef1 by node-count group"}, 0)
@@ -103,10 +108,12 @@ func TestClusteringSettings(t *testing.T) {
 		{"analyze, unknown activity", []string{"analyze", kth, "--by", "user", "--activity", "cpu", "--out", filepath.Join(dir, "a")}, exitBadInput, `activity "cpu"`},
 		{"analyze, unknown resource", []string{"analyze", kth, "--by", "user", "--resource", "gpus", "--out", filepath.Join(dir, "b")}, exitBadInput, `resource "gpus"`},
 		{"fit, unknown activity", []string{"fit", kth, "--activity", "cpu", "-o", filepath.Join(dir, "c.toml")}, exitBadInput, `activity "cpu"`},
-		{"fit, nodes of an SWF log", []string{"fit", kth, "--resource", "nodes", "-o", filepath.Join(dir, "d.toml")}, exitBadInput, "records no nodes"},
+		{"fit, nodes of an SWF log", []string{"fit", kth, "--resource", "nodes", "-o", filepath.Join(dir, "d.toml")}, exitBadInput, "record processors, not nodes"},
 		{"analyze, work and processors", []string{"analyze", kth, "--by", "user", "--resamples", "0", "--activity", "work", "--resource", "procs"}, exitOK,
-			"on activity, procs, req_time, k_wall"},
-		{"fit, the paper's features", []string{"fit", kth, "-o", filepath.Join(dir, "e.toml")}, exitOK, "on share, procs, req_time, k_wall"},
+			"on work_share, procs, req_time, k_wall"},
+		{"analyze, nodes of an SWF log", []string{"analyze", kth, "--by", "user", "--resource", "nodes", "--out", filepath.Join(dir, "f")}, exitBadInput, "records processors, not nodes"},
+		{"fit, unknown K_wall", []string{"fit", kth, "--k-wall", "beta", "-o", filepath.Join(dir, "g.toml")}, exitBadInput, `--k-wall "beta"`},
+		{"fit, the paper's features", []string{"fit", kth, "-o", filepath.Join(dir, "e.toml")}, exitOK, "on jobs_share, procs, req_time, k_wall"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,7 +126,7 @@ func TestClusteringSettings(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"a", "b", "c.toml", "d.toml"} {
+	for _, name := range []string{"a", "b", "c.toml", "d.toml", "f", "g.toml"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s exists after bad input (%v)", name, err)
 		}
@@ -128,7 +135,7 @@ func TestClusteringSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"share", "procs", "req_time", "k_wall"}; !slices.Equal(m.Clustering, want) {
+	if want := []string{"jobs_share", "procs", "req_time", "k_wall"}; !slices.Equal(m.Clustering, want) {
 		t.Errorf("model clustered on %v, want %v", m.Clustering, want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func newFitCmd() *cobra.Command {
-	var out, by, arrivals, activity, resource string
+	var out, by, arrivals, activity, resource, kwall string
 	var seed int64
 	var kmax, restarts int
 	var procs int64
@@ -39,6 +39,16 @@ or a manifest workload with generator = "model".`,
 			if !slices.Contains(known, by) {
 				return &exitError{exitBadInput, fmt.Errorf("--by %q: want one of %s", by, strings.Join(known, ", "))}
 			}
+			feat := analysis.Features{Activity: activity, Resource: resource}
+			if err := feat.Check(); err != nil {
+				return &exitError{exitBadInput, err}
+			}
+			if feat.Resource == analysis.ResourceNodes {
+				return &exitError{exitBadInput, fmt.Errorf("--resource %s: fit reads SWF logs, which record processors, not nodes", analysis.ResourceNodes)}
+			}
+			if kwall != analysis.KWallLaw && kwall != analysis.KWallByLimit {
+				return &exitError{exitBadInput, fmt.Errorf("--k-wall %q: want %s or %s", kwall, analysis.KWallLaw, analysis.KWallByLimit)}
+			}
 			recs, sum, header, err := readSWFHeader(args[0])
 			if err != nil {
 				return &exitError{exitBadInput, err}
@@ -51,10 +61,6 @@ or a manifest workload with generator = "model".`,
 				} else {
 					return &exitError{exitBadInput, fmt.Errorf("%s: no MaxProcs or MaxNodes in the header; give --procs", args[0])}
 				}
-			}
-			feat := analysis.Features{Activity: activity, Resource: resource}
-			if err := feat.Check(); err != nil {
-				return &exitError{exitBadInput, err}
 			}
 			jobs := analysis.FromSWF(recs)
 			rng := manifest.NewRand(uint64(seed))
@@ -69,6 +75,11 @@ or a manifest workload with generator = "model".`,
 				}
 				return err
 			}
+			if kwall == analysis.KWallByLimit {
+				if err := m.FitKWallByLimit(jobs, c); err != nil {
+					return err
+				}
+			}
 			if err := m.Write(out); err != nil {
 				return err
 			}
@@ -80,14 +91,18 @@ or a manifest workload with generator = "model".`,
 			fmt.Fprintf(w, "%s: %d jobs, %d classes by %s on %s (silhouette %.3f) -> %s\n", args[0], len(jobs), len(m.Classes), by,
 				strings.Join(c.Features, ", "), c.Result.Silhouette, out)
 			for i, cl := range m.Classes {
-				fmt.Fprintf(w, "  class %d: share %.3f, procs %s, req_time %s, runtime %s, censored %.3f\n", i, cl.Share,
-					lawText(cl.Procs), lawText(cl.ReqTime), lawText(cl.Runtime), cl.Censored)
+				fmt.Fprintf(w, "  class %d: share %.3f, procs %s, req_time %s, runtime %s, k_wall %s, censored %.3f\n", i, cl.Share,
+					lawText(cl.Procs), lawText(cl.ReqTime), lawText(cl.Runtime), lawText(cl.KWall), cl.Censored)
 			}
 			fmt.Fprintf(w, "  arrivals (%s): %s", m.ArrivalFit, lawText(m.Arrival))
 			if m.ArrivalScale != 0 {
 				fmt.Fprintf(w, ", the fit scaled by %.4g to the log's mean", m.ArrivalScale)
 			}
 			fmt.Fprintln(w)
+			if m.KWallFit == analysis.KWallByLimit {
+				fmt.Fprintf(w, "  k_wall (%s): %d quantiles in at most %d bands of requested time per class\n", m.KWallFit,
+					analysis.KWallQuantileCount, analysis.KWallBandCount)
+			}
 			ks := analysis.Marginals(jobs, analysis.FromSWF(gen))
 			fmt.Fprintf(w, "KS distance, log vs a trace drawn from the model (seed %d):", seed)
 			for _, k := range []string{"interarrival", "procs", "req_time", "runtime"} {
@@ -105,6 +120,7 @@ or a manifest workload with generator = "model".`,
 	fl.IntVar(&restarts, "restarts", 10, "k-means restarts per k")
 	fl.Int64Var(&procs, "procs", 0, "platform size (default: from the log's header)")
 	featureFlags(fl, &activity, &resource)
+	fl.StringVar(&kwall, "k-wall", analysis.KWallLaw, "how a job's K_wall = T_run / T_lim is drawn: law (its class's best law, redrawn below 1) or by-limit (its class's quantiles in the band of its requested time, which keeps the log's work per job)")
 	fl.StringVar(&arrivals, "arrivals", analysis.ArrivalsMLE, "inter-arrival law: mle (maximum likelihood) or mean (scaled to the log's mean time between submissions, so that the model keeps the log's offered load)")
 	return cmd
 }

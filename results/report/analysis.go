@@ -43,7 +43,7 @@ type Analysis struct {
 	Jobs []analysis.Job
 	// Factors holds one analysis per factor, in page order.
 	Factors []FactorAnalysis
-	// Top bounds the rows of each statistics table (largest activity
+	// Top bounds the rows of each statistics table (largest share of work
 	// first), 20 by default; MaxClusters bounds the clusters per factor
 	// whose fits are plotted (most jobs first), 4 by default. Both bounds
 	// are stated in the page.
@@ -53,7 +53,7 @@ type Analysis struct {
 // FactorAnalysis is the analysis of the jobs grouped by one factor.
 type FactorAnalysis struct {
 	Factor string
-	// Stats are analysis.Describe's statistics, largest activity first.
+	// Stats are analysis.Describe's statistics, largest share of work first.
 	Stats []analysis.Stats
 	// Clusters is the clustering of the values; nil when there is none,
 	// with ClusterErr saying why.
@@ -114,10 +114,13 @@ func (a *Analysis) factorNames() []string {
 func (a *Analysis) overview() section {
 	s := section{ID: "overview", Title: "Overview"}
 	s.Blocks = append(s.Blocks, block{Para: fmt.Sprintf("%s (%s) holds %d jobs. They are described per value of %s: "+
-		"jobs, share of the jobs, activity (share of the processor-seconds), and the distributions of requested processors, "+
+		"jobs, share of the jobs, share of the work (processor-seconds), and the distributions of requested processors, "+
 		"requested time T_lim, runtime, wait and K_wall = T_run / T_lim. The values of each factor are clustered by k-means "+
-		"(k-means++, seeded) on <activity, mean processors, mean T_lim, mean K_wall>, standardised, with k chosen by the "+
-		"mean silhouette; per cluster and parameter, exponential, log-normal, Weibull and gamma laws are fitted by maximum "+
+		"(k-means++, seeded) on <A, R1, mean T_lim, mean K_wall>, standardised, with k chosen by the "+
+		"mean silhouette: A and R1 as the options --activity and --resource set them (paper 002's by default: the share of "+
+		"the jobs, and the mean nodes where the log records them, else processors), each factor's section naming the features; "+
+		"then "+
+		"per cluster and parameter, exponential, log-normal, Weibull and gamma laws are fitted by maximum "+
 		"likelihood and tested by Kolmogorov–Smirnov (KS) and Cramér–von Mises (CvM) statistics with parametric-bootstrap p-values.",
 		a.Path, a.Format, len(a.Jobs), strings.Join(a.factorNames(), ", "))})
 	s.Blocks = append(s.Blocks, block{Note: "Censoring: a job that ran up to its limit (T_run >= T_lim) was killed there. " +
@@ -125,7 +128,7 @@ func (a *Analysis) overview() section {
 		"therefore understate the runtime tail; the runtime fits leave them out (counted as dropped), as they do " +
 		"non-positive values, on which no fitted family lives (waits of 0 s, say)."})
 	s.Blocks = append(s.Blocks, block{Para: fmt.Sprintf("To keep the page readable on large traces, each statistics "+
-		"table shows the %d values of largest activity (all of them are in factors.parquet with `--out`), and the ECDF "+
+		"table shows the %d values of largest share of work (all of them are in factors.parquet with `--out`), and the ECDF "+
 		"figures are drawn for the %d clusters with the most jobs of each factor; the fit tables list every cluster.",
 		a.Top, a.MaxClusters)})
 	for _, n := range a.Notes {
@@ -189,10 +192,10 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 	if a.sacct() {
 		params = append(params, "k_ef1", "k_ef2")
 	}
-	t := &table{Head: []string{"value", "jobs", "share", "activity", "censored"}, Class: []string{"", "n", "n", "n", "n"}}
+	t := &table{Head: []string{"value", "jobs", "share", "share of work", "censored"}, Class: []string{"", "n", "n", "n", "n"}}
 	t.Caption = fmt.Sprintf("%s: %d values; per parameter the mean (sd) over the known values and the median [25th–75th percentile]", fa.Factor, len(fa.Stats))
 	if len(fa.Stats) > a.Top {
-		t.Caption += fmt.Sprintf("; the %d values of largest activity shown", a.Top)
+		t.Caption += fmt.Sprintf("; the %d values of largest share of work shown", a.Top)
 	}
 	for _, p := range params {
 		t.Head = append(t.Head, paramLabel(p)+" mean (sd)", paramLabel(p)+" median [IQR]")
@@ -202,7 +205,7 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 		if i >= a.Top {
 			break
 		}
-		row := []string{cmp.Or(st.Value, "(unknown)"), strconv.Itoa(st.Jobs), num(st.Share), num(st.Activity), strconv.Itoa(st.Censored)}
+		row := []string{cmp.Or(st.Value, "(unknown)"), strconv.Itoa(st.Jobs), num(st.Share), num(st.WorkShare), strconv.Itoa(st.Censored)}
 		for _, p := range params {
 			ps := st.Params[p]
 			if ps.N == 0 {
@@ -248,8 +251,8 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 		}
 	}
 	ct := &table{Caption: fmt.Sprintf("Clusters of %s values: centres in standardised units", fa.Factor),
-		Head:  append(append([]string{"cluster", "values", "jobs"}, featureLabels(c.Features)...), "values (first 5, by activity)"),
-		Class: []string{"n", "n", "n", "n", "n", "n", "n", "wrap"}}
+		Head: append(append([]string{"cluster", "values", "jobs"}, featureLabels(c.Features)...), "values (first 5, by share of work)")}
+	ct.Class = append(slices.Repeat([]string{"n"}, len(ct.Head)-1), "wrap")
 	for k := range c.Result.K {
 		row := []string{strconv.Itoa(k), strconv.Itoa(c.Result.Sizes[k]), strconv.Itoa(cjobs[k])}
 		for _, x := range c.Result.Centers[k] {
@@ -293,7 +296,7 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 
 // featureLabels names the clustered features for a table's head.
 func featureLabels(features []string) []string {
-	label := map[string]string{"share": "share of jobs", "activity": "share of work", "nodes": "nodes", "procs": "procs",
+	label := map[string]string{"jobs_share": "share of jobs", "work_share": "share of work", "nodes": "nodes", "procs": "procs",
 		"req_time": "T_lim", "k_wall": "K_wall"}
 	out := make([]string, len(features))
 	for i, f := range features {
@@ -342,7 +345,7 @@ func fitParams(f fit.Fit) string {
 // standardised coordinates, a colour per cluster.
 func clusterFigure(factor string, c *analysis.Clusters) (*figure, error) {
 	title := fmt.Sprintf("Clusters of %s values", factor)
-	label := map[string]string{"share": "share of jobs", "activity": "share of work", "nodes": "mean nodes",
+	label := map[string]string{"jobs_share": "share of jobs", "work_share": "share of work", "nodes": "mean nodes",
 		"procs": "mean processors", "req_time": "mean T_lim", "k_wall": "mean K_wall"}
 	var panels []*plot.Plot
 	for _, pair := range [][2]int{{0, 1}, {2, 3}} {

@@ -1,6 +1,6 @@
 // Package analysis describes the history of a real scheduler, after paper
 // 002 (Petunin et al.): per value of a factor (user, group, application,
-// queue, partition, account), how many jobs, what share of the activity,
+// queue, partition, account), how many jobs, what share of the work,
 // and the distributions of requested processors, requested time T_lim,
 // runtime, wait and K_wall = T_run / T_lim; then the factor's values
 // clustered by k-means on <A, R1, T_lim, K_wall>: by default the paper's
@@ -120,9 +120,10 @@ func param(j Job, name string) float64 {
 type Stats struct {
 	Factor, Value string
 	Jobs          int
-	// Share is the value's share of the jobs; Activity its share of the
-	// processor-seconds (procs x runtime) of the log.
-	Share, Activity float64
+	// Share is the value's share of the jobs (paper 002's activity A);
+	// WorkShare its share of the processor-seconds (procs x runtime) of
+	// the log.
+	Share, WorkShare float64
 	// Nodes is the mean number of nodes of the jobs that record it, NaN
 	// when none does.
 	Nodes    float64
@@ -138,7 +139,8 @@ type Stats struct {
 func QuantileProbs() []float64 { return []float64{0.1, 0.25, 0.5, 0.75, 0.9} }
 
 // Describe returns the statistics of each value of factor, largest
-// activity first. Jobs without the factor are grouped under "" (unknown).
+// share of work first. Jobs without the factor are grouped under ""
+// (unknown).
 func Describe(jobs []Job, factor string) []Stats {
 	by := map[string][]Job{}
 	var total, work float64
@@ -169,7 +171,7 @@ func Describe(jobs []Job, factor string) []Stats {
 			}
 		}
 		if work > 0 {
-			s.Activity = w / work
+			s.WorkShare = w / work
 		}
 		s.Nodes = math.NaN()
 		if withNodes > 0 {
@@ -190,8 +192,8 @@ func Describe(jobs []Job, factor string) []Stats {
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Stats) int {
-		if a.Activity != b.Activity {
-			if a.Activity > b.Activity {
+		if a.WorkShare != b.WorkShare {
+			if a.WorkShare > b.WorkShare {
 				return -1
 			}
 			return 1
@@ -261,12 +263,12 @@ func (f Features) Check() error {
 	return fmt.Errorf("analysis: resource %q: want %s, %s or %s", f.Resource, ResourceAuto, ResourceNodes, ResourceProcs)
 }
 
-// names returns the clustered features' names for values st: "share" or
-// "activity", then "nodes" or "procs", "req_time" and "k_wall".
+// names returns the clustered features' names for values st: "jobs_share"
+// or "work_share", then "nodes" or "procs", "req_time" and "k_wall".
 func (f Features) names(st []Stats) []string {
-	a := "share"
+	a := "jobs_share"
 	if f.Activity == ActivityWork {
-		a = "activity"
+		a = "work_share"
 	}
 	r := f.Resource
 	if r == ResourceAuto {
@@ -284,8 +286,8 @@ func (f Features) names(st []Stats) []string {
 // Clusters is a k-means clustering of a factor's values.
 type Clusters struct {
 	Factor string
-	// Features names the clustered features, each standardised: "share"
-	// (of the jobs) or "activity" (share of the processor-seconds), mean
+	// Features names the clustered features, each standardised:
+	// "jobs_share" or "work_share" (of the processor-seconds), mean
 	// "nodes" or "procs", mean "req_time" (T_lim) and mean "k_wall".
 	Features []string
 	// Values lists the clustered values and Labels their clusters.
@@ -317,8 +319,8 @@ func Cluster(st []Stats, feat Features, kmax, restarts int, rng *rand.Rand) (Clu
 	for _, s := range st {
 		c.Factor = s.Factor
 		x := []float64{s.Share, s.Params["procs"].Mean, s.Params["req_time"].Mean, s.Params["k_wall"].Mean}
-		if c.Features[0] == "activity" {
-			x[0] = s.Activity
+		if c.Features[0] == "work_share" {
+			x[0] = s.WorkShare
 		}
 		if c.Features[1] == "nodes" {
 			x[1] = s.Nodes

@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/results/cluster"
 	"github.com/schedlab/schedlab/results/fit"
 	"github.com/schedlab/schedlab/workload/swf"
 )
@@ -26,8 +28,8 @@ func TestDescribeByHand(t *testing.T) {
 		t.Fatalf("order %+v", st)
 	}
 	u2, u1 := st[0], st[1]
-	if u2.Activity != 0.6 || u1.Activity != 0.4 || math.Abs(u1.Share-2.0/3) > 1e-15 {
-		t.Errorf("activity %v %v, share %v", u2.Activity, u1.Activity, u1.Share)
+	if u2.WorkShare != 0.6 || u1.WorkShare != 0.4 || math.Abs(u1.Share-2.0/3) > 1e-15 {
+		t.Errorf("work share %v %v, share %v", u2.WorkShare, u1.WorkShare, u1.Share)
 	}
 	if u2.Censored != 1 || u1.Censored != 0 {
 		t.Errorf("censored %d %d", u2.Censored, u1.Censored)
@@ -55,10 +57,14 @@ func TestDescribeByHand(t *testing.T) {
 }
 
 // TestClusterFeatures: which measures Cluster clusters on. Four users:
-// 1 and 2 submit many small short jobs, 3 and 4 one wide long job each, so
-// by share of jobs (the paper's A) 1 and 2 stand out, and by share of
-// processor-seconds 3 and 4 do. Nodes, where the log records them, replace
-// processors as R1 unless the setting says processors.
+// 1 and 2 submit nine jobs of one processor each, 3 and 4 one job of 64
+// processors each, every job 50 s. By share of jobs (the paper's A) 1 and
+// 2 stand out (9/20 against 1/20); by share of processor-seconds 3 and 4
+// do (3,200 against 450 of 7,300). Nodes, where the log records them
+// (here 1 for the small jobs, 8 for user 3's and 16 for user 4's, not in
+// proportion to the processors), replace processors as R1 unless the
+// setting says processors. The coordinates Cluster standardised must be
+// those raw values.
 func TestClusterFeatures(t *testing.T) {
 	var recs []swf.Record
 	for range 9 {
@@ -67,25 +73,27 @@ func TestClusterFeatures(t *testing.T) {
 	recs = append(recs, rec(3, 64, 100, 50, 0), rec(4, 64, 100, 50, 0))
 	swfJobs := FromSWF(recs)
 	withNodes := FromSWF(recs)
+	nodes := map[string]float64{"1": 1, "2": 1, "3": 8, "4": 16}
 	for i := range withNodes {
-		withNodes[i].Nodes = math.Ceil(withNodes[i].Procs / 8) // 8 processors a node
+		withNodes[i].Nodes = nodes[withNodes[i].Factors[User]]
 	}
+	users := []string{"1", "2", "3", "4"}
+	jobsShare := []float64{9.0 / 20, 9.0 / 20, 1.0 / 20, 1.0 / 20}
+	workShare := []float64{450.0 / 7300, 450.0 / 7300, 3200.0 / 7300, 3200.0 / 7300}
+	procs := []float64{1, 1, 64, 64}
+	nodeMeans := []float64{1, 1, 8, 16}
 	cases := []struct {
-		name  string
-		jobs  []Job
-		feat  Features
-		names []string
-		x0    map[string]float64 // the unstandardised first feature by user
-		x1    map[string]float64 // the unstandardised R1 by user
-		err   bool
+		name   string
+		jobs   []Job
+		feat   Features
+		names  []string
+		x0, x1 []float64 // the raw first and second features, by user
+		err    bool
 	}{
-		{"paper, SWF", swfJobs, DefaultFeatures(), []string{"share", "procs", "req_time", "k_wall"},
-			map[string]float64{"1": 9.0 / 20, "3": 1.0 / 20}, map[string]float64{"1": 1, "3": 64}, false},
-		{"paper, nodes", withNodes, DefaultFeatures(), []string{"share", "nodes", "req_time", "k_wall"},
-			map[string]float64{"1": 9.0 / 20, "3": 1.0 / 20}, map[string]float64{"1": 1, "3": 8}, false},
-		{"work, processors", withNodes, Features{ActivityWork, ResourceProcs}, []string{"activity", "procs", "req_time", "k_wall"},
-			// work: users 1, 2 have 9 x 50 = 450 each, 3, 4 have 3,200 each.
-			map[string]float64{"1": 450.0 / 7300, "3": 3200.0 / 7300}, map[string]float64{"1": 1, "3": 64}, false},
+		{"paper, SWF", swfJobs, DefaultFeatures(), []string{"jobs_share", "procs", "req_time", "k_wall"}, jobsShare, procs, false},
+		{"paper, nodes", withNodes, DefaultFeatures(), []string{"jobs_share", "nodes", "req_time", "k_wall"}, jobsShare, nodeMeans, false},
+		{"work, processors", withNodes, Features{ActivityWork, ResourceProcs}, []string{"work_share", "procs", "req_time", "k_wall"}, workShare, procs, false},
+		{"work, nodes", withNodes, Features{ActivityWork, ResourceNodes}, []string{"work_share", "nodes", "req_time", "k_wall"}, workShare, nodeMeans, false},
 		{"nodes of a log without them", swfJobs, Features{ActivityJobs, ResourceNodes}, nil, nil, nil, true},
 		{"unknown activity", swfJobs, Features{"cpu", ResourceAuto}, nil, nil, nil, true},
 		{"unknown resource", swfJobs, Features{ActivityJobs, "gpus"}, nil, nil, nil, true},
@@ -107,36 +115,27 @@ func TestClusterFeatures(t *testing.T) {
 			if !slices.Equal(c.Features, tc.names) {
 				t.Errorf("features %v, want %v", c.Features, tc.names)
 			}
-			// Standardised coordinates keep the order of the raw values,
-			// and the raw values are what Stats holds.
-			byUser := map[string]Stats{}
-			for _, s := range st {
-				byUser[s.Value] = s
+			// The standardised coordinates are those of the raw values
+			// worked out above (T_lim and K_wall are equal for all:
+			// standardised to 0).
+			raw := make([][]float64, len(users))
+			for i := range users {
+				raw[i] = []float64{tc.x0[i], tc.x1[i], 100, 0.5}
 			}
-			for u, want := range tc.x0 {
-				got := byUser[u].Share
-				if tc.names[0] == "activity" {
-					got = byUser[u].Activity
-				}
-				if math.Abs(got-want) > 1e-12 {
-					t.Errorf("user %s: %s %v, want %v", u, tc.names[0], got, want)
-				}
+			want, _, _, err := cluster.Standardize(raw)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for u, want := range tc.x1 {
-				got := byUser[u].Params["procs"].Mean
-				if tc.names[1] == "nodes" {
-					got = byUser[u].Nodes
+			for i, u := range users {
+				k := slices.Index(c.Values, u)
+				if k < 0 {
+					t.Fatalf("user %s not clustered: %v", u, c.Values)
 				}
-				if got != want {
-					t.Errorf("user %s: %s %v, want %v", u, tc.names[1], got, want)
+				for f := range 2 {
+					if math.Abs(c.Points[k][f]-want[i][f]) > 1e-9 {
+						t.Errorf("user %s, %s: %v, want %v", u, tc.names[f], c.Points[k][f], want[i][f])
+					}
 				}
-			}
-			point := map[string][]float64{}
-			for i, v := range c.Values {
-				point[v] = c.Points[i]
-			}
-			if (point["1"][0] > point["3"][0]) == (tc.names[0] == "activity") {
-				t.Errorf("%s: user 1 at %v, user 3 at %v", tc.names[0], point["1"][0], point["3"][0])
 			}
 			// Users alike share a cluster: {1, 2} and {3, 4}.
 			lab := map[string]int{}
@@ -183,7 +182,7 @@ func TestKTH(t *testing.T) {
 	n, act := 0, 0.0
 	for _, s := range st {
 		n += s.Jobs
-		act += s.Activity
+		act += s.WorkShare
 	}
 	if n != len(recs) || math.Abs(act-1) > 1e-9 || len(st) < 100 {
 		t.Errorf("%d users, %d jobs of %d, activity sums to %v", len(st), n, len(recs), act)
@@ -351,5 +350,152 @@ func TestModelRoundTrip(t *testing.T) {
 		if j.ReqProcs < 1 || j.ReqProcs > 100 || j.RunTime > j.ReqTime || j.RunTime < 1 {
 			t.Fatalf("bad job %+v", j)
 		}
+	}
+	// K_wall by requested time keeps the log's runtimes, which the laws
+	// of K_wall, cut at 1 and drawn apart from T_lim, halve
+	// (docs/reproductions/petunin-models.md: 4,192 and 8,348 s against
+	// 8,875 with seed 1).
+	meanRun := func(recs []swf.Record) float64 {
+		var sum float64
+		for _, r := range recs {
+			sum += float64(r.RunTime)
+		}
+		return sum / float64(len(recs))
+	}
+	if err := mm.FitKWallByLimit(jobs, c); err != nil {
+		t.Fatal(err)
+	}
+	byLimit, err := mm.Generate(0, 0, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logRun, lawRun, limitRun := meanRun(recs), meanRun(gen), meanRun(byLimit)
+	t.Logf("mean runtime: log %.0f s, K_wall law %.0f s, K_wall by limit %.0f s", logRun, lawRun, limitRun)
+	if !(lawRun < 0.7*logRun) || !(limitRun > 0.85*logRun && limitRun < 1.15*logRun) {
+		t.Errorf("mean runtime: log %.0f s, K_wall law %.0f s (want below 70 %%), by limit %.0f s (want within 15 %%)", logRun, lawRun, limitRun)
+	}
+}
+
+// TestPrograms: paper 002's table of programs, by hand. Program A has 3
+// jobs, two completed with K_ef1 0.6 and 0.8 (mean 0.7: alarming); B has
+// 5, completed with K_ef1 0.2; C has 5, none completed (no K_ef: never
+// alarming). By number of jobs: B and C (tied, by name), then A.
+func TestPrograms(t *testing.T) {
+	job := func(app string, kef1, kef2 float64) Job {
+		return Job{Factors: map[string]string{App: app}, Procs: 1, Nodes: 1, ReqTime: 10, Runtime: 5, Wait: 0, KEf1: kef1, KEf2: kef2}
+	}
+	nan := math.NaN()
+	jobs := []Job{job("A", 0.6, 0.1), job("A", 0.8, 0.3), job("A", nan, nan)}
+	for range 5 {
+		jobs = append(jobs, job("B", 0.2, 0.5), job("C", nan, nan))
+	}
+	st := ByJobs(Describe(jobs, App))
+	var order []string
+	alarming := map[string]bool{}
+	for _, s := range st {
+		order = append(order, s.Value)
+		alarming[s.Value] = s.Alarming()
+	}
+	if !slices.Equal(order, []string{"B", "C", "A"}) {
+		t.Errorf("order %v, want B C A", order)
+	}
+	if !alarming["A"] || alarming["B"] || alarming["C"] {
+		t.Errorf("alarming %v, want A only", alarming)
+	}
+	if a := st[2].Params["k_ef1"]; a.N != 2 || math.Abs(a.Mean-0.7) > 1e-12 || math.Abs(st[2].Params["k_ef2"].Mean-0.2) > 1e-12 {
+		t.Errorf("A: K_ef1 %+v, K_ef2 %+v", a, st[2].Params["k_ef2"])
+	}
+}
+
+// TestKWallByLimit: K_wall drawn from a class's own quantiles in the band
+// of its requested time, by hand. Eight jobs of one user: four asking 100 s
+// (K_wall 0.1, 0.2, 0.3 and one run to its limit), four asking 1,000 s
+// (0.8, 0.9, 0.95 and one run to its limit). Four bands at the quartiles of
+// the requested time end at 100, 100, 1,000 and 1,000 s: two bands, each
+// with a censored share of 1/4 and its K_wall from 0.1 to 0.3, or from 0.8
+// to 0.95.
+func TestKWallByLimit(t *testing.T) {
+	var recs []swf.Record
+	for _, j := range [][2]int64{{100, 10}, {100, 20}, {100, 30}, {100, 100}, {1000, 800}, {1000, 900}, {1000, 950}, {1000, 1000}} {
+		recs = append(recs, rec(1, 1, j[0], j[1], 0))
+	}
+	jobs := FromSWF(recs)
+	// One class, of user 1, as a clustering would give it.
+	c := Clusters{Factor: User, Values: []string{"1"}, Labels: []int{0}, Result: cluster.Result{K: 1}}
+	m := &Model{Classes: make([]Class, 1)}
+	if err := m.FitKWallByLimit(jobs, c); err != nil {
+		t.Fatal(err)
+	}
+	bands := m.Classes[0].KWallBands
+	if m.KWallFit != KWallByLimit || len(bands) != 2 || bands[0].ReqTimeMax != 100 || bands[1].ReqTimeMax != 1000 {
+		t.Fatalf("fit %q, bands %+v", m.KWallFit, bands)
+	}
+	for i, want := range [][3]float64{{0.1, 0.2, 0.3}, {0.8, 0.9, 0.95}} {
+		b := bands[i]
+		q := b.Quantiles
+		if b.Censored != 0.25 || len(q) != KWallQuantileCount || math.Abs(q[0]-want[0]) > 1e-12 ||
+			math.Abs(q[len(q)/2]-want[1]) > 1e-12 || math.Abs(q[len(q)-1]-want[2]) > 1e-12 {
+			t.Errorf("band %d: censored %v, quantiles %v, want %v at 0, 1/2 and 1", i, b.Censored, q, want)
+		}
+	}
+	// Drawing: a class asking 100 s (99.5 rounded up), its band's censored share
+	// 1/4, K_wall from 0.1 to 0.3.
+	hand := &Model{Procs: 1, Jobs: 4000, Arrival: Law{Family: string(fit.Exponential), Params: map[string]float64{fit.ParamRate: 1}},
+		KWallFit: KWallByLimit, Classes: []Class{{Share: 1,
+			Procs:      Law{Family: string(fit.LogNormal), Params: map[string]float64{fit.ParamMu: 0, fit.ParamSigma: 0}},
+			ReqTime:    Law{Family: string(fit.LogNormal), Params: map[string]float64{fit.ParamMu: math.Log(99.5), fit.ParamSigma: 0}},
+			KWallBands: []KWallBand{{ReqTimeMax: 100, Censored: 0.25, Quantiles: []float64{0.1, 0.2, 0.3}}}}}}
+	gen, err := hand.Generate(0, 0, rand.New(rand.NewPCG(7, 8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	censored, sum := 0, 0.0
+	for _, j := range gen {
+		switch {
+		case j.ReqTime != 100:
+			t.Fatalf("requested %d, want 100", j.ReqTime)
+		case j.RunTime == 100:
+			censored++
+		case j.RunTime < 10 || j.RunTime > 30:
+			t.Fatalf("runtime %d outside K_wall 0.1 to 0.3 of 100 s", j.RunTime)
+		default:
+			sum += float64(j.RunTime)
+		}
+	}
+	// The bands go through the model file; a malformed band is refused.
+	path := t.TempDir() + "/model.toml"
+	if err := hand.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ReadModel(path); err != nil || !slices.Equal(back.Classes[0].KWallBands[0].Quantiles, []float64{0.1, 0.2, 0.3}) {
+		t.Fatalf("read back: %v, %+v", err, back)
+	}
+	hand.Classes[0].KWallBands[0].Quantiles = []float64{0.3, 0.1}
+	if err := hand.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadModel(path); err == nil || !strings.Contains(err.Error(), "class 0, k_wall band 0") {
+		t.Errorf("unsorted quantiles: %v", err)
+	}
+	// Binomial(4000, 1/4): 1,000 expected, sd 27.4; 4.5 sd either side.
+	if censored < 877 || censored > 1123 {
+		t.Errorf("%d of 4000 jobs ran to their limit, want about 1,000", censored)
+	}
+	// K_wall uniform-like on [0.1, 0.3]: mean runtime about 20 s (plus
+	// the rounding up, under 1 s).
+	if mean := sum / float64(len(gen)-censored); mean < 19.5 || mean > 21.5 {
+		t.Errorf("mean runtime of the others %.2f s, want about 20.5", mean)
+	}
+}
+
+func TestQuantileDraw(t *testing.T) {
+	q := []float64{0, 1, 3}
+	for _, c := range []struct{ u, want float64 }{{0, 0}, {0.25, 0.5}, {0.5, 1}, {0.75, 2}, {1, 3}} {
+		if got := quantileDraw(q, c.u); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("u %v: %v, want %v", c.u, got, c.want)
+		}
+	}
+	if got := quantileDraw([]float64{0.4}, 0.9); got != 0.4 {
+		t.Errorf("one quantile: %v", got)
 	}
 }

@@ -22,8 +22,8 @@ type ParamFit struct {
 	// Fits holds every family, best AIC first, and GoF their
 	// goodness-of-fit statistics and parametric-bootstrap p-values, in
 	// the same order, computed on GoFN values: all N, or a subsample of
-	// GoFSample when N is larger. KS and CvM are computed on those GoFN
-	// values, so a statistic of a subsample is not that of the whole
+	// GoFSample when N is larger. GoF's KS and CvM are computed on those
+	// GoFN values, so a statistic of a subsample is not that of the whole
 	// sample (CvM grows with n): compare statistics of equal GoFN.
 	Fits []fit.Fit
 	GoF  []fit.GoF
