@@ -79,7 +79,7 @@ row per factor, cluster, parameter and family), and DIR/report.html.
 --report FILE.html writes the HTML report (also without --out): one
 self-contained page (inline SVG, no script, no network) with the input's
 provenance, the statistics per factor value (the --top values of largest
-activity), the clusters in scatter plots of their standardised features,
+share of work), the clusters in scatter plots of their standardised features,
 the fits with their KS and CvM statistics and p-values, the ECDF of each
 cluster's parameters against the fitted laws (for the --report-clusters
 clusters with the most jobs per factor) and, for Slurm input, box plots of

@@ -24,8 +24,12 @@ func newFitCmd() *cobra.Command {
 		Long: `Fit a workload model to an SWF log: the law of inter-arrival times, and one job
 class per k-means cluster of the --by factor's values (see workload analyze;
 --activity and --resource as there),
-with the best-AIC laws of processors, requested time and runtime (fitted on the
-jobs that did not run to their limit) and the share of jobs that did.
+with the best-AIC laws of processors, requested time, runtime and K_wall =
+T_run / T_lim (the last two fitted on the jobs that did not run to their limit)
+and the share of jobs that did. A generated job's runtime is K_wall times its
+requested time: K_wall drawn from its law (--k-wall law), or from the class's
+own quantiles in the band of the job's requested time (--k-wall by-limit, ours:
+it keeps K_wall's mass near 1 and its growth with T_lim, which the laws lose).
 The model is written as TOML (-o); then a trace is drawn from it (seeded) and
 the two-sample Kolmogorov-Smirnov distance between its marginals and the log's
 is printed. Draw workloads from the model with ` + "`schedlab workload gen --model model --param path=model.toml`" + `
@@ -49,6 +53,9 @@ or a manifest workload with generator = "model".`,
 			if kwall != analysis.KWallLaw && kwall != analysis.KWallByLimit {
 				return &exitError{exitBadInput, fmt.Errorf("--k-wall %q: want %s or %s", kwall, analysis.KWallLaw, analysis.KWallByLimit)}
 			}
+			if arrivals != analysis.ArrivalsMLE && arrivals != analysis.ArrivalsMean {
+				return &exitError{exitBadInput, fmt.Errorf("--arrivals %q: want %s or %s", arrivals, analysis.ArrivalsMLE, analysis.ArrivalsMean)}
+			}
 			recs, sum, header, err := readSWFHeader(args[0])
 			if err != nil {
 				return &exitError{exitBadInput, err}
@@ -70,9 +77,6 @@ or a manifest workload with generator = "model".`,
 			}
 			m, err := analysis.FitModel(jobs, c, procs, filepath.Base(args[0]), sum, arrivals)
 			if err != nil {
-				if arrivals != analysis.ArrivalsMLE && arrivals != analysis.ArrivalsMean {
-					return &exitError{exitBadInput, err}
-				}
 				return err
 			}
 			if kwall == analysis.KWallByLimit {
@@ -120,7 +124,7 @@ or a manifest workload with generator = "model".`,
 	fl.IntVar(&restarts, "restarts", 10, "k-means restarts per k")
 	fl.Int64Var(&procs, "procs", 0, "platform size (default: from the log's header)")
 	featureFlags(fl, &activity, &resource)
-	fl.StringVar(&kwall, "k-wall", analysis.KWallLaw, "how a job's K_wall = T_run / T_lim is drawn: law (its class's best law, redrawn below 1) or by-limit (its class's quantiles in the band of its requested time, which keeps the log's work per job)")
+	fl.StringVar(&kwall, "k-wall", analysis.KWallLaw, "how a job's K_wall = T_run / T_lim is drawn: law (its class's best law, redrawn below 1) or by-limit (its class's quantiles in the band of its requested time, which keeps most of the log's work per job)")
 	fl.StringVar(&arrivals, "arrivals", analysis.ArrivalsMLE, "inter-arrival law: mle (maximum likelihood) or mean (scaled to the log's mean time between submissions, so that the model keeps the log's offered load)")
 	return cmd
 }

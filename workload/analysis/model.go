@@ -104,14 +104,17 @@ const (
 	KWallLaw = "law"
 	// KWallByLimit draws K_wall from the class's own quantiles in the
 	// band of its requested time (KWallBands): ours, which keeps the
-	// distribution of K_wall and its growth with T_lim, hence the work.
+	// distribution of K_wall and most of its growth with T_lim, hence most
+	// of the work (on KTH-SP2 a generated job runs 94 % as long as a
+	// logged one on average, docs/reproductions/petunin-models.md).
 	KWallByLimit = "by-limit"
 )
 
 // KWallBandCount and KWallQuantileCount are the bands of requested time
 // per class (at its quantiles) and the quantiles kept per band under
-// KWallByLimit. On KTH-SP2, K_wall drawn independently within 4 bands of
-// T_lim gives 93 % of the log's mean runtime, within 1 band 73 %.
+// KWallByLimit: few bands, since K_wall's growth with T_lim is mostly
+// between short and long limits, and enough quantiles to keep the mass
+// near 1 that laws on (0, inf) lose.
 const (
 	KWallBandCount     = 4
 	KWallQuantileCount = 21
@@ -259,15 +262,43 @@ func ReadModel(path string) (*Model, error) {
 	if len(m.Classes) == 0 || m.Procs < 1 {
 		return nil, fmt.Errorf("model %s: needs procs and at least one class", path)
 	}
-	for i, c := range m.Classes {
-		for k, b := range c.KWallBands {
-			if !(b.Censored >= 0 && b.Censored <= 1) || len(b.Quantiles) == 0 && b.Censored < 1 ||
-				!slices.IsSorted(b.Quantiles) || slices.ContainsFunc(b.Quantiles, func(q float64) bool { return !(q >= 0) }) {
-				return nil, fmt.Errorf("model %s: class %d, k_wall band %d: censored share in [0, 1] and quantiles non-negative, sorted, present unless every job is censored", path, i, k)
-			}
-		}
+	if err := m.checkKWall(); err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	return &m, nil
+}
+
+// checkKWall checks the K_wall setting and every band: k_wall_fit known,
+// bands in every class exactly under KWallByLimit, their bounds positive
+// and increasing, their censored shares in [0, 1], and their quantiles
+// sorted in [0, 1], present unless every job of the band is censored.
+func (m *Model) checkKWall() error {
+	switch m.KWallFit {
+	case "", KWallLaw, KWallByLimit:
+	default:
+		return fmt.Errorf("k_wall_fit %q: want %s or %s", m.KWallFit, KWallLaw, KWallByLimit)
+	}
+	for i, c := range m.Classes {
+		if (m.KWallFit == KWallByLimit) != (len(c.KWallBands) > 0) {
+			return fmt.Errorf("class %d: k_wall_fit %q with %d k_wall bands (by-limit needs bands in every class, the law none)", i, m.KWallFit, len(c.KWallBands))
+		}
+		last := 0.0
+		for k, b := range c.KWallBands {
+			where := fmt.Sprintf("class %d, k_wall band %d", i, k)
+			switch {
+			case !(b.ReqTimeMax > last) || math.IsInf(b.ReqTimeMax, 0):
+				return fmt.Errorf("%s: req_time_max %v: want finite and above the previous band's (%v)", where, b.ReqTimeMax, last)
+			case !(b.Censored >= 0 && b.Censored <= 1):
+				return fmt.Errorf("%s: censored %v: want a share in [0, 1]", where, b.Censored)
+			case len(b.Quantiles) == 0 && b.Censored < 1:
+				return fmt.Errorf("%s: no quantiles, yet %v of its jobs ended before their limit", where, 1-b.Censored)
+			case !slices.IsSorted(b.Quantiles) || slices.ContainsFunc(b.Quantiles, func(q float64) bool { return !(q >= 0 && q <= 1) }):
+				return fmt.Errorf("%s: quantiles %v: want K_wall values in [0, 1], sorted", where, b.Quantiles)
+			}
+			last = b.ReqTimeMax
+		}
+	}
+	return nil
 }
 
 // draw samples a law; a zero-spread log-normal is its point.
@@ -284,8 +315,10 @@ func draw(l Law, rng *rand.Rand) float64 {
 // clamped to the platform, requested time rounded up (at least 1 s), and a
 // runtime that is the requested time with the class's censored
 // probability, else K_wall times the requested time, K_wall drawn from its
-// law until it is below 1 (at most 100 draws, then the requested time). The SWF
-// user field carries the job's class index.
+// law until it is below 1 (at most 100 draws, then the requested time).
+// Under KWallByLimit the censored probability and K_wall are those of the
+// class's band of the job's requested time (KWallBands). The SWF user field
+// carries the job's class index.
 func (m *Model) Generate(n int, procs int64, rng *rand.Rand) ([]swf.Record, error) {
 	if n <= 0 {
 		n = m.Jobs
@@ -429,6 +462,9 @@ func (m *Model) FitKWallByLimit(jobs []Job, c Clusters) error {
 	for i, v := range c.Values {
 		label[v] = c.Labels[i]
 	}
+	// The bands are set only once every class has them: a failure leaves
+	// the model as it was.
+	all := make([][]KWallBand, len(m.Classes))
 	for k := range m.Classes {
 		var in []Job
 		for _, j := range jobs {
@@ -477,7 +513,10 @@ func (m *Model) FitKWallByLimit(jobs []Job, c Clusters) error {
 			bands = append(bands, band)
 			lo = hi
 		}
-		m.Classes[k].KWallBands = bands
+		all[k] = bands
+	}
+	for k := range m.Classes {
+		m.Classes[k].KWallBands = all[k]
 	}
 	m.KWallFit = KWallByLimit
 	return nil
