@@ -9,9 +9,12 @@
 // Whole log: per policy, the mean over the replicates (burst-buffer seeds)
 // with a 95 % Student t interval, and ratios to sjf-bb and fcfs-bb over
 // paired runs (same replicate, hence the same burst-buffer requests) from
-// results/compare. Parts: as in the paper, each policy's metric in a part
+// results/compare, and the quantiles of the job waits pooled over the
+// replicates, read from the jobs files, with their tail as a figure. Parts: as in the paper, each policy's metric in a part
 // divided by sjf-bb's in the same part and replicate; per part the mean of
-// these ratios over the replicates, then box plots over the 16 parts.
+// these ratios over the replicates, then box plots over the 16 parts. The
+// Gantt charts of the paper's starvation example come from simulating
+// plugins/burstbuffer's hand-worked scenario.
 package main
 
 import (
@@ -61,6 +64,19 @@ func run(w io.Writer, root, figs string) error {
 	}
 	if err := whole(w, kth, figs); err != nil {
 		return err
+	}
+	waits, err := jobWaits(kth)
+	if err != nil {
+		return err
+	}
+	waitTable(w, kth.Values("policy"), waits, replicates(kth))
+	if figs != "" {
+		if err := tailFigure(filepath.Join(figs, "kth-tail.svg"), waits); err != nil {
+			return err
+		}
+		if _, err := starvationFigure(filepath.Join(figs, "starvation.svg")); err != nil {
+			return err
+		}
 	}
 	parts, err := compare.Load(filepath.Join(root, "parts"))
 	if err != nil {

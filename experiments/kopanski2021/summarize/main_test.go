@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -52,5 +55,42 @@ func TestPairRatios(t *testing.T) {
 	c.Runs = append(c.Runs, run("plan-2", "part03", 0, 1))
 	if _, err := pairRatios(c, "mean_wait", "sjf-bb", "plan-2", all); err == nil || !strings.Contains(err.Error(), "no sjf-bb run paired with plan-2/part03") {
 		t.Errorf("missing baseline: %v", err)
+	}
+}
+
+// TestStarvationFigure draws the Gantt charts of the hand-worked scenario
+// and checks the starts they show against plugins/burstbuffer's
+// TestStarvationScenario: fcfs-easy starves job 2 until 33, fcfs-bb starts
+// it at its reservation, 10.
+func TestStarvationFigure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "starvation.svg")
+	starts, err := starvationFigure(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[int64]int64{
+		"fcfs-easy": {1: 0, 2: 33, 6: 2, 3: 7, 4: 14, 5: 23},
+		"fcfs-bb":   {1: 0, 2: 10, 6: 2, 3: 20, 4: 20, 5: 23},
+	}
+	if !reflect.DeepEqual(starts, want) {
+		t.Errorf("starts %v, want %v", starts, want)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "starts at 33") {
+		t.Errorf("figure: %v, %d bytes", err, len(b))
+	}
+}
+
+// TestWaitTable: quantiles of pooled waits by hand, NumPy's linear rule:
+// numpy.quantile([0, 10, 20, 30, 40], [.5, .75, .9, .95, .99, .999, 1])
+// = 20, 30, 36, 38, 39.6, 39.96, 40.
+func TestWaitTable(t *testing.T) {
+	var b strings.Builder
+	waitTable(&b, []string{"a", "missing"}, map[string][]float64{"a": {40, 0, 30, 10, 20}}, 1)
+	if want := "| a | 5 | 20 | 30 | 36 | 38 | 40 | 40 | 40 |\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("table\n%s\nlacks %q", b.String(), want)
+	}
+	if strings.Contains(b.String(), "missing") {
+		t.Errorf("a policy without jobs has a row:\n%s", b.String())
 	}
 }
