@@ -83,7 +83,9 @@ share of work), the clusters in scatter plots of their standardised features,
 the fits with their KS and CvM statistics and p-values, the ECDF of each
 cluster's parameters against the fitted laws (for the --report-clusters
 clusters with the most jobs per factor) and, for Slurm input, box plots of
-K_ef2 and K_ef1 by node-count group.`,
+K_ef2 and K_ef1 by node-count group, paper 002's table of programs (job names
+with the most jobs, K_ef1 above 0.5 flagged) and K_ef2 by node-count group for
+the --report-clusters programs with the most jobs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args[0], f) },
 	}

@@ -90,7 +90,11 @@ func TestWorkloadAnalyzeReport(t *testing.T) {
 			t.Errorf("sacct by app: no table of programs, or not clustered on nodes:\n%s", out)
 		}
 		check(t, "analyze-sacct", page, []string{"Overview", "By app", "By nodes", "Efficiency by node count", "Provenance"},
-			[]string{"K_ef2 and K_ef1 by node-count group"}, 0)
+			[]string{"K_ef2 and K_ef1 by node-count group", "K_ef2 by node-count group per program"}, 0)
+		// The paper's table of programs is in the page too.
+		if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "K_ef1 above 0.5 is flagged") {
+			t.Errorf("sacct report: no table of programs (%v)", err)
+		}
 	})
 }
 

@@ -496,32 +496,17 @@ func familyStyle(f fit.Family) (color.RGBA, []vg.Length) {
 }
 
 // efficiency draws the efficiency indicators of Slurm input by node-count
-// group; an empty section for other input.
+// group, over all jobs and per program (paper 002's table of programs and
+// its box plots of K_ef2 by node count per program); an empty section for
+// other input.
 func (a *Analysis) efficiency() (section, error) {
 	s := section{ID: "efficiency", Title: "Efficiency by node count"}
 	if !a.sacct() {
 		return s, nil
 	}
 	title := "K_ef2 and K_ef1 by node-count group"
-	by := map[string]map[string][]float64{"k_ef2": {}, "k_ef1": {}}
-	for _, j := range a.Jobs {
-		g := j.Factors[analysis.NodeGroup]
-		if g == "" {
-			continue
-		}
-		if !math.IsNaN(j.KEf2) {
-			by["k_ef2"][g] = append(by["k_ef2"][g], j.KEf2)
-		}
-		if !math.IsNaN(j.KEf1) {
-			by["k_ef1"][g] = append(by["k_ef1"][g], j.KEf1)
-		}
-	}
-	var groups []string
-	for _, g := range analysis.NodeGroups() {
-		if len(by["k_ef2"][g])+len(by["k_ef1"][g]) > 0 {
-			groups = append(groups, g)
-		}
-	}
+	by := byNodeGroup(a.Jobs, func(analysis.Job) bool { return true })
+	groups := nodeGroupsWith(by["k_ef2"], by["k_ef1"])
 	if len(groups) == 0 {
 		s.Blocks = append(s.Blocks, block{Note: "No completed job with known CPU times: no efficiency indicator to plot."})
 		return s, nil
@@ -534,23 +519,10 @@ func (a *Analysis) efficiency() (section, error) {
 		if len(slices.Concat(slices.Collect(maps.Values(by[ind]))...)) == 0 {
 			continue // no job has this indicator
 		}
-		p := newPlot(paramLabel(ind), "nodes", paramLabel(ind))
-		p.NominalX(groups...)
-		var all []float64
-		for i, g := range groups {
-			vals := by[ind][g]
-			if len(vals) == 0 {
-				continue
-			}
-			all = append(all, vals...)
-			if err := boxAndDots(p, float64(i), plotter.Values(vals), colour(0), colour(1)); err != nil {
-				return s, fmt.Errorf("figure %s: %w", title, err)
-			}
+		p, err := nodeGroupPlot(paramLabel(ind), paramLabel(ind), groups, by[ind])
+		if err != nil {
+			return s, fmt.Errorf("figure %s: %w", title, err)
 		}
-		lo, hi := minMax(all)
-		pad := math.Max(0.08*(hi-lo), 0.02)
-		p.Y.Min, p.Y.Max = lo-pad, hi+pad
-		p.X.Min, p.X.Max = -0.6, float64(len(groups))-0.4
 		panels = append(panels, p)
 	}
 	for _, g := range groups {
@@ -569,5 +541,107 @@ func (a *Analysis) efficiency() (section, error) {
 	s.Blocks = append(s.Blocks, block{Figure: &figure{ID: "efficiency-nodes", Title: title, SVG: svg,
 		Caption: "Per node-count group, the box spans the quartiles of the completed jobs' indicator with the median " +
 			"inside, whiskers reach the most extreme jobs within 1.5 interquartile ranges; the dots beside each box are the jobs."}})
+	return a.programs(s)
+}
+
+// programs adds paper 002's view per program (the app factor, the job
+// name) to the efficiency section: a table of the programs with the most
+// jobs, their mean K_ef2 and K_ef1 and the alarming ones (K_ef1 above
+// analysis.KEf1Alarm), and K_ef2 by node-count group for each of the
+// MaxClusters programs with the most jobs that have it.
+func (a *Analysis) programs(s section) (section, error) {
+	st := analysis.ByJobs(analysis.Describe(a.Jobs, analysis.App))
+	t := &table{Caption: fmt.Sprintf("Programs (job names) with the most jobs, K_ef over their completed jobs; "+
+		"K_ef1 above %g is flagged, as paper 002 does", analysis.KEf1Alarm),
+		Head:  []string{"program", "jobs", "n (K_ef1)", "K_ef2 mean", "K_ef1 mean", ""},
+		Class: []string{"", "n", "n", "n", "n", ""}}
+	var panels []*plot.Plot
+	for i, p := range st {
+		if i < a.Top {
+			flag := ""
+			if p.Alarming() {
+				flag = "alarming"
+			}
+			t.Rows = append(t.Rows, tableRow{Mark: p.Alarming(), Cells: []string{cmp.Or(p.Value, "(unknown)"), strconv.Itoa(p.Jobs),
+				strconv.Itoa(p.Params["k_ef1"].N), num(p.Params["k_ef2"].Mean), num(p.Params["k_ef1"].Mean), flag}})
+		}
+		if len(panels) == a.MaxClusters || p.Params["k_ef2"].N == 0 {
+			continue
+		}
+		by := byNodeGroup(a.Jobs, func(j analysis.Job) bool { return j.Factors[analysis.App] == p.Value })
+		groups := nodeGroupsWith(by["k_ef2"])
+		pl, err := nodeGroupPlot(cmp.Or(p.Value, "(unknown)"), paramLabel("k_ef2"), groups, by["k_ef2"])
+		if err != nil {
+			return s, fmt.Errorf("figure K_ef2 of program %s: %w", p.Value, err)
+		}
+		panels = append(panels, pl)
+	}
+	s.Blocks = append(s.Blocks, block{Table: t})
+	if len(panels) == 0 {
+		return s, nil
+	}
+	title := "K_ef2 by node-count group per program"
+	svg, err := tiles(title, panels, 2, tileW, tileH)
+	if err != nil {
+		return s, err
+	}
+	s.Blocks = append(s.Blocks, block{Figure: &figure{ID: "efficiency-programs", Title: title, SVG: svg,
+		Caption: fmt.Sprintf("For each of the %s with the most jobs that have a K_ef2, the box plot of its completed "+
+			"jobs' K_ef2 by node-count group, drawn as above.", plural(len(panels), "program"))}})
 	return s, nil
+}
+
+// byNodeGroup collects K_ef2 and K_ef1 of the jobs keep accepts by
+// node-count group, leaving out unknown values.
+func byNodeGroup(jobs []analysis.Job, keep func(analysis.Job) bool) map[string]map[string][]float64 {
+	by := map[string]map[string][]float64{"k_ef2": {}, "k_ef1": {}}
+	for _, j := range jobs {
+		g := j.Factors[analysis.NodeGroup]
+		if g == "" || !keep(j) {
+			continue
+		}
+		if !math.IsNaN(j.KEf2) {
+			by["k_ef2"][g] = append(by["k_ef2"][g], j.KEf2)
+		}
+		if !math.IsNaN(j.KEf1) {
+			by["k_ef1"][g] = append(by["k_ef1"][g], j.KEf1)
+		}
+	}
+	return by
+}
+
+// nodeGroupsWith lists, smallest first, the node-count groups with a value
+// in any of vals.
+func nodeGroupsWith(vals ...map[string][]float64) []string {
+	var groups []string
+	for _, g := range analysis.NodeGroups() {
+		for _, v := range vals {
+			if len(v[g]) > 0 {
+				groups = append(groups, g)
+				break
+			}
+		}
+	}
+	return groups
+}
+
+// nodeGroupPlot draws box plots of vals by node-count group.
+func nodeGroupPlot(title, ylabel string, groups []string, vals map[string][]float64) (*plot.Plot, error) {
+	p := newPlot(title, "nodes", ylabel)
+	p.NominalX(groups...)
+	var all []float64
+	for i, g := range groups {
+		if len(vals[g]) == 0 {
+			continue
+		}
+		all = append(all, vals[g]...)
+		if err := boxAndDots(p, float64(i), plotter.Values(vals[g]), colour(0), colour(1)); err != nil {
+			return nil, err
+		}
+	}
+	lo, hi := minMax(all)
+	pad := math.Max(0.08*(hi-lo), 0.02)
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	p.X.Min, p.X.Max = -0.6, float64(len(groups))-0.4
+	return p, nil
 }
