@@ -1,5 +1,5 @@
 // Command summarize turns the Mazalov & Nikitina (2012) campaigns (table,
-// table-request, tau, p, te, readings, fig3, lambda: see the manifests next
+// table-request, tau, p, te, readings, fig3, lambda, streams: see the manifests next
 // to this folder) into the
 // tables and figures of docs/reproductions/mazalov2012.md. It reads only
 // the campaigns' Parquet files.
@@ -199,6 +199,7 @@ func run(w io.Writer, root, figs string) error {
 		{"readings", readings},
 		{"fig3", func(w io.Writer, c *compare.Campaign) error { return tauCurves(w, c, figs) }},
 		{"lambda", lambdaTable},
+		{"streams", func(w io.Writer, c *compare.Campaign) error { return streamsTable(w, table, c) }},
 	} {
 		c, err := load(v.dir)
 		if err != nil {
@@ -340,5 +341,30 @@ func save(p *plot.Plot, path string) error {
 	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, path); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	return nil
+}
+
+// streamsTable compares dTw over whole streams (the table campaign) with
+// dTw over the middle of the same streams (the streams campaign, its first
+// and last jobs left out of the wait statistics), per request law. The
+// shares count every job of a stream in both.
+func streamsTable(w io.Writer, whole, middle *compare.Campaign) error {
+	warm, cool := middle.Meta["metrics.warmup_jobs"], middle.Meta["metrics.cooldown_jobs"]
+	fmt.Fprintf(w, "### How the streams start and end: the first %s and last %s jobs left out of the waits (streams.toml, tau = 0.2)\n\n", warm, cool)
+	fmt.Fprintln(w, "| requests | streams | dTw, whole streams | dTw, middle of the streams | share backfilled | share errors |")
+	fmt.Fprintln(w, "|---|---:|---|---|---|---|")
+	for _, wl := range []string{"exponential", "pareto"} {
+		keep := func(r compare.Run) bool { return r.Axes["workload"] == wl }
+		all, err := paired(whole, keep)
+		if err != nil {
+			return err
+		}
+		mid, err := paired(middle, keep)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", wl, mid.n, dtw(all), dtw(mid), ci(mid.backfill), ci(mid.errors))
+	}
+	fmt.Fprintln(w)
 	return nil
 }
