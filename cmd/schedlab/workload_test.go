@@ -230,3 +230,31 @@ func TestPetuninDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestKopanskiDoc checks that every table the summarize program of paper
+// 004 prints from the two campaigns' runs.parquet is in
+// docs/reproductions/kopanski2021.md. The campaigns take most of an hour on
+// 2 cores, so it reads the copies of their runs.parquet committed in
+// experiments/kopanski2021/runs (see its README); the table of wait
+// quantiles, which needs the jobs files, is not checked here.
+func TestKopanskiDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "reproductions", "kopanski2021.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []string{"kth", "parts"} {
+		b, err := os.ReadFile(filepath.Join(root, "experiments", "kopanski2021", "runs", c+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c, "runs.parquet"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docTables(t, doc, 6, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
+}
