@@ -508,8 +508,8 @@ func (a *Analysis) efficiency() (section, error) {
 	by := byNodeGroup(a.Jobs, func(analysis.Job) bool { return true })
 	groups := nodeGroupsWith(by["k_ef2"], by["k_ef1"])
 	if len(groups) == 0 {
-		s.Blocks = append(s.Blocks, block{Note: "No completed job with known CPU times: no efficiency indicator to plot."})
-		return s, nil
+		s.Blocks = append(s.Blocks, block{Note: "No completed job with known CPU times and node count: no efficiency indicator by node count to plot."})
+		return a.programs(s)
 	}
 	t := &table{Caption: "Efficiency indicators of completed jobs by node-count group",
 		Head:  []string{"nodes", "jobs", "K_ef2 mean", "K_ef2 median", "K_ef1 mean", "K_ef1 median"},
@@ -565,11 +565,14 @@ func (a *Analysis) programs(s section) (section, error) {
 			t.Rows = append(t.Rows, tableRow{Mark: p.Alarming(), Cells: []string{cmp.Or(p.Value, "(unknown)"), strconv.Itoa(p.Jobs),
 				strconv.Itoa(p.Params["k_ef1"].N), num(p.Params["k_ef2"].Mean), num(p.Params["k_ef1"].Mean), flag}})
 		}
-		if len(panels) == a.MaxClusters || p.Params["k_ef2"].N == 0 {
-			continue
+		if len(panels) == a.MaxClusters || i >= a.Top || p.Params["k_ef2"].N == 0 {
+			continue // only programs of the table are drawn
 		}
 		by := byNodeGroup(a.Jobs, func(j analysis.Job) bool { return j.Factors[analysis.App] == p.Value })
 		groups := nodeGroupsWith(by["k_ef2"])
+		if len(groups) == 0 {
+			continue // its jobs with a K_ef2 have no node count
+		}
 		pl, err := nodeGroupPlot(cmp.Or(p.Value, "(unknown)"), paramLabel("k_ef2"), groups, by["k_ef2"])
 		if err != nil {
 			return s, fmt.Errorf("figure K_ef2 of program %s: %w", p.Value, err)

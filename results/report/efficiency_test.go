@@ -49,12 +49,84 @@ func TestEfficiencyPrograms(t *testing.T) {
 			t.Errorf("row %d: %v (marked %v), want %s with %s jobs, %s with K_ef1, alarming %v", i, r.Cells, r.Mark, w.name, w.jobs, w.n, w.alarming)
 		}
 	}
+	// hot: K_ef2 mean (0.2 + 0.4) / 2, K_ef1 mean (0.7 + 0.9) / 2.
+	if got := programs.Rows[0].Cells[3:5]; got[0] != num(0.3) || got[1] != num(0.8) {
+		t.Errorf("hot's means %v, want %s and %s", got, num(0.3), num(0.8))
+	}
 	if len(figures) != 2 || figures[1] != "K_ef2 by node-count group per program" {
 		t.Errorf("figures %v", figures)
 	}
+	// The per-program figure holds hot's jobs only: its groups 1 and 2-4,
+	// not cool's 5-16.
 	for _, b := range s.Blocks {
-		if b.Figure != nil && b.Figure.ID == "efficiency-programs" && !strings.Contains(string(b.Figure.SVG), ">hot<") {
-			t.Errorf("the per-program figure does not name hot")
+		if b.Figure == nil || b.Figure.ID != "efficiency-programs" {
+			continue
 		}
+		svg := string(b.Figure.SVG)
+		if !strings.Contains(svg, ">hot<") || strings.Contains(svg, ">cool<") || strings.Contains(svg, ">5-16<") || !strings.Contains(svg, ">2-4<") {
+			t.Errorf("the per-program figure: hot %v, cool %v, 5-16 %v, 2-4 %v", strings.Contains(svg, ">hot<"),
+				strings.Contains(svg, ">cool<"), strings.Contains(svg, ">5-16<"), strings.Contains(svg, ">2-4<"))
+		}
+	}
+}
+
+// TestEfficiencyProgramsBounds: the figure draws only programs of the
+// table (Top), at most MaxClusters of them, skipping those without K_ef2
+// and those whose K_ef2 jobs have no node count; the table stays when no
+// job has a node count.
+func TestEfficiencyProgramsBounds(t *testing.T) {
+	nan := math.NaN()
+	job := func(app, nodes string, kef float64) analysis.Job {
+		return analysis.Job{Factors: map[string]string{analysis.App: app, analysis.NodeGroup: nodes}, Procs: 1, ReqTime: 10, Runtime: 5, KEf1: kef, KEf2: kef}
+	}
+	jobs := []analysis.Job{
+		job("none", "1", nan), job("none", "1", nan), job("none", "1", nan), job("none", "1", nan), // no K_ef: skipped
+		job("nogroup", "", 0.5), job("nogroup", "", 0.5), job("nogroup", "", 0.5), // K_ef, no node count: skipped
+		job("a", "1", 0.1), job("a", "1", 0.2), job("b", "2-4", 0.3), job("c", "1", 0.4)}
+	panels := func(a *Analysis) []string {
+		s, err := a.efficiency()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, b := range s.Blocks {
+			if b.Figure != nil && b.Figure.ID == "efficiency-programs" {
+				for _, p := range []string{"none", "nogroup", "a", "b", "c"} {
+					if strings.Contains(string(b.Figure.SVG), ">"+p+"<") {
+						names = append(names, p)
+					}
+				}
+			}
+		}
+		return names
+	}
+	if got := panels(&Analysis{Top: 10, MaxClusters: 2, Jobs: jobs}); strings.Join(got, " ") != "a b" {
+		t.Errorf("MaxClusters 2: panels %v, want a b", got)
+	}
+	// Top 4 lists none, nogroup, a and b: c, fifth, is not drawn.
+	if got := panels(&Analysis{Top: 4, MaxClusters: 5, Jobs: jobs}); strings.Join(got, " ") != "a b" {
+		t.Errorf("Top 4: panels %v, want a b", got)
+	}
+	// No node count at all: no figure, but the table of programs.
+	var flat []analysis.Job
+	for _, j := range jobs {
+		j.Factors = map[string]string{analysis.App: j.Factors[analysis.App]}
+		flat = append(flat, j)
+	}
+	s, err := (&Analysis{Top: 10, MaxClusters: 5, Jobs: flat}).efficiency()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := 0
+	for _, b := range s.Blocks {
+		if b.Table != nil && strings.HasPrefix(b.Table.Caption, "Programs") {
+			tables++
+		}
+		if b.Figure != nil {
+			t.Errorf("a figure without node counts: %s", b.Figure.Title)
+		}
+	}
+	if tables != 1 {
+		t.Errorf("%d tables of programs without node counts, want 1", tables)
 	}
 }

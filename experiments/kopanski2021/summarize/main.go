@@ -75,6 +75,9 @@ func run(w io.Writer, root, figs string, jobs bool) error {
 	if err := whole(w, kth, figs); err != nil {
 		return err
 	}
+	if err := artefactTable(w, kth); err != nil {
+		return err
+	}
 	if jobs {
 		waits, err := jobWaits(kth)
 		if err != nil {
@@ -82,7 +85,7 @@ func run(w io.Writer, root, figs string, jobs bool) error {
 		}
 		waitTable(w, kth.Values("policy"), waits, replicates(kth))
 		if figs != "" {
-			if err := tailFigure(filepath.Join(figs, "kth-tail.svg"), waits); err != nil {
+			if err := tailFigure(filepath.Join(figs, "kth-tail.svg"), waits, replicates(kth)); err != nil {
 				return err
 			}
 		}

@@ -32,7 +32,7 @@ import (
 )
 
 func main() {
-	root := flag.String("campaigns", "out/mazalov2012", "folder holding the table, tau, p and te campaigns")
+	root := flag.String("campaigns", "out/mazalov2012", "folder holding the campaigns (table, table-request, tau, p, te, readings, fig3, lambda, streams)")
 	figs := flag.String("figures", "", "folder to write the SVG figures into (none when empty)")
 	flag.Parse()
 	if err := run(os.Stdout, *root, *figs); err != nil {
