@@ -132,10 +132,7 @@ func TestKovalenkoDoc(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no campaign")
 	}
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reproductions", "kovalenko2006.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := reproductionDoc(t, "kovalenko2006")
 	dir := t.TempDir()
 	for _, c := range []string{"grid", "price", "ship", "stale", "budget", "contention", "pooled"} {
 		name := "kovalenko2006"
@@ -147,6 +144,16 @@ func TestKovalenkoDoc(t *testing.T) {
 		}
 	}
 	docTables(t, doc, 8, "../../experiments/kovalenko2006/summarize", "-dir", dir)
+}
+
+// reproductionDoc reads docs/reproductions/NAME.md.
+func reproductionDoc(t *testing.T, name string) []byte {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reproductions", name+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // docTables runs a summarize program with args and checks that it prints
@@ -175,10 +182,7 @@ func TestMazalovDoc(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no campaign")
 	}
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reproductions", "mazalov2012.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := reproductionDoc(t, "mazalov2012")
 	dir := t.TempDir()
 	for _, c := range []string{"table", "table-request", "tau", "p", "te", "readings", "fig3", "lambda", "streams"} {
 		if out, err := run(t, "run", "../../experiments/mazalov2012/"+c+".toml", "--out", filepath.Join(dir, c), "-q"); err != nil {
@@ -197,10 +201,7 @@ func TestPetuninDoc(t *testing.T) {
 		t.Skip("-short: no campaign")
 	}
 	root := filepath.Join("..", "..")
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "reproductions", "petunin-models.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := reproductionDoc(t, "petunin-models")
 	dir := t.TempDir()
 	campaign := exec.Command(schedlab, "run", "experiments/petunin-models/kth.toml", "--out", filepath.Join(dir, "kth"), "-q")
 	campaign.Dir = root
@@ -239,10 +240,7 @@ func TestPetuninDoc(t *testing.T) {
 // quantiles, which needs the jobs files, is not checked here.
 func TestKopanskiDoc(t *testing.T) {
 	root := filepath.Join("..", "..")
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "reproductions", "kopanski2021.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := reproductionDoc(t, "kopanski2021")
 	dir := t.TempDir()
 	for _, c := range []string{"kth", "parts"} {
 		b, err := os.ReadFile(filepath.Join(root, "experiments", "kopanski2021", "runs", c+".parquet"))
