@@ -165,6 +165,9 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	}
 	lo, hi := min(s.WarmupJobs, n), max(n-s.CooldownJobs, 0)
 	waits := make([]float64, 0, max(hi-lo, 0))
+	// The waits again as integers, which sort several times faster
+	// (sortKeys) and give the same order.
+	iwaits := make([]int64, 0, max(hi-lo, 0))
 	var procs int64
 	for _, c := range p.Clusters {
 		procs += c.Capacity[0]
@@ -199,6 +202,7 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 		}
 		w := float64(r.Start - j.Submit)
 		waits = append(waits, w)
+		iwaits = append(iwaits, r.Start-j.Submit)
 		b := (w + float64(run)) / float64(max(run, s.SlowdownTau))
 		b = max(b, 1)
 		bsld += b
@@ -234,7 +238,10 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	sum.MeanWait = stat.Mean(waits, nil)
 	sum.MeanBSLD = bsld / m
 	sum.MeanTurnaround = turnaround / m
-	slices.Sort(waits)
+	sortKeys(iwaits)
+	for k, w := range iwaits {
+		waits[k] = float64(w)
+	}
 	sum.MedianWait = stat.Quantile(0.5, stat.Empirical, waits, nil)
 	sum.P95Wait = stat.Quantile(0.95, stat.Empirical, waits, nil)
 	sum.MaxWait = waits[len(waits)-1]
