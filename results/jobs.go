@@ -37,26 +37,32 @@ import (
 // On a platform with resources besides processors, the columns of
 // JobExtras follow (req_NAME, units).
 //
+// The times are stored delta-encoded (DELTA_BINARY_PACKED) and the
+// attributes and sizes in a dictionary (RLE_DICTIONARY), then compressed
+// with zstd: beside plain encoding this writes a CEA-Curie run's 295,540
+// rows in about a third of the time, to files of about the same size
+// (BenchmarkWriteJobs). Every Parquet reader decodes both.
+//
 // Beware that end, user and group are SQL keywords: DuckDB needs them
 // quoted, as in SELECT "end", "user", "group" FROM 'jobs.parquet'.
 type JobRow struct {
-	JobID         int64  `parquet:"job_id"`
-	Submit        int64  `parquet:"submit"`
-	Start         int64  `parquet:"start"`
-	End           int64  `parquet:"end"`
-	Wait          int64  `parquet:"wait"`
-	Runtime       int64  `parquet:"runtime"`
-	Walltime      int64  `parquet:"walltime"`
-	Procs         int64  `parquet:"procs"`
-	Cluster       int64  `parquet:"cluster"`
+	JobID         int64  `parquet:"job_id,delta"`
+	Submit        int64  `parquet:"submit,delta"`
+	Start         int64  `parquet:"start,delta"`
+	End           int64  `parquet:"end,delta"`
+	Wait          int64  `parquet:"wait,delta"`
+	Runtime       int64  `parquet:"runtime,delta"`
+	Walltime      int64  `parquet:"walltime,delta"`
+	Procs         int64  `parquet:"procs,dict"`
+	Cluster       int64  `parquet:"cluster,dict"`
 	Killed        bool   `parquet:"killed"`
 	Backfilled    bool   `parquet:"backfilled"`
 	PromisedStart *int64 `parquet:"promised_start,optional"`
-	User          int64  `parquet:"user"`
-	Group         int64  `parquet:"group"`
-	App           int64  `parquet:"app"`
-	Queue         int64  `parquet:"queue"`
-	Partition     int64  `parquet:"partition"`
+	User          int64  `parquet:"user,dict"`
+	Group         int64  `parquet:"group,dict"`
+	App           int64  `parquet:"app,dict"`
+	Queue         int64  `parquet:"queue,dict"`
+	Partition     int64  `parquet:"partition,dict"`
 }
 
 // JobExtras are the columns a jobs file has after JobRow's when the run's

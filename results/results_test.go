@@ -596,3 +596,80 @@ func TestWriteJobsThen(t *testing.T) {
 		}
 	}
 }
+
+// plainJobRow is JobRow as files before the column encodings were chosen
+// have it: every column plain.
+type plainJobRow struct {
+	JobID         int64  `parquet:"job_id"`
+	Submit        int64  `parquet:"submit"`
+	Start         int64  `parquet:"start"`
+	End           int64  `parquet:"end"`
+	Wait          int64  `parquet:"wait"`
+	Runtime       int64  `parquet:"runtime"`
+	Walltime      int64  `parquet:"walltime"`
+	Procs         int64  `parquet:"procs"`
+	Cluster       int64  `parquet:"cluster"`
+	Killed        bool   `parquet:"killed"`
+	Backfilled    bool   `parquet:"backfilled"`
+	PromisedStart *int64 `parquet:"promised_start,optional"`
+	User          int64  `parquet:"user"`
+	Group         int64  `parquet:"group"`
+	App           int64  `parquet:"app"`
+	Queue         int64  `parquet:"queue"`
+	Partition     int64  `parquet:"partition"`
+}
+
+// TestJobEncodings checks that a jobs file stores the times delta-encoded
+// and the attributes in a dictionary, and that a file written before, with
+// plain columns, still reads row for row.
+func TestJobEncodings(t *testing.T) {
+	dir := t.TempDir()
+	rows := sampleJobs(5000)
+	path := filepath.Join(dir, "jobs.parquet")
+	if err := WriteJobs(path, rows, sampleMeta()); err != nil {
+		t.Fatal(err)
+	}
+	f, pf, err := openParquet(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]format.Encoding{"submit": format.DeltaBinaryPacked, "end": format.DeltaBinaryPacked,
+		"user": format.RLEDictionary, "procs": format.RLEDictionary, "killed": format.Plain}
+	for i, c := range pf.Metadata().RowGroups[0].Columns {
+		name := c.MetaData.PathInSchema[0]
+		if enc, ok := want[name]; ok {
+			if !slices.Contains(c.MetaData.Encoding, enc) {
+				t.Errorf("column %s (%d) has encodings %v, want %v among them", name, i, c.MetaData.Encoding, enc)
+			}
+			delete(want, name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("columns not found: %v", want)
+	}
+
+	old := filepath.Join(dir, "plain.parquet")
+	of, err := os.Create(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := parquet.NewGenericWriter[plainJobRow](of, writerOptions(sampleMeta())...)
+	plain := make([]plainJobRow, len(rows))
+	for i, r := range rows {
+		plain[i] = plainJobRow(r)
+	}
+	if _, err := pw.Write(plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(pw.Close(), of.Close()); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadJobs(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, rows) {
+		t.Errorf("a plain jobs file reads as %d other rows", len(got))
+	}
+}
