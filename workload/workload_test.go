@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -290,6 +291,61 @@ func TestSortedOutput(t *testing.T) {
 	_ = append(w.Jobs[0].Job.Request, 99)
 	if w.Jobs[1].Job.Request[0] != 1 {
 		t.Error("requests share spare capacity")
+	}
+}
+
+// TestManyJobs loads workloads of many jobs (the cleaner holds them in
+// chunks of some thousands), in file order and shuffled with repeated
+// (submit, id) pairs, and checks them against the jobs made one by one and
+// ordered by sim.Sort: same jobs, same order (equal pairs in file order),
+// indices set, and no request sharing spare capacity with the next.
+func TestManyJobs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name     string
+		n        int
+		shuffled bool
+	}{{"in order", 10_000, false}, {"shuffled", 10_000, true}, {"one chunk shuffled", 300, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			js := make([]job, tc.n)
+			for i := range js {
+				js[i] = job{id: int64(i / 3), submit: int64(i / 5), runtime: 1 + rng.Int64N(100), alloc: 1 + rng.Int64N(8), reqTime: 200}
+				js[i].req = js[i].alloc
+			}
+			if tc.shuffled {
+				rng.Shuffle(len(js), func(a, b int) { js[a], js[b] = js[b], js[a] })
+			}
+			recs := records(js...)
+			for i := range recs {
+				recs[i].User = int64(i % 1000) // tells equal (submit, id) pairs apart
+			}
+			w, err := workload.FromRecords("many", recs, 8, workload.Clean{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]sim.Input, len(recs))
+			for i, r := range recs {
+				want[i] = sim.Input{Job: sdk.Job{ID: r.JobNumber, Submit: r.Submit, Walltime: r.ReqTime, Request: sdk.Vector{r.ReqProcs},
+					User: int32(r.User), Group: -1, App: 7, Queue: 1, Partition: -1}, Runtime: r.RunTime}
+			}
+			sim.Sort(want)
+			if !reflect.DeepEqual(w.Jobs, want) {
+				for i := range want {
+					if !reflect.DeepEqual(w.Jobs[i], want[i]) {
+						t.Fatalf("job %d: got %+v, want %+v", i, w.Jobs[i], want[i])
+					}
+				}
+				t.Fatalf("got %d jobs, want %d", len(w.Jobs), len(want))
+			}
+			if c, _ := w.Report.Get(workload.RuleSubmitOrder); (c.Jobs > 0) != tc.shuffled {
+				t.Errorf("out-of-order count %d for a workload shuffled %t", c.Jobs, tc.shuffled)
+			}
+			for i := range w.Jobs {
+				if cap(w.Jobs[i].Job.Request) != 1 {
+					t.Fatalf("job %d: request capacity %d, want 1", i, cap(w.Jobs[i].Job.Request))
+				}
+			}
+		})
 	}
 }
 
