@@ -55,18 +55,33 @@ func TestDuckDBReadsOurFiles(t *testing.T) {
 		{"killed", Bool}, {"backfilled", Bool}, {"promised_start", Int64},
 		{"user", Int64}, {"group", Int64}, {"app", Int64}, {"queue", Int64}, {"partition", Int64},
 	}
-	jobs := sampleJobs(50)
-	jobRows := make([][]any, len(jobs))
-	for i, j := range jobs {
-		var promised any
-		if j.PromisedStart != nil {
-			promised = *j.PromisedStart
+	asRows := func(jobs []JobRow) [][]any {
+		rows := make([][]any, len(jobs))
+		for i, j := range jobs {
+			var promised any
+			if j.PromisedStart != nil {
+				promised = *j.PromisedStart
+			}
+			rows[i] = []any{j.JobID, j.Submit, j.Start, j.End, j.Wait, j.Runtime, j.Walltime, j.Procs,
+				j.Cluster, j.Killed, j.Backfilled, promised, j.User, j.Group, j.App, j.Queue, j.Partition}
 		}
-		jobRows[i] = []any{j.JobID, j.Submit, j.Start, j.End, j.Wait, j.Runtime, j.Walltime, j.Procs,
-			j.Cluster, j.Killed, j.Backfilled, promised, j.User, j.Group, j.App, j.Queue, j.Partition}
+		return rows
 	}
+	jobs := sampleJobs(50)
+	jobRows := asRows(jobs)
 	jobsPath := filepath.Join(dir, "jobs.parquet")
 	if err := WriteJobs(jobsPath, jobs, sampleMeta()); err != nil {
+		t.Fatal(err)
+	}
+	// Many rows, so that the delta-encoded columns span several blocks, and
+	// values at both ends of int64 side by side, whose deltas wrap around.
+	wide := sampleJobs(3000)
+	for i := 0; i < len(wide); i += 97 {
+		wide[i].Submit, wide[i].End, wide[i].User = 1<<63-1, -1<<63, 1<<62+int64(i)
+	}
+	wideRows := asRows(wide)
+	widePath := filepath.Join(dir, "wide.parquet")
+	if err := WriteJobs(widePath, wide, sampleMeta()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -96,6 +111,7 @@ func TestDuckDBReadsOurFiles(t *testing.T) {
 		meta      Metadata
 	}{
 		{"jobs", jobsPath, jobCols, jobRows, len(jobRows), 1, sampleMeta()},
+		{"jobs at the int64 extremes", widePath, jobCols, wideRows, len(wideRows), 1, sampleMeta()},
 		{"dynamic table", tablePath, tableCols, tableRows, len(tableRows), 1, sampleMeta()},
 		{"250k jobs", bigPath, jobCols, nil, 250_000, 3, Metadata{"k": "v"}},
 	}

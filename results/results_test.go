@@ -540,18 +540,25 @@ func TestRowGroupsAreCapped(t *testing.T) {
 	}
 }
 
+// BenchmarkWriteJobs writes a jobs file of 300,000 rows (a large trace) and
+// one of 1,000 (a run of a campaign of many small runs, where the file's
+// fixed cost counts).
 func BenchmarkWriteJobs(b *testing.B) {
-	const n = 300_000
-	rows := sampleJobs(n)
-	path := filepath.Join(b.TempDir(), "jobs.parquet")
-	for b.Loop() {
-		if err := WriteJobs(path, rows, sampleMeta()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	if st, err := os.Stat(path); err == nil {
-		b.ReportMetric(float64(st.Size())/n, "bytes/row")
+	for _, n := range []int{300_000, 1_000} {
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+			rows := sampleJobs(n)
+			path := filepath.Join(b.TempDir(), "jobs.parquet")
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := WriteJobs(path, rows, sampleMeta()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			if st, err := os.Stat(path); err == nil {
+				b.ReportMetric(float64(st.Size())/float64(n), "bytes/row")
+			}
+		})
 	}
 }
 
