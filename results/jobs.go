@@ -37,11 +37,12 @@ import (
 // On a platform with resources besides processors, the columns of
 // JobExtras follow (req_NAME, units).
 //
-// The times are stored delta-encoded (DELTA_BINARY_PACKED) and the
-// attributes and sizes in a dictionary (RLE_DICTIONARY), then compressed
-// with zstd: beside plain encoding this writes a CEA-Curie run's 295,540
-// rows in about a third of the time, to files of about the same size
-// (BenchmarkWriteJobs). Every Parquet reader decodes both.
+// job_id and the times are stored delta-encoded (DELTA_BINARY_PACKED) and
+// the attributes and sizes in a dictionary (RLE_DICTIONARY), then
+// compressed with zstd: beside plain encoding this writes a CEA-Curie run's
+// 295,540 rows in about a third of the time, to files of about the same
+// size (BenchmarkWriteJobs). DuckDB (TestDuckDBReadsOurFiles), pyarrow and
+// polars read both; some older readers lack DELTA_BINARY_PACKED.
 //
 // Beware that end, user and group are SQL keywords: DuckDB needs them
 // quoted, as in SELECT "end", "user", "group" FROM 'jobs.parquet'.

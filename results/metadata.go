@@ -19,8 +19,10 @@ const MaxRowsPerRowGroup = 100_000
 // createdBy is written as the footer's created_by. It is fixed, and not
 // parquet-go's default, because that default is built from the running
 // binary's build info and would make otherwise identical files differ. It
-// follows the "<app> version <semver>" convention readers parse.
-const createdBy = "schedlab-results version 1.0.0"
+// follows the "<app> version <semver>" convention readers parse; 1.1.0
+// writes the jobs file's times delta-encoded and its attributes in a
+// dictionary, 1.0.0 wrote every column plain.
+const createdBy = "schedlab-results version 1.1.0"
 
 // Metadata is a file's footer key-value metadata, used for provenance; keys
 // are written in sorted order so output does not depend on map iteration.

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 )
@@ -204,5 +207,71 @@ func TestBackfilledByStartWide(t *testing.T) {
 				t.Errorf("%s pack=%v: %v, want %v", c.name, pack, got, c.want)
 			}
 		}
+	}
+}
+
+// TestBackfillErrorsLarge checks the count on EASY's schedule of a few
+// thousand random jobs, where the events and waits are many enough for the
+// radix sort (sortKeys) that small schedules never reach: the packed and
+// the compared sorts give the same profile and order, the count is the
+// naive one, and the summary's wait quantiles are those of the waits
+// sorted as floats.
+func TestBackfillErrorsLarge(t *testing.T) {
+	const capacity, n = 32, 5000
+	rng := rand.New(rand.NewPCG(7, 8))
+	jobs := make([]sim.Input, n)
+	var submit int64
+	for i := range jobs {
+		submit += rng.Int64N(4)
+		runtime := 1 + rng.Int64N(40)
+		jobs[i] = sim.Input{Job: sdk.Job{ID: int64(i + 1), Submit: submit, Walltime: runtime + rng.Int64N(20),
+			Request: sdk.Vector{1 + rng.Int64N(16)}}, Runtime: runtime}
+	}
+	sim.Sort(jobs)
+	res, err := sim.Run(t.Context(), backfill.EASY(), sim.Config{Platform: sdk.SingleCluster("m", capacity), Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := make([]sched, n)
+	for i, r := range res.Records {
+		js[i] = sched{submit: jobs[i].Job.Submit, start: r.Start, end: r.End, procs: jobs[i].Job.Request[0]}
+	}
+	in, recs := build(js)
+	if 2*n < radixMin {
+		t.Fatalf("%d events do not reach the radix sort (%d)", 2*n, radixMin)
+	}
+	e1, f1 := freeAfterEnds(capacity, in, recs, true)
+	e2, f2 := freeAfterEnds(capacity, in, recs, false)
+	if !slices.Equal(e1, e2) || !slices.Equal(f1, f2) {
+		t.Fatal("packed and compared profiles differ")
+	}
+	if b1, b2 := backfilledByStart(recs, true), backfilledByStart(recs, false); !slices.Equal(b1, b2) {
+		t.Fatal("packed and compared backfill orders differ")
+	}
+	got, want := BackfillErrors(capacity, 1, in, recs), naiveErrors(capacity, js, recs)
+	if got != want {
+		t.Fatalf("%d errors, naive %d", got, want)
+	}
+	if want < 10 {
+		t.Errorf("only %d errors: the schedule exercises too little", want)
+	}
+	t.Logf("%d jobs, %d backfilled, %d errors", n, len(backfilledByStart(recs, false)), got)
+
+	sum, err := Compute(sdk.SingleCluster("m", capacity), jobs, res.Records, DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := make([]float64, n)
+	for i, r := range res.Records {
+		waits[i] = float64(r.Start - jobs[i].Job.Submit)
+	}
+	slices.Sort(waits)
+	if n < radixMin {
+		t.Fatalf("%d waits do not reach the radix sort (%d)", n, radixMin)
+	}
+	if sum.MedianWait != stat.Quantile(0.5, stat.Empirical, waits, nil) || sum.P95Wait != stat.Quantile(0.95, stat.Empirical, waits, nil) ||
+		sum.MaxWait != waits[n-1] || sum.MaxWait == 0 {
+		t.Errorf("wait quantiles %v %v %v, from the waits sorted as floats %v %v %v", sum.MedianWait, sum.P95Wait, sum.MaxWait,
+			stat.Quantile(0.5, stat.Empirical, waits, nil), stat.Quantile(0.95, stat.Empirical, waits, nil), waits[n-1])
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"slices"
 )
 
-// radixDigit is the bits sorted by one pass of sortKeys: 2,048 counters,
-// which stay in the processor's first-level cache.
+// radixDigit is the bits sorted by one pass of sortKeys: a pass scatters
+// into 2,048 buckets, whose counters (16 KiB) stay in the processor's
+// first-level cache.
 const radixDigit = 11
 
 // radixMin is the length below which sortKeys leaves the keys to
