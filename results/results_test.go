@@ -657,19 +657,7 @@ func TestJobEncodings(t *testing.T) {
 	}
 
 	old := filepath.Join(dir, "plain.parquet")
-	of, err := os.Create(old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw := parquet.NewGenericWriter[plainJobRow](of, writerOptions(sampleMeta())...)
-	plain := make([]plainJobRow, len(rows))
-	for i, r := range rows {
-		plain[i] = plainJobRow(r)
-	}
-	if _, err := pw.Write(plain); err != nil {
-		t.Fatal(err)
-	}
-	if err := errors.Join(pw.Close(), of.Close()); err != nil {
+	if err := writePlainJobs(old, rows, sampleMeta()); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err := ReadJobs(old)
@@ -679,4 +667,20 @@ func TestJobEncodings(t *testing.T) {
 	if !reflect.DeepEqual(got, rows) {
 		t.Errorf("a plain jobs file reads as %d other rows", len(got))
 	}
+}
+
+// writePlainJobs writes rows as a jobs file with every column plain, as
+// schedlab-results 1.0.0 wrote them (not atomically: tests only).
+func writePlainJobs(path string, rows []JobRow, meta Metadata) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	pw := parquet.NewGenericWriter[plainJobRow](f, writerOptions(meta)...)
+	plain := make([]plainJobRow, len(rows))
+	for i, r := range rows {
+		plain[i] = plainJobRow(r)
+	}
+	_, err = pw.Write(plain)
+	return errors.Join(err, pw.Close(), f.Close())
 }

@@ -114,8 +114,9 @@ func backfilledByStart(recs []sim.Record, pack bool) []int {
 //
 // Starts and ends must be sorted by time. Packed into one int64 each (time
 // from the earliest, then the processors, then whether it is an end), they
-// sort with sortKeys, about ten times faster than a comparison function on
-// CEA-Curie's 600,000 events; pack false, or times and processors too wide
+// sort with sortKeys (a radix sort, about four times faster than
+// slices.Sort, itself about three times faster than a comparison function
+// on CEA-Curie's 600,000 events); pack false, or times and processors too wide
 // to pack, take the comparison sort.
 func freeAfterEnds(capacity int64, jobs []sim.Input, recs []sim.Record, pack bool) (endTimes, freeAt []int64) {
 	n := len(recs)

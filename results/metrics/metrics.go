@@ -166,7 +166,8 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	lo, hi := min(s.WarmupJobs, n), max(n-s.CooldownJobs, 0)
 	waits := make([]float64, 0, max(hi-lo, 0))
 	// The waits again as integers, which sort several times faster
-	// (sortKeys) and give the same order.
+	// (sortKeys) and give the same order; the mean is taken on the floats
+	// in job order, so that its sum is the one it always was.
 	iwaits := make([]int64, 0, max(hi-lo, 0))
 	var procs int64
 	for _, c := range p.Clusters {
