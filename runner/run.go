@@ -138,7 +138,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 		return nil, err
 	}
 	info := p.Info()
-	if err := check.Finish(res.Units); err != nil {
+	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
 	release(true)

@@ -67,6 +67,10 @@ type Job struct {
 	// shipped to (Ship), Transfer seconds after. 0 for a job already where
 	// it runs.
 	Transfer int64
+	// Tasks says how the job's request lies on nodes, on a platform of
+	// nodes; nil elsewhere. Request then holds the totals the tasks add up
+	// to (see Layout.Demand).
+	Tasks *Tasks
 }
 
 // HomeCluster returns the cluster whose local stream the job belongs to,

@@ -36,6 +36,17 @@ type Cluster struct {
 	// price function, the F(R) of a price C * P(t) * F(R) per processor-
 	// second (Kovalenko et al. 2006); 0 means unset, read as 1 (Price).
 	PriceFactor float64 `json:"price_factor,omitempty"`
+	// Nodes, when not empty, makes the cluster a machine of nodes: its
+	// Capacity is then what the nodes add up to (cores as processors,
+	// memory and GPUs as the resources Memory and GPUs), and every job
+	// says with Job.Tasks how its request lies on them.
+	Nodes []NodeGroup `json:"nodes,omitempty"`
+	// Partitions are named sets of the nodes; without any, one partition
+	// holds every node.
+	Partitions []Partition `json:"partitions,omitempty"`
+	// Placement is the rule by which the engine places a job whose start
+	// leaves the choice of nodes to it; empty means FirstFit.
+	Placement Placement `json:"placement,omitempty"`
 }
 
 // Price returns c's price factor: PriceFactor, or 1 when it is unset.
@@ -172,6 +183,9 @@ func (p *Platform) Validate() error {
 		}
 		if f := c.PriceFactor; f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("platform %q: cluster %q: price factor %v is not a non-negative number", p.Name, c.Name, f)
+		}
+		if err := p.validateNodes(&c); err != nil {
+			return fmt.Errorf("platform %q: cluster %q: %w", p.Name, c.Name, err)
 		}
 		divided := make(map[int]bool, len(c.Units))
 		for _, u := range c.Units {

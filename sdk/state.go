@@ -19,6 +19,12 @@ type State struct {
 	// resources (Cluster.Units, in order, flattened), indexed like
 	// Platform.Clusters; nil for a cluster without units.
 	FreeUnits [][]int64
+	// Nodes is the state of each cluster's nodes, indexed like
+	// Platform.Clusters; nil for a cluster without nodes. The engine
+	// updates it in place as jobs start and end, so reading it costs
+	// nothing however many nodes there are; a policy must not change it
+	// (CopyFrom makes a copy to change).
+	Nodes []*Nodes
 	// Completed lists the jobs that ended since the previous call, in the
 	// order they ended. A policy may learn from them (their actual runtime is
 	// End - Start, now that it is history).
@@ -47,6 +53,8 @@ type Running struct {
 	// number of its pieces on each unit, laid out like State.FreeUnits; nil
 	// on a cluster without units.
 	Units []int32
+	// Alloc is where the job runs on a cluster of nodes; nil elsewhere.
+	Alloc *Alloc
 }
 
 // Completion is a job that has ended.
@@ -108,6 +116,10 @@ type Decision struct {
 	// State.FreeUnits); nil lets the engine place the pieces by best fit
 	// (see PlacePieces).
 	Units []int32
+	// Alloc, for a start on a cluster of nodes, is the allocation the
+	// policy chose; nil lets the engine place the job by the cluster's
+	// placement rule (Cluster.Placement).
+	Alloc *Alloc
 }
 
 // Start starts j on cluster 0 now.
@@ -122,6 +134,12 @@ func StartOn(j *Job, cluster int) Decision {
 // its pieces on the cluster's divided resources (see Decision.Units).
 func StartPlaced(j *Job, cluster int, units []int32) Decision {
 	return Decision{Action: ActionStart, Job: j, Cluster: cluster, Units: units}
+}
+
+// StartAlloc starts j on the given cluster of nodes now, on allocation a
+// (see Decision.Alloc).
+func StartAlloc(j *Job, cluster int, a Alloc) Decision {
+	return Decision{Action: ActionStart, Job: j, Cluster: cluster, Alloc: &a}
 }
 
 // Promise records a reservation: j should start no later than at.

@@ -192,7 +192,7 @@ func runJobs(t *testing.T, p host.Policy, jobs []sim.Input) *sim.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := check.Finish(got.Units); err != nil {
+	if err := check.Finish(got.Units, got.Allocs); err != nil {
 		t.Fatalf("invalid schedule: %v", err)
 	}
 	want, err := host.InProcess(firstFitPlugin()).Run(context.Background(), spec, jobs, nil)
@@ -312,8 +312,32 @@ func TestOlderProtocolRefused(t *testing.T) {
 		t.Fatalf("error %q does not name the versions", err)
 	}
 	list, _, _ := strings.Cut(err.Error()[i+len("Client versions: ["):], "]")
-	if got := strings.Fields(list); len(got) != 3 || !slices.Contains(got, "3") || !slices.Contains(got, "4") || !slices.Contains(got, "5") {
-		t.Fatalf("error %q names client versions %v, want 3, 4 and 5", err, got)
+	if got := strings.Fields(list); len(got) != 4 || !slices.Contains(got, "3") || !slices.Contains(got, "4") || !slices.Contains(got, "5") || !slices.Contains(got, "6") {
+		t.Fatalf("error %q names client versions %v, want 3 to 6", err, got)
+	}
+}
+
+// TestProtocol5 runs a plugin built with SDK 0.5.0 (protocol 5), whose
+// sources are kept in testdata/proto5: on a platform without nodes it gives
+// the records of this SDK's engine; on a platform of nodes, which protocol
+// 5 cannot carry, the host refuses it before sending a job, naming both
+// versions.
+func TestProtocol5(t *testing.T) {
+	bin := buildFixture(t, "testdata/proto5", "./cmd/firstfit", true)
+	p, err := host.Start(context.Background(), exec.Command(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if info := p.Info(); info.ProtocolVersion != 5 || info.SDKVersion != "0.5.0" {
+		t.Fatalf("the fixture describes itself as %+v, want protocol 5 of SDK 0.5.0", info)
+	}
+	runBoth(t, p)
+	plat := sdk.NodesPlatform("nodes", []sdk.NodeGroup{{Name: "n", Count: 4, Cores: 8}}, nil, sdk.FirstFit)
+	jobs := []sim.Input{{Job: sdk.Job{ID: 1, Walltime: 10, Request: sdk.Vector{2}, Tasks: &sdk.Tasks{Count: 2, Cores: 1}}, Runtime: 10}}
+	_, err = p.Run(context.Background(), host.RunSpec{Platform: plat}, jobs, nil)
+	if err == nil || !strings.Contains(err.Error(), "speaks protocol 5") || !strings.Contains(err.Error(), "needs protocol 6") {
+		t.Fatalf("a protocol-5 plugin on a platform of nodes: %v", err)
 	}
 }
 

@@ -139,7 +139,7 @@ func run(p host.Policy, sc Scenario) (*sim.Result, []sim.Input, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := check.Finish(res.Units); err != nil {
+	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, nil, err
 	}
 	return res, in, nil

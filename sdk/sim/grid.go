@@ -200,6 +200,10 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 		if d.Time < now || d.Time > e.horizon {
 			return fmt.Errorf("reserve for job id %d at %d: not between now (%d) and the run's horizon %d", j.ID, d.Time, now, e.horizon)
 		}
+		if e.cfg.Platform.Clusters[d.Cluster].HasNodes() {
+			return fmt.Errorf("reserve for job id %d on cluster %q: advance reservations do not hold nodes yet", j.ID,
+				e.cfg.Platform.Clusters[d.Cluster].Name)
+		}
 		if len(e.cfg.Platform.Clusters[d.Cluster].Units) > 0 {
 			return fmt.Errorf("reserve for job id %d on cluster %q: reservations do not handle divided resources (units) yet", j.ID,
 				e.cfg.Platform.Clusters[d.Cluster].Name)

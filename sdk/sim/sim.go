@@ -123,7 +123,10 @@ type Result struct {
 	// first Cluster.UnitCount() of them used. It is nil when no cluster has
 	// divided resources.
 	Units []int32
-	Stats Stats
+	// Allocs holds each job's allocation on a cluster of nodes; nil when
+	// no cluster has nodes.
+	Allocs *Allocs
+	Stats  Stats
 }
 
 // Sort orders jobs by (Submit, ID), keeping the order of equal pairs, and sets
@@ -211,7 +214,10 @@ type engine struct {
 	started []int32
 	// grid holds the advance reservations and shipments; nil until a
 	// policy ships or reserves.
-	grid    *grid
+	grid *grid
+	// nodes holds the state of the clusters of nodes; nil when no cluster
+	// has nodes, so that a platform of pooled resources pays nothing.
+	nodes   *nodeEngine
 	emitted int // records [0, emitted) were given to hooks.Emit
 	stats   Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
@@ -247,8 +253,13 @@ func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error)
 	if err := e.loop(); err != nil {
 		return nil, err
 	}
+	res = &Result{Records: e.rec, Units: e.place}
+	if e.nodes != nil {
+		res.Allocs = e.nodes.result(e.rec)
+	}
 	e.stats.WallNanos = time.Since(begin).Nanoseconds()
-	return &Result{Records: e.rec, Units: e.place, Stats: e.stats}, nil
+	res.Stats = e.stats
+	return res, nil
 }
 
 func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) {
@@ -298,6 +309,7 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 	if e.stride = cfg.Platform.UnitStride(); e.stride > 0 {
 		e.place = make([]int32, n*e.stride)
 	}
+	e.nodes = newNodeEngine(cfg.Platform, n)
 	if err := e.loadJobs(cfg.Jobs); err != nil {
 		return nil, err
 	}
@@ -313,6 +325,9 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 		}
 	}
 	e.state = sdk.State{Platform: cfg.Platform, Free: free, FreeUnits: units}
+	if e.nodes != nil {
+		e.state.Nodes = e.nodes.shownNodes()
+	}
 	e.policy = p.New()
 	env := sdk.Env{
 		Platform:       cfg.Platform,
@@ -400,6 +415,15 @@ func (e *engine) loadJobs(jobs []Input) error {
 		}
 		if j.Transfer < 0 || j.Transfer > MaxTime {
 			return fmt.Errorf("sim: job id %d has transfer time %d; it must be between 0 and %d s (sim.MaxTime)", j.ID, j.Transfer, int64(MaxTime))
+		}
+		if e.nodes != nil {
+			if err := e.nodes.load(i, &j, j.Request); err != nil {
+				return err
+			}
+		} else if HasTasks(&j) {
+			return fmt.Errorf("sim: job id %d has tasks (%+v) on a platform without nodes", j.ID, *j.Tasks)
+		} else {
+			j.Tasks = nil
 		}
 		copy(e.req[i*e.dims:], j.Request)
 		e.runtime[i] = min(in.Runtime, j.Walltime)
@@ -528,6 +552,9 @@ func (e *engine) end(i int32) {
 	r := &e.rec[i]
 	e.status[i] = statusDone
 	e.state.Free[r.Cluster].Add(e.reqOf(i))
+	if e.nodes != nil {
+		e.endNodes(i, int(r.Cluster), e.state.Free[r.Cluster])
+	}
 	if e.stride > 0 {
 		e.releaseUnits(i, int(r.Cluster))
 	}
@@ -650,6 +677,17 @@ func (e *engine) apply(d sdk.Decision) error {
 				return err
 			}
 		}
+		var alloc *sdk.Alloc
+		if e.nodes != nil {
+			if alloc, err = e.startNodes(i, d.Cluster, &d, free); err != nil {
+				if units != nil {
+					e.releaseUnits(i, d.Cluster)
+				}
+				return err
+			}
+		} else if d.Alloc != nil {
+			return fmt.Errorf("start job id %d: an allocation of nodes on a platform without nodes", j.ID)
+		}
 		free.Sub(req)
 		e.status[i] = statusRunning
 		r := &e.rec[i]
@@ -660,7 +698,7 @@ func (e *engine) apply(d sdk.Decision) error {
 		r.End = now + e.runtime[i]
 		r.Killed = e.killed[i]
 		e.ends.push(endEvent{at: r.End, idx: i})
-		e.insertRunning(sdk.Running{Job: j, Cluster: d.Cluster, Start: now, ExpectedEnd: now + j.Walltime, Units: units})
+		e.insertRunning(sdk.Running{Job: j, Cluster: d.Cluster, Start: now, ExpectedEnd: now + j.Walltime, Units: units, Alloc: alloc})
 		e.started = append(e.started, i)
 	case sdk.ActionPromise:
 		i, err := e.job(d)

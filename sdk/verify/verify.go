@@ -37,7 +37,7 @@ func Records(p *sdk.Platform, jobs []sim.Input, recs []sim.Record) error {
 func Result(p *sdk.Platform, jobs []sim.Input, res *sim.Result) error {
 	c := NewChecker(p, jobs)
 	c.Add(res.Records)
-	return c.Finish(res.Units)
+	return c.Finish(res.Units, res.Allocs)
 }
 
 // A Checker makes the checks of Result on records that arrive in pieces, in
@@ -56,6 +56,7 @@ type Checker struct {
 	// clusters holds each added record's cluster, for the sweep and the
 	// placements.
 	clusters []int32
+	rejected []bool
 	// ch holds the starts and ends of the records added, in sorted runs
 	// ending at the offsets in runs; runs are merged as they pile up.
 	ch      []change
@@ -185,6 +186,7 @@ func (c *Checker) Add(recs []sim.Record) {
 	}
 	if c.ch == nil {
 		c.clusters = make([]int32, 0, len(c.jobs))
+		c.rejected = make([]bool, 0, len(c.jobs))
 		c.ch = make([]change, 0, 2*len(c.jobs))
 	}
 	base := len(c.ch)
@@ -192,6 +194,7 @@ func (c *Checker) Add(recs []sim.Record) {
 	for k := range recs {
 		i := int32(first + k)
 		c.clusters = append(c.clusters, recs[k].Cluster)
+		c.rejected = append(c.rejected, recs[k].Rejected)
 		if recs[k].Rejected {
 			// It never held anything.
 			continue
@@ -247,10 +250,12 @@ func (c *Checker) mergeTop() {
 }
 
 // Finish makes the checks that need every record: as many records as jobs,
-// then the placements on divided resources (units is sim.Result.Units), then
-// the capacity of every resource at every instant. It returns the problems
+// then the placements on divided resources (units is sim.Result.Units),
+// then, on a platform of nodes, each job's allocation (allocs is
+// sim.Result.Allocs) and every node's usage at every instant, then the
+// capacity of every resource at every instant. It returns the problems
 // found, nil for a valid schedule. A Checker is spent after Finish.
-func (c *Checker) Finish(units []int32) error {
+func (c *Checker) Finish(units []int32, allocs *sim.Allocs) error {
 	if c.n != len(c.jobs) {
 		return fmt.Errorf("verify: %d records for %d jobs", c.n, len(c.jobs))
 	}
@@ -262,6 +267,9 @@ func (c *Checker) Finish(units []int32) error {
 	}
 	for len(c.runs) > 1 {
 		c.mergeTop()
+	}
+	if err := nodes(c.p, c.jobs, c.rejected, allocs, c.ch); err != nil {
+		return err
 	}
 	return capacity(c.p, c.jobs, c.clusters, units, c.ch)
 }

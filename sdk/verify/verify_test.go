@@ -430,7 +430,7 @@ func samePieces(t *testing.T, p *sdk.Platform, jobs []sim.Input, res *sim.Result
 		if size%3 == 0 {
 			c.Add(nil) // an empty piece changes nothing
 		}
-		got := c.Finish(res.Units)
+		got := c.Finish(res.Units, res.Allocs)
 		if fmt.Sprint(got) != fmt.Sprint(whole) {
 			t.Fatalf("pieces of %d (0: random): %v\nwhole: %v", size, got, whole)
 		}

@@ -40,6 +40,11 @@ const (
 	// FrameUnits carries a slice of sim.Result.Units (placements on divided
 	// resources), after the records.
 	FrameUnits byte = 'U'
+	// FrameAllocs carries a piece of sim.Result.Allocs (protocol 6), after
+	// the records: for each job in index order, its number of nodes, then
+	// a node index and a task count for each, all little-endian uint32s,
+	// cut into frames anywhere between two of them.
+	FrameAllocs byte = 'A'
 	// FrameProgress is the plugin's heartbeat (protocol 4): the number of
 	// events the engine has processed and its simulated time, sent every
 	// ProgressEvery while the run goes on.
@@ -72,8 +77,11 @@ const UnitsPerFrame = FrameBytes / 4
 // default 4 MiB message limit.
 const FrameBytes = 1 << 20
 
+// AllocsPerFrame is the number of uint32s in a full allocations frame.
+const AllocsPerFrame = FrameBytes / 4
+
 // RecordsPerFrame is the number of records in a full records frame of
-// this SDK's protocol (5).
+// this SDK's protocol (6, whose records are those of 5).
 const RecordsPerFrame = FrameBytes / recordSizeV5
 
 // The sizes of a packed record in protocols 3-4 and 5.
@@ -99,14 +107,25 @@ type RunSpec struct {
 }
 
 // jobFixed is the bytes of a packed job before its request vector: ID,
-// Submit, Walltime, Runtime, five int32 attributes, Priority; and, from
-// protocol 5, Home and Transfer.
+// Submit, Walltime, Runtime, five int32 attributes, Priority; from
+// protocol 5, Home and Transfer; from protocol 6, the tasks (Count,
+// Cores, Memory, GPUs, Nodes, Partition, Features and a flag byte for
+// Exclusive).
 func jobFixed(version int) int {
-	if version >= 5 {
+	switch {
+	case version >= 6:
+		return 4*8 + 5*4 + 8 + 4 + 8 + tasksSize
+	case version == 5:
 		return 4*8 + 5*4 + 8 + 4 + 8
 	}
 	return 4*8 + 5*4 + 8
 }
+
+// noTasks is what a job without tasks sends: zeros, which decode as none.
+var noTasks sdk.Tasks
+
+// tasksSize is the bytes of a job's packed sdk.Tasks.
+const tasksSize = 4 + 4 + 8 + 4 + 4 + 4 + 8 + 1
 
 // recordSize is the size of a packed record: Index, Cluster, Start, End,
 // Promised, from protocol 5 ShipTime, ReservedAt, ReservedCluster,
@@ -164,6 +183,24 @@ func AppendJobsVersion(dst []byte, jobs []sim.Input, version int) []byte {
 		if version >= 5 {
 			dst = le.AppendUint32(dst, uint32(j.Home))
 			dst = le.AppendUint64(dst, uint64(j.Transfer))
+		}
+		if version >= 6 {
+			t := j.Tasks
+			if t == nil {
+				t = &noTasks
+			}
+			dst = le.AppendUint32(dst, uint32(t.Count))
+			dst = le.AppendUint32(dst, uint32(t.Cores))
+			dst = le.AppendUint64(dst, uint64(t.Memory))
+			dst = le.AppendUint32(dst, uint32(t.GPUs))
+			dst = le.AppendUint32(dst, uint32(t.Nodes))
+			dst = le.AppendUint32(dst, uint32(t.Partition))
+			dst = le.AppendUint64(dst, t.Features)
+			var f byte
+			if t.Exclusive {
+				f = 1
+			}
+			dst = append(dst, f)
 		}
 		for _, x := range j.Request {
 			dst = le.AppendUint64(dst, uint64(x))
@@ -226,6 +263,26 @@ func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first, versio
 		if version >= 5 {
 			j.Home = int32(le.Uint32(b[60:]))
 			j.Transfer = int64(le.Uint64(b[64:]))
+		}
+		if version >= 6 {
+			var t sdk.Tasks
+			t.Count = int32(le.Uint32(b[72:]))
+			t.Cores = int32(le.Uint32(b[76:]))
+			t.Memory = int64(le.Uint64(b[80:]))
+			t.GPUs = int32(le.Uint32(b[88:]))
+			t.Nodes = int32(le.Uint32(b[92:]))
+			t.Partition = int32(le.Uint32(b[96:]))
+			t.Features = le.Uint64(b[100:])
+			switch b[108] {
+			case 0:
+			case 1:
+				t.Exclusive = true
+			default:
+				return dst, reqs, fmt.Errorf("wire: job id %d: tasks flag %d", j.ID, b[108])
+			}
+			if t != (sdk.Tasks{}) {
+				j.Tasks = &t
+			}
 		}
 		j.Request, reqs = sdk.Vector(reqs[:dims:dims]), reqs[dims:]
 		for k := range dims {
@@ -348,4 +405,73 @@ func DecodeUnits(dst []int32, frame []byte) ([]int32, error) {
 		dst = append(dst, int32(binary.LittleEndian.Uint32(b)))
 	}
 	return dst, nil
+}
+
+// AppendAllocs packs values of an allocations stream (see FrameAllocs)
+// after a FrameAllocs byte.
+func AppendAllocs(dst []byte, vals []uint32) []byte {
+	dst = append(dst, FrameAllocs)
+	for _, v := range vals {
+		dst = binary.LittleEndian.AppendUint32(dst, v)
+	}
+	return dst
+}
+
+// AllocsStream returns the values of the allocations stream of a (see
+// FrameAllocs).
+func AllocsStream(a *sim.Allocs) []uint32 {
+	out := make([]uint32, 0, a.Len()+2*len(a.Nodes))
+	for i := range a.Len() {
+		x := a.Of(i)
+		out = append(out, uint32(x.Len()))
+		for k, n := range x.Nodes {
+			out = append(out, uint32(n), uint32(x.Tasks[k]))
+		}
+	}
+	return out
+}
+
+// DecodeAllocs unpacks a FrameAllocs frame, appending its values to dst.
+func DecodeAllocs(dst []uint32, frame []byte) ([]uint32, error) {
+	if len(frame) == 0 || frame[0] != FrameAllocs {
+		return dst, errors.New("wire: not an allocations frame")
+	}
+	b := frame[1:]
+	if len(b)%4 != 0 {
+		return dst, fmt.Errorf("wire: allocations frame of %d bytes is not a multiple of 4", len(b))
+	}
+	for ; len(b) > 0; b = b[4:] {
+		dst = append(dst, binary.LittleEndian.Uint32(b))
+	}
+	return dst, nil
+}
+
+// ParseAllocs reads the allocations of jobs jobs from a whole stream of
+// values (see FrameAllocs). Only the form is checked: the host's
+// verification checks the allocations.
+func ParseAllocs(vals []uint32, jobs int) (*sim.Allocs, error) {
+	a := &sim.Allocs{Start: make([]int32, jobs+1)}
+	rest := vals
+	for i := range jobs {
+		if len(rest) == 0 {
+			return nil, fmt.Errorf("wire: allocations of %d jobs for %d", i, jobs)
+		}
+		n := uint64(rest[0])
+		if n > uint64(len(rest)-1)/2 {
+			return nil, fmt.Errorf("wire: the allocation of job index %d has %d nodes, more than the stream holds", i, n)
+		}
+		for k := range n {
+			a.Nodes = append(a.Nodes, int32(rest[1+2*k]))
+			a.Tasks = append(a.Tasks, int32(rest[2+2*k]))
+		}
+		if len(a.Nodes) > math.MaxInt32 {
+			return nil, errors.New("wire: too many allocation entries")
+		}
+		a.Start[i+1] = int32(len(a.Nodes))
+		rest = rest[1+2*n:]
+	}
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("wire: %d values after the allocations of %d jobs", len(rest), jobs)
+	}
+	return a, nil
 }

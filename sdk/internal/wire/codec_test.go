@@ -18,9 +18,12 @@ import (
 
 // Sizes worked out from the format: a job is 4 int64 (ID, Submit, Walltime,
 // Runtime) + 5 int32 attributes + a float64 priority = 32+20+8 = 60 bytes,
-// plus 8 per resource; a record is 2 int32 + 3 int64 + 1 flag byte = 33.
+// + an int32 home and an int64 transfer (protocol 5) = 72, + its tasks
+// (protocol 6: 5 int32, 2 int64 and a flag byte, 37) = 109 bytes, plus 8
+// per resource; a record is 2 int32 + 3 int64 + 1 flag byte = 33, + 3
+// int64, 2 int32 and a float64 (protocol 5) = 65.
 const (
-	jobBytes    = 72
+	jobBytes    = 109
 	recordBytes = 65
 )
 
@@ -42,6 +45,8 @@ func sampleJobs(dims int) []sim.Input {
 		{Job: sdk.Job{ID: 1 << 40, Submit: 1 << 50, Walltime: 86400, Request: req(-1),
 			Priority: math.Inf(-1)}, Runtime: 3600},
 		{Job: sdk.Job{ID: 9, Submit: 9, Walltime: 9, Request: req(9), Priority: math.SmallestNonzeroFloat64}, Runtime: 9},
+		{Job: sdk.Job{ID: 10, Submit: 10, Walltime: 10, Request: req(10), Tasks: &sdk.Tasks{Count: math.MaxInt32, Cores: -1,
+			Memory: math.MinInt64, GPUs: 7, Nodes: math.MinInt32, Exclusive: true, Partition: 3, Features: math.MaxUint64}}, Runtime: 10},
 	}
 	for i := range jobs {
 		jobs[i].Job.Index = i
@@ -165,12 +170,13 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 		{"jobs: empty", decJobs, []byte{}, "not a jobs frame"},
 		{"jobs: records frame", decJobs, recs, "not a jobs frame"},
 		{"jobs: header kind", decJobs, append([]byte{wire.FrameHeader}, jobs3[1:]...), "not a jobs frame"},
-		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 96"},
-		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 96"},
-		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 48 bytes"},
-		// 5 jobs of 3 resources (480 bytes) read as 2 resources (88 bytes
-		// each): 480 is not a multiple of 88.
-		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 2); return err }, jobs3, "not a multiple of 88"},
+		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 133"},
+		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 133"},
+		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 66 bytes"},
+		// 6 jobs of 3 resources (798 bytes) read as 2 resources (125 bytes
+		// each): 798 is not a multiple of 125.
+		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 2); return err }, jobs3, "not a multiple of 125"},
+		{"jobs: a flag byte of 2", decJobs, func() []byte { b := slices.Clone(jobs3); b[jobBytes] = 2; return b }(), "tasks flag 2"},
 		{"records: nil", decRecs, nil, "not a records frame"},
 		{"records: jobs frame", decRecs, jobs3, "not a records frame"},
 		{"records: stats kind", decRecs, []byte{wire.FrameStats, '{', '}'}, "not a records frame"},
@@ -209,14 +215,14 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 
 // TestFrameSizeLimit: a full frame stays within FrameBytes (1 MiB), far
 // below gRPC's default 4 MiB message limit, for any number of resources. By
-// hand: a job is 72 bytes plus 8 per resource and a record 65 bytes, so with
-// 4 resources a full frame has 1048576/104 = 10082 jobs (1 + 10082*104 =
-// 1,048,529 bytes) and 1048576/65 = 16131 records (1 + 16131*65 =
+// hand: a job is 109 bytes plus 8 per resource and a record 65 bytes, so
+// with 4 resources a full frame has 1048576/141 = 7436 jobs (1 + 7436*141
+// = 1,048,477 bytes) and 1048576/65 = 16131 records (1 + 16131*65 =
 // 1,048,516 bytes).
 func TestFrameSizeLimit(t *testing.T) {
 	const grpcDefault = 4 << 20
-	if n := wire.JobsPerFrame(4); n != 10082 {
-		t.Errorf("JobsPerFrame(4) = %d, want 10082", n)
+	if n := wire.JobsPerFrame(4); n != 7436 {
+		t.Errorf("JobsPerFrame(4) = %d, want 7436", n)
 	}
 	if wire.RecordsPerFrame != 16131 {
 		t.Errorf("RecordsPerFrame = %d, want 16131", wire.RecordsPerFrame)
@@ -240,8 +246,8 @@ func TestFrameSizeLimit(t *testing.T) {
 		jobs[i] = sim.Input{Job: sdk.Job{ID: int64(i), Request: sdk.Vector{1, 2, 3, 4}}, Runtime: 1}
 	}
 	jf := wire.AppendJobs(nil, jobs)
-	if len(jf) != 1_048_529 {
-		t.Errorf("jobs frame of %d bytes, want 1048529", len(jf))
+	if len(jf) != 1_048_477 {
+		t.Errorf("jobs frame of %d bytes, want 1048477", len(jf))
 	}
 	if n := proto.Size(wrapperspb.Bytes(jf)); n >= grpcDefault || n != len(jf)+4 {
 		t.Errorf("wrapped jobs frame of %d bytes (limit %d)", n, grpcDefault)
@@ -281,12 +287,16 @@ func checkRecords(t *testing.T, data []byte) {
 }
 
 // checkJobs is checkRecords for jobs frames; every bit of a job frame is
-// meaningful, so re-encoding gives the input back exactly.
+// meaningful but the tasks' flag byte, 0 or 1, so re-encoding gives a
+// valid input back exactly.
 func checkJobs(t *testing.T, data []byte, dimsByte uint8) {
 	dims := int(dimsByte % 8)
 	size := jobBytes + 8*dims
 	jobs, err := wire.DecodeJobs(nil, data, dims)
 	valid := len(data) > 0 && data[0] == wire.FrameJobs && (len(data)-1)%size == 0
+	for i := 1 + jobBytes - 1; valid && i < len(data); i += size {
+		valid = data[i] <= 1
+	}
 	if valid != (err == nil) {
 		t.Fatalf("%d bytes (kind %q), dims %d: error %v", len(data), data[:min(len(data), 1)], dims, err)
 	}
@@ -365,5 +375,42 @@ func TestUnitsRoundTrip(t *testing.T) {
 		if _, err := wire.DecodeUnits(nil, bad); err == nil {
 			t.Errorf("frame %v decoded without error", bad)
 		}
+	}
+}
+
+func TestAllocsRoundTrip(t *testing.T) {
+	a := &sim.Allocs{Start: []int32{0, 2, 2, 5}, Nodes: []int32{0, 7, 1, 2, 3}, Tasks: []int32{4, 1, 2, 2, 2}}
+	vals := wire.AllocsStream(a)
+	if want := []uint32{2, 0, 4, 7, 1, 0, 3, 1, 2, 2, 2, 3, 2}; !slices.Equal(vals, want) {
+		t.Fatalf("stream %v, want %v", vals, want)
+	}
+	// Cut into frames anywhere between two values.
+	var got []uint32
+	var err error
+	for _, part := range [][]uint32{vals[:3], vals[3:4], vals[4:]} {
+		if got, err = wire.DecodeAllocs(got, wire.AppendAllocs(nil, part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	back, err := wire.ParseAllocs(got, 3)
+	if err != nil || !reflect.DeepEqual(back, a) {
+		t.Fatalf("parsed %+v, %v; want %+v", back, err, a)
+	}
+	for _, tc := range []struct {
+		vals []uint32
+		jobs int
+		want string
+	}{
+		{vals, 4, "allocations of 3 jobs for 4"},
+		{vals, 2, "values after the allocations of 2 jobs"},
+		{[]uint32{3, 0, 1}, 1, "more than the stream holds"},
+		{[]uint32{1 << 31, 0, 1}, 1, "more than the stream holds"},
+	} {
+		if _, err := wire.ParseAllocs(tc.vals, tc.jobs); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseAllocs(%v, %d) = %v, want %q", tc.vals, tc.jobs, err, tc.want)
+		}
+	}
+	if _, err := wire.DecodeAllocs(nil, []byte{wire.FrameAllocs, 1, 2}); err == nil {
+		t.Error("a frame of half a value decoded")
 	}
 }

@@ -77,6 +77,29 @@ func goldenRecords5() []sim.Record {
 	return append(recs, sim.Record{Index: 2, Cluster: -1, Start: 1 << 40, End: 1 << 40, Rejected: true})
 }
 
+// goldenSpec6 is a run on a platform of nodes, which only protocol 6
+// carries.
+func goldenSpec6() RunSpec {
+	return RunSpec{
+		Platform: &sdk.Platform{Name: "curie", Resources: []string{"procs", "mem", "gpus"}, Clusters: []sdk.Cluster{{
+			Name: "curie", Capacity: sdk.Vector{40, 96, 2},
+			Nodes: []sdk.NodeGroup{{Name: "thin", Count: 2, Cores: 16, Memory: 32}, {Name: "fat", Count: 1, Cores: 8, Memory: 32, GPUs: 2, Features: []string{"gpu"}}},
+			Partitions: []sdk.Partition{{Name: "all", Groups: []string{"thin", "fat"}, Default: true},
+				{Name: "fat", Groups: []string{"fat"}, MaxWalltime: 3600, MaxNodes: 1}},
+			Placement: sdk.BestFit,
+		}}},
+		Seed: 6,
+	}
+}
+
+// goldenJobs6 are goldenJobs5 with tasks, which protocol 6 carries.
+func goldenJobs6() []sim.Input {
+	jobs := goldenJobs5()
+	jobs[0].Job.Tasks = &sdk.Tasks{Count: 4, Cores: 1, Memory: 2, Nodes: 1, Exclusive: true, Partition: 2, Features: 1}
+	jobs[1].Job.Tasks = &sdk.Tasks{Count: 1, Cores: 2, GPUs: 1}
+	return jobs
+}
+
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -103,6 +126,7 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v6.json", must(encodeHeader(6, goldenSpec6(), 2))},
 		{"header-v5.json", must(encodeHeader(5, goldenSpec(), 2))},
 		{"header-v4.json", must(encodeHeader(4, goldenSpec(), 2))},
 		{"header-v3.json", must(encodeHeader(3, goldenSpec(), 2))},
@@ -110,8 +134,11 @@ func TestGolden(t *testing.T) {
 		{"describe.json", must(EncodeInfo(goldenInfo()))},
 		{"jobs.hex", AppendJobsVersion(nil, goldenJobs(), 4)},
 		{"records.hex", AppendRecordsVersion(nil, goldenRecords(), 4)},
-		{"jobs-v5.hex", AppendJobs(nil, goldenJobs5())},
+		{"jobs-v5.hex", AppendJobsVersion(nil, goldenJobs5(), 5)},
+		{"jobs-v6.hex", AppendJobs(nil, goldenJobs6())},
+		{"records-v5.hex", AppendRecordsVersion(nil, goldenRecords5(), 5)},
 		{"records-v5.hex", AppendRecords(nil, goldenRecords5())},
+		{"allocs.hex", AppendAllocs(nil, AllocsStream(&sim.Allocs{Start: []int32{0, 1, 3}, Nodes: []int32{2, 0, 1}, Tasks: []int32{4, 1, 1}}))},
 		{"units.hex", AppendUnits(nil, []int32{0, 2, -1})},
 		{"progress.hex", AppendProgress(nil, 1234, -5)},
 	} {
@@ -121,9 +148,9 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v5.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec()) {
-		t.Errorf("header-v5.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v6.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec6()) {
+		t.Errorf("header-v6.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	for _, v := range []int{3, 4} {
 		st, err := decodeStats(v, readGolden(t, "stats-v"+string(rune('0'+v))+".json"))
@@ -143,8 +170,11 @@ func TestGolden(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(recs, goldenRecords()) {
 		t.Errorf("records.hex decodes to %+v, %v", recs, err)
 	}
-	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v5.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs5()) {
+	if got, err := DecodeJobsVersion(nil, readGolden(t, "jobs-v5.hex"), 2, 5); err != nil || !reflect.DeepEqual(got, goldenJobs5()) {
 		t.Errorf("jobs-v5.hex decodes to %+v, %v", got, err)
+	}
+	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v6.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs6()) {
+		t.Errorf("jobs-v6.hex decodes to %+v, %v", got, err)
 	}
 	if got, err := DecodeRecords(nil, readGolden(t, "records-v5.hex")); err != nil || !reflect.DeepEqual(got, goldenRecords5()) {
 		t.Errorf("records-v5.hex decodes to %+v, %v", got, err)

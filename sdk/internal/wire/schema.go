@@ -38,6 +38,28 @@ type clusterDoc struct {
 	Units    []unitsDoc `json:"units,omitempty"`
 	// PriceFactor is sent from protocol 5 on (older plugins ignore it).
 	PriceFactor float64 `json:"price_factor,omitempty"`
+	// Nodes, Partitions and Placement are sent from protocol 6 on; a host
+	// refuses a plugin of an older protocol on a platform of nodes.
+	Nodes      []nodeGroupDoc `json:"nodes,omitempty"`
+	Partitions []partitionDoc `json:"partitions,omitempty"`
+	Placement  string         `json:"placement,omitempty"`
+}
+
+type nodeGroupDoc struct {
+	Name     string   `json:"name"`
+	Count    int      `json:"count"`
+	Cores    int64    `json:"cores"`
+	Memory   int64    `json:"memory,omitempty"`
+	GPUs     int64    `json:"gpus,omitempty"`
+	Features []string `json:"features,omitempty"`
+}
+
+type partitionDoc struct {
+	Name        string   `json:"name"`
+	Groups      []string `json:"groups"`
+	MaxWalltime int64    `json:"max_walltime,omitempty"`
+	MaxNodes    int      `json:"max_nodes,omitempty"`
+	Default     bool     `json:"default,omitempty"`
 }
 
 type unitsDoc struct {
@@ -115,7 +137,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 4:
+	case sdk.ProtocolVersion, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if p != nil {
 			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
@@ -123,6 +145,10 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 				h.Platform.Clusters[i] = clusterDoc{Name: c.Name, Capacity: c.Capacity}
 				if version >= 5 {
 					h.Platform.Clusters[i].PriceFactor = c.PriceFactor
+				}
+				if version >= 6 {
+					h.Platform.Clusters[i].Nodes, h.Platform.Clusters[i].Partitions = nodesDoc(&c)
+					h.Platform.Clusters[i].Placement = string(c.Placement)
 				}
 				for _, u := range c.Units {
 					h.Platform.Clusters[i].Units = append(h.Platform.Clusters[i].Units,
@@ -166,13 +192,32 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 	}
 	p := &sdk.Platform{Name: h.Platform.Name, Resources: h.Platform.Resources, Clusters: make([]sdk.Cluster, len(h.Platform.Clusters))}
 	for i, c := range h.Platform.Clusters {
-		p.Clusters[i] = sdk.Cluster{Name: c.Name, Capacity: c.Capacity, PriceFactor: c.PriceFactor}
+		p.Clusters[i] = sdk.Cluster{Name: c.Name, Capacity: c.Capacity, PriceFactor: c.PriceFactor, Placement: sdk.Placement(c.Placement)}
+		for _, g := range c.Nodes {
+			p.Clusters[i].Nodes = append(p.Clusters[i].Nodes, sdk.NodeGroup(g))
+		}
+		for _, pt := range c.Partitions {
+			p.Clusters[i].Partitions = append(p.Clusters[i].Partitions, sdk.Partition(pt))
+		}
 		for _, u := range c.Units {
 			p.Clusters[i].Units = append(p.Clusters[i].Units, sdk.Units{Resource: u.Resource, PiecesBy: u.PiecesBy, Capacity: u.Capacity})
 		}
 	}
 	spec := RunSpec{Platform: p, Params: h.Params, Seed: h.Seed, ExactEstimates: h.ExactEstimates}
 	return spec, h.Jobs, nil
+}
+
+// nodesDoc returns the documents of c's node groups and partitions.
+func nodesDoc(c *sdk.Cluster) ([]nodeGroupDoc, []partitionDoc) {
+	var groups []nodeGroupDoc
+	for _, g := range c.Nodes {
+		groups = append(groups, nodeGroupDoc(g))
+	}
+	var parts []partitionDoc
+	for _, pt := range c.Partitions {
+		parts = append(parts, partitionDoc(pt))
+	}
+	return groups, parts
 }
 
 // encodeStats returns the JSON of a stats frame of this SDK's protocol.
@@ -186,7 +231,7 @@ func decodeStats(version int, b []byte) (sim.Stats, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 4:
+	case sdk.ProtocolVersion, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

@@ -34,13 +34,14 @@ func Handshake() plugin.HandshakeConfig {
 }
 
 // HostVersions returns the protocol versions a host of this SDK speaks, the
-// newest first: this SDK's (5) and those before it back to 3, so that a
+// newest first: this SDK's (6) and those before it back to 3, so that a
 // plugin published against an earlier SDK keeps working after the lab
 // upgrades. Protocol 3 differs from 4 only in the keys of its JSON
 // documents (schema.go); 5 adds the grid fields to the job and record
 // frames (codec.go), which a run needs only when its jobs have a home
-// cluster or a transfer time.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 4, 3} }
+// cluster or a transfer time; 6 adds nodes (platforms, tasks and
+// allocations), which a run needs only on a platform of nodes.
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -176,6 +177,16 @@ func (s *server) run(st grpc.ServerStream) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	var buf []byte
+	if res.Allocs != nil {
+		for vals := AllocsStream(res.Allocs); len(vals) > 0; {
+			n := min(len(vals), AllocsPerFrame)
+			buf = AppendAllocs(buf[:0], vals[:n])
+			if err := st.SendMsg(&message{frame: buf}); err != nil {
+				return err
+			}
+			vals = vals[n:]
+		}
+	}
 	for units := res.Units; len(units) > 0; {
 		n := min(len(units), UnitsPerFrame)
 		buf = AppendUnits(buf[:0], units[:n])
@@ -491,6 +502,11 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	if c.version < 5 && GridJobs(jobs) {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; jobs with a home cluster or a transfer time need protocol 5 (rebuild it with SDK 0.5 or later)", c.version)
 	}
+	nodes := spec.Platform != nil && spec.Platform.HasNodes()
+	if c.version < 6 && nodes {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; platform %q is made of nodes, which needs protocol %d (rebuild the plugin with SDK %s or later)",
+			c.version, spec.Platform.Name, sdk.ProtocolVersion, sdk.Version)
+	}
 	h, err := encodeHeader(c.version, spec, len(jobs))
 	if err != nil {
 		return nil, err
@@ -500,7 +516,7 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	// that neither side waits for the other to read.
 	sent := make(chan error, 1)
 	go func() { sent <- sendRun(stream, h, JobsPerFrame(spec.Platform.Dims()), jobs, c.version) }()
-	res, err := receiveResult(stream, c.version, len(jobs), sink, spec.Progress)
+	res, err := receiveResult(stream, c.version, len(jobs), nodes, sink, spec.Progress)
 	if err != nil {
 		// The plugin's status, if it ended the run, is in err; the
 		// sender's error (io.EOF then) says less.
@@ -557,12 +573,14 @@ func sendRun(stream grpc.ClientStream, h []byte, per int, jobs []sim.Input, vers
 	return stream.CloseSend()
 }
 
-// receiveResult receives the records, placements and statistics of a run of
-// jobs jobs in the given protocol version, giving the records to sink, if
-// not nil, as they arrive.
-func receiveResult(stream grpc.ClientStream, version, jobs int, sink func([]sim.Record), progress func(events, now int64)) (*sim.Result, error) {
+// receiveResult receives the records, placements, allocations (on a
+// platform of nodes) and statistics of a run of jobs jobs in the given
+// protocol version, giving the records to sink, if not nil, as they
+// arrive.
+func receiveResult(stream grpc.ClientStream, version, jobs int, nodes bool, sink func([]sim.Record), progress func(events, now int64)) (*sim.Result, error) {
 	res := &sim.Result{Records: make([]sim.Record, 0, jobs)}
 	msg := new(message)
+	var allocs []uint32
 	for {
 		if err := stream.RecvMsg(msg); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -596,9 +614,24 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, sink func([]sim.
 			if res.Units, err = DecodeUnits(res.Units, f); err != nil {
 				return nil, err
 			}
+		case len(f) > 0 && f[0] == FrameAllocs && version >= 6:
+			if allocs, err = DecodeAllocs(allocs, f); err != nil {
+				return nil, err
+			}
+			if len(allocs) > 1<<31 {
+				return nil, errors.New("wire: plugin sent more than 2^31 allocation values")
+			}
 		case len(f) > 0 && f[0] == FrameStats:
 			if res.Stats, err = decodeStats(version, f[1:]); err != nil {
 				return nil, err
+			}
+			switch {
+			case nodes:
+				if res.Allocs, err = ParseAllocs(allocs, jobs); err != nil {
+					return nil, err
+				}
+			case len(allocs) > 0:
+				return nil, errors.New("wire: plugin sent allocations on a platform without nodes")
 			}
 			return res, nil
 		default:

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -125,6 +126,69 @@ func TestRunStreams(t *testing.T) {
 	}
 }
 
+// startAllNodes starts every waiting job that fits on the nodes, leaving
+// placement to the engine.
+type startAllNodes struct {
+	nodes sdk.Nodes
+	a     sdk.Alloc
+	out   []sdk.Decision
+}
+
+func (p *startAllNodes) Init(sdk.Env) error { return nil }
+
+func (p *startAllNodes) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p.out = p.out[:0]
+	p.nodes.CopyFrom(s.Nodes[0])
+	for _, j := range s.Queue {
+		if p.nodes.Place(j.Tasks, p.nodes.Layout.Rule(), &p.a) {
+			p.nodes.Take(j.Tasks, p.a)
+			p.out = append(p.out, sdk.Start(j))
+		}
+	}
+	return p.out, nil
+}
+
+// TestRunNodes checks a run on a platform of nodes over gRPC against
+// sim.Run in process: the same records and allocations, the allocations
+// in more than one frame.
+func TestRunNodes(t *testing.T) {
+	plat := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "a", Count: 96, Cores: 8, Memory: 32 << 30}, {Name: "b", Count: 32, Cores: 16, Memory: 64 << 30}}, nil, sdk.BestFit)
+	l := sdk.NewLayout(plat, 0)
+	jobs := randomJobs(60_000, 4)
+	r := rand.New(rand.NewPCG(4, 4))
+	for i := range jobs {
+		j := &jobs[i].Job
+		j.Tasks = &sdk.Tasks{Count: int32(1 + r.IntN(24)), Cores: 1, Memory: int64(r.IntN(4)) << 30}
+		if r.IntN(3) == 0 {
+			j.Tasks = &sdk.Tasks{Count: int32(1 + r.IntN(32)), Cores: 1, Exclusive: true}
+			j.Tasks.Nodes = (j.Tasks.Count + 7) / 8
+		}
+		j.Request = make(sdk.Vector, plat.Dims())
+		l.Request(j.Tasks, j.Request)
+	}
+	policy := sdk.Plugin{Info: sdk.Info{Name: "start-all-nodes"}, New: func() sdk.Policy { return &startAllNodes{} }}
+	want, err := sim.Run(context.Background(), policy, sim.Config{Platform: plat, Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(AllocsStream(want.Allocs)); n <= AllocsPerFrame {
+		t.Fatalf("%d allocation values: one frame", n)
+	}
+	res, err := serve(t, policy).Run(context.Background(), RunSpec{Platform: plat}, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Records, want.Records) || !reflect.DeepEqual(res.Allocs, want.Allocs) {
+		t.Fatal("records or allocations over gRPC differ from the in-process run")
+	}
+	// A client of protocol 5 refuses the run, naming both versions.
+	old := &Client{conn: serve(t, policy).conn, version: 5}
+	if _, err := old.Run(context.Background(), RunSpec{Platform: plat}, jobs, nil); err == nil ||
+		!strings.Contains(err.Error(), "speaks protocol 5") || !strings.Contains(err.Error(), "needs protocol 6") {
+		t.Fatalf("a protocol-5 run on nodes: %v", err)
+	}
+}
+
 // rawRun opens a Run stream and sends frames as given, then reads the
 // plugin's answer to the end and returns its error.
 func rawRun(t *testing.T, c *Client, frames ...[]byte) error {
@@ -170,8 +234,8 @@ func TestRunBadInput(t *testing.T) {
 		want   string
 	}{
 		{"no header", [][]byte{frame(0, 10)}, "unexpected frame 'J'"},
-		{"other protocol", [][]byte{append([]byte{FrameHeader}, oldHeader...)}, "host speaks protocol 3, plugin 5"},
-		{"no platform", [][]byte{append([]byte{FrameHeader}, `{"protocol":5,"jobs":0}`...)}, "header has no platform"},
+		{"other protocol", [][]byte{append([]byte{FrameHeader}, oldHeader...)}, "host speaks protocol 3, plugin 6"},
+		{"no platform", [][]byte{append([]byte{FrameHeader}, `{"protocol":6,"jobs":0}`...)}, "header has no platform"},
 		{"no end frame", [][]byte{header(10), frame(0, 10)}, "input ended before its end frame"},
 		{"fewer jobs", [][]byte{header(11), frame(0, 10), {FrameEnd}}, "header announced 11 jobs, 10 arrived"},
 		{"more jobs", [][]byte{header(9), frame(0, 10), {FrameEnd}}, "header announced 9 jobs, more arrived"},

@@ -1,0 +1,351 @@
+// Package wire is the protocol between a schedlab host and a policy plugin:
+// the go-plugin handshake, the gRPC service, and the binary frames that carry
+// a run's jobs to the plugin and its records back.
+//
+// A run is one bidirectional gRPC stream of frames. The host sends a header
+// frame (a JSON document, schema.go), job frames of at most JobsPerFrame packed jobs, and an
+// end frame; the plugin simulates the run with package sim and answers with
+// record frames, units frames on divided resources, and a final stats frame
+// (JSON, schema.go). Packing jobs and records keeps every message far below
+// gRPC's 4 MiB limit and costs one round trip per run instead of one per
+// scheduling event. Both directions stream (protocol 3): the plugin's engine
+// starts with the first job frame and takes the others as the simulation
+// reaches them, and the plugin sends the records as they become final, in
+// frames of StreamRecords or more, while the host still sends jobs and
+// checks the records it has.
+//
+// The package is internal to the SDK module: policy authors see none of it;
+// packages serve (the plugin side) and host (the host side) use it.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// Frame kinds, the first byte of every frame.
+const (
+	FrameHeader  byte = 'H'
+	FrameJobs    byte = 'J'
+	FrameEnd     byte = 'E'
+	FrameRecords byte = 'R'
+	FrameStats   byte = 'S'
+	// FrameUnits carries a slice of sim.Result.Units (placements on divided
+	// resources), after the records.
+	FrameUnits byte = 'U'
+	// FrameProgress is the plugin's heartbeat (protocol 4): the number of
+	// events the engine has processed and its simulated time, sent every
+	// ProgressEvery while the run goes on.
+	FrameProgress byte = 'P'
+)
+
+// ProgressEvery is how often a plugin of protocol 4 sends its heartbeat.
+const ProgressEvery = time.Second
+
+// AppendProgress packs a heartbeat after a FrameProgress byte.
+func AppendProgress(dst []byte, events, now int64) []byte {
+	dst = append(dst, FrameProgress)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(events))
+	return binary.LittleEndian.AppendUint64(dst, uint64(now))
+}
+
+// DecodeProgress unpacks a FrameProgress frame.
+func DecodeProgress(frame []byte) (events, now int64, err error) {
+	if len(frame) != 17 || frame[0] != FrameProgress {
+		return 0, 0, errors.New("wire: malformed progress frame")
+	}
+	le := binary.LittleEndian
+	return int64(le.Uint64(frame[1:])), int64(le.Uint64(frame[9:])), nil
+}
+
+// UnitsPerFrame is the number of placement entries in a full units frame.
+const UnitsPerFrame = FrameBytes / 4
+
+// FrameBytes bounds the size of job and record frames, far below gRPC's
+// default 4 MiB message limit.
+const FrameBytes = 1 << 20
+
+// RecordsPerFrame is the number of records in a full records frame of
+// this SDK's protocol (5).
+const RecordsPerFrame = FrameBytes / recordSizeV5
+
+// The sizes of a packed record in protocols 3-4 and 5.
+const (
+	recordSizeV4 = 4 + 4 + 8 + 8 + 8 + 1
+	recordSizeV5 = recordSizeV4 + 8 + 8 + 4 + 4 + 8
+)
+
+// JobsPerFrame returns the number of jobs in a full jobs frame for a
+// platform of dims resources: each resource adds 8 bytes per job.
+func JobsPerFrame(dims int) int { return max(1, FrameBytes/(jobFixed(sdk.ProtocolVersion)+8*dims)) }
+
+// RunSpec is everything about a run except its jobs. The header frame
+// carries it, with the protocol version and the number of jobs (schema.go).
+type RunSpec struct {
+	Platform       *sdk.Platform
+	Params         map[string]string
+	Seed           uint64
+	ExactEstimates bool
+	// Progress, on the host side, is given each heartbeat of the plugin
+	// (protocol 4), on the receiving goroutine.
+	Progress func(events, now int64)
+}
+
+// jobFixed is the bytes of a packed job before its request vector: ID,
+// Submit, Walltime, Runtime, five int32 attributes, Priority; and, from
+// protocol 5, Home and Transfer.
+func jobFixed(version int) int {
+	if version >= 5 {
+		return 4*8 + 5*4 + 8 + 4 + 8
+	}
+	return 4*8 + 5*4 + 8
+}
+
+// recordSize is the size of a packed record: Index, Cluster, Start, End,
+// Promised, from protocol 5 ShipTime, ReservedAt, ReservedCluster,
+// Refusals and Cost, and a flag byte, always the last.
+func recordSize(version int) int {
+	if version >= 5 {
+		return recordSizeV5
+	}
+	return recordSizeV4
+}
+
+const (
+	flagPromise byte = 1 << iota
+	flagKilled
+	flagBackfilled
+	// From protocol 5.
+	flagShipped
+	flagReserved
+	flagCharged
+	flagRejected
+)
+
+// GridJobs reports whether any job has what only protocol 5 carries: a
+// home cluster or a transfer time.
+func GridJobs(jobs []sim.Input) bool {
+	for i := range jobs {
+		if jobs[i].Job.Home != 0 || jobs[i].Job.Transfer != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendJobs packs jobs after a FrameJobs byte, in this SDK's protocol.
+func AppendJobs(dst []byte, jobs []sim.Input) []byte {
+	return AppendJobsVersion(dst, jobs, sdk.ProtocolVersion)
+}
+
+// AppendJobsVersion packs jobs after a FrameJobs byte in the given
+// protocol version; what the version cannot carry is left out (GridJobs
+// says whether there is any).
+func AppendJobsVersion(dst []byte, jobs []sim.Input, version int) []byte {
+	dst = append(dst, FrameJobs)
+	le := binary.LittleEndian
+	for i := range jobs {
+		j := &jobs[i].Job
+		dst = le.AppendUint64(dst, uint64(j.ID))
+		dst = le.AppendUint64(dst, uint64(j.Submit))
+		dst = le.AppendUint64(dst, uint64(j.Walltime))
+		dst = le.AppendUint64(dst, uint64(jobs[i].Runtime))
+		for _, a := range [...]int32{j.User, j.Group, j.App, j.Queue, j.Partition} {
+			dst = le.AppendUint32(dst, uint32(a))
+		}
+		dst = le.AppendUint64(dst, math.Float64bits(j.Priority))
+		if version >= 5 {
+			dst = le.AppendUint32(dst, uint32(j.Home))
+			dst = le.AppendUint64(dst, uint64(j.Transfer))
+		}
+		for _, x := range j.Request {
+			dst = le.AppendUint64(dst, uint64(x))
+		}
+	}
+	return dst
+}
+
+// DecodeJobs unpacks a FrameJobs frame of this SDK's protocol for a
+// platform of dims resources, appending to dst. Job indexes continue from
+// len(dst).
+func DecodeJobs(dst []sim.Input, frame []byte, dims int) ([]sim.Input, error) {
+	dst, _, err := decodeJobs(dst, nil, frame, dims, len(dst), sdk.ProtocolVersion)
+	return dst, err
+}
+
+// DecodeJobsVersion is DecodeJobs for a frame of the given protocol
+// version.
+func DecodeJobsVersion(dst []sim.Input, frame []byte, dims, version int) ([]sim.Input, error) {
+	dst, _, err := decodeJobs(dst, nil, frame, dims, len(dst), version)
+	return dst, err
+}
+
+// decodeJobs unpacks a FrameJobs frame, appending to dst, the jobs' indexes
+// counting from first, their request vectors in reqs (reused when large
+// enough), which it returns.
+func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first, version int) ([]sim.Input, []int64, error) {
+	if len(frame) == 0 || frame[0] != FrameJobs {
+		return dst, reqs, errors.New("wire: not a jobs frame")
+	}
+	b := frame[1:]
+	fixed := jobFixed(version)
+	size := fixed + 8*dims
+	if len(b)%size != 0 {
+		return dst, reqs, fmt.Errorf("wire: jobs frame of %d bytes is not a multiple of %d", len(b), size)
+	}
+	le := binary.LittleEndian
+	// One backing array for all request vectors of the frame.
+	if n := len(b) / size * dims; cap(reqs) >= n {
+		reqs = reqs[:n]
+	} else {
+		reqs = make([]int64, n)
+	}
+	all := reqs
+	dst = slices.Grow(dst, len(b)/size)
+	for len(b) > 0 {
+		var in sim.Input
+		j := &in.Job
+		j.Index = first
+		j.ID = int64(le.Uint64(b[0:]))
+		j.Submit = int64(le.Uint64(b[8:]))
+		j.Walltime = int64(le.Uint64(b[16:]))
+		in.Runtime = int64(le.Uint64(b[24:]))
+		j.User = int32(le.Uint32(b[32:]))
+		j.Group = int32(le.Uint32(b[36:]))
+		j.App = int32(le.Uint32(b[40:]))
+		j.Queue = int32(le.Uint32(b[44:]))
+		j.Partition = int32(le.Uint32(b[48:]))
+		j.Priority = math.Float64frombits(le.Uint64(b[52:]))
+		if version >= 5 {
+			j.Home = int32(le.Uint32(b[60:]))
+			j.Transfer = int64(le.Uint64(b[64:]))
+		}
+		j.Request, reqs = sdk.Vector(reqs[:dims:dims]), reqs[dims:]
+		for k := range dims {
+			j.Request[k] = int64(le.Uint64(b[fixed+8*k:]))
+		}
+		dst = append(dst, in)
+		first++
+		b = b[size:]
+	}
+	return dst, all, nil
+}
+
+// AppendRecords packs records after a FrameRecords byte, in this SDK's
+// protocol.
+func AppendRecords(dst []byte, recs []sim.Record) []byte {
+	return appendRecords(append(dst, FrameRecords), recs, sdk.ProtocolVersion)
+}
+
+// AppendRecordsVersion packs records after a FrameRecords byte in the
+// given protocol version.
+func AppendRecordsVersion(dst []byte, recs []sim.Record, version int) []byte {
+	return appendRecords(append(dst, FrameRecords), recs, version)
+}
+
+// appendRecords packs records, without the frame kind.
+func appendRecords(dst []byte, recs []sim.Record, version int) []byte {
+	le := binary.LittleEndian
+	for i := range recs {
+		r := &recs[i]
+		dst = le.AppendUint32(dst, uint32(r.Index))
+		dst = le.AppendUint32(dst, uint32(r.Cluster))
+		dst = le.AppendUint64(dst, uint64(r.Start))
+		dst = le.AppendUint64(dst, uint64(r.End))
+		dst = le.AppendUint64(dst, uint64(r.Promised))
+		if version >= 5 {
+			dst = le.AppendUint64(dst, uint64(r.ShipTime))
+			dst = le.AppendUint64(dst, uint64(r.ReservedAt))
+			dst = le.AppendUint32(dst, uint32(r.ReservedCluster))
+			dst = le.AppendUint32(dst, uint32(r.Refusals))
+			dst = le.AppendUint64(dst, math.Float64bits(r.Cost))
+		}
+		var f byte
+		for _, b := range []struct {
+			on   bool
+			flag byte
+		}{{r.HasPromise, flagPromise}, {r.Killed, flagKilled}, {r.Backfilled, flagBackfilled},
+			{r.Shipped, flagShipped}, {r.Reserved, flagReserved}, {r.Charged, flagCharged}, {r.Rejected, flagRejected}} {
+			if b.on && (version >= 5 || b.flag < flagShipped) {
+				f |= b.flag
+			}
+		}
+		dst = append(dst, f)
+	}
+	return dst
+}
+
+// DecodeRecords unpacks a FrameRecords frame of this SDK's protocol,
+// appending to dst.
+func DecodeRecords(dst []sim.Record, frame []byte) ([]sim.Record, error) {
+	return DecodeRecordsVersion(dst, frame, sdk.ProtocolVersion)
+}
+
+// DecodeRecordsVersion unpacks a FrameRecords frame of the given protocol
+// version, appending to dst.
+func DecodeRecordsVersion(dst []sim.Record, frame []byte, version int) ([]sim.Record, error) {
+	if len(frame) == 0 || frame[0] != FrameRecords {
+		return dst, errors.New("wire: not a records frame")
+	}
+	b := frame[1:]
+	size := recordSize(version)
+	if len(b)%size != 0 {
+		return dst, fmt.Errorf("wire: records frame of %d bytes is not a multiple of %d", len(b), size)
+	}
+	le := binary.LittleEndian
+	for ; len(b) > 0; b = b[size:] {
+		f := b[size-1]
+		r := sim.Record{
+			Index:      int32(le.Uint32(b[0:])),
+			Cluster:    int32(le.Uint32(b[4:])),
+			Start:      int64(le.Uint64(b[8:])),
+			End:        int64(le.Uint64(b[16:])),
+			Promised:   int64(le.Uint64(b[24:])),
+			HasPromise: f&flagPromise != 0,
+			Killed:     f&flagKilled != 0,
+			Backfilled: f&flagBackfilled != 0,
+		}
+		if version >= 5 {
+			r.Shipped, r.Reserved, r.Charged = f&flagShipped != 0, f&flagReserved != 0, f&flagCharged != 0
+			r.Rejected = f&flagRejected != 0
+			r.ShipTime = int64(le.Uint64(b[32:]))
+			r.ReservedAt = int64(le.Uint64(b[40:]))
+			r.ReservedCluster = int32(le.Uint32(b[48:]))
+			r.Refusals = int32(le.Uint32(b[52:]))
+			r.Cost = math.Float64frombits(le.Uint64(b[56:]))
+		}
+		dst = append(dst, r)
+	}
+	return dst, nil
+}
+
+// AppendUnits packs placement entries after a FrameUnits byte.
+func AppendUnits(dst []byte, units []int32) []byte {
+	dst = append(dst, FrameUnits)
+	for _, u := range units {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(u))
+	}
+	return dst
+}
+
+// DecodeUnits unpacks a FrameUnits frame, appending to dst.
+func DecodeUnits(dst []int32, frame []byte) ([]int32, error) {
+	if len(frame) == 0 || frame[0] != FrameUnits {
+		return dst, errors.New("wire: not a units frame")
+	}
+	b := frame[1:]
+	if len(b)%4 != 0 {
+		return dst, fmt.Errorf("wire: units frame of %d bytes is not a multiple of 4", len(b))
+	}
+	for ; len(b) > 0; b = b[4:] {
+		dst = append(dst, int32(binary.LittleEndian.Uint32(b)))
+	}
+	return dst, nil
+}

@@ -1,0 +1,228 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// The JSON documents of the protocol: the header frame, the stats frame and
+// the answer to Describe. Each is a struct of its own with its keys spelled
+// out, converted to and from the public types, so that renaming a field of
+// package sdk or sim cannot change what goes over the wire; the golden test
+// (TestGolden) pins every document and frame of both protocols. Protocol 4
+// spells every key in snake_case; protocol 3 encoded sdk.Platform and
+// sim.Stats by their Go field names, which the *3 types below keep.
+
+// header is the header frame of protocol 4.
+type header struct {
+	Protocol       int               `json:"protocol"`
+	Platform       *platformDoc      `json:"platform"`
+	Params         map[string]string `json:"params,omitempty"`
+	Seed           uint64            `json:"seed"`
+	ExactEstimates bool              `json:"exact_estimates"`
+	Jobs           int               `json:"jobs"`
+}
+
+type platformDoc struct {
+	Name      string       `json:"name"`
+	Resources []string     `json:"resources"`
+	Clusters  []clusterDoc `json:"clusters"`
+}
+
+type clusterDoc struct {
+	Name     string     `json:"name"`
+	Capacity []int64    `json:"capacity"`
+	Units    []unitsDoc `json:"units,omitempty"`
+	// PriceFactor is sent from protocol 5 on (older plugins ignore it).
+	PriceFactor float64 `json:"price_factor,omitempty"`
+}
+
+type unitsDoc struct {
+	Resource int     `json:"resource"`
+	PiecesBy int     `json:"pieces_by"`
+	Capacity []int64 `json:"capacity"`
+}
+
+// statsDoc is the stats frame of protocol 4.
+type statsDoc struct {
+	Events      int64 `json:"events"`
+	PolicyCalls int64 `json:"policy_calls"`
+	Decisions   int64 `json:"decisions"`
+	PolicyNanos int64 `json:"policy_nanos"`
+	WallNanos   int64 `json:"wall_nanos"`
+}
+
+// infoDoc answers Describe, in both protocols.
+type infoDoc struct {
+	Name            string     `json:"name"`
+	Version         string     `json:"version"`
+	Description     string     `json:"description,omitempty"`
+	Params          []paramDoc `json:"params,omitempty"`
+	SDKVersion      string     `json:"sdk_version"`
+	ProtocolVersion int        `json:"protocol_version"`
+}
+
+type paramDoc struct {
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	Default string   `json:"default"`
+	Doc     string   `json:"doc,omitempty"`
+	Choices []string `json:"choices,omitempty"`
+}
+
+// header3 is the header frame of protocol 3.
+type header3 struct {
+	Protocol       int               `json:"protocol"`
+	Platform       *platform3        `json:"platform"`
+	Params         map[string]string `json:"params,omitempty"`
+	Seed           uint64            `json:"seed"`
+	ExactEstimates bool              `json:"exact_estimates"`
+	Jobs           int               `json:"jobs"`
+}
+
+type platform3 struct {
+	Name      string     `json:"Name"`
+	Resources []string   `json:"Resources"`
+	Clusters  []cluster3 `json:"Clusters"`
+}
+
+type cluster3 struct {
+	Name     string   `json:"Name"`
+	Capacity []int64  `json:"Capacity"`
+	Units    []units3 `json:"Units,omitempty"`
+}
+
+type units3 struct {
+	Resource int     `json:"Resource"`
+	PiecesBy int     `json:"PiecesBy"`
+	Capacity []int64 `json:"Capacity"`
+}
+
+// stats3 is the stats frame of protocol 3.
+type stats3 struct {
+	Events      int64 `json:"Events"`
+	PolicyCalls int64 `json:"PolicyCalls"`
+	Decisions   int64 `json:"Decisions"`
+	PolicyNanos int64 `json:"PolicyNanos"`
+	WallNanos   int64 `json:"WallNanos"`
+}
+
+// encodeHeader returns the JSON of the header of a run of jobs jobs in the
+// given protocol version.
+func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
+	p := spec.Platform
+	switch version {
+	case sdk.ProtocolVersion, 4:
+		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
+		if p != nil {
+			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
+			for i, c := range p.Clusters {
+				h.Platform.Clusters[i] = clusterDoc{Name: c.Name, Capacity: c.Capacity}
+				if version >= 5 {
+					h.Platform.Clusters[i].PriceFactor = c.PriceFactor
+				}
+				for _, u := range c.Units {
+					h.Platform.Clusters[i].Units = append(h.Platform.Clusters[i].Units,
+						unitsDoc{Resource: u.Resource, PiecesBy: u.PiecesBy, Capacity: u.Capacity})
+				}
+			}
+		}
+		return json.Marshal(h)
+	case 3:
+		h := header3{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
+		if p != nil {
+			h.Platform = &platform3{Name: p.Name, Resources: p.Resources, Clusters: make([]cluster3, len(p.Clusters))}
+			for i, c := range p.Clusters {
+				h.Platform.Clusters[i] = cluster3{Name: c.Name, Capacity: c.Capacity}
+				for _, u := range c.Units {
+					h.Platform.Clusters[i].Units = append(h.Platform.Clusters[i].Units,
+						units3{Resource: u.Resource, PiecesBy: u.PiecesBy, Capacity: u.Capacity})
+				}
+			}
+		}
+		return json.Marshal(h)
+	}
+	return nil, fmt.Errorf("wire: no header for protocol %d", version)
+}
+
+// decodeHeader reads a header of this SDK's protocol: the run's spec and
+// its number of jobs.
+func decodeHeader(b []byte) (RunSpec, int, error) {
+	var h header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return RunSpec{}, 0, fmt.Errorf("wire: header: %w", err)
+	}
+	if h.Protocol != sdk.ProtocolVersion {
+		return RunSpec{}, 0, fmt.Errorf("wire: host speaks protocol %d, plugin %d", h.Protocol, sdk.ProtocolVersion)
+	}
+	if h.Platform == nil {
+		return RunSpec{}, 0, fmt.Errorf("wire: header has no platform")
+	}
+	if h.Jobs < 0 {
+		return RunSpec{}, 0, fmt.Errorf("wire: header announces %d jobs", h.Jobs)
+	}
+	p := &sdk.Platform{Name: h.Platform.Name, Resources: h.Platform.Resources, Clusters: make([]sdk.Cluster, len(h.Platform.Clusters))}
+	for i, c := range h.Platform.Clusters {
+		p.Clusters[i] = sdk.Cluster{Name: c.Name, Capacity: c.Capacity, PriceFactor: c.PriceFactor}
+		for _, u := range c.Units {
+			p.Clusters[i].Units = append(p.Clusters[i].Units, sdk.Units{Resource: u.Resource, PiecesBy: u.PiecesBy, Capacity: u.Capacity})
+		}
+	}
+	spec := RunSpec{Platform: p, Params: h.Params, Seed: h.Seed, ExactEstimates: h.ExactEstimates}
+	return spec, h.Jobs, nil
+}
+
+// encodeStats returns the JSON of a stats frame of this SDK's protocol.
+func encodeStats(s sim.Stats) ([]byte, error) {
+	return json.Marshal(statsDoc{Events: s.Events, PolicyCalls: s.PolicyCalls, Decisions: s.Decisions,
+		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos})
+}
+
+// decodeStats reads the JSON of a stats frame in the given protocol version.
+func decodeStats(version int, b []byte) (sim.Stats, error) {
+	var d statsDoc
+	var err error
+	switch version {
+	case sdk.ProtocolVersion, 4:
+		err = json.Unmarshal(b, &d)
+	case 3:
+		var d3 stats3
+		err = json.Unmarshal(b, &d3)
+		d = statsDoc(d3)
+	default:
+		return sim.Stats{}, fmt.Errorf("wire: no stats for protocol %d", version)
+	}
+	if err != nil {
+		return sim.Stats{}, fmt.Errorf("wire: stats: %w", err)
+	}
+	return sim.Stats{Events: d.Events, PolicyCalls: d.PolicyCalls, Decisions: d.Decisions,
+		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos}, nil
+}
+
+// EncodeInfo returns the JSON form of a policy's description, as Describe
+// and a plugin binary's "describe" argument give it.
+func EncodeInfo(info sdk.Info) ([]byte, error) {
+	d := infoDoc{Name: info.Name, Version: info.Version, Description: info.Description,
+		SDKVersion: info.SDKVersion, ProtocolVersion: info.ProtocolVersion}
+	for _, p := range info.Params {
+		d.Params = append(d.Params, paramDoc{Name: p.Name, Type: string(p.Type), Default: p.Default, Doc: p.Doc, Choices: p.Choices})
+	}
+	return json.Marshal(d)
+}
+
+// DecodeInfo reads the JSON form of a policy's description.
+func DecodeInfo(b []byte) (sdk.Info, error) {
+	var d infoDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		return sdk.Info{}, fmt.Errorf("wire: describe: %w", err)
+	}
+	info := sdk.Info{Name: d.Name, Version: d.Version, Description: d.Description,
+		SDKVersion: d.SDKVersion, ProtocolVersion: d.ProtocolVersion}
+	for _, p := range d.Params {
+		info.Params = append(info.Params, sdk.Param{Name: p.Name, Type: sdk.ParamType(p.Type), Default: p.Default, Doc: p.Doc, Choices: p.Choices})
+	}
+	return info, nil
+}

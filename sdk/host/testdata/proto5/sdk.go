@@ -1,0 +1,30 @@
+// Package sdk is the public face of schedlab: the only package tree a scheduling
+// policy author imports.
+//
+// A policy is a value that implements [Policy]. The engine (package sdk/sim)
+// owns all simulation state and calls Schedule at every event time at which at
+// least one job waits; the policy answers with [Decision] values (start a job,
+// promise a start time, wake me later), which the engine checks one by one. A
+// policy never sees a job's actual runtime, only the walltime its user
+// requested, unless the run asks for exact estimates.
+//
+// To ship a policy as a plugin binary, describe it with a [Plugin] and call
+// serve.Main from package sdk/serve in the binary's main function. The engine
+// then runs inside the plugin process, so a run costs one round trip, not one
+// per scheduling event.
+package sdk
+
+// ProtocolVersion is the version of the host-plugin protocol that plugins
+// built with this SDK speak. A host of this SDK also speaks versions 4 and
+// 3, so plugins built with the previous SDKs keep working (for runs whose
+// jobs have no home cluster or transfer time, which only 5 carries); it
+// refuses any other. Version 5 adds to each job its home cluster and
+// transfer time and to each record its shipment, reservation and charge;
+// version 4 spells every key of the protocol's JSON documents in
+// snake_case, from a schema of its own rather than from Go field names;
+// version 3 streams both ways, as 4 and 5 do.
+const ProtocolVersion = 5
+
+// Version is the version of this SDK, recorded in every result's provenance.
+// A release of the SDK module is tagged sdk/vVersion in the repository.
+const Version = "0.5.0"

@@ -1,0 +1,812 @@
+// Package sim is schedlab's discrete-event simulation engine. It owns all
+// state of a run, calls the policy at scheduling points and checks every
+// decision it returns.
+//
+// Event order. Time advances to the earliest pending event. At one instant the
+// engine first ends every job whose end time has come (ties by job index),
+// then queues every job submitted at that instant (in index order, which is
+// submit order with ties broken by trace ID), then drops the wake-ups due, and
+// finally calls the policy once, if at least one job waits. Jobs started by
+// that call begin at the same instant. A job ends at
+// start + min(runtime, requested walltime); a job whose runtime exceeds its
+// requested walltime is killed then.
+//
+// The same engine runs in-process (Run) and inside a plugin process (package
+// sdk/serve), so both give identical records.
+package sim
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/stream"
+)
+
+// Input is one job of a workload as the engine needs it: what the policy may
+// see, and the actual runtime it may not.
+type Input struct {
+	Job sdk.Job
+	// Runtime is the job's actual runtime in seconds (at least 1). The job
+	// runs min(Runtime, Job.Walltime) seconds.
+	Runtime int64
+}
+
+// Config is one simulation run.
+type Config struct {
+	Platform *sdk.Platform
+	// Jobs is the workload, sorted by (Submit, ID); see Sort. Job.Index must
+	// equal the position in the slice.
+	Jobs []Input
+	// Params are the policy's parameter values, checked against its Info.
+	Params map[string]string
+	// Seed seeds the policy's random stream.
+	Seed uint64
+	// ExactEstimates shows the policy each job's actual duration,
+	// min(Runtime, Walltime), in place of the requested walltime.
+	ExactEstimates bool
+}
+
+// Record is the outcome of one job.
+type Record struct {
+	// Index is the job's index in Config.Jobs.
+	Index   int32
+	Cluster int32
+	Start   int64
+	End     int64
+	// Promised is the first start time promised by the policy, valid when
+	// HasPromise is set.
+	Promised   int64
+	HasPromise bool
+	// Killed reports that the job reached its requested walltime before its
+	// runtime.
+	Killed bool
+	// Backfilled reports that the job started while a job submitted before it
+	// was still waiting.
+	Backfilled bool
+	// ShipTime is when the job was shipped to its cluster (sdk.Ship), valid
+	// when Shipped.
+	ShipTime int64
+	Shipped  bool
+	// ReservedAt and ReservedCluster are the job's last advance reservation
+	// (sdk.Reserve), valid when Reserved; Refusals counts the reservations
+	// the engine refused. Broken says whether the job missed its
+	// reservation.
+	ReservedAt      int64
+	ReservedCluster int32
+	Reserved        bool
+	Refusals        int32
+	// Cost is what the policy charged for the job's allocation
+	// (sdk.Charge), valid when Charged.
+	Cost    float64
+	Charged bool
+	// Rejected reports that the policy took the job out of the queue
+	// unstarted (sdk.Reject): it never ran, Start and End are the time of
+	// the rejection and Cluster is -1.
+	Rejected bool
+}
+
+// Broken reports whether the job had a reservation and did not start at
+// its time on its cluster.
+func (r *Record) Broken() bool {
+	return r.Reserved && (r.Start != r.ReservedAt || r.Cluster != r.ReservedCluster)
+}
+
+// Stats describes how a run went inside the engine.
+type Stats struct {
+	// Events counts the distinct event times processed.
+	Events int64 `json:"events"`
+	// PolicyCalls counts Schedule calls.
+	PolicyCalls int64 `json:"policy_calls"`
+	// Decisions counts the decisions applied.
+	Decisions int64 `json:"decisions"`
+	// PolicyNanos is the wall time spent inside Schedule, in nanoseconds. The
+	// engine runs on one goroutine, so it approximates the policy's CPU time.
+	PolicyNanos int64 `json:"policy_nanos"`
+	// WallNanos is the wall time of the whole run, in nanoseconds; for a
+	// workload streamed to a plugin, waits for jobs included.
+	WallNanos int64 `json:"wall_nanos"`
+}
+
+// Result is the outcome of a run: one record per job, in index order.
+type Result struct {
+	Records []Record
+	// Units holds each job's placement on its cluster's divided resources
+	// (sdk.Units): Platform.UnitStride() counts per job, in index order, the
+	// first Cluster.UnitCount() of them used. It is nil when no cluster has
+	// divided resources.
+	Units []int32
+	Stats Stats
+}
+
+// Sort orders jobs by (Submit, ID), keeping the order of equal pairs, and sets
+// each Job.Index to its position. It is the order Run requires.
+func Sort(jobs []Input) {
+	slices.SortStableFunc(jobs, func(a, b Input) int {
+		if c := cmp.Compare(a.Job.Submit, b.Job.Submit); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Job.ID, b.Job.ID)
+	})
+	for i := range jobs {
+		jobs[i].Job.Index = i
+	}
+}
+
+// maxIdleCalls bounds the policy calls in a row that change nothing (no job
+// started, ended or arrived), so that a policy waking itself forever fails
+// instead of hanging.
+const maxIdleCalls = 1_000_000
+
+// MaxTime bounds the times of a workload, in seconds (about 1,089 years):
+// the engine refuses a job whose submit time is outside [-MaxTime,
+// MaxTime], or whose requested walltime or runtime exceeds MaxTime. Real
+// traces are far inside it, and so no time of a run can overflow: see
+// Horizon.
+const MaxTime = 1 << 35
+
+// Horizon returns the latest time a run of n jobs may promise a start or
+// ask to be woken at: MaxTime x (n+1), the last submission followed by
+// every job, one after the other, at the longest runtime, saturated at
+// about a quarter of the int64 range. A job can then still start after a
+// wake-up at the horizon and run, and jobs after it, but every start is
+// before 2 x Horizon and every end before 2 x Horizon + MaxTime, which
+// cannot overflow. The engine refuses promises and wake-ups past the
+// horizon; the host's verification refuses records that start after
+// 2 x Horizon.
+func Horizon(n int) int64 {
+	const most = math.MaxInt64/4 - MaxTime
+	if n < 0 || int64(n) >= most/MaxTime-1 {
+		return most
+	}
+	return MaxTime * (int64(n) + 1)
+}
+
+// ctxEvery is how many events pass between two looks at the run's context:
+// often enough to stop within a millisecond, rarely enough to cost nothing
+// measurable.
+const ctxEvery = 1024
+
+const (
+	statusPending uint8 = iota
+	statusQueued
+	statusRunning
+	statusDone
+)
+
+type endEvent struct {
+	at  int64
+	idx int32
+}
+
+type engine struct {
+	cfg     *Config
+	horizon int64 // Horizon(n)
+	ctx     context.Context
+	hooks   stream.Hooks[Input, Record]
+	policy  sdk.Policy
+	name    string
+	dims    int
+	n       int // jobs in the workload
+	loaded  int // jobs [0, loaded) were checked and copied
+	jobs    []sdk.Job
+	req     []int64 // private copy of every request, dims per job
+	shown   []int64 // the requests policies see (Job.Request), dims per job
+	runtime []int64 // min(Runtime, requested walltime)
+	killed  []bool
+	status  []uint8
+	rec     []Record
+	stride  int     // placement entries per job (Platform.UnitStride)
+	place   []int32 // placements, stride per job
+	state   sdk.State
+	ends    heap[endEvent]
+	wakes   heap[int64]
+	started []int32
+	// grid holds the advance reservations and shipments; nil until a
+	// policy ships or reserves.
+	grid    *grid
+	emitted int // records [0, emitted) were given to hooks.Emit
+	stats   Stats
+	// begin is when Run began. Policy time is measured as offsets from it,
+	// with time.Since, which reads the clock once where time.Now reads it
+	// twice: two reads per policy call instead of three.
+	begin time.Time
+}
+
+// Run simulates cfg under the policy made by p.New and returns a record per
+// job. It fails on invalid input, on an error from the policy, and on the
+// first infeasible decision, with a message naming the time, job and rule.
+//
+// A panic of the policy fails the run with an error that holds the panic's
+// value and stack, and leaves nothing running. Run also ends, with ctx's
+// error, once ctx is done; it checks ctx between scheduling events, so a
+// policy call that never returns is not interrupted (a plugin host kills
+// such a plugin's process instead).
+func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error) {
+	begin := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sim: %w", context.Cause(ctx))
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, fmt.Errorf("policy %s panicked: %v\n%s", p.Info.Name, v, debug.Stack())
+		}
+	}()
+	e, err := newEngine(ctx, p, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.begin = begin
+	if err := e.loop(); err != nil {
+		return nil, err
+	}
+	e.stats.WallNanos = time.Since(begin).Nanoseconds()
+	return &Result{Records: e.rec, Units: e.place, Stats: e.stats}, nil
+}
+
+func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) {
+	if cfg.Platform == nil {
+		return nil, errors.New("sim: no platform")
+	}
+	if err := cfg.Platform.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if p.New == nil {
+		return nil, fmt.Errorf("sim: plugin %q has no constructor", p.Info.Name)
+	}
+	params, err := sdk.ResolveParams(p.Info.Params, cfg.Params)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", p.Info.Name, err)
+	}
+	dims := cfg.Platform.Dims()
+	n := len(cfg.Jobs)
+	var hooks stream.Hooks[Input, Record]
+	if h := stream.From[Input, Record](ctx); h != nil {
+		hooks = *h
+	}
+	if hooks.More != nil {
+		if hooks.Total < n {
+			return nil, fmt.Errorf("sim: a streamed workload of %d jobs, %d of them given", hooks.Total, n)
+		}
+		n = hooks.Total
+	}
+	e := &engine{
+		cfg:     cfg,
+		horizon: Horizon(n),
+		ctx:     ctx,
+		hooks:   hooks,
+		name:    p.Info.Name,
+		dims:    dims,
+		n:       n,
+		jobs:    make([]sdk.Job, n),
+		req:     make([]int64, n*dims),
+		shown:   make([]int64, n*dims),
+		runtime: make([]int64, n),
+		killed:  make([]bool, n),
+		status:  make([]uint8, n),
+		rec:     make([]Record, n),
+		ends:    heap[endEvent]{less: func(a, b endEvent) bool { return a.at < b.at || (a.at == b.at && a.idx < b.idx) }},
+		wakes:   heap[int64]{less: func(a, b int64) bool { return a < b }},
+	}
+	if e.stride = cfg.Platform.UnitStride(); e.stride > 0 {
+		e.place = make([]int32, n*e.stride)
+	}
+	if err := e.loadJobs(cfg.Jobs); err != nil {
+		return nil, err
+	}
+	free := make([]sdk.Vector, len(cfg.Platform.Clusters))
+	var units [][]int64
+	if e.stride > 0 {
+		units = make([][]int64, len(free))
+	}
+	for i, c := range cfg.Platform.Clusters {
+		free[i] = c.Capacity.Clone()
+		for _, u := range c.Units {
+			units[i] = append(units[i], u.Capacity...)
+		}
+	}
+	e.state = sdk.State{Platform: cfg.Platform, Free: free, FreeUnits: units}
+	e.policy = p.New()
+	env := sdk.Env{
+		Platform:       cfg.Platform,
+		Params:         params,
+		Seed:           cfg.Seed,
+		Rand:           rand.New(rand.NewPCG(cfg.Seed, 0x5eed_0f_7011c7)),
+		ExactEstimates: cfg.ExactEstimates,
+	}
+	if err := e.policy.Init(env); err != nil {
+		return nil, fmt.Errorf("policy %s: init: %w", e.name, err)
+	}
+	return e, nil
+}
+
+// pull loads the next jobs of a streamed workload (stream.Hooks.More).
+func (e *engine) pull() error {
+	more, err := e.hooks.More()
+	if err != nil {
+		return fmt.Errorf("sim: receiving jobs: %w", err)
+	}
+	if len(more) == 0 {
+		return fmt.Errorf("sim: the workload ended after %d of its %d jobs", e.loaded, e.n)
+	}
+	return e.loadJobs(more)
+}
+
+// loadJobs checks the next jobs of the workload and copies them, so that a
+// policy that writes into the jobs it is shown cannot change what the engine
+// enforces.
+func (e *engine) loadJobs(jobs []Input) error {
+	caps := e.cfg.Platform.Clusters
+	if e.loaded+len(jobs) > e.n {
+		return fmt.Errorf("sim: more jobs than the %d of the workload", e.n)
+	}
+	for k := range jobs {
+		i := e.loaded
+		in := &jobs[k]
+		j := in.Job
+		if j.Index != i {
+			return fmt.Errorf("sim: job %d (id %d) has index %d; call sim.Sort first", i, j.ID, j.Index)
+		}
+		if i > 0 {
+			prev := &e.jobs[i-1]
+			if j.Submit < prev.Submit || (j.Submit == prev.Submit && j.ID < prev.ID) {
+				return fmt.Errorf("sim: job %d (id %d) is out of (submit, id) order; call sim.Sort first", i, j.ID)
+			}
+		}
+		if len(j.Request) != e.dims {
+			return fmt.Errorf("sim: job id %d requests %d resources, platform has %d", j.ID, len(j.Request), e.dims)
+		}
+		if j.Walltime < 1 || j.Walltime > MaxTime {
+			return fmt.Errorf("sim: job id %d has walltime %d; it must be at least 1 s and at most %d s (sim.MaxTime)", j.ID, j.Walltime, int64(MaxTime))
+		}
+		if in.Runtime < 1 || in.Runtime > MaxTime {
+			return fmt.Errorf("sim: job id %d has runtime %d; it must be at least 1 s and at most %d s (sim.MaxTime)", j.ID, in.Runtime, int64(MaxTime))
+		}
+		if j.Submit < -MaxTime || j.Submit > MaxTime {
+			return fmt.Errorf("sim: job id %d has submit time %d, beyond ±%d s (sim.MaxTime)", j.ID, j.Submit, int64(MaxTime))
+		}
+		fitsSomewhere := false
+		for k, x := range j.Request {
+			if x < 0 {
+				return fmt.Errorf("sim: job id %d requests %d %s", j.ID, x, e.cfg.Platform.Resources[k])
+			}
+		}
+		for ci := range caps {
+			c := &caps[ci]
+			for _, u := range c.Units {
+				if _, _, err := u.Pieces(j.Request); err != nil {
+					return fmt.Errorf("sim: job id %d %s %s on cluster %q", j.ID, err, e.cfg.Platform.Resources[u.Resource], c.Name)
+				}
+			}
+			if fitsCluster(j.Request, c) {
+				fitsSomewhere = true
+			}
+		}
+		if !fitsSomewhere {
+			return fmt.Errorf("sim: job id %d requests %v, more than any cluster has (or than its units hold); drop or resize it when cleaning the trace", j.ID, []int64(j.Request))
+		}
+		if j.Home < 0 || int(j.Home) > len(caps) {
+			return fmt.Errorf("sim: job id %d has home %d; it must be 0 (none) or 1 + a cluster's index (1 to %d)", j.ID, j.Home, len(caps))
+		}
+		if home, ok := j.HomeCluster(); ok && !fitsCluster(j.Request, &caps[home]) {
+			return fmt.Errorf("sim: job id %d requests %v, more than its home cluster %q has (or than its units hold)", j.ID, []int64(j.Request), caps[home].Name)
+		}
+		if j.Transfer < 0 || j.Transfer > MaxTime {
+			return fmt.Errorf("sim: job id %d has transfer time %d; it must be between 0 and %d s (sim.MaxTime)", j.ID, j.Transfer, int64(MaxTime))
+		}
+		copy(e.req[i*e.dims:], j.Request)
+		e.runtime[i] = min(in.Runtime, j.Walltime)
+		e.killed[i] = in.Runtime > j.Walltime
+		// The policy's copy of the request is a piece of one slab rather
+		// than an allocation per job (300,000 on CEA-Curie); its capacity
+		// ends with it, so an append by a policy cannot reach the next job's.
+		shown := e.shown[i*e.dims : (i+1)*e.dims : (i+1)*e.dims]
+		copy(shown, j.Request)
+		j.Request = shown
+		if e.cfg.ExactEstimates {
+			j.Walltime = e.runtime[i]
+		}
+		e.jobs[i] = j
+		e.loaded++
+	}
+	return nil
+}
+
+func (e *engine) loop() error {
+	next := 0 // next job to submit
+	idle := 0
+	for {
+		if next == e.loaded && next < e.n {
+			if err := e.pull(); err != nil {
+				return err
+			}
+		}
+		now := int64(math.MaxInt64)
+		if next < e.loaded {
+			now = e.jobs[next].Submit
+		}
+		if e.ends.len() > 0 && e.ends.top().at < now {
+			now = e.ends.top().at
+		}
+		if e.wakes.len() > 0 && e.wakes.top() < now {
+			now = e.wakes.top()
+		}
+		if now == math.MaxInt64 {
+			break
+		}
+		e.state.Now = now
+		if e.stats.Events++; e.stats.Events%ctxEvery == 0 && e.ctx.Err() != nil {
+			return fmt.Errorf("t=%d: sim: %w", now, context.Cause(e.ctx))
+		}
+		if p := e.hooks.Progress; p != nil {
+			p.Now.Store(now)
+			p.Events.Store(e.stats.Events)
+		}
+		changed := false
+		for e.ends.len() > 0 && e.ends.top().at == now {
+			e.end(e.ends.pop().idx)
+			changed = true
+		}
+		for {
+			if next == e.loaded && next < e.n {
+				if err := e.pull(); err != nil {
+					return err
+				}
+			}
+			if next == e.loaded || e.jobs[next].Submit != now {
+				break
+			}
+			e.status[next] = statusQueued
+			e.state.Queue = append(e.state.Queue, &e.jobs[next])
+			next++
+			changed = true
+		}
+		for e.wakes.len() > 0 && e.wakes.top() <= now {
+			e.wakes.pop()
+		}
+		if len(e.state.Queue) == 0 {
+			continue
+		}
+		queued := len(e.state.Queue)
+		if err := e.call(); err != nil {
+			return err
+		}
+		if len(e.state.Queue) != queued {
+			changed = true
+		}
+		if changed {
+			idle = 0
+		} else if idle++; idle > maxIdleCalls {
+			return fmt.Errorf("t=%d: policy %s: %d calls in a row started no job while nothing else changed", now, e.name, maxIdleCalls)
+		}
+		if e.hooks.Emit != nil {
+			// Every job before the first waiting one, and before the next
+			// to be submitted, has started: their records are final.
+			final := next
+			if len(e.state.Queue) > 0 {
+				final = min(final, e.state.Queue[0].Index)
+			}
+			if err := e.emit(final); err != nil {
+				return err
+			}
+		}
+	}
+	if len(e.state.Queue) > 0 {
+		j := e.state.Queue[0]
+		return fmt.Errorf("t=%d: policy %s left %d jobs waiting with no job running and no wake-up pending (first: job id %d)",
+			e.state.Now, e.name, len(e.state.Queue), j.ID)
+	}
+	if e.hooks.Emit != nil {
+		return e.emit(e.n)
+	}
+	return nil
+}
+
+// emit gives hooks.Emit the records from e.emitted up to final, if there
+// are at least hooks.EmitAtLeast of them or they are the last.
+func (e *engine) emit(final int) error {
+	if final <= e.emitted || (final-e.emitted < e.hooks.EmitAtLeast && final < e.n) {
+		return nil
+	}
+	recs := e.rec[e.emitted:final:final]
+	e.emitted = final
+	if err := e.hooks.Emit(recs); err != nil {
+		return fmt.Errorf("sim: emitting records: %w", err)
+	}
+	return nil
+}
+
+// end releases job i's resources.
+func (e *engine) end(i int32) {
+	r := &e.rec[i]
+	e.status[i] = statusDone
+	e.state.Free[r.Cluster].Add(e.reqOf(i))
+	if e.stride > 0 {
+		e.releaseUnits(i, int(r.Cluster))
+	}
+	// Running is ordered by (ExpectedEnd, Index): find the job by binary search.
+	exp := r.Start + e.jobs[i].Walltime
+	run := e.state.Running
+	k, _ := slices.BinarySearchFunc(run, i, func(x sdk.Running, idx int32) int {
+		if c := cmp.Compare(x.ExpectedEnd, exp); c != 0 {
+			return c
+		}
+		return cmp.Compare(int32(x.Job.Index), idx)
+	})
+	e.state.Running = slices.Delete(run, k, k+1)
+	e.state.Completed = append(e.state.Completed, sdk.Completion{
+		Job: &e.jobs[i], Cluster: int(r.Cluster), Start: r.Start, End: r.End, Killed: r.Killed,
+	})
+}
+
+func (e *engine) reqOf(i int32) sdk.Vector {
+	return sdk.Vector(e.req[int(i)*e.dims : (int(i)+1)*e.dims])
+}
+
+// call runs the policy once and applies its decisions.
+func (e *engine) call() error {
+	t0 := time.Since(e.begin)
+	ds, err := e.policy.Schedule(&e.state)
+	e.stats.PolicyNanos += (time.Since(e.begin) - t0).Nanoseconds()
+	e.stats.PolicyCalls++
+	now := e.state.Now
+	if err != nil {
+		return fmt.Errorf("t=%d: policy %s: %w", now, e.name, err)
+	}
+	e.started = e.started[:0]
+	for k, d := range ds {
+		if err := e.apply(d); err != nil {
+			return fmt.Errorf("t=%d: policy %s: decision %d of %d: %w", now, e.name, k+1, len(ds), err)
+		}
+	}
+	e.stats.Decisions += int64(len(ds))
+	e.state.Completed = e.state.Completed[:0]
+	if e.grid != nil {
+		e.state.Refused = e.grid.refusedNext
+		e.grid.refusedNext = nil
+	}
+	if len(e.started) == 0 {
+		return nil
+	}
+	// Started jobs usually form a prefix of the queue (always under FCFS):
+	// drop it by reslicing, and compact only what follows a started job
+	// further back, so long backlogs do not cost O(queue) per start.
+	q := e.state.Queue
+	k := 0
+	for k < len(q) && e.status[q[k].Index] != statusQueued {
+		k++
+	}
+	q = q[k:]
+	if len(e.started) > k {
+		kept := q[:0]
+		for _, j := range q {
+			if e.status[j.Index] == statusQueued {
+				kept = append(kept, j)
+			}
+		}
+		clear(q[len(kept):])
+		q = kept
+	}
+	e.state.Queue = q
+	for _, i := range e.started {
+		e.rec[i].Backfilled = len(q) > 0 && q[0].Index < int(i) && !e.rec[i].Rejected
+	}
+	return nil
+}
+
+// job returns the index of the job a decision names, checking that the
+// pointer is one the engine handed out.
+func (e *engine) job(d sdk.Decision) (int32, error) {
+	j := d.Job
+	if j == nil {
+		return 0, errors.New("decision names no job")
+	}
+	if j.Index < 0 || j.Index >= e.n || j != &e.jobs[j.Index] {
+		return 0, fmt.Errorf("decision names job id %d, which is not a job the engine showed", j.ID)
+	}
+	return int32(j.Index), nil
+}
+
+func (e *engine) apply(d sdk.Decision) error {
+	now := e.state.Now
+	switch d.Action {
+	case sdk.ActionStart:
+		i, err := e.job(d)
+		if err != nil {
+			return err
+		}
+		j := &e.jobs[i]
+		if st := e.status[i]; st != statusQueued {
+			return fmt.Errorf("start job id %d: it is %s, not waiting", j.ID, statusName(st))
+		}
+		if d.Cluster < 0 || d.Cluster >= len(e.state.Free) {
+			return fmt.Errorf("start job id %d on cluster %d: the platform has %d clusters", j.ID, d.Cluster, len(e.state.Free))
+		}
+		if err := e.startRules(i, d.Cluster); err != nil {
+			return err
+		}
+		free := e.state.Free[d.Cluster]
+		req := e.reqOf(i)
+		for k, x := range req {
+			if x > free[k] {
+				return fmt.Errorf("start job id %d on cluster %q: it needs %d %s, %d are free",
+					j.ID, e.cfg.Platform.Clusters[d.Cluster].Name, x, e.cfg.Platform.Resources[k], free[k])
+			}
+		}
+		if err := e.reservedRule(i, d.Cluster); err != nil {
+			return err
+		}
+		var units []int32
+		if e.stride > 0 || len(d.Units) > 0 {
+			var err error
+			if units, err = e.placeUnits(i, d); err != nil {
+				return err
+			}
+		}
+		free.Sub(req)
+		e.status[i] = statusRunning
+		r := &e.rec[i]
+		r.Index, r.Cluster, r.Start = i, int32(d.Cluster), now
+		if e.grid != nil {
+			e.grid.release(i)
+		}
+		r.End = now + e.runtime[i]
+		r.Killed = e.killed[i]
+		e.ends.push(endEvent{at: r.End, idx: i})
+		e.insertRunning(sdk.Running{Job: j, Cluster: d.Cluster, Start: now, ExpectedEnd: now + j.Walltime, Units: units})
+		e.started = append(e.started, i)
+	case sdk.ActionPromise:
+		i, err := e.job(d)
+		if err != nil {
+			return err
+		}
+		j := &e.jobs[i]
+		if st := e.status[i]; st != statusQueued {
+			return fmt.Errorf("promise job id %d: it is %s, not waiting", j.ID, statusName(st))
+		}
+		if d.Time < now {
+			return fmt.Errorf("promise job id %d a start at %d, which is in the past", j.ID, d.Time)
+		}
+		if d.Time > e.horizon {
+			return fmt.Errorf("promise job id %d a start at %d, past the run's horizon %d (sim.Horizon)", j.ID, d.Time, e.horizon)
+		}
+		if r := &e.rec[i]; !r.HasPromise {
+			r.HasPromise, r.Promised = true, d.Time
+		}
+	case sdk.ActionShip, sdk.ActionReserve, sdk.ActionCharge, sdk.ActionReject:
+		i, err := e.job(d)
+		if err != nil {
+			return err
+		}
+		return e.applyGrid(i, d)
+	case sdk.ActionWake:
+		if d.Time <= now {
+			return fmt.Errorf("wake-up at %d is not after now", d.Time)
+		}
+		if d.Time > e.horizon {
+			return fmt.Errorf("wake-up at %d is past the run's horizon %d (sim.Horizon)", d.Time, e.horizon)
+		}
+		e.wakes.push(d.Time)
+	default:
+		return fmt.Errorf("unknown action %d", d.Action)
+	}
+	return nil
+}
+
+// placeUnits checks or chooses the placement of job i's pieces on the
+// divided resources of the cluster d starts it on, and takes them from the
+// free units. It changes nothing when it fails.
+func (e *engine) placeUnits(i int32, d sdk.Decision) ([]int32, error) {
+	c := &e.cfg.Platform.Clusters[d.Cluster]
+	j := &e.jobs[i]
+	nu := c.UnitCount()
+	if d.Units != nil && len(d.Units) != nu {
+		return nil, fmt.Errorf("start job id %d on cluster %q: placement of %d units, the cluster has %d", j.ID, c.Name, len(d.Units), nu)
+	}
+	if nu == 0 {
+		return nil, nil
+	}
+	pl := e.place[int(i)*e.stride : int(i)*e.stride+nu]
+	free := e.state.FreeUnits[d.Cluster]
+	req := e.reqOf(i)
+	off := 0
+	for _, u := range c.Units {
+		k := len(u.Capacity)
+		n, size, _ := u.Pieces(req) // checked when the jobs were loaded
+		f, dst := free[off:off+k], pl[off:off+k]
+		name := e.cfg.Platform.Resources[u.Resource]
+		if d.Units == nil {
+			if !sdk.PlacePieces(dst, f, n, size) {
+				clear(pl)
+				return nil, fmt.Errorf("start job id %d on cluster %q: its %d pieces of %d %s do not fit in the free units %v", j.ID, c.Name, n, size, name, f)
+			}
+		} else {
+			var sum int64
+			for x, cnt := range d.Units[off : off+k] {
+				if cnt < 0 || int64(cnt)*size > f[x] {
+					clear(pl)
+					return nil, fmt.Errorf("start job id %d on cluster %q: %d pieces of %d %s on unit %d, which has %d free", j.ID, c.Name, cnt, size, name, x, f[x])
+				}
+				sum += int64(cnt)
+				dst[x] = cnt
+			}
+			if sum != n {
+				clear(pl)
+				return nil, fmt.Errorf("start job id %d on cluster %q: placement of %d pieces of %s, the job has %d", j.ID, c.Name, sum, name, n)
+			}
+		}
+		off += k
+	}
+	off = 0
+	for _, u := range c.Units {
+		_, size, _ := u.Pieces(req)
+		for x := range u.Capacity {
+			free[off+x] -= int64(pl[off+x]) * size
+		}
+		off += len(u.Capacity)
+	}
+	return pl, nil
+}
+
+// releaseUnits gives job i's pieces back to the units of cluster c.
+func (e *engine) releaseUnits(i int32, c int) {
+	cl := &e.cfg.Platform.Clusters[c]
+	pl := e.place[int(i)*e.stride:]
+	free := e.state.FreeUnits[c]
+	req := e.reqOf(i)
+	off := 0
+	for _, u := range cl.Units {
+		_, size, _ := u.Pieces(req)
+		for x := range u.Capacity {
+			free[off+x] += int64(pl[off+x]) * size
+		}
+		off += len(u.Capacity)
+	}
+}
+
+func (e *engine) insertRunning(r sdk.Running) {
+	run := e.state.Running
+	k, _ := slices.BinarySearchFunc(run, r, func(x, y sdk.Running) int {
+		if c := cmp.Compare(x.ExpectedEnd, y.ExpectedEnd); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Job.Index, y.Job.Index)
+	})
+	e.state.Running = slices.Insert(run, k, r)
+}
+
+func statusName(s uint8) string {
+	switch s {
+	case statusPending:
+		return "not yet submitted"
+	case statusQueued:
+		return "waiting"
+	case statusRunning:
+		return "already running"
+	default:
+		return "already finished"
+	}
+}
+
+// fitsCluster reports whether a request fits on an empty cluster: its
+// capacity and, on divided resources, its units (whose Pieces errors the
+// caller has checked).
+func fitsCluster(req sdk.Vector, c *sdk.Cluster) bool {
+	if !req.Fits(c.Capacity) {
+		return false
+	}
+	for _, u := range c.Units {
+		pieces, size, _ := u.Pieces(req)
+		if !sdk.PiecesFit(u.Capacity, pieces, size) {
+			return false
+		}
+	}
+	return true
+}
