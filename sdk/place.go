@@ -253,12 +253,67 @@ type Nodes struct {
 	// cand and fits are scratch space for placements.
 	cand []int32
 	fits []int64
+	// limit, while PlaceWithin runs, bounds the room of every node.
+	limit *Nodes
+	// changed logs the nodes SetFree changed since ClearChanged, marked
+	// in logged; epoch counts the calls of ClearChanged.
+	changed []int32
+	logged  []bool
+	epoch   uint64
 }
 
-// CopyFrom makes n a copy of m, reusing n's memory.
+// SetFree sets what node k has free and logs the change (see Changed).
+// The engine changes the nodes it shows this way.
+func (n *Nodes) SetFree(k int32, a Amount) {
+	n.Free[k] = a
+	if n.logged == nil {
+		n.logged = make([]bool, len(n.Free))
+	}
+	if !n.logged[k] {
+		n.logged[k] = true
+		n.changed = append(n.changed, k)
+	}
+}
+
+// Changed returns the nodes SetFree changed since the last ClearChanged:
+// on the nodes the engine shows, those changed since the previous
+// Schedule call. The caller must not change it.
+func (n *Nodes) Changed() []int32 { return n.changed }
+
+// ClearChanged empties the log of changed nodes. The engine calls it on
+// the nodes it shows when a Schedule call returns.
+func (n *Nodes) ClearChanged() {
+	for _, k := range n.changed {
+		n.logged[k] = false
+	}
+	n.changed = n.changed[:0]
+	n.epoch++
+}
+
+// CopyFrom makes n a copy of what m has free, reusing n's memory (its log
+// of changes is not copied).
 func (n *Nodes) CopyFrom(m *Nodes) {
 	n.Layout = m.Layout
 	n.Free = append(n.Free[:0], m.Free...)
+}
+
+// fit is Fit, bounded by limit's Fit while PlaceWithin runs.
+func (n *Nodes) fit(t *Tasks, k int32) int64 {
+	x := n.Fit(t, k)
+	if n.limit != nil && x > 0 {
+		x = min(x, n.limit.Fit(t, k))
+	}
+	return x
+}
+
+// PlaceWithin is Place on nodes whose room is the lesser of what n and
+// limit (nodes of the same layout) have free: where a job may run now
+// without taking what a reservation holds later, when limit is the nodes
+// as they will be then.
+func (n *Nodes) PlaceWithin(t *Tasks, rule Placement, dst *Alloc, limit *Nodes) bool {
+	n.limit = limit
+	defer func() { n.limit = nil }()
+	return n.Place(t, rule, dst)
 }
 
 // Fit returns how many tasks of t node k can take now: 0 when the node
@@ -300,8 +355,11 @@ func (n *Nodes) Fits(t *Tasks) bool { return n.Place(t, n.Layout.Rule(), nil) }
 // others floor(Count/N), and the rule's nodes take the larger share while
 // it is due and they hold it. FirstFit goes in node order; BestFit in
 // increasing order of free cores, ties by index; Contiguous takes the
-// run of consecutive nodes that starts lowest. A placement on more nodes
-// than the partition's MaxNodes fails.
+// run of consecutive nodes that starts lowest. Under a partition's
+// MaxNodes, when the rule's nodes would be too many, the MaxNodes nodes
+// with the most room take the tasks (ties in the rule's order). Each rule
+// places the job whenever some placement of its kind exists (any nodes,
+// balanced shares with a node count, consecutive nodes for Contiguous).
 func (n *Nodes) Place(t *Tasks, rule Placement, dst *Alloc) bool {
 	l := n.Layout
 	part := l.parts[t.Partition]
@@ -329,7 +387,11 @@ func (n *Nodes) Place(t *Tasks, rule Placement, dst *Alloc) bool {
 	}
 }
 
-// placeInOrder places t on the nodes of order, in that order.
+// placeInOrder places t on the nodes of order, in that order. Without a
+// node count, each node takes what fits of what is left; when that needs
+// more than maxNodes nodes, the maxNodes nodes with the most room take
+// the tasks instead (ties in order), so that a placement within the limit
+// is found whenever one exists.
 func (n *Nodes) placeInOrder(t *Tasks, order []int32, maxNodes int32, dst *Alloc) bool {
 	if t.Nodes > 0 {
 		return n.placeBalanced(t, order, dst)
@@ -337,12 +399,12 @@ func (n *Nodes) placeInOrder(t *Tasks, order []int32, maxNodes int32, dst *Alloc
 	rem := int64(t.Count)
 	used := int32(0)
 	for _, k := range order {
-		x := n.Fit(t, k)
+		x := n.fit(t, k)
 		if x == 0 {
 			continue
 		}
 		if used++; used > maxNodes {
-			return false
+			return n.placeCapped(t, order, maxNodes, dst)
 		}
 		take := min(x, rem)
 		if dst != nil {
@@ -356,6 +418,50 @@ func (n *Nodes) placeInOrder(t *Tasks, order []int32, maxNodes int32, dst *Alloc
 	return false
 }
 
+// placeCapped places t, which has no node count, on at most maxNodes of
+// the nodes of order: those with the most room (ties in order), filled in
+// order.
+func (n *Nodes) placeCapped(t *Tasks, order []int32, maxNodes int32, dst *Alloc) bool {
+	type room struct {
+		pos int
+		x   int64
+	}
+	var best []room
+	for pos, k := range order {
+		if x := n.fit(t, k); x > 0 {
+			best = append(best, room{pos, x})
+		}
+	}
+	slices.SortStableFunc(best, func(a, b room) int { return cmp.Compare(b.x, a.x) })
+	best = best[:min(len(best), int(maxNodes))]
+	var sum int64
+	for _, r := range best {
+		sum += r.x
+	}
+	if sum < int64(t.Count) {
+		return false
+	}
+	if dst == nil {
+		return true
+	}
+	slices.SortFunc(best, func(a, b room) int { return cmp.Compare(a.pos, b.pos) })
+	dst.Nodes, dst.Tasks = dst.Nodes[:0], dst.Tasks[:0]
+	rem := int64(t.Count)
+	for _, r := range best {
+		if rem == 0 {
+			break
+		}
+		take := min(r.x, rem)
+		dst.Nodes = append(dst.Nodes, order[r.pos])
+		dst.Tasks = append(dst.Tasks, int32(take))
+		rem -= take
+	}
+	if !slices.IsSorted(dst.Nodes) {
+		sortAlloc(dst)
+	}
+	return true
+}
+
 // placeBalanced places t, which has a node count, on the nodes of order in
 // that order: each takes ceil(Count/Nodes) tasks while such shares are
 // due and it holds one, floor(Count/Nodes) otherwise.
@@ -363,7 +469,7 @@ func (n *Nodes) placeBalanced(t *Tasks, order []int32, dst *Alloc) bool {
 	q := int64(t.Count / t.Nodes)
 	hi, lo := t.Count%t.Nodes, t.Nodes-t.Count%t.Nodes
 	for _, k := range order {
-		x := n.Fit(t, k)
+		x := n.fit(t, k)
 		var take int64
 		switch {
 		case x < q:
@@ -393,7 +499,7 @@ func (n *Nodes) placeBalanced(t *Tasks, order []int32, dst *Alloc) bool {
 func (n *Nodes) placeBestFit(t *Tasks, part []int32, maxNodes int32, dst *Alloc) bool {
 	n.cand = n.cand[:0]
 	for _, k := range part {
-		if n.Fit(t, k) > 0 {
+		if n.fit(t, k) > 0 {
 			n.cand = append(n.cand, k)
 		}
 	}
@@ -424,7 +530,7 @@ func (n *Nodes) placeContiguous(t *Tasks, part []int32, maxNodes int32, dst *All
 	}
 	n.cand, n.fits = n.cand[:0], n.fits[:0]
 	for i, k := range part {
-		if x := n.Fit(t, k); x >= need {
+		if x := n.fit(t, k); x >= need {
 			if len(n.cand) > 0 && n.cand[len(n.cand)-1] != k-1 {
 				if n.tryRun(t, maxNodes, dst) {
 					return true

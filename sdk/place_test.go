@@ -191,7 +191,15 @@ func TestPlaceAgainstBruteForce(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			groups = append(groups, sdk.NodeGroup{Name: "b", Count: 1 + rng.IntN(2), Cores: 6, Memory: 8 * gb})
 		}
-		n := nodesOf(t, groups, nil)
+		var parts []sdk.Partition
+		if rng.IntN(2) == 0 {
+			all := []string{"a"}
+			if len(groups) > 1 {
+				all = append(all, "b")
+			}
+			parts = []sdk.Partition{{Name: "all", Groups: all, Default: true}, {Name: "capped", Groups: all, MaxNodes: 1 + rng.IntN(3)}}
+		}
+		n := nodesOf(t, groups, parts)
 		for k := range n.Free {
 			c := n.Layout.Cap(k)
 			n.Free[k] = sdk.Amount{Cores: rng.Int64N(c.Cores + 1), Memory: rng.Int64N(c.Memory/gb+1) * gb}
@@ -206,6 +214,9 @@ func TestPlaceAgainstBruteForce(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			tasks.Nodes = int32(1 + rng.IntN(int(tasks.Count)))
 			tasks.Exclusive = rng.IntN(2) == 0
+		}
+		if parts != nil {
+			tasks.Partition = int32(rng.IntN(3))
 		}
 		for _, rule := range sdk.Placements() {
 			var a sdk.Alloc

@@ -65,6 +65,8 @@ type Completion struct {
 	End     int64
 	// Killed reports whether the engine ended the job at its walltime.
 	Killed bool
+	// Alloc is where the job ran on a cluster of nodes; nil elsewhere.
+	Alloc *Alloc
 }
 
 // Action says what a Decision asks the engine to do.

@@ -56,7 +56,7 @@ func TestSimPluginAndInProcess(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", mode, err, text)
 		}
-		if !strings.Contains(text, "policy            easy 1.0.0 (reference, "+mode+")") {
+		if !strings.Contains(text, "policy            easy 1.1.0 (reference, "+mode+")") {
 			t.Errorf("%s: summary does not name the transport:\n%s", mode, text)
 		}
 		r, meta, err := results.ReadJobs(out)

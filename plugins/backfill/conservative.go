@@ -127,7 +127,10 @@ func (p *conservative) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
 	p.everyEnd = env.Params.String("compress") == CompressEveryEnd
 	p.classIDs = make(map[string]int32)
-	return singleCluster("conservative", env.Platform)
+	if env.Platform.HasNodes() {
+		return fmt.Errorf("conservative: platform %q is made of nodes, which conservative does not place yet", env.Platform.Name)
+	}
+	return supported("conservative", env.Platform)
 }
 
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {

@@ -36,7 +36,7 @@ type refCons struct {
 
 func (p *refCons) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
-	return singleCluster("conservative", env.Platform)
+	return supported("conservative", env.Platform)
 }
 
 func (p *refCons) reservation(j *sdk.Job) int64 {

@@ -2,9 +2,28 @@ package backfill
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
+)
+
+// The readings of EASY's reservation on a platform of nodes, the values of
+// easy's reservation parameter.
+const (
+	// ReservationCount counts: the head's shadow time is the first
+	// expected end at which it fits, and the capacity free then beyond
+	// what it holds is the extra capacity, which long backfilled jobs
+	// consume (Lifka 1995; Mu'alem and Feitelson 2001). On a pool, and on
+	// exclusive nodes all alike, it is the classic rule.
+	ReservationCount = "count"
+	// ReservationBatsched holds nodes: the head's reservation is its
+	// placement at the shadow time (by the cluster's rule: the
+	// lowest-numbered nodes free then, under first fit), and a job that
+	// does not end by the shadow time may start only on what that
+	// reservation leaves, as Batsim's batsched easy_bf does (its profile
+	// holds the head's machines from the shadow time on).
+	ReservationBatsched = "batsched"
 )
 
 // EASY is the plugin of EASY backfilling (Lifka 1995; Mu'alem and Feitelson
@@ -14,14 +33,21 @@ import (
 // the capacity free at that time beyond the head's request is the extra
 // capacity. Later jobs, in queue order, are backfilled when they fit now and
 // either end by the shadow time or need no more than the extra capacity,
-// which they then consume.
+// which they then consume. On a platform of nodes, a job fits when the
+// cluster's placement rule places it, and the reservation parameter says
+// which of the field's two readings of "no more than the extra capacity"
+// applies (ReservationCount, ReservationBatsched).
 func EASY() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:        "easy",
-			Version:     "1.0.0",
-			Description: "EASY backfilling: one reservation, for the first job in queue order that does not fit",
-			Params:      []sdk.Param{orderParam()},
+			Version:     "1.1.0",
+			Description: "EASY backfilling: one reservation, for the first job in queue order that does not fit; on pools and on nodes",
+			Params: []sdk.Param{orderParam(), {Name: "reservation", Type: sdk.String, Default: ReservationCount,
+				Doc: "on nodes, what the head's reservation holds: count (the capacity free at the shadow time beyond the head's, " +
+					"which long backfilled jobs consume; the classic rule) or batsched (the nodes the head is placed on at the " +
+					"shadow time, which long backfilled jobs must leave, as Batsim's batsched easy_bf)",
+				Choices: []string{ReservationCount, ReservationBatsched}}},
 		},
 		New: func() sdk.Policy { return &easy{} },
 	}
@@ -29,34 +55,53 @@ func EASY() sdk.Plugin {
 
 type easy struct {
 	orderer
-	free, avail, extra sdk.Vector
-	now                []release // jobs started in this call, by expected end
-	out                []sdk.Decision
+	room        room
+	batsched    bool
+	avail       sdk.Vector
+	extra       sdk.Vector
+	now         []release // jobs started in this call, by expected end
+	heldSlab    []int64   // what they hold (release.held), dims each
+	nodesArena  []int32   // their allocations on nodes (release.alloc)
+	tasksArena  []int32
+	dims        int
+	out         []sdk.Decision
+	future      sdk.Sandbox // on nodes, the nodes at the shadow time
+	reservation sdk.Alloc   // on nodes, the head's placement then
 }
 
-// release is capacity that comes back at a time.
+// release is what a job holds and gives back at a time.
 type release struct {
-	at  int64
-	idx int
-	req sdk.Vector
+	at    int64
+	idx   int
+	held  sdk.Vector
+	tasks *sdk.Tasks
+	alloc sdk.Alloc
 }
 
 func (p *easy) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
-	return singleCluster("easy", env.Platform)
+	p.room = newRoom(env.Platform)
+	p.dims = env.Platform.Dims()
+	p.batsched = env.Params.String("reservation") == ReservationBatsched
+	if p.batsched && !env.Platform.HasNodes() {
+		return fmt.Errorf("easy: reservation = %s holds nodes; platform %q has none (use %s)", ReservationBatsched, env.Platform.Name, ReservationCount)
+	}
+	return supported("easy", env.Platform)
 }
 
 func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	p.now = p.now[:0]
-	p.free = append(p.free[:0], s.Free[0]...)
+	p.heldSlab = p.heldSlab[:0]
+	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
+	p.room.reset(s)
 	q := p.sorted(s.Queue)
 	i := 0
 	// The kept order must not change while q is read: the started jobs
 	// are dropped from it when the call returns.
 	defer func() { p.drop(p.out) }()
-	for ; i < len(q) && q[i].Request.Fits(p.free); i++ {
-		p.start(s.Now, q[i])
+	for ; i < len(q) && p.room.fits(q[i]); i++ {
+		p.start(s.Now, q[i], nil)
 	}
 	if i == len(q) {
 		return p.out, nil
@@ -65,30 +110,60 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	shadow := p.shadow(s, head)
 	p.out = append(p.out, sdk.Promise(head, shadow))
 	for _, j := range q[i+1:] {
-		if !j.Request.Fits(p.free) {
+		if !p.room.fits(j) {
 			continue
 		}
 		switch {
 		case s.Now+j.Walltime <= shadow:
-			p.start(s.Now, j)
-		case j.Request.Fits(p.extra):
-			p.extra.Sub(j.Request)
-			p.start(s.Now, j)
+			p.start(s.Now, j, nil)
+		case p.batsched:
+			// It must leave what the head holds at the shadow time: its
+			// room is the lesser of what is free now and then.
+			if p.room.nodes.PlaceWithin(j.Tasks, p.room.rule, &p.room.alloc, &p.future.Nodes) {
+				p.future.Take(j.Tasks, p.room.alloc)
+				p.start(s.Now, j, &p.room.alloc)
+			}
+		default:
+			if held := p.room.heldBy(j, p.room.alloc); held.Fits(p.extra) {
+				p.extra.Sub(held)
+				p.start(s.Now, j, nil)
+			}
 		}
 	}
 	return p.out, nil
 }
 
-func (p *easy) start(now int64, j *sdk.Job) {
-	p.free.Sub(j.Request)
-	p.out = append(p.out, sdk.Start(j))
-	p.now = append(p.now, release{at: now + j.Walltime, idx: j.Index, req: j.Request})
+// start starts j, which fits (its placement in p.room.alloc), and notes
+// what it holds until its expected end. A nil placement leaves it to the
+// engine, which places it by the cluster's rule as p.room did; else the
+// start names it.
+func (p *easy) start(now int64, j *sdk.Job, placed *sdk.Alloc) {
+	r := release{at: now + j.Walltime, idx: j.Index, held: j.Request, tasks: j.Tasks}
+	if p.room.nodes != nil {
+		a := p.room.alloc
+		n := len(p.nodesArena)
+		p.nodesArena = append(p.nodesArena, a.Nodes...)
+		p.tasksArena = append(p.tasksArena, a.Tasks...)
+		r.alloc = sdk.Alloc{Nodes: p.nodesArena[n:len(p.nodesArena):len(p.nodesArena)], Tasks: p.tasksArena[n:len(p.tasksArena):len(p.tasksArena)]}
+		k := len(p.heldSlab)
+		p.heldSlab = append(p.heldSlab, p.room.heldBy(j, a)...)
+		r.held = p.heldSlab[k : k+p.dims : k+p.dims]
+	}
+	p.room.take(j, p.room.alloc)
+	if placed != nil {
+		p.out = append(p.out, sdk.StartAlloc(j, 0, r.alloc))
+	} else {
+		p.out = append(p.out, sdk.Start(j))
+	}
+	p.now = append(p.now, r)
 }
 
 // shadow returns the earliest time at which head fits once running jobs (and
 // the jobs started in this call) reach their expected ends, and leaves in
-// p.extra the capacity free then beyond head's request. Every release at the
-// shadow time counts, not just the one that made head fit.
+// p.extra the capacity free at that time beyond what head holds. Every
+// release at the shadow time counts, not just the one that made head fit.
+// On nodes it leaves in p.future the nodes at the shadow time, head placed
+// on them under ReservationBatsched.
 func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	slices.SortFunc(p.now, func(a, b release) int {
 		if c := cmp.Compare(a.at, b.at); c != 0 {
@@ -96,30 +171,61 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 		}
 		return cmp.Compare(a.idx, b.idx)
 	})
-	p.avail = append(p.avail[:0], p.free...)
+	p.avail = append(p.avail[:0], p.room.free...)
+	nodes := p.room.nodes != nil
+	if nodes {
+		p.future.Sync(s.Nodes[0])
+		for _, r := range p.now {
+			p.future.Take(r.tasks, r.alloc)
+		}
+	}
 	run, started := s.Running, p.now
 	shadow := int64(-1)
 	for len(run) > 0 || len(started) > 0 {
-		var at int64
-		var req sdk.Vector
-		if len(started) == 0 || (len(run) > 0 && run[0].ExpectedEnd <= started[0].at) {
-			at, req = run[0].ExpectedEnd, run[0].Job.Request
-			run = run[1:]
+		fromRun := len(started) == 0 || (len(run) > 0 && run[0].ExpectedEnd <= started[0].at)
+		var t int64
+		if fromRun {
+			t = run[0].ExpectedEnd
 		} else {
-			at, req = started[0].at, started[0].req
-			started = started[1:]
+			t = started[0].at
 		}
-		if shadow >= 0 && at > shadow {
+		if shadow >= 0 && t > shadow {
 			break
 		}
-		p.avail.Add(req)
-		if shadow < 0 && head.Request.Fits(p.avail) {
-			shadow = at
+		var held sdk.Vector
+		if fromRun {
+			r := &run[0]
+			held = r.Job.Request
+			if nodes {
+				h := p.future.Release(r.Job.Tasks, *r.Alloc)
+				held = p.room.held
+				copy(held, r.Job.Request)
+				p.room.setHeld(held, h)
+			}
+			run = run[1:]
+		} else {
+			held = started[0].held
+			if nodes {
+				p.future.Release(started[0].tasks, started[0].alloc)
+			}
+			started = started[1:]
+		}
+		p.avail.Add(held)
+		if shadow < 0 && head.Request.Fits(p.avail) && (!nodes || p.future.Place(head.Tasks, p.room.rule, nil)) {
+			shadow = t
 		}
 	}
 	// The engine admits only jobs that fit the cluster, so head fits once
 	// everything has ended and shadow is set.
 	p.extra = append(p.extra[:0], p.avail...)
-	p.extra.Sub(head.Request)
+	if !nodes {
+		p.extra.Sub(head.Request)
+		return shadow
+	}
+	p.future.Place(head.Tasks, p.room.rule, &p.reservation)
+	p.extra.Sub(p.room.heldBy(head, p.reservation))
+	if p.batsched {
+		p.future.Take(head.Tasks, p.reservation)
+	}
 	return shadow
 }

@@ -4,13 +4,14 @@ import "github.com/schedlab/schedlab/sdk"
 
 // FCFS is the plugin of first-come-first-served scheduling without
 // backfilling: jobs start in queue order while they fit, and the first that
-// does not fit blocks all behind it.
+// does not fit blocks all behind it. On a platform of nodes a job fits when
+// the cluster's placement rule places it.
 func FCFS() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:        "fcfs",
-			Version:     "1.0.0",
-			Description: "start jobs in queue order while they fit; no backfilling",
+			Version:     "1.1.0",
+			Description: "start jobs in queue order while they fit; no backfilling; on pools and on nodes",
 			Params:      []sdk.Param{orderParam()},
 		},
 		New: func() sdk.Policy { return &fcfs{} },
@@ -19,23 +20,24 @@ func FCFS() sdk.Plugin {
 
 type fcfs struct {
 	orderer
-	free sdk.Vector
+	room room
 	out  []sdk.Decision
 }
 
 func (p *fcfs) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
-	return singleCluster("fcfs", env.Platform)
+	p.room = newRoom(env.Platform)
+	return supported("fcfs", env.Platform)
 }
 
 func (p *fcfs) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
-	p.free = append(p.free[:0], s.Free[0]...)
+	p.room.reset(s)
 	for _, j := range p.sorted(s.Queue) {
-		if !j.Request.Fits(p.free) {
+		if !p.room.fits(j) {
 			break
 		}
-		p.free.Sub(j.Request)
+		p.room.take(j, p.room.alloc)
 		p.out = append(p.out, sdk.Start(j))
 	}
 	p.drop(p.out)

@@ -6,7 +6,6 @@ package backfill
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -112,17 +111,4 @@ func (o *orderer) compare(a, b *sdk.Job) int {
 		return c
 	}
 	return cmp.Compare(a.Index, b.Index)
-}
-
-// singleCluster rejects platforms the reference policies do not handle.
-func singleCluster(name string, p *sdk.Platform) error {
-	if len(p.Clusters) != 1 {
-		return fmt.Errorf("%s schedules one cluster; platform %q has %d", name, p.Name, len(p.Clusters))
-	}
-	if p.UnitStride() > 0 {
-		// Its fits count totals only; the engine would refuse starts whose
-		// pieces do not fit on units.
-		return fmt.Errorf("%s does not place pieces on divided resources (platform %q); use the bb-* policies", name, p.Name)
-	}
-	return nil
 }

@@ -54,6 +54,10 @@ type Job struct {
 	User, Group, App, Queue, Partition int32
 	// Priority is the job's declared priority or payment.
 	Priority float64
+	// Tasks is how the job lies on nodes, on a platform of nodes (see
+	// sdk.Tasks); its request is then what its tasks hold
+	// (sdk.Layout.Request), and Procs is ignored.
+	Tasks *sdk.Tasks
 }
 
 // Start is an expected start time, with the expected first promise when
@@ -88,16 +92,32 @@ type Scenario struct {
 // Inputs returns the scenario's workload, sorted for the engine.
 func (sc Scenario) Inputs() []sim.Input {
 	in := make([]sim.Input, len(sc.Jobs))
+	plat := sc.platform()
+	var layout *sdk.Layout
+	if plat.HasNodes() {
+		layout = sdk.NewLayout(plat, 0)
+	}
 	for i, j := range sc.Jobs {
 		req := sdk.Vector{j.Procs}
 		if sc.Requests != nil {
 			req = sc.Requests[i].Clone()
 		}
+		var tasks *sdk.Tasks
+		if j.Tasks != nil {
+			t := *j.Tasks
+			tasks = &t
+			if layout != nil {
+				if len(req) != plat.Dims() {
+					req = make(sdk.Vector, plat.Dims())
+				}
+				layout.Request(tasks, req)
+			}
+		}
 		in[i] = sim.Input{
 			Job: sdk.Job{
 				ID: j.ID, Submit: j.Submit, Walltime: j.Walltime, Request: req,
 				User: j.User, Group: j.Group, App: j.App, Queue: j.Queue, Partition: j.Partition,
-				Priority: j.Priority,
+				Priority: j.Priority, Tasks: tasks,
 			},
 			Runtime: j.Runtime,
 		}

@@ -19,8 +19,14 @@ type Random struct {
 	Procs int64
 	// Platform, when set, is the platform: every job fits one of its
 	// clusters, and requests of a divided resource come in pieces that fit
-	// its units (sdk.Units).
+	// its units (sdk.Units). On a platform of nodes, each job has tasks
+	// (sdk.Tasks) that fit its partition when every node is free: shared
+	// or exclusive, with a node count or not, with memory, GPUs and
+	// features where the nodes have them.
 	Platform *sdk.Platform
+	// Nodes, when Platform is nil, draws a platform of nodes from the
+	// seed instead of a pool of processors (RandomNodes).
+	Nodes bool
 	// MaxWalltime bounds the requested walltimes, in seconds (200).
 	MaxWalltime int64
 	// Burst is the mean gap between bursts of submissions, in seconds; a
@@ -65,7 +71,11 @@ func (r Random) Scenario(seed uint64) Scenario {
 	r = r.withDefaults()
 	rng := rand.New(rand.NewPCG(seed, 0x9011c7))
 	plat := r.Platform
-	if plat == nil {
+	switch {
+	case plat == nil && r.Nodes:
+		plat = RandomNodes(seed)
+		r.Platform = plat
+	case plat == nil:
 		plat = sdk.SingleCluster("random", r.Procs)
 	}
 	if err := plat.Validate(); err != nil {
@@ -76,7 +86,11 @@ func (r Random) Scenario(seed uint64) Scenario {
 		Params: r.Params, Exact: r.Exact, Seed: seed,
 		Procs: r.Procs, Platform: r.Platform,
 	}
-	multi := plat.Dims() > 1
+	multi := plat.Dims() > 1 && !plat.HasNodes()
+	var layout *sdk.Layout
+	if plat.HasNodes() {
+		layout = sdk.NewLayout(plat, 0)
+	}
 	var now int64
 	var shape Job
 	var req sdk.Vector
@@ -86,11 +100,17 @@ func (r Random) Scenario(seed uint64) Scenario {
 		}
 		if i == 0 || rng.IntN(3) == 0 {
 			c := &plat.Clusters[rng.IntN(len(plat.Clusters))]
-			req = randomRequest(rng, plat, c)
 			u := int32(rng.IntN(r.Users))
-			shape = Job{Walltime: 1 + rng.Int64N(r.MaxWalltime), Procs: req[0],
+			shape = Job{Walltime: 1 + rng.Int64N(r.MaxWalltime),
 				User: u, Group: u % 2, App: int32(rng.IntN(r.Users)), Queue: int32(rng.IntN(2)),
 				Priority: float64(rng.IntN(10))}
+			if layout != nil {
+				t := randomTasks(rng, layout, shape.Walltime)
+				shape.Tasks = &t
+			} else {
+				req = randomRequest(rng, plat, c)
+				shape.Procs = req[0]
+			}
 		}
 		j := shape
 		j.ID, j.Submit = int64(i+1), now
@@ -108,6 +128,79 @@ func (r Random) Scenario(seed uint64) Scenario {
 		}
 	}
 	return sc
+}
+
+// randomTasks draws tasks that fit the nodes of l when all are free and
+// whose partition allows walltime w: a partition, shared or exclusive,
+// small tasks more often than large, memory, GPUs and features half the
+// time where the nodes have them, a node count half the time.
+func randomTasks(rng *rand.Rand, l *sdk.Layout, w int64) sdk.Tasks {
+	for {
+		t := sdk.Tasks{Partition: int32(rng.IntN(l.Partitions())), Cores: 1}
+		part := l.PartitionNodes(t.Partition)
+		node := l.Cap(int(part[rng.IntN(len(part))]))
+		if rng.IntN(2) == 0 {
+			t.Cores = int32(1 + rng.Int64N(node.Cores))
+		}
+		if node.Memory > 0 && rng.IntN(2) == 0 {
+			t.Memory = 1 + rng.Int64N(node.Memory/int64(t.Cores))
+		}
+		if node.GPUs > 0 && rng.IntN(2) == 0 {
+			t.GPUs = int32(1 + rng.Int64N(node.GPUs))
+		}
+		if f := l.Features(); len(f) > 0 && rng.IntN(3) == 0 {
+			t.Features = 1 << rng.IntN(len(f))
+		}
+		perNode := node.Cores / int64(t.Cores)
+		nodes := 1 + rng.Int64N(int64(max(1, len(part)/2)))
+		if rng.IntN(2) == 0 {
+			nodes = 1
+		}
+		t.Count = int32(max(1, rng.Int64N(perNode*nodes+1)))
+		switch rng.IntN(3) {
+		case 0:
+			t.Exclusive = true
+			t.Nodes = int32(min(int64(t.Count), nodes))
+		case 1:
+			t.Nodes = int32(min(int64(t.Count), nodes))
+		}
+		if l.Check(&t) == nil && l.CheckWalltime(&t, w) == nil {
+			return t
+		}
+	}
+}
+
+// RandomNodes draws a platform of nodes from seed: one to three groups of
+// 1 to 12 nodes of 1 to 16 cores, with memory, GPUs and a feature on some,
+// partitions over them (with limits) half the time, and a random
+// placement rule.
+func RandomNodes(seed uint64) *sdk.Platform {
+	rng := rand.New(rand.NewPCG(seed, 0x0de5))
+	var groups []sdk.NodeGroup
+	memory := rng.IntN(2) == 0
+	for g := range 1 + rng.IntN(3) {
+		ng := sdk.NodeGroup{Name: fmt.Sprintf("g%d", g), Count: 1 + rng.IntN(12), Cores: 1 + rng.Int64N(16)}
+		if memory {
+			ng.Memory = (1 + rng.Int64N(64)) << 30
+		}
+		if rng.IntN(3) == 0 {
+			ng.GPUs = 1 + rng.Int64N(4)
+		}
+		if rng.IntN(3) == 0 {
+			ng.Features = []string{"f" + fmt.Sprint(rng.IntN(2))}
+		}
+		groups = append(groups, ng)
+	}
+	var parts []sdk.Partition
+	if rng.IntN(2) == 0 {
+		parts = append(parts, sdk.Partition{Name: "all", Default: true}, sdk.Partition{Name: "one", Groups: []string{groups[0].Name},
+			MaxWalltime: 50 + rng.Int64N(200), MaxNodes: 1 + rng.IntN(groups[0].Count)})
+		for _, g := range groups {
+			parts[0].Groups = append(parts[0].Groups, g.Name)
+		}
+	}
+	rules := sdk.Placements()
+	return sdk.NodesPlatform(fmt.Sprintf("random-nodes-%d", seed), groups, parts, rules[rng.IntN(len(rules))])
 }
 
 // randomRequest draws a request that fits cluster c: processors up to its

@@ -176,7 +176,7 @@ func (e *engine) startNodes(i int32, c int, d *sdk.Decision, free sdk.Vector) (*
 	held := priv.Take(t, *stored)
 	shown := e.state.Nodes[c]
 	for _, k := range stored.Nodes {
-		shown.Free[k] = priv.Free[k]
+		shown.SetFree(k, priv.Free[k])
 	}
 	ne.adjust(free, e.reqOf(i), held, -1)
 	return stored, nil
@@ -194,7 +194,7 @@ func (e *engine) endNodes(i int32, c int, free sdk.Vector) {
 	held := priv.Release(&ne.tasks[i], a)
 	shown := e.state.Nodes[c]
 	for _, k := range a.Nodes {
-		shown.Free[k] = priv.Free[k]
+		shown.SetFree(k, priv.Free[k])
 	}
 	ne.adjust(free, e.reqOf(i), held, 1)
 }

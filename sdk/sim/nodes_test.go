@@ -3,6 +3,8 @@ package sim_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,5 +257,74 @@ func TestVerifyNodes(t *testing.T) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// syncer keeps a sandbox of the nodes, synced at some calls only, and
+// checks at each that it equals what the engine shows; it starts waiting
+// jobs that fit, trying them on the sandbox first, in a random order of
+// its own.
+type syncer struct {
+	box   sdk.Sandbox
+	a     sdk.Alloc
+	rng   *rand.Rand
+	calls int
+	out   []sdk.Decision
+}
+
+func (p *syncer) Init(env sdk.Env) error { p.rng = env.Rand; return nil }
+
+func (p *syncer) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p.calls++
+	p.out = p.out[:0]
+	if p.rng.IntN(5) == 0 {
+		return nil, nil // a call without a sync
+	}
+	p.box.Sync(s.Nodes[0])
+	if !slices.Equal(p.box.Free, s.Nodes[0].Free) {
+		return nil, fmt.Errorf("call %d: the sandbox differs from the nodes shown", p.calls)
+	}
+	// Look ahead on the sandbox: give back what running jobs hold.
+	for _, r := range s.Running {
+		if p.rng.IntN(2) == 0 {
+			p.box.Release(r.Job.Tasks, *r.Alloc)
+		}
+	}
+	p.box.Sync(s.Nodes[0])
+	for _, j := range s.Queue {
+		if p.box.Place(j.Tasks, p.box.Layout.Rule(), &p.a) {
+			p.box.Take(j.Tasks, p.a)
+			p.out = append(p.out, sdk.Start(j))
+		}
+	}
+	return p.out, nil
+}
+
+// TestSandboxSync runs a random workload on nodes under a policy that
+// keeps a Sandbox and checks it against the nodes shown at every call.
+func TestSandboxSync(t *testing.T) {
+	p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "a", Count: 40, Cores: 8, Memory: 16 * gib}, {Name: "b", Count: 8, Cores: 32, Memory: 64 * gib}}, nil, sdk.BestFit)
+	r := rand.New(rand.NewPCG(9, 9))
+	var js []nodeJob
+	for i := range 3000 {
+		t := sdk.Tasks{Count: int32(1 + r.IntN(40)), Cores: 1, Memory: int64(r.IntN(3)) * gib}
+		if r.IntN(3) == 0 {
+			t = sdk.Tasks{Count: int32(1 + r.IntN(64)), Cores: 1, Exclusive: true}
+			t.Nodes = (t.Count + 7) / 8
+		}
+		js = append(js, nodeJob{int64(i), int64(i) * 20, 1 + r.Int64N(2000), t})
+	}
+	in := nodeInputs(p, js...)
+	pol := &syncer{}
+	res, err := sim.Run(context.Background(), sdk.Plugin{Info: sdk.Info{Name: "syncer"}, New: func() sdk.Policy { return pol }},
+		sim.Config{Platform: p, Jobs: in, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Result(p, in, res); err != nil {
+		t.Fatal(err)
+	}
+	if pol.calls < 3000 {
+		t.Fatalf("%d calls", pol.calls)
 	}
 }

@@ -568,9 +568,11 @@ func (e *engine) end(i int32) {
 		return cmp.Compare(int32(x.Job.Index), idx)
 	})
 	e.state.Running = slices.Delete(run, k, k+1)
-	e.state.Completed = append(e.state.Completed, sdk.Completion{
-		Job: &e.jobs[i], Cluster: int(r.Cluster), Start: r.Start, End: r.End, Killed: r.Killed,
-	})
+	c := sdk.Completion{Job: &e.jobs[i], Cluster: int(r.Cluster), Start: r.Start, End: r.End, Killed: r.Killed}
+	if e.nodes != nil && e.nodes.private[r.Cluster] != nil {
+		c.Alloc = &e.nodes.allocs[i]
+	}
+	e.state.Completed = append(e.state.Completed, c)
 }
 
 func (e *engine) reqOf(i int32) sdk.Vector {
@@ -582,6 +584,15 @@ func (e *engine) call() error {
 	t0 := time.Since(e.begin)
 	ds, err := e.policy.Schedule(&e.state)
 	e.stats.PolicyNanos += (time.Since(e.begin) - t0).Nanoseconds()
+	if e.nodes != nil {
+		// What changes from now on, the decisions of this call first, is
+		// what the next call's Sandbox.Sync copies.
+		for _, n := range e.state.Nodes {
+			if n != nil {
+				n.ClearChanged()
+			}
+		}
+	}
 	e.stats.PolicyCalls++
 	now := e.state.Now
 	if err != nil {

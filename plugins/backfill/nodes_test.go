@@ -1,0 +1,156 @@
+package backfill
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/host"
+	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// excl is an exclusive request of n one-core nodes.
+func excl(n int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: 1, Nodes: n, Exclusive: true} }
+
+// shared is a request of n tasks of one core on shared nodes.
+func shared(n int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: 1} }
+
+func onNodes(n int, cores int64, rule sdk.Placement) *sdk.Platform {
+	return sdk.NodesPlatform("nodes", []sdk.NodeGroup{{Name: "n", Count: n, Cores: cores}}, nil, rule)
+}
+
+// TestEASYOnNodesHandWorked checks the two readings of EASY's reservation
+// on nodes where they differ: the example of batsched's easy_bf, worked by
+// hand. Four one-core nodes; X (2 nodes, 5 s) and Y (2 nodes, 10 s) fill
+// them at t=0 (X on nodes 0-1, Y on 2-3 by first fit). At t=5 X ends: the
+// head H (3 nodes) waits for Y, shadow time 10. L (1 node, 100 s) fits now
+// on node 0 and runs past the shadow time.
+//   - count: 4 nodes free at t=10, H holds 3: one extra, which L takes. L
+//     starts at 5 on node 0, H at 10 on nodes 1-3, as promised.
+//   - batsched: H's reservation is nodes 0-2, the lowest free at t=10; L
+//     may use only what that leaves now, nothing (node 3 is Y's until 10).
+//     L starts at 10 on node 3, beside H.
+func TestEASYOnNodesHandWorked(t *testing.T) {
+	jobs := []job{
+		{ID: 1, Submit: 0, Runtime: 5, Walltime: 5, Tasks: excl(2)},
+		{ID: 2, Submit: 0, Runtime: 10, Walltime: 10, Tasks: excl(2)},
+		{ID: 3, Submit: 1, Runtime: 10, Walltime: 10, Tasks: excl(3)},
+		{ID: 4, Submit: 2, Runtime: 100, Walltime: 100, Tasks: excl(1)},
+	}
+	for _, tc := range []struct {
+		reading string
+		want    []start
+		allocs  []string
+	}{
+		{ReservationCount, []start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 10, Promised: 10}, {ID: 4, At: 5}},
+			[]string{"0:1 1:1", "2:1 3:1", "1:1 2:1 3:1", "0:1"}},
+		{ReservationBatsched, []start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 10, Promised: 10}, {ID: 4, At: 10}},
+			[]string{"0:1 1:1", "2:1 3:1", "0:1 1:1 2:1", "3:1"}},
+	} {
+		t.Run(tc.reading, func(t *testing.T) {
+			sc := policytest.Scenario{Name: tc.reading, Platform: onNodes(4, 1, sdk.FirstFit), Jobs: jobs,
+				Params: map[string]string{"reservation": tc.reading}, Want: tc.want}
+			policytest.Run(t, EASY(), sc)
+			res, err := host.InProcess(EASY()).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: sc.Params}, sc.Inputs(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range tc.allocs {
+				if got := allocString(res.Allocs.Of(i)); got != want {
+					t.Errorf("job %d on %q, want %q", i+1, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestOnNodesHandWorked checks FCFS and EASY on shared nodes, where a job
+// that fits the free cores in total may fit no node: two nodes of 4 cores.
+// Job 1 (3 tasks) and job 2 (3 tasks) leave 1 core on each node at t=0;
+// job 3 (2 tasks, 1 node) fits the 2 free cores in total but no node, and
+// waits for job 1 (t=10); job 4 (1 task) fits now.
+func TestOnNodesHandWorked(t *testing.T) {
+	plat := onNodes(2, 4, sdk.FirstFit)
+	oneNode := &sdk.Tasks{Count: 2, Cores: 1, Nodes: 1}
+	jobs := []job{
+		{ID: 1, Submit: 0, Runtime: 10, Walltime: 10, Tasks: &sdk.Tasks{Count: 3, Cores: 1, Nodes: 1}},
+		{ID: 2, Submit: 0, Runtime: 20, Walltime: 20, Tasks: &sdk.Tasks{Count: 3, Cores: 1, Nodes: 1}},
+		{ID: 3, Submit: 1, Runtime: 5, Walltime: 5, Tasks: oneNode},
+		{ID: 4, Submit: 2, Runtime: 5, Walltime: 5, Tasks: shared(1)},
+	}
+	policytest.Run(t, FCFS(), policytest.Scenario{Name: "fcfs", Platform: plat, Jobs: jobs,
+		Want: []start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 10}, {ID: 4, At: 10}}})
+	// EASY: job 4 ends by the shadow time (10) and backfills at 2.
+	policytest.Run(t, EASY(), policytest.Scenario{Name: "easy", Platform: plat, Jobs: jobs,
+		Want: []start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 10, Promised: 10}, {ID: 4, At: 2}}})
+}
+
+// TestOnRandomNodes runs FCFS and both readings of EASY on random platforms
+// of nodes and workloads: every schedule passes the host's verification
+// and a naive per-node check of the test's own, FCFS starts in submit
+// order, EASY under the batsched reading keeps its promises (its
+// reservation holds nodes), and in process equals a fresh policy run twice.
+func TestOnRandomNodes(t *testing.T) {
+	for seed := range uint64(40) {
+		for _, tc := range []struct {
+			p          sdk.Plugin
+			params     map[string]string
+			invariants []policytest.Invariant
+		}{
+			{FCFS(), nil, []policytest.Invariant{policytest.StartsInSubmitOrder()}},
+			{EASY(), nil, nil},
+			{EASY(), map[string]string{"reservation": ReservationBatsched}, []policytest.Invariant{policytest.PromisesKept()}},
+			{EASY(), map[string]string{"reservation": ReservationBatsched, "order": OrderShortest}, nil},
+		} {
+			sc := policytest.Random{Nodes: true, Jobs: 150, Params: tc.params}.Scenario(seed)
+			policytest.Check(t, tc.p, sc, tc.invariants...)
+			res, err := host.InProcess(tc.p).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: sc.Params, Seed: sc.Seed}, sc.Inputs(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := naiveNodeCheck(sc.Platform, sc.Inputs(), res); err != nil {
+				t.Fatalf("seed %d, %s %v: %v", seed, tc.p.Info.Name, tc.params, err)
+			}
+		}
+	}
+}
+
+// naiveNodeCheck checks, at every start, each node's cores, memory and
+// GPUs against what every job running then holds there: a quadratic
+// sweep, apart from the engine's and the verification's code.
+func naiveNodeCheck(p *sdk.Platform, in []sim.Input, res *sim.Result) error {
+	l := sdk.NewLayout(p, 0)
+	for i, r := range res.Records {
+		used := map[int32]sdk.Amount{}
+		for k, r2 := range res.Records {
+			if r2.Start > r.Start || r2.End <= r.Start {
+				continue
+			}
+			a := res.Allocs.Of(k)
+			for x, n := range a.Nodes {
+				h := l.Held(in[k].Job.Tasks, n, a.Tasks[x])
+				u := used[n]
+				used[n] = sdk.Amount{Cores: u.Cores + h.Cores, Memory: u.Memory + h.Memory, GPUs: u.GPUs + h.GPUs}
+			}
+		}
+		for n, u := range used {
+			if c := l.Cap(int(n)); u.Cores > c.Cores || u.Memory > c.Memory || u.GPUs > c.GPUs {
+				return fmt.Errorf("at job id %d's start (%d), node %d holds %+v of %+v", in[i].Job.ID, r.Start, n, u, c)
+			}
+		}
+	}
+	return nil
+}
+
+func allocString(a sdk.Alloc) string {
+	s := ""
+	for i, k := range a.Nodes {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%d:%d", k, a.Tasks[i])
+	}
+	return s
+}

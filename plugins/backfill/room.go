@@ -1,0 +1,104 @@
+package backfill
+
+import (
+	"fmt"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// room is what a reference policy knows to be free during a Schedule call,
+// as it decides starts one after the other: the free totals of the
+// cluster and, on a platform of nodes, what each node has free. A job
+// fits when its request fits the totals and, on nodes, the cluster's
+// placement rule places it; the engine then places it the same way, on the
+// same nodes, since it applies the starts in the same order.
+type room struct {
+	free sdk.Vector
+	// nodes is nil on a platform without nodes.
+	nodes *sdk.Sandbox
+	rule  sdk.Placement
+	// alloc is the placement fits found last.
+	alloc    sdk.Alloc
+	held     sdk.Vector
+	mem, gpu int
+}
+
+func newRoom(p *sdk.Platform) room {
+	r := room{mem: p.Resource(sdk.Memory), gpu: p.Resource(sdk.GPUs)}
+	if p.HasNodes() {
+		r.nodes = new(sdk.Sandbox)
+		r.rule = p.Clusters[0].PlacementRule()
+		r.held = make(sdk.Vector, p.Dims())
+	}
+	return r
+}
+
+// reset makes r what s shows free.
+func (r *room) reset(s *sdk.State) {
+	r.free = append(r.free[:0], s.Free[0]...)
+	if r.nodes != nil {
+		r.nodes.Sync(s.Nodes[0])
+	}
+}
+
+// fits reports whether j fits now, and leaves its placement in r.alloc.
+func (r *room) fits(j *sdk.Job) bool {
+	if !j.Request.Fits(r.free) {
+		return false
+	}
+	return r.nodes == nil || r.nodes.Place(j.Tasks, r.rule, &r.alloc)
+}
+
+// heldBy returns what j holds in all on allocation a: its request, with the
+// amounts held on nodes in place of what its tasks need (more for an
+// exclusive job); j.Request itself on a platform without nodes. The
+// vector is r's until the next call.
+func (r *room) heldBy(j *sdk.Job, a sdk.Alloc) sdk.Vector {
+	if r.nodes == nil {
+		return j.Request
+	}
+	var h sdk.Amount
+	for k, n := range a.Nodes {
+		x := r.nodes.Layout.Held(j.Tasks, n, a.Tasks[k])
+		h.Cores, h.Memory, h.GPUs = h.Cores+x.Cores, h.Memory+x.Memory, h.GPUs+x.GPUs
+	}
+	copy(r.held, j.Request)
+	r.setHeld(r.held, h)
+	return r.held
+}
+
+// setHeld writes the amounts h held on nodes into the resources of v.
+func (r *room) setHeld(v sdk.Vector, h sdk.Amount) {
+	v[0] = h.Cores
+	if r.mem >= 0 {
+		v[r.mem] = h.Memory
+	}
+	if r.gpu >= 0 {
+		v[r.gpu] = h.GPUs
+	}
+}
+
+// take takes what j holds on allocation a (r.alloc after fits) from r.
+func (r *room) take(j *sdk.Job, a sdk.Alloc) {
+	if r.nodes == nil {
+		r.free.Sub(j.Request)
+		return
+	}
+	r.free.Sub(r.heldBy(j, a))
+	r.nodes.Take(j.Tasks, a)
+}
+
+// supported rejects the platforms the reference queue policies do not
+// handle: several clusters, and resources divided into units (which the
+// bb-* policies place).
+func supported(name string, p *sdk.Platform) error {
+	if len(p.Clusters) != 1 {
+		return fmt.Errorf("%s schedules one cluster; platform %q has %d", name, p.Name, len(p.Clusters))
+	}
+	if p.UnitStride() > 0 {
+		// Its fits count totals only; the engine would refuse starts whose
+		// pieces do not fit on units.
+		return fmt.Errorf("%s does not place pieces on divided resources (platform %q); use the bb-* policies", name, p.Name)
+	}
+	return nil
+}
