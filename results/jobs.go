@@ -92,6 +92,10 @@ type JobExtras struct {
 	Units    []string
 	// Grid holds each row's grid columns; nil for a run without streams.
 	Grid []GridRow
+	// Nodes holds each row's node columns (NodeRow) on a platform of
+	// nodes, which NodeCols says the optional ones of; nil elsewhere.
+	Nodes    []NodeRow
+	NodeCols NodeColumns
 }
 
 // GridRow is what a jobs file says of a job of a grid (paper 003):
@@ -120,7 +124,9 @@ type GridRow struct {
 }
 
 // empty reports whether x adds no column.
-func (x JobExtras) empty() bool { return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil }
+func (x JobExtras) empty() bool {
+	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil
+}
 
 // UnitsColumn is the name of the placement column of JobExtras.
 const UnitsColumn = "units"
@@ -151,6 +157,12 @@ func (x JobExtras) check(rows int) error {
 	}
 	if x.Grid != nil && len(x.Grid) != rows {
 		return fmt.Errorf("%d grid rows for %d rows", len(x.Grid), rows)
+	}
+	if x.Nodes != nil && len(x.Nodes) != rows {
+		return fmt.Errorf("%d node rows for %d rows", len(x.Nodes), rows)
+	}
+	if x.Nodes != nil && (x.Grid != nil || x.HasUnits) {
+		return errors.New("node columns with grid or units columns")
 	}
 	return nil
 }
@@ -247,6 +259,9 @@ func extraType(x JobExtras) reflect.Type {
 		fields = append(fields, reflect.StructField{Name: "Units", Type: reflect.TypeFor[string](),
 			Tag: reflect.StructTag("parquet:" + strconv.Quote(UnitsColumn))})
 	}
+	if x.Nodes != nil {
+		fields = append(fields, nodeFields(x.NodeCols)...)
+	}
 	if x.Grid != nil {
 		gt := reflect.TypeFor[GridRow]()
 		for i := range gt.NumField() {
@@ -276,6 +291,9 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 		if x.HasUnits {
 			v.Field(next).SetString(x.Units[i])
 			next++
+		}
+		if x.Nodes != nil {
+			setNodeFields(v, next, &x.Nodes[i], x.NodeCols)
 		}
 		if x.Grid != nil {
 			gv := reflect.ValueOf(x.Grid[i])
@@ -364,6 +382,9 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 		return nil, JobExtras{}, nil, err
 	}
 	var x JobExtras
+	if x, err = readNodeExtras(path, len(rows)); err != nil || x.Nodes != nil {
+		return rows, x, meta, err
+	}
 	cols, table, _, err := ReadTable(path)
 	if err != nil {
 		return nil, JobExtras{}, nil, err
@@ -437,6 +458,12 @@ func jobColumns(got parquet.Node) (int, error) {
 		return 0, sameColumns(got, want)
 	}
 	extra := len(gf) - n
+	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == nodeFirstColumn }); k >= 0 {
+		if _, err := checkNodeColumns(gf[n+k:]); err != nil {
+			return 0, err
+		}
+		gf = gf[:n+k]
+	}
 	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == gridFirstColumn }); k >= 0 {
 		grid := parquet.SchemaOf(GridRow{}).Fields()
 		if len(gf[n+k:]) != len(grid) {
@@ -488,4 +515,53 @@ func sameFields(gf, wf []parquet.Field) error {
 		}
 	}
 	return nil
+}
+
+// readNodeExtras reads the extra columns of a jobs file of a platform of
+// nodes (its request columns and NodeRow's), which ReadTable cannot read
+// (its lists); a file without node columns gives an empty JobExtras.
+func readNodeExtras(path string, rows int) (JobExtras, error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return JobExtras{}, err
+	}
+	defer f.Close()
+	gf := pf.Schema().Fields()
+	k := slices.IndexFunc(gf, func(f parquet.Field) bool { return f.Name() == nodeFirstColumn })
+	if k < 0 {
+		return JobExtras{}, nil
+	}
+	var x JobExtras
+	if x.NodeCols, err = checkNodeColumns(gf[k:]); err != nil {
+		return JobExtras{}, fmt.Errorf("results: read %s: %w", path, err)
+	}
+	nj := reflect.TypeFor[JobRow]().NumField()
+	for _, f := range gf[nj:k] {
+		x.Resources = append(x.Resources, strings.TrimPrefix(f.Name(), "req_"))
+		x.Requests = append(x.Requests, make([]int64, rows))
+	}
+	if x.Nodes, err = readNodes(pf); err != nil {
+		return JobExtras{}, fmt.Errorf("results: read %s: %w", path, err)
+	}
+	if len(x.Resources) > 0 {
+		// The request columns, by a reader of a struct of them alone.
+		var fields []reflect.StructField
+		for i, name := range x.Resources {
+			fields = append(fields, reflect.StructField{Name: "Req" + strconv.Itoa(i), Type: reflect.TypeFor[int64](),
+				Tag: reflect.StructTag("parquet:" + strconv.Quote(RequestColumn(name)))})
+		}
+		t := reflect.StructOf(fields)
+		r := parquet.NewReader(pf, parquet.SchemaOf(reflect.Zero(t).Interface()))
+		defer r.Close()
+		v := reflect.New(t)
+		for i := range rows {
+			if err := r.Read(v.Interface()); err != nil {
+				return JobExtras{}, fmt.Errorf("results: read %s: row %d: %w", path, i, err)
+			}
+			for c := range x.Resources {
+				x.Requests[c][i] = v.Elem().Field(c).Int()
+			}
+		}
+	}
+	return x, nil
 }

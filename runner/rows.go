@@ -34,11 +34,15 @@ func JobRows(jobs []sim.Input, recs []sim.Record) []results.JobRow {
 // plat (see results.JobExtras): each job's request of every resource
 // besides processors; when a cluster has divided resources, its
 // placement from units (sim.Result.Units, plat.UnitStride() counts per
-// job); on a grid (grid set, for a workload of streams, or what
-// metrics.IsGrid says), the grid columns from recs. It is empty on a
+// job); on a platform of nodes, its tasks and allocation (from allocs,
+// sim.Result.Allocs); on a grid (grid set, for a workload of streams, or
+// what metrics.IsGrid says), the grid columns from recs. It is empty on a
 // platform of one cluster of processors only.
-func JobExtras(plat *sdk.Platform, jobs []sim.Input, recs []sim.Record, units []int32, grid bool) results.JobExtras {
+func JobExtras(plat *sdk.Platform, jobs []sim.Input, recs []sim.Record, units []int32, allocs *sim.Allocs, grid bool) results.JobExtras {
 	var x results.JobExtras
+	if plat.HasNodes() && allocs != nil {
+		x.Nodes, x.NodeCols = NodeRows(plat, jobs, allocs)
+	}
 	if grid || metrics.IsGrid(plat, jobs) {
 		x.Grid = GridRows(jobs, recs)
 	}
@@ -103,4 +107,74 @@ func GridRows(jobs []sim.Input, recs []sim.Record) []results.GridRow {
 		}
 	}
 	return out
+}
+
+// NodeRows returns the node columns of each job of a run on a platform of
+// nodes (results.NodeRow): its tasks, and what it held on each node of its
+// allocation.
+func NodeRows(plat *sdk.Platform, jobs []sim.Input, allocs *sim.Allocs) ([]results.NodeRow, results.NodeColumns) {
+	l := sdk.NewLayout(plat, 0)
+	cols := results.NodeColumns{Memory: plat.Resource(sdk.Memory) >= 0, GPUs: plat.Resource(sdk.GPUs) >= 0}
+	// By sdk.Tasks.Partition: 0 is the default partition (the one marked
+	// so, else the first; none without partitions).
+	parts := []string{""}
+	for k, pt := range plat.Clusters[0].Partitions {
+		parts = append(parts, pt.Name)
+		if k == 0 || pt.Default {
+			parts[0] = pt.Name
+		}
+	}
+	out := make([]results.NodeRow, len(jobs))
+	for i := range jobs {
+		t := jobs[i].Job.Tasks
+		if t == nil {
+			continue
+		}
+		r := &out[i]
+		r.Tasks, r.TaskCores, r.TaskMemory, r.TaskGPUs = int64(t.Count), int64(t.Cores), t.Memory, int64(t.GPUs)
+		r.NodeCount, r.Exclusive = int64(t.Nodes), t.Exclusive
+		if int(t.Partition) < len(parts) {
+			r.NodePartition = parts[t.Partition]
+		}
+		a := allocs.Of(i)
+		r.AllocNodes = a.Nodes
+		r.AllocCores = make([]int32, len(a.Nodes))
+		if cols.Memory {
+			r.AllocMemory = make([]int64, len(a.Nodes))
+		}
+		if cols.GPUs {
+			r.AllocGPUs = make([]int32, len(a.Nodes))
+		}
+		for k, n := range a.Nodes {
+			h := l.Held(t, n, a.Tasks[k])
+			r.AllocCores[k] = int32(h.Cores)
+			if cols.Memory {
+				r.AllocMemory[k] = h.Memory
+			}
+			if cols.GPUs {
+				r.AllocGPUs[k] = int32(h.GPUs)
+			}
+		}
+	}
+	return out, cols
+}
+
+// NodeNumbering describes how a platform's nodes are numbered: each node
+// group with the range of its indexes, "thin:0-5039,fat:5040-5399", the
+// jobs file's nodes.numbering metadata.
+func NodeNumbering(plat *sdk.Platform) string {
+	var b []byte
+	first := 0
+	for k, g := range plat.Clusters[0].Nodes {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, g.Name...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(first), 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(first+g.Count-1), 10)
+		first += g.Count
+	}
+	return string(b)
 }

@@ -32,7 +32,7 @@ func TestJobExtras(t *testing.T) {
 			Resources: []string{"bb", "lic"}, Requests: [][]int64{{60, 0, 0}, {1, 0, 0}},
 			HasUnits: true, Units: []string{"0,0", "0,0", "0,0"}}},
 	} {
-		if got := JobExtras(tc.plat, jobs, make([]sim.Record, len(jobs)), tc.units, false); !reflect.DeepEqual(got, tc.want) {
+		if got := JobExtras(tc.plat, jobs, make([]sim.Record, len(jobs)), tc.units, nil, false); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
@@ -52,7 +52,7 @@ func TestGridRows(t *testing.T) {
 	recs := []sim.Record{{Index: 0, Cluster: 1},
 		{Index: 1, Shipped: true, ShipTime: 10, Reserved: true, ReservedAt: 15, Charged: true, Cost: 12.5, Refusals: 2},
 		{Index: 2, Cluster: -1, Rejected: true}}
-	x := JobExtras(grid, jobs, recs, nil, false)
+	x := JobExtras(grid, jobs, recs, nil, nil, false)
 	p, pay, cost, ship, at := 3.0, 40.0, 12.5, int64(10), int64(15)
 	pay3 := 7.0
 	want := []results.GridRow{{Home: 1, Priority: &p},

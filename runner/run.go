@@ -58,7 +58,10 @@ type Outcome struct {
 	Records []sim.Record
 	// Units holds the placements on divided resources (sim.Result.Units);
 	// nil on a platform without them.
-	Units   []int32
+	Units []int32
+	// Allocs holds the allocations on nodes (sim.Result.Allocs); nil on a
+	// platform without nodes.
+	Allocs  *sim.Allocs
 	Stats   sim.Stats
 	Summary metrics.Summary
 	// Transport is "in-process" or "plugin".
@@ -150,9 +153,12 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	go func() {
 		defer close(computed)
 		sum, merr = metrics.Compute(spec.Platform, spec.Jobs, res.Records, spec.Metrics)
+		if merr == nil {
+			metrics.AddNodes(&sum, spec.Platform, spec.Jobs, res.Records, res.Allocs)
+		}
 	}()
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
-	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Stats: res.Stats,
+	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Allocs: res.Allocs, Stats: res.Stats,
 		Transport: transport, ProcessRun: processRun}
 	if spec.Write != nil {
 		if err := spec.Write(out, summary); err != nil {

@@ -51,8 +51,19 @@ type Workload struct {
 	Clean Clean
 	// Jobs is the workload, sorted by sim.Sort, with trace submit times.
 	Jobs []sim.Input
+	// Memory is each job's memory from the trace, by job index: what a
+	// mapping onto nodes reads (workload/nodes); the engine schedules the
+	// processors of Jobs only.
+	Memory []Memory
 	// Report counts what each cleaning rule did.
 	Report Report
+}
+
+// Memory is what a trace says of a job's memory, in kilobytes per
+// processor as SWF gives it (fields 10 and 7); -1 where the trace has
+// nothing (or 0, which SWF does not distinguish from unknown).
+type Memory struct {
+	Requested, Used float64
 }
 
 // LoadSWF reads the SWF trace at path (plain or gzip) and cleans it with c.
@@ -159,6 +170,7 @@ const (
 type keptJob struct {
 	id, submit, walltime, runtime, procs int64
 	user, group, app, queue, partition   int32
+	memReq, memUsed                      float64
 }
 
 // chunkJobs is the jobs of one chunk of kept jobs: 256 KiB.
@@ -258,7 +270,8 @@ func (cl *cleaner) add(rec swf.Record) error {
 
 	touched[iRuntimeOverWalltime] = runtime > walltime
 
-	job := keptJob{id: rec.JobNumber, submit: rec.Submit, walltime: walltime, runtime: runtime, procs: procs}
+	job := keptJob{id: rec.JobNumber, submit: rec.Submit, walltime: walltime, runtime: runtime, procs: procs,
+		memReq: knownMemory(rec.ReqMemory), memUsed: knownMemory(rec.UsedMemory)}
 	attrs := []struct {
 		field int
 		v     int64
@@ -293,6 +306,15 @@ func (cl *cleaner) add(rec swf.Record) error {
 	last := &cl.kept[len(cl.kept)-1]
 	*last = append(*last, job)
 	return nil
+}
+
+// knownMemory is an SWF memory field, -1 when it says nothing: negative,
+// zero or not a number.
+func knownMemory(kb float64) float64 {
+	if !(kb > 0) {
+		return -1
+	}
+	return kb
 }
 
 // chooseProcs applies Clean.Procs; fallback reports that the second field
@@ -364,10 +386,12 @@ func (cl *cleaner) finish() *Workload {
 	// append by a user cannot overwrite the next job's request.
 	jobs := make([]sim.Input, 0, n)
 	block := make([]int64, n)
+	memory := make([]Memory, n)
 	for _, c := range cl.kept {
 		for i := range c {
 			k, x := &c[i], len(jobs)
 			block[x] = k.procs
+			memory[x] = Memory{Requested: k.memReq, Used: k.memUsed}
 			jobs = append(jobs, sim.Input{Job: sdk.Job{Index: x, ID: k.id, Submit: k.submit, Walltime: k.walltime,
 				Request: sdk.Vector(block[x : x+1 : x+1]),
 				User:    k.user, Group: k.group, App: k.app, Queue: k.queue, Partition: k.partition}, Runtime: k.runtime})
@@ -405,7 +429,7 @@ func (cl *cleaner) finish() *Workload {
 	for i := range rep.Counts {
 		rep.Counts[i] = Count{Rule: names[i], Setting: settings[i], Action: action(i, settings[i]), Jobs: cl.counts[i]}
 	}
-	return &Workload{Path: cl.name, Procs: cl.procs, Clean: cl.c, Jobs: jobs, Report: rep}
+	return &Workload{Path: cl.name, Procs: cl.procs, Clean: cl.c, Jobs: jobs, Memory: memory, Report: rep}
 }
 
 // action is what rule i does under the given setting value. Under

@@ -104,6 +104,17 @@ type Summary struct {
 	// same span as Utilisation: processor-seconds used on it over its
 	// processors times the makespan.
 	ClusterUtilisation map[string]float64 `json:"cluster_utilisation"`
+
+	// The metrics of a run on a platform of nodes (AddNodes); a run on a
+	// pool has none of them (Nodes is false and they are left out of its
+	// JSON). MemoryUtil and GPUUtil are nil where the nodes have none.
+	Nodes         bool     `json:"-"`
+	TaskCoreUtil  float64  `json:"task_core_utilisation"`
+	HeldCoreUtil  float64  `json:"held_core_utilisation"`
+	MemoryUtil    *float64 `json:"memory_utilisation"`
+	GPUUtil       *float64 `json:"gpu_utilisation"`
+	NodeUtil      float64  `json:"node_utilisation"`
+	Fragmentation float64  `json:"fragmentation"`
 }
 
 // GridKeys returns the JSON names of the grid metrics.
@@ -119,6 +130,11 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	skip := map[string]bool{}
 	if !s.Grid {
 		for _, k := range GridKeys() {
+			skip[k] = true
+		}
+	}
+	if !s.Nodes {
+		for _, k := range NodeKeys() {
 			skip[k] = true
 		}
 	}

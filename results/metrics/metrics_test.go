@@ -423,3 +423,48 @@ func TestSummaryJSONOrder(t *testing.T) {
 		t.Errorf("a grid with no global job measured: %s", got)
 	}
 }
+
+// TestAddNodes checks the metrics of a run on nodes worked out by hand:
+// two nodes of 4 cores and 8 GiB; job A, shared, 2 tasks of 1 core and 1
+// GiB on node 0 from 0 to 10; job B, exclusive, 1 task on node 1 from 0 to
+// 5. Makespan 10 s.
+func TestAddNodes(t *testing.T) {
+	p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4, Memory: 8 << 30}}, nil, sdk.FirstFit)
+	a := &sdk.Tasks{Count: 2, Cores: 1, Memory: 1 << 30}
+	b := &sdk.Tasks{Count: 1, Cores: 1, Nodes: 1, Exclusive: true}
+	jobs := []sim.Input{
+		{Job: sdk.Job{ID: 1, Walltime: 10, Request: sdk.Vector{2, 2 << 30}, Tasks: a}, Runtime: 10},
+		{Job: sdk.Job{ID: 2, Index: 1, Walltime: 5, Request: sdk.Vector{4, 8 << 30}, Tasks: b}, Runtime: 5},
+	}
+	recs := []sim.Record{{Index: 0, Start: 0, End: 10}, {Index: 1, Start: 0, End: 5}}
+	allocs := &sim.Allocs{Start: []int32{0, 1, 2}, Nodes: []int32{0, 1}, Tasks: []int32{2, 1}}
+	sum, err := metrics.Compute(p, jobs, recs, metrics.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics.AddNodes(&sum, p, jobs, recs, allocs)
+	// Tasks' cores 2x10 + 1x5 = 25 of 80 core-seconds; held 20 + 4x5 =
+	// 40; memory 2 GiB x 10 + 8 GiB x 5 = 60 of 160 GiB-seconds; nodes
+	// busy 10 + 5 of 20 node-seconds; node 0 has 2 idle cores for 10 s
+	// while partly busy (node 1 is held whole): 20 of 80.
+	want := map[string]float64{"task": 25.0 / 80, "held": 0.5, "mem": 60.0 / 160, "node": 0.75, "frag": 0.25}
+	got := map[string]float64{"task": sum.TaskCoreUtil, "held": sum.HeldCoreUtil, "mem": *sum.MemoryUtil, "node": sum.NodeUtil, "frag": sum.Fragmentation}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-12 {
+			t.Errorf("%s: %v, want %v", k, got[k], w)
+		}
+	}
+	if sum.GPUUtil != nil || !sum.Nodes {
+		t.Errorf("GPU utilisation %v on nodes without GPUs; Nodes %v", sum.GPUUtil, sum.Nodes)
+	}
+	js, _ := json.Marshal(sum)
+	if !strings.Contains(string(js), `"gpu_utilisation":null`) || !strings.Contains(string(js), `"fragmentation":0.25`) {
+		t.Errorf("summary JSON %s", js)
+	}
+	// A pool's summary has none of them.
+	pool, _ := metrics.Compute(sdk.SingleCluster("p", 8), []sim.Input{{Job: sdk.Job{ID: 1, Walltime: 1, Request: sdk.Vector{1}}, Runtime: 1}},
+		[]sim.Record{{Start: 0, End: 1}}, metrics.DefaultSettings())
+	if js, _ := json.Marshal(pool); strings.Contains(string(js), "fragmentation") {
+		t.Errorf("a pool's summary has node metrics: %s", js)
+	}
+}

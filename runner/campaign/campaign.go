@@ -33,6 +33,7 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/nodes"
 	"github.com/schedlab/schedlab/workload/pwa"
 	"github.com/schedlab/schedlab/workload/swf"
 )
@@ -177,6 +178,9 @@ type RunResult struct {
 	PolSeconds  float64 `json:"policy_seconds"`
 	Events      int64   `json:"events"`
 	PolicyCalls int64   `json:"policy_calls"`
+	// NodeCounts holds what each rule of the mapping onto nodes did, on a
+	// platform of nodes (workload/nodes).
+	NodeCounts map[string]int64 `json:"node_counts,omitempty"`
 	// Transform names the workload's transform and TransformCounts holds
 	// what it did (manifest.Transform.Apply), when it has one.
 	Transform       string           `json:"transform,omitempty"`
@@ -304,7 +308,11 @@ type preparedEntry struct {
 	jobs []sim.Input
 	// counts is what the transform did; nil without one.
 	counts map[string]int64
-	err    error
+	// mapping and nodeCounts are the mapping of the jobs onto the
+	// platform's nodes and what each of its rules did; nil on a pool.
+	mapping    *nodes.Settings
+	nodeCounts map[string]int64
+	err        error
 }
 
 type task struct {
@@ -777,10 +785,20 @@ func (e *preparedEntry) prepare(m *manifest.Manifest, t task, wl *workload.Workl
 			return
 		}
 		e.jobs = wl.Jobs
-		if e.plat.Dims() == 1 && w.Transform == "" {
+		if e.mapping = t.run.NodeMapping(m); e.mapping != nil {
+			if e.jobs, e.nodeCounts, e.err = nodes.Apply(e.plat, wl, wl.Jobs, *e.mapping); e.err != nil {
+				e.err = fmt.Errorf("workload %s on platform %s: %w", w.Name, e.plat.Name, e.err)
+				return
+			}
+			if len(e.jobs) == 0 {
+				e.err = fmt.Errorf("workload %s on platform %s: no job left once mapped onto its nodes (%v)", w.Name, e.plat.Name, e.nodeCounts)
+				return
+			}
+		} else if e.plat.Dims() == 1 && w.Transform == "" {
 			return
+		} else {
+			e.jobs = extendRequests(wl.Jobs, e.plat.Dims())
 		}
-		e.jobs = extendRequests(wl.Jobs, e.plat.Dims())
 		if w.Transform == "" {
 			return
 		}

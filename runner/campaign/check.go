@@ -64,6 +64,7 @@ func prepare(ctx context.Context, m *manifest.Manifest, opts Options, procs *run
 	}
 	tasks := plan(m, runs, pols, opts.Generators)
 	errs = append(errs, checkWorkloads(ctx, m, tasks, opts.Workers, opts.Archive)...)
+	errs = append(errs, checkNodeMappings(m, tasks)...)
 	errs = append(errs, checkParams(m, tasks)...)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -152,6 +153,29 @@ func checkWorkloads(ctx context.Context, m *manifest.Manifest, tasks []task, wor
 		if err := m.ErrorAt(key, "%v", e.cause); !seen[err.Error()] {
 			seen[err.Error()] = true
 			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// checkNodeMappings maps each workload onto each platform of nodes it runs
+// on (the runs use the result), before anything is written, so that a
+// job no node of its partition can hold under oversize = "error", or a
+// workload left with no job, is bad input at the platform's key.
+func checkNodeMappings(m *manifest.Manifest, tasks []task) manifest.Errors {
+	var errs manifest.Errors
+	seen := map[*preparedEntry]bool{}
+	for _, t := range tasks {
+		if seen[t.prep] || t.run.NodeMapping(m) == nil || t.wl.err != nil || t.wl.wl == nil {
+			continue
+		}
+		seen[t.prep] = true
+		if _, err := t.prep.prepare(m, t, t.wl.wl); err != nil {
+			key := []string{"platforms", t.run.Platform}
+			if strings.Contains(err.Error(), "oversize=error") {
+				key = append(key, "oversize")
+			}
+			errs = append(errs, m.ErrorAt(key, "%v", err))
 		}
 	}
 	return errs

@@ -78,6 +78,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	if prep.counts != nil {
 		res.Transform, res.TransformCounts = m.Workloads[t.run.Workload].Transform, prep.counts
 	}
+	res.NodeCounts = prep.nodeCounts
 	plat, jobs := prep.plat, prep.jobs
 	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
 		procs = nil
@@ -92,7 +93,12 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	write := func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
 		res.Policy.Name, res.Policy.Version, res.Policy.SDK = out.Info.Name, out.Info.Version, out.Info.SDKVersion
 		meta := jobsMetadata(m, opts.provenance, t, res, wl, plat, out)
-		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Records, out.Units, t.wl.parts != nil), meta,
+		if prep.mapping != nil {
+			meta["nodes.mapping"] = jsonString(prep.mapping.Map())
+			meta["nodes.counts"] = jsonString(prep.nodeCounts)
+			meta["nodes.numbering"] = runner.NodeNumbering(plat)
+		}
+		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, t.wl.parts != nil), meta,
 			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
 				s, err := summary()
 				b, _ := json.Marshal(s)
@@ -240,4 +246,10 @@ func nonNil(m map[string]string) map[string]string {
 func pluginKilled(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "plugin process died") || strings.Contains(msg, "plugin connection failed")
+}
+
+// jsonString is v as JSON.
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/workload/nodes"
 )
 
 // runsColumn is one column of runs.parquet and how a run fills it.
@@ -73,15 +74,21 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	for _, pl := range m.Platforms {
 		grid = grid || len(pl.Clusters) > 0
 	}
+	// So are the node metrics, of a campaign with a platform of nodes.
+	nodes := false
+	for _, pl := range m.Platforms {
+		nodes = nodes || pl.Nodes != nil
+	}
 	st := reflect.TypeFor[metrics.Summary]()
 	for i := range st.NumField() {
 		f := st.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) || f.Type.Kind() == reflect.Map {
+		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) || (!nodes && slices.Contains(metrics.NodeKeys(), name)) ||
+			f.Type.Kind() == reflect.Map {
 			continue
 		}
 		kind := results.Float64
-		if f.Type.Kind() != reflect.Float64 {
+		if t := f.Type; t.Kind() != reflect.Float64 && (t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Float64) {
 			kind = results.Int64
 		}
 		cols = append(cols, col(name, kind, func(r *RunResult) any {
@@ -122,6 +129,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		}),
 	)
 	cols = append(cols, transformColumns(m)...)
+	cols = append(cols, nodeColumns(m)...)
 	cols = append(cols, clusterColumns(m)...)
 	cols = append(cols,
 		col("transport", results.String, optStr(func(r *RunResult) string { return r.Transport })),
@@ -329,6 +337,30 @@ func clusterColumns(m *manifest.Manifest) []runsColumn {
 				return v
 			}
 			return nil
+		}})
+	}
+	return cols
+}
+
+// nodeColumns are the counts of the mapping onto nodes, when some platform
+// of the manifest has nodes: nodes_NAME for each count of workload/nodes
+// (nodes_exclusive, nodes_memory-unknown, ...), NULL for a run on a pool
+// or not run, 0 where the rule touched no job.
+func nodeColumns(m *manifest.Manifest) []runsColumn {
+	some := false
+	for _, pl := range m.Platforms {
+		some = some || pl.Nodes != nil
+	}
+	if !some {
+		return nil
+	}
+	var cols []runsColumn
+	for _, c := range nodes.CountNames() {
+		cols = append(cols, runsColumn{results.Column{Name: "nodes_" + strings.ReplaceAll(c, "-", "_"), Kind: results.Int64}, func(r *RunResult) any {
+			if r.NodeCounts == nil {
+				return nil
+			}
+			return r.NodeCounts[c]
 		}})
 	}
 	return cols

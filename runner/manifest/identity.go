@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/nodes"
 )
 
 // CanonicalSpec is the canonical JSON of everything a manifest says about
@@ -51,6 +52,8 @@ type specPlatform struct {
 	Resources []specResource `json:"resources,omitempty"`
 	// Clusters is left out for a platform of one cluster.
 	Clusters []specCluster `json:"clusters,omitempty"`
+	// Nodes is left out for a platform without nodes.
+	Nodes *specNodes `json:"nodes,omitempty"`
 }
 
 type specCluster struct {
@@ -92,6 +95,9 @@ type specWorkload struct {
 	Streams []specStream `json:"streams,omitempty"`
 	// Transform is left out when the workload has none.
 	Transform *specTransform `json:"transform,omitempty"`
+	// Partitions, the partitions table ("2=thin,4=fat"), is left out
+	// when the workload has none.
+	Partitions string `json:"partitions,omitempty"`
 }
 
 // specStream is a stream with the spec of the workload it holds.
@@ -118,6 +124,9 @@ func workloadSpec(m *Manifest, name string) specWorkload {
 	}
 	if w.Transform != "" {
 		s.Transform = &specTransform{Name: w.Transform, Params: nonNil(w.TransformParams)}
+	}
+	if len(w.Partitions) > 0 {
+		s.Partitions = nodes.PartitionTable(w.Partitions)
 	}
 	for _, st := range w.Streams {
 		s.Streams = append(s.Streams, specStream{Budget: st.Budget, BudgetPeriod: st.BudgetPeriod, From: st.From, Home: st.Home, Name: st.Name, Payment: st.Payment,
@@ -178,6 +187,9 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		}
 		for _, c := range pl.Clusters {
 			s.Platform.Clusters = append(s.Platform.Clusters, specCluster{Name: c.Name, PriceFactor: c.PriceFactor, Procs: c.Procs})
+		}
+		if pl.Nodes != nil {
+			s.Platform.Nodes = nodesSpec(pl.Nodes)
 		}
 	}
 	b, err := json.Marshal(s)

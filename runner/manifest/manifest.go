@@ -111,6 +111,9 @@ type Platform struct {
 	// Clusters are a grid's clusters, sorted by name (the order of
 	// sdk.Platform.Clusters); empty for a platform of one cluster.
 	Clusters []Cluster
+	// Nodes describes a platform of nodes (then Procs is their cores);
+	// nil for a pool of processors.
+	Nodes *Nodes
 }
 
 // Resource is a [platforms.NAME.resources.RES] table: a resource besides
@@ -134,6 +137,9 @@ type Resource struct {
 // name order, processors only; else one cluster named after the platform, resources "procs" then Resources in order, and a
 // sdk.Units declaration for each divided resource.
 func (p Platform) SDK() *sdk.Platform {
+	if p.Nodes != nil {
+		return sdk.NodesPlatform(p.Name, p.Nodes.Groups, p.Nodes.Partitions, p.Nodes.Placement)
+	}
 	if len(p.Clusters) > 0 {
 		return &sdk.Platform{Name: p.Name, Resources: []string{sdk.Processors}, Clusters: p.sdkClusters()}
 	}
@@ -181,6 +187,9 @@ type Workload struct {
 	// defaults filled in, numbers in canonical form.
 	Transform       string
 	TransformParams map[string]string
+	// Partitions maps the trace's partition numbers (SWF field 16) to the
+	// partitions of the platforms of nodes it runs on; nil for none.
+	Partitions map[int32]string
 	// SeedName, when set, is the name the workload's seeds derive from in
 	// place of its own: workloads that share it draw the same jobs and
 	// transform draws, so that they differ only by what else differs (a
@@ -311,6 +320,15 @@ type rawPlatform struct {
 	Procs     int64                  `toml:"procs"`
 	Resources map[string]rawResource `toml:"resources"`
 	Clusters  map[string]rawCluster  `toml:"clusters"`
+	// A platform of nodes (nodes.go).
+	Machine    string                  `toml:"machine"`
+	Nodes      map[string]rawNodeGroup `toml:"nodes"`
+	Partitions map[string]rawPartition `toml:"partitions"`
+	Placement  string                  `toml:"placement"`
+	Allocation string                  `toml:"allocation"`
+	Memory     string                  `toml:"memory"`
+	NodeSize   string                  `toml:"node_size"`
+	Oversize   string                  `toml:"oversize"`
 }
 
 type rawResource struct {
@@ -332,6 +350,8 @@ type rawWorkload struct {
 	// TransformParams are the transform's parameters.
 	TransformParams map[string]any       `toml:"transform_params"`
 	Streams         map[string]rawStream `toml:"streams"`
+	// Partitions maps trace partition numbers to platform partitions.
+	Partitions map[string]string `toml:"partitions"`
 }
 
 type rawPolicy struct {
@@ -406,6 +426,9 @@ func (p *parser) parse(data []byte) *Manifest {
 		return nil
 	}
 	if p.checkGrids(m, runs); len(p.errs) > 0 {
+		return nil
+	}
+	if p.checkNodes(m, runs); len(p.errs) > 0 {
 		return nil
 	}
 	return m
@@ -724,6 +747,10 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			continue
 		}
 		rp := raw[name]
+		if p.hasNodes(name) {
+			out[name] = p.nodePlatform(name, rp)
+			continue
+		}
 		if p.md.IsDefined("platforms", name, "clusters") {
 			pl := Platform{Name: name, Clusters: p.clusters(name, rp)}
 			for _, c := range pl.Clusters {
@@ -918,6 +945,7 @@ func (p *parser) finishWorkload(w Workload, key func(k ...string) []string, rw r
 		}
 	}
 	w.Clean = p.clean(key("clean"), rw.Clean)
+	w.Partitions = p.workloadPartitions(w.Name, rw.Partitions)
 	p.transform(&w, key(), rw)
 	if p.md.IsDefined(key("seed_name")...) {
 		if validName(rw.SeedName) {
