@@ -17,15 +17,28 @@ import (
 // reservations are compressed: each, in queue order, moves to the earliest
 // time it now fits, which is never later than before. So no reservation is
 // ever delayed, whatever the estimates.
+//
+// On a platform of nodes the reservations count (ReservationCount): they
+// hold the job's request in the cluster's totals, and the job starts on the
+// nodes the placement rule gives it when its reservation comes. On nodes
+// all alike held whole (exclusive jobs of one size of node) a count that
+// fits always places, and the schedule is that of a pool of nodes. Where
+// it may not (shared nodes, memory, nodes of several sizes), a job whose
+// reservation comes but that the rule cannot place is reserved again, at
+// the earliest time it fits from the next expected end on: its promise is
+// broken, and counted.
 func Conservative() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:        "conservative",
-			Version:     "1.0.0",
-			Description: "conservative backfilling: every waiting job holds a reservation that is never delayed",
+			Version:     "1.1.0",
+			Description: "conservative backfilling: every waiting job holds a reservation that is never delayed (on nodes, counted)",
 			Params: []sdk.Param{orderParam(), {Name: "compress", Type: sdk.String, Default: CompressEarlyEnds,
 				Doc:     "when reservations are compressed: early-ends (a job ended before its walltime; Mu'alem & Feitelson) or every-end (every termination, as pyss does)",
-				Choices: []string{CompressEarlyEnds, CompressEveryEnd}}},
+				Choices: []string{CompressEarlyEnds, CompressEveryEnd}},
+				{Name: "reservation", Type: sdk.String, Default: ReservationCount,
+					Doc:     "on nodes, what a reservation holds: count (the job's request in the cluster's totals; the job is placed when it starts)",
+					Choices: []string{ReservationCount}}},
 		},
 		New: func() sdk.Policy { return &conservative{} },
 	}
@@ -108,6 +121,15 @@ type conservative struct {
 	out      []sdk.Decision
 	// everyEnd compresses at every termination (CompressEveryEnd).
 	everyEnd bool
+	// On a platform of nodes: what the nodes have free, the placement
+	// rule, a placement, the cluster's capacity, and the expected ends of
+	// the jobs started in this call; nodes is nil on a pool.
+	nodes    *sdk.Sandbox
+	rule     sdk.Placement
+	alloc    sdk.Alloc
+	capacity sdk.Vector
+	ends     []int64
+	delayed  []int32
 }
 
 const (
@@ -128,7 +150,9 @@ func (p *conservative) Init(env sdk.Env) error {
 	p.everyEnd = env.Params.String("compress") == CompressEveryEnd
 	p.classIDs = make(map[string]int32)
 	if env.Platform.HasNodes() {
-		return fmt.Errorf("conservative: platform %q is made of nodes, which conservative does not place yet", env.Platform.Name)
+		p.nodes = new(sdk.Sandbox)
+		p.rule = env.Platform.Clusters[0].PlacementRule()
+		p.capacity = env.Platform.Clusters[0].Capacity.Clone()
 	}
 	return supported("conservative", env.Platform)
 }
@@ -342,7 +366,19 @@ func (p *conservative) setReservation(j *sdk.Job, t int64) {
 // the next reservation, and checks that the profile agrees with the engine.
 func (p *conservative) startDue(s *sdk.State) error {
 	now := s.Now
-	p.free = append(p.free[:0], s.Free[0]...)
+	if p.nodes == nil {
+		p.free = append(p.free[:0], s.Free[0]...)
+	} else {
+		// The profile counts requests, which an exclusive job may hold
+		// more than on nodes of several sizes: the free totals it must
+		// agree with are counted the same way.
+		p.free = append(p.free[:0], p.capacity...)
+		for i := range s.Running {
+			p.free.Sub(s.Running[i].Job.Request)
+		}
+		p.nodes.Sync(s.Nodes[0])
+		p.ends, p.delayed = p.ends[:0], p.delayed[:0]
+	}
 	for p.due.len() > 0 {
 		r, idx := p.due.top()
 		if p.resv[idx] != r {
@@ -350,10 +386,6 @@ func (p *conservative) startDue(s *sdk.State) error {
 			continue
 		}
 		if r > now {
-			// A reservation normally falls on a job's end, which is an
-			// event anyway; the wake-up makes sure the policy is called
-			// then in every case.
-			p.out = append(p.out, sdk.WakeAt(r))
 			break
 		}
 		p.due.pop()
@@ -361,10 +393,36 @@ func (p *conservative) startDue(s *sdk.State) error {
 		if r < now {
 			return fmt.Errorf("conservative: job id %d missed its reservation at %d", job.ID, r)
 		}
+		if p.nodes != nil {
+			if !p.nodes.Place(job.Tasks, p.rule, &p.alloc) {
+				// Reserved again below; until then no reservation, so
+				// that another entry of the job at now is stale.
+				p.resv[idx] = noReservation
+				p.delayed = append(p.delayed, idx)
+				continue
+			}
+			p.nodes.Take(job.Tasks, p.alloc)
+			p.ends = append(p.ends, addSat(now, job.Walltime))
+		}
 		p.resv[idx] = started
 		p.dead++
 		p.free.Sub(job.Request)
 		p.out = append(p.out, sdk.Start(job))
+	}
+	if err := p.reserveAgain(s); err != nil {
+		return err
+	}
+	for p.due.len() > 0 {
+		r, idx := p.due.top()
+		if p.resv[idx] != r {
+			p.due.pop() // moved or started since
+			continue
+		}
+		// A reservation normally falls on a job's end, which is an event
+		// anyway; the wake-up makes sure the policy is called then in
+		// every case.
+		p.out = append(p.out, sdk.WakeAt(r))
+		break
 	}
 	if p.dead > len(p.queue)/2 {
 		kept := p.queue[:0]
@@ -383,6 +441,40 @@ func (p *conservative) startDue(s *sdk.State) error {
 	// would silently change the schedule.
 	if p.check = p.profile.FreeAt(now, p.check); !slices.Equal(p.check, p.free) {
 		return fmt.Errorf("conservative: t=%d: the profile has %v free now, the engine will have %v", now, p.check, p.free)
+	}
+	return nil
+}
+
+// reserveAgain moves the reservation of each job whose reservation came
+// but that the nodes could not hold (p.delayed) to the earliest time its
+// request fits from the next expected end on (of a running job, or of one
+// started now), when the nodes it waits for may be free.
+func (p *conservative) reserveAgain(s *sdk.State) error {
+	now := s.Now
+	for _, idx := range p.delayed {
+		j := p.jobs[idx]
+		next := int64(math.MaxInt64)
+		for i := range s.Running {
+			if e := s.Running[i].ExpectedEnd; e > now {
+				next = min(next, e)
+			}
+		}
+		for _, e := range p.ends {
+			next = min(next, e)
+		}
+		if next == math.MaxInt64 {
+			return fmt.Errorf("conservative: t=%d: job id %d does not fit the free nodes, and no job runs", now, j.ID)
+		}
+		p.profile.Unreserve(now, j.Walltime, j.Request)
+		p.incr.add(now)
+		t := p.profile.EarliestFitFrom(next, j.Request, j.Walltime)
+		if t < 0 {
+			return fmt.Errorf("conservative: job id %d does not fit the cluster", j.ID)
+		}
+		if err := p.profile.Reserve(t, j.Walltime, j.Request); err != nil {
+			return fmt.Errorf("conservative: job id %d: %w", j.ID, err)
+		}
+		p.setReservation(j, t)
 	}
 	return nil
 }

@@ -85,6 +85,31 @@ func TestOnNodesHandWorked(t *testing.T) {
 	// EASY: job 4 ends by the shadow time (10) and backfills at 2.
 	policytest.Run(t, EASY(), policytest.Scenario{Name: "easy", Platform: plat, Jobs: jobs,
 		Want: []start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 10, Promised: 10}, {ID: 4, At: 2}}})
+	// Conservative counts: job 3's 2 cores are free in total at t=1, so
+	// it is reserved then (promised 1); the rule cannot place it, so it is
+	// reserved again from the next expected end, job 1's at 10, where it
+	// starts: a broken promise. Job 4 (1 core) is reserved at 2 and
+	// starts then, on node 0's free core.
+	policytest.Run(t, Conservative(), policytest.Scenario{Name: "conservative", Platform: plat, Jobs: jobs,
+		Want: []start{{ID: 1, At: 0, Promised: 0}, {ID: 2, At: 0, Promised: 0}, {ID: 3, At: 10, Promised: 1}, {ID: 4, At: 2, Promised: 2}}})
+}
+
+// TestConservativeOnExclusiveNodesKeepsPromises: on nodes all alike held
+// whole, a reservation that fits the count always places, so conservative
+// keeps every promise, whatever the order.
+func TestConservativeOnExclusiveNodesKeepsPromises(t *testing.T) {
+	plat := onNodes(12, 4, sdk.BestFit)
+	for seed := range uint64(20) {
+		sc := policytest.Random{Platform: plat, Jobs: 200}.Scenario(seed)
+		for i := range sc.Jobs {
+			n := int32(1 + (seed+uint64(i))%6)
+			sc.Jobs[i].Tasks = &sdk.Tasks{Count: n * 3, Cores: 1, Nodes: n, Exclusive: true}
+		}
+		for _, order := range []string{OrderSubmit, OrderLargest} {
+			sc.Params = map[string]string{"order": order}
+			policytest.Check(t, Conservative(), sc, policytest.PromisesKept())
+		}
+	}
 }
 
 // TestOnRandomNodes runs FCFS and both readings of EASY on random platforms
@@ -103,6 +128,8 @@ func TestOnRandomNodes(t *testing.T) {
 			{EASY(), nil, nil},
 			{EASY(), map[string]string{"reservation": ReservationBatsched}, []policytest.Invariant{policytest.PromisesKept()}},
 			{EASY(), map[string]string{"reservation": ReservationBatsched, "order": OrderShortest}, nil},
+			{Conservative(), nil, nil},
+			{Conservative(), map[string]string{"order": OrderShortest, "compress": CompressEveryEnd}, nil},
 		} {
 			sc := policytest.Random{Nodes: true, Jobs: 150, Params: tc.params}.Scenario(seed)
 			policytest.Check(t, tc.p, sc, tc.invariants...)

@@ -14,7 +14,7 @@ import (
 
 // nodesManifest runs the shipped KTH-SP2 log on a pool of 100 processors,
 // on the known machine KTH-SP2 (100 one-core nodes, exclusive), and on 4
-// nodes of 25 cores shared, under FCFS and EASY.
+// nodes of 25 cores shared, under FCFS, EASY and conservative.
 func nodesManifest(t *testing.T) string {
 	t.Helper()
 	return fmt.Sprintf(`[campaign]
@@ -36,17 +36,19 @@ sha256 = %q
 ref = "fcfs"
 [policies.easy]
 ref = "easy"
+[policies.conservative]
+ref = "conservative"
 [matrix]
 workload = ["kth"]
 platform = ["pool", "excl", "shared"]
-policy = ["fcfs", "easy"]
+policy = ["fcfs", "easy", "conservative"]
 `, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA)
 }
 
 // TestNodesCampaign runs the nodes manifest end to end as plugin processes
 // (nodes, tasks and allocations cross the wire, every schedule verified
 // node by node) and checks: on 100 exclusive one-core nodes, every job
-// starts when it does on the pool of 100 processors, under both policies;
+// starts when it does on the pool of 100 processors, under every policy;
 // the jobs files of node runs carry each job's allocation, one node per
 // processor there; runs.parquet has the node metrics and the mapping's
 // counts, nulls for the pool runs; the jobs files say how nodes are
@@ -55,11 +57,11 @@ func TestNodesCampaign(t *testing.T) {
 	m := loadManifest(t, nodesManifest(t))
 	dir := t.TempDir()
 	rep := run(t, m, Options{Dir: dir, Workers: 2})
-	if rep.Done != 6 {
+	if rep.Done != 9 {
 		for _, r := range rep.Runs {
 			t.Logf("%s: %s %s", r.Label, r.Status, r.Error)
 		}
-		t.Fatalf("%d of 6 runs completed", rep.Done)
+		t.Fatalf("%d of 9 runs completed", rep.Done)
 	}
 	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
 	if err != nil {
@@ -78,7 +80,7 @@ func TestNodesCampaign(t *testing.T) {
 	for _, r := range rows {
 		byLabel[r[idx["platform"]].(string)+"/"+r[idx["policy"]].(string)] = r
 	}
-	for _, pol := range []string{"fcfs", "easy"} {
+	for _, pol := range []string{"fcfs", "easy", "conservative"} {
 		pool, excl, shared := byLabel["pool/"+pol], byLabel["excl/"+pol], byLabel["shared/"+pol]
 		if pool[idx["node_utilisation"]] != nil || pool[idx["nodes_exclusive"]] != nil {
 			t.Errorf("%s on the pool has node metrics or counts", pol)
