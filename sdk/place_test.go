@@ -26,7 +26,9 @@ func nodesOf(t *testing.T, groups []sdk.NodeGroup, parts []sdk.Partition, free .
 		if len(free) != len(n.Free) {
 			t.Fatalf("%d free amounts for %d nodes", len(free), len(n.Free))
 		}
-		copy(n.Free, free)
+		for k, f := range free {
+			n.SetFree(int32(k), f)
+		}
 	}
 	return n
 }
@@ -202,9 +204,9 @@ func TestPlaceAgainstBruteForce(t *testing.T) {
 		n := nodesOf(t, groups, parts)
 		for k := range n.Free {
 			c := n.Layout.Cap(k)
-			n.Free[k] = sdk.Amount{Cores: rng.Int64N(c.Cores + 1), Memory: rng.Int64N(c.Memory/gb+1) * gb}
+			n.SetFree(int32(k), sdk.Amount{Cores: rng.Int64N(c.Cores + 1), Memory: rng.Int64N(c.Memory/gb+1) * gb})
 			if rng.IntN(3) == 0 {
-				n.Free[k] = c
+				n.SetFree(int32(k), c)
 			}
 		}
 		tasks := sdk.Tasks{Count: int32(1 + rng.IntN(8)), Cores: int32(1 + rng.IntN(2))}
@@ -384,5 +386,61 @@ func TestValidateNodes(t *testing.T) {
 				t.Error("Validate accepted it")
 			}
 		})
+	}
+}
+
+// TestWatchAgreesWithPlace changes random nodes one at a time and checks
+// that a Watch, told of each change, says a job fits exactly when Place
+// does, under every rule, with and without a node limit.
+func TestWatchAgreesWithPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		groups := []sdk.NodeGroup{{Name: "a", Count: 1 + rng.IntN(20), Cores: int64(1 + rng.IntN(8)), Memory: 8 * gb}}
+		var parts []sdk.Partition
+		if rng.IntN(2) == 0 {
+			parts = []sdk.Partition{{Name: "all", Groups: []string{"a"}, Default: true}, {Name: "capped", Groups: []string{"a"}, MaxNodes: 1 + rng.IntN(4)}}
+		}
+		n := nodesOf(t, groups, parts)
+		tasks := sdk.Tasks{Count: int32(1 + rng.IntN(12)), Cores: 1, Memory: int64(rng.IntN(3)) * gb}
+		if rng.IntN(2) == 0 {
+			tasks.Nodes = int32(1 + rng.IntN(int(tasks.Count)))
+			tasks.Exclusive = rng.IntN(2) == 0
+		}
+		if parts != nil {
+			tasks.Partition = int32(rng.IntN(3))
+		}
+		rule := sdk.Placements()[rng.IntN(3)]
+		// Random jobs of one core and some memory come and go; the watch
+		// follows them as the nodes do.
+		var w sdk.Watch
+		w.Reset(n, &tasks, rule)
+		type held struct {
+			t sdk.Tasks
+			a sdk.Alloc
+		}
+		var running []held
+		for step := range 60 {
+			if len(running) > 0 && rng.IntN(2) == 0 {
+				i := rng.IntN(len(running))
+				r := running[i]
+				n.Release(&r.t, r.a)
+				w.Release(&r.t, r.a)
+				running = append(running[:i], running[i+1:]...)
+			} else {
+				other := sdk.Tasks{Count: int32(1 + rng.IntN(6)), Cores: 1, Memory: int64(rng.IntN(2)) * gb}
+				if rng.IntN(3) == 0 {
+					other.Nodes, other.Exclusive = 1, true
+				}
+				var a sdk.Alloc
+				if n.Place(&other, sdk.FirstFit, &a) {
+					n.Take(&other, a)
+					w.Take(&other, a)
+					running = append(running, held{other, a})
+				}
+			}
+			if got, want := w.Fits(), n.Place(&tasks, rule, nil); got != want {
+				t.Fatalf("trial %d step %d, %s: Watch says %v, Place %v; tasks %+v, free %+v", trial, step, rule, got, want, tasks, n.Free)
+			}
+		}
 	}
 }

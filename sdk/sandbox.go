@@ -38,18 +38,24 @@ func (s *Sandbox) Sync(base *Nodes) {
 		return
 	}
 	for _, k := range s.dirty {
-		s.Free[k] = base.Free[k]
+		s.copyNode(base, k)
 		s.mark[k] = false
 	}
 	s.dirty = s.dirty[:0]
 	for _, k := range base.changed {
-		s.Free[k] = base.Free[k]
+		s.copyNode(base, k)
 	}
 	s.epoch = base.epoch
 }
 
-// Touch records that the caller changed what node k has free by hand, so
-// that the next Sync brings it back.
+// SetFree is Nodes.SetFree, recorded for the next Sync.
+func (s *Sandbox) SetFree(k int32, a Amount) {
+	s.Touch(k)
+	s.Nodes.Free[k] = a
+	s.index(k)
+}
+
+// Touch records that node k changed, so that the next Sync brings it back.
 func (s *Sandbox) Touch(k int32) {
 	if !s.mark[k] {
 		s.mark[k] = true

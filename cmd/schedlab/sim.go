@@ -21,6 +21,7 @@ import (
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/nodes"
 )
 
 type simFlags struct {
@@ -32,6 +33,7 @@ type simFlags struct {
 	asJSON             bool
 	timeout, stall     time.Duration
 	metrics            metrics.Settings
+	nodes              nodeFlags
 }
 
 func newSimCmd() *cobra.Command {
@@ -46,7 +48,14 @@ per job.
 POLICY is a reference policy (fcfs, easy, conservative), the path of a plugin
 binary, or a Go package path (such as ./plugins/easy) that is built and cached.
 The platform is one cluster whose size comes from the trace header (MaxProcs,
-else MaxNodes) unless --procs is given.`,
+else MaxNodes) unless --procs is given: a pool of processors. --nodes N
+--cores-per-node C makes it N nodes of C cores (with --memory-per-node and
+--gpus-per-node), and --machine NAME a known machine (schedlab sim --machine
+list lists them); a job then asks for its processors as tasks of one core,
+on whole nodes (--allocation exclusive, the default) or on shared nodes
+(--allocation shared), with the memory per processor of its trace
+(--memory requested|used|requested-else-used|none), placed by --placement
+(first-fit, best-fit, contiguous). See docs/semantics.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
 	}
@@ -66,8 +75,23 @@ else MaxNodes) unless --procs is given.`,
 	fl.Int64Var(&f.metrics.SlowdownTau, "bsld-tau", f.metrics.SlowdownTau, "runtime floor of bounded slowdown, seconds")
 	fl.IntVar(&f.metrics.WarmupJobs, "warmup-jobs", 0, "leave the first N jobs out of the wait and slowdown metrics")
 	fl.IntVar(&f.metrics.CooldownJobs, "cooldown-jobs", 0, "leave the last N jobs out of the wait and slowdown metrics")
-	_ = cmd.MarkFlagRequired("trace")
-	_ = cmd.MarkFlagRequired("policy")
+	f.nodes.register(fl)
+	// Required but for --machine list, which lists the known machines.
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		if f.nodes.machine == "list" {
+			return nil
+		}
+		var missing []string
+		for _, name := range []string{"trace", "policy"} {
+			if !cmd.Flags().Changed(name) {
+				missing = append(missing, strconv.Quote(name))
+			}
+		}
+		if len(missing) > 0 {
+			return &exitError{exitBadInput, fmt.Errorf("required flag(s) %s not set", strings.Join(missing, ", "))}
+		}
+		return nil
+	}
 	return cmd
 }
 
@@ -88,6 +112,10 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 
 func runSim(cmd *cobra.Command, f simFlags) error {
 	ctx := cmd.Context()
+	if f.nodes.machine == "list" {
+		printMachines(cmd.OutOrStdout())
+		return nil
+	}
 	params, err := keyValues("param", f.params)
 	if err != nil {
 		return err
@@ -132,13 +160,27 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			f.trace, path, w.SHA256, wantSHA)}
 	}
 	plat := sdk.SingleCluster(traceName(w.Path), w.Procs)
+	jobs := w.Jobs
+	var mapping *nodes.Settings
+	var nodeCounts map[string]int64
+	if f.nodes.set() {
+		if plat, mapping, err = f.nodes.platform(traceName(w.Path)); err != nil {
+			return &exitError{exitBadInput, err}
+		}
+		if jobs, nodeCounts, err = nodes.Apply(plat, w, w.Jobs, *mapping); err != nil {
+			return &exitError{exitBadInput, err}
+		}
+		if len(jobs) == 0 {
+			return &exitError{exitBadInput, fmt.Errorf("%s: no job left once mapped onto the nodes (%v)", f.trace, nodeCounts)}
+		}
+	}
 	timeout := f.timeout
 	if timeout < 0 {
-		timeout = runner.DefaultTimeout(len(w.Jobs))
+		timeout = runner.DefaultTimeout(len(jobs))
 	}
 	began := time.Now().UTC()
 	spec := runner.Spec{
-		Policy: pol, Params: params, Platform: plat, Jobs: w.Jobs, Seed: f.seed,
+		Policy: pol, Params: params, Platform: plat, Jobs: jobs, Seed: f.seed,
 		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: timeout,
 		StallTimeout: f.stall,
 	}
@@ -150,7 +192,13 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		// joins the footer at the end.
 		spec.Write = func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
 			meta := simProvenance(f, pol, out, w, plat, params, began)
-			return results.WriteJobsThen(f.out, runner.JobRows(w.Jobs, out.Records), results.JobExtras{}, meta, &results.Later{
+			if mapping != nil {
+				meta["nodes.mapping"] = jsonText(mapping.Map())
+				meta["nodes.counts"] = jsonText(nodeCounts)
+				meta["nodes.numbering"] = runner.NodeNumbering(plat)
+			}
+			x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, false)
+			return results.WriteJobsThen(f.out, runner.JobRows(jobs, out.Records), x, meta, &results.Later{
 				Keys: []string{"summary"},
 				Fill: func() (results.Metadata, error) {
 					s, err := summary()
@@ -170,9 +218,13 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		return enc.Encode(map[string]any{
 			"policy": out.Info, "transport": out.Transport, "summary": out.Summary, "stats": out.Stats,
 			"workload": map[string]any{"path": w.Path, "sha256": w.SHA256, "procs": w.Procs, "cleaning": w.Report},
+			"nodes":    nodesJSON(plat, mapping, nodeCounts),
 		})
 	}
 	printSummary(cmd.OutOrStdout(), pol, out, w, f)
+	if mapping != nil {
+		printNodes(cmd.OutOrStdout(), plat, mapping, nodeCounts, out)
+	}
 	return nil
 }
 

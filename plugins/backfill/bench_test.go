@@ -8,12 +8,14 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/machines"
+	"github.com/schedlab/schedlab/workload/nodes"
 	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
 // loadTrace loads a trace: a path relative to this package, or the name of
 // a file of the shared data, skipping the benchmark when that is absent.
-func loadTrace(b *testing.B, file string) *workload.Workload {
+func loadTrace(b testing.TB, file string) *workload.Workload {
 	b.Helper()
 	path := file
 	if !strings.Contains(file, "/") {
@@ -127,5 +129,54 @@ func BenchmarkOrders(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkEngineEASYNodes times the engine alone (sim.Run with EASY linked
+// in) on platforms of nodes, the targets of issue 31: SDSC-BLUE as its 144
+// nodes of 8 cores held whole, RICC as its 1,024 nodes of 8 cores and 12
+// GiB shared with each job's requested memory, CEA-Curie as its thin and
+// fat nodes held whole (each trace skipped when absent). It reports jobs/s
+// and events/s, and, for memory, the bytes the run allocates per job.
+func BenchmarkEngineEASYNodes(b *testing.B) {
+	for _, tc := range []struct {
+		name, file, machine string
+		s                   nodes.Settings
+	}{
+		{"SDSC-BLUE-exclusive", "SDSC-BLUE-2000-4.2-cln.swf.gz", "SDSC-BLUE", nodes.Settings{Memory: nodes.MemoryNone}},
+		{"RICC-shared-memory", "RICC-2010-2.swf.gz", "RICC", nodes.Settings{Allocation: nodes.Shared}},
+		{"CEA-Curie-exclusive", "CEA-Curie-2011-2.1-cln.swf.gz", "CEA-Curie", nodes.Settings{}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w := loadTrace(b, tc.file)
+			m, err := machines.Lookup(tc.machine)
+			if err != nil {
+				b.Fatal(err)
+			}
+			plat := m.Platform("", sdk.FirstFit)
+			s := tc.s
+			s.Partitions = m.TracePartitions
+			if s, err = s.Resolved(plat); err != nil {
+				b.Fatal(err)
+			}
+			jobs, _, err := nodes.Apply(plat, w, w.Jobs, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := sim.Config{Platform: plat, Jobs: jobs}
+			b.ReportAllocs()
+			var iters, events int64
+			for b.Loop() {
+				res, err := sim.Run(b.Context(), EASY(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				iters++
+				events += res.Stats.Events
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(len(jobs))*float64(iters)/sec, "jobs/s")
+			b.ReportMetric(float64(events)/sec, "events/s")
+		})
 	}
 }

@@ -67,6 +67,10 @@ type easy struct {
 	out         []sdk.Decision
 	future      sdk.Sandbox // on nodes, the nodes at the shadow time
 	reservation sdk.Alloc   // on nodes, the head's placement then
+	// watch follows whether the head fits, as running jobs give their
+	// nodes back one after the other (given, in that order).
+	watch sdk.Watch
+	given []release
 }
 
 // release is what a job holds and gives back at a time.
@@ -162,8 +166,11 @@ func (p *easy) start(now int64, j *sdk.Job, placed *sdk.Alloc) {
 // the jobs started in this call) reach their expected ends, and leaves in
 // p.extra the capacity free at that time beyond what head holds. Every
 // release at the shadow time counts, not just the one that made head fit.
-// On nodes it leaves in p.future the nodes at the shadow time, head placed
-// on them under ReservationBatsched.
+// On nodes, a Watch follows whether head fits as jobs give nodes back;
+// the nodes at the shadow time are made in p.future, head placed on them,
+// only when what it holds there may depend on where (an exclusive job on
+// nodes of several sizes) or when its reservation holds them
+// (ReservationBatsched).
 func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	slices.SortFunc(p.now, func(a, b release) int {
 		if c := cmp.Compare(a.at, b.at); c != 0 {
@@ -174,10 +181,8 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	p.avail = append(p.avail[:0], p.room.free...)
 	nodes := p.room.nodes != nil
 	if nodes {
-		p.future.Sync(s.Nodes[0])
-		for _, r := range p.now {
-			p.future.Take(r.tasks, r.alloc)
-		}
+		p.watch.Reset(&p.room.nodes.Nodes, head.Tasks, p.room.rule)
+		p.given = p.given[:0]
 	}
 	run, started := s.Running, p.now
 	shadow := int64(-1)
@@ -197,30 +202,37 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 			r := &run[0]
 			held = r.Job.Request
 			if nodes {
-				h := p.future.Release(r.Job.Tasks, *r.Alloc)
-				held = p.room.held
-				copy(held, r.Job.Request)
-				p.room.setHeld(held, h)
+				held = p.room.heldBy(r.Job, *r.Alloc)
+				p.watch.Release(r.Job.Tasks, *r.Alloc)
+				p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: *r.Alloc})
 			}
 			run = run[1:]
 		} else {
 			held = started[0].held
 			if nodes {
-				p.future.Release(started[0].tasks, started[0].alloc)
+				p.watch.Release(started[0].tasks, started[0].alloc)
+				p.given = append(p.given, started[0])
 			}
 			started = started[1:]
 		}
 		p.avail.Add(held)
-		if shadow < 0 && head.Request.Fits(p.avail) && (!nodes || p.future.Place(head.Tasks, p.room.rule, nil)) {
+		if shadow < 0 && head.Request.Fits(p.avail) && (!nodes || p.watch.Fits()) {
 			shadow = t
 		}
 	}
 	// The engine admits only jobs that fit the cluster, so head fits once
 	// everything has ended and shadow is set.
 	p.extra = append(p.extra[:0], p.avail...)
-	if !nodes {
+	if !nodes || (!p.batsched && (!head.Tasks.Exclusive || p.room.nodes.Layout.Uniform(head.Tasks.Partition))) {
 		p.extra.Sub(head.Request)
 		return shadow
+	}
+	p.future.Sync(s.Nodes[0])
+	for _, r := range p.now {
+		p.future.Take(r.tasks, r.alloc)
+	}
+	for _, r := range p.given {
+		p.future.Release(r.tasks, r.alloc)
 	}
 	p.future.Place(head.Tasks, p.room.rule, &p.reservation)
 	p.extra.Sub(p.room.heldBy(head, p.reservation))

@@ -21,6 +21,10 @@ type room struct {
 	alloc    sdk.Alloc
 	held     sdk.Vector
 	mem, gpu int
+	// failed holds the tasks the rule could not place since reset: what
+	// is free only shrinks during a call, so they cannot fit again until
+	// the next, and jobs of one shape (array jobs) are tried once.
+	failed map[sdk.Tasks]struct{}
 }
 
 func newRoom(p *sdk.Platform) room {
@@ -29,6 +33,7 @@ func newRoom(p *sdk.Platform) room {
 		r.nodes = new(sdk.Sandbox)
 		r.rule = p.Clusters[0].PlacementRule()
 		r.held = make(sdk.Vector, p.Dims())
+		r.failed = map[sdk.Tasks]struct{}{}
 	}
 	return r
 }
@@ -38,6 +43,7 @@ func (r *room) reset(s *sdk.State) {
 	r.free = append(r.free[:0], s.Free[0]...)
 	if r.nodes != nil {
 		r.nodes.Sync(s.Nodes[0])
+		clear(r.failed)
 	}
 }
 
@@ -46,7 +52,17 @@ func (r *room) fits(j *sdk.Job) bool {
 	if !j.Request.Fits(r.free) {
 		return false
 	}
-	return r.nodes == nil || r.nodes.Place(j.Tasks, r.rule, &r.alloc)
+	if r.nodes == nil {
+		return true
+	}
+	if _, ok := r.failed[*j.Tasks]; ok {
+		return false
+	}
+	if !r.nodes.Place(j.Tasks, r.rule, &r.alloc) {
+		r.failed[*j.Tasks] = struct{}{}
+		return false
+	}
+	return true
 }
 
 // heldBy returns what j holds in all on allocation a: its request, with the

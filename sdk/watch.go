@@ -1,0 +1,135 @@
+package sdk
+
+// Watch follows whether one job's tasks fit on a copy of some nodes as
+// other jobs take and give back what they hold there, at the cost of the
+// nodes they touch: a policy looking for the time a job fits, giving back
+// running jobs one after the other (EASY's shadow time), asks Fits after
+// each without a pass over every node.
+type Watch struct {
+	layout *Layout
+	t      *Tasks
+	rule   Placement
+	exact  bool // Fits needs no placement to answer
+	// free is what each node has free as the watch sees it, and fit what
+	// each node of the partition can take of t (0 elsewhere).
+	free []Amount
+	fit  []int64
+	// sum is what the nodes take in all, without a node count; with one,
+	// lo and hi count the nodes that take the smaller and the larger of
+	// the balanced shares.
+	sum, lo, hi int64
+	q           int64
+	nodes       *Nodes // for Fits when the counts do not decide
+}
+
+// Reset makes w watch tasks t, placed by rule, on a copy of what n has
+// free.
+func (w *Watch) Reset(n *Nodes, t *Tasks, rule Placement) {
+	l := n.Layout
+	w.layout, w.t, w.rule = l, t, rule
+	w.exact = (rule == FirstFit || rule == BestFit) && l.maxNodes[t.Partition] == 0
+	w.sum, w.lo, w.hi, w.q = 0, 0, 0, 0
+	if t.Nodes > 0 {
+		w.q = int64(t.Count / t.Nodes)
+	}
+	w.free = append(w.free[:0], n.Free...)
+	if cap(w.fit) >= l.Len() {
+		w.fit = w.fit[:l.Len()]
+		clear(w.fit)
+	} else {
+		w.fit = make([]int64, l.Len())
+	}
+	for _, k := range l.parts[t.Partition] {
+		w.set(k, w.fitOf(k))
+	}
+}
+
+// Take takes what a job of tasks t2 holds on allocation a from the watched
+// nodes.
+func (w *Watch) Take(t2 *Tasks, a Alloc) {
+	for i, k := range a.Nodes {
+		w.free[k].sub(w.layout.Held(t2, k, a.Tasks[i]))
+		w.update(k)
+	}
+}
+
+// Release gives back what a job of tasks t2 holds on allocation a.
+func (w *Watch) Release(t2 *Tasks, a Alloc) {
+	for i, k := range a.Nodes {
+		w.free[k].add(w.layout.Held(t2, k, a.Tasks[i]))
+		w.update(k)
+	}
+}
+
+// update recomputes what node k takes, when it is of the partition.
+func (w *Watch) update(k int32) {
+	if w.layout.partBits[w.t.Partition][k/64]&(1<<(k%64)) != 0 {
+		w.set(k, w.fitOf(k))
+	}
+}
+
+// fitOf is Nodes.Fit on the watched nodes.
+func (w *Watch) fitOf(k int32) int64 {
+	t, l := w.t, w.layout
+	if l.feat[k]&t.Features != t.Features {
+		return 0
+	}
+	f := w.free[k]
+	if t.Exclusive && f != l.caps[k] {
+		return 0
+	}
+	x := f.Cores
+	if t.Cores != 1 {
+		x /= int64(t.Cores)
+	}
+	if t.Memory > 0 {
+		x = min(x, f.Memory/t.Memory)
+	}
+	if t.GPUs > 0 {
+		x = min(x, f.GPUs/int64(t.GPUs))
+	}
+	return x
+}
+
+// set records that node k takes x tasks.
+func (w *Watch) set(k int32, x int64) {
+	old := w.fit[k]
+	w.fit[k] = x
+	c := int64(w.t.Count)
+	w.sum += min(x, c) - min(old, c)
+	if w.q > 0 {
+		w.lo += b2c(x >= w.q) - b2c(old >= w.q)
+		w.hi += b2c(x > w.q) - b2c(old > w.q)
+	}
+}
+
+func b2c(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Fits reports whether the watched tasks can be placed now by the rule:
+// from the counts alone under FirstFit and BestFit without a partition's
+// node limit, where they decide it; else, when the counts allow it, by
+// placing them.
+func (w *Watch) Fits() bool {
+	t := w.t
+	var may bool
+	if t.Nodes > 0 {
+		may = w.lo >= int64(t.Nodes) && w.hi >= int64(t.Count%t.Nodes)
+	} else {
+		may = w.sum >= int64(t.Count)
+	}
+	if !may || w.exact {
+		return may
+	}
+	if w.nodes == nil {
+		w.nodes = &Nodes{}
+	}
+	w.nodes.Layout = w.layout
+	w.nodes.Free = append(w.nodes.Free[:0], w.free...)
+	w.nodes.reindex()
+	return w.nodes.Place(t, w.rule, nil)
+}
