@@ -15,6 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -427,12 +428,24 @@ func listLabels(labels []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(labels[:n], ", "), len(labels)-n)
 }
 
-// shorten cuts s to n bytes at most, marking the cut.
+// shorten cuts s to about n bytes by taking out its middle, marked, on
+// character boundaries: the cause of an error comes last ("...: no space
+// left on device") after paths that can be long, and the start says what
+// failed, so both ends are kept.
 func shorten(s string, n int) string {
+	const mark = " [...] "
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "..."
+	head, tail := (n-len(mark))/2, (n-len(mark))-(n-len(mark))/2
+	i, j := head, len(s)-tail
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	for j < len(s) && !utf8.RuneStart(s[j]) {
+		j++
+	}
+	return s[:i] + mark + s[j:]
 }
 
 // axisRank orders the table's axis columns as the matrix does.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner"
@@ -496,4 +497,37 @@ func must(s string, err error) string {
 		panic(err)
 	}
 	return s
+}
+
+// TestShortenKeepsCause: a failure's first line, cut for the console, keeps
+// its start (what failed) and its end (why), whatever their length, and
+// never splits a character.
+func TestShortenKeepsCause(t *testing.T) {
+	dir := "/scratch/" + strings.Repeat("campaigns/", 20) + "c"
+	key := strings.Repeat("ab12", 16)
+	for _, tc := range []struct {
+		name, err string
+		keep      []string
+	}{
+		{"no space", "results: write " + dir + "/jobs/" + key + ".parquet: fsync " + dir + "/jobs/." + key + ".parquet.tmp-4242: no space left on device",
+			[]string{"results: write /scratch/", ": no space left on device"}},
+		{"read-only", "open " + dir + "/status/." + key + ".json.tmp-1: read-only file system", []string{"open /scratch/", ": read-only file system"}},
+		{"short", "plugin crash: deliberate panic", []string{"plugin crash: deliberate panic"}},
+		{"runes", strings.Repeat("é", 400) + ": cause", []string{"éé", ": cause"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := shorten(tc.err, 300)
+			if len(got) > 300 || !utf8.ValidString(got) {
+				t.Errorf("%d bytes, valid UTF-8 %v: %q", len(got), utf8.ValidString(got), got)
+			}
+			if len(tc.err) > 300 && !strings.Contains(got, " [...] ") {
+				t.Errorf("the cut is not marked: %q", got)
+			}
+			for _, k := range tc.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("%q lost %q", got, k)
+				}
+			}
+		})
+	}
 }
