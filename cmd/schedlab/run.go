@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -83,7 +84,9 @@ keeping the others' results and rebuilding runs.parquet from all of them
 (docs/cluster.md; schedlab slurm submits them as a Slurm job array).
 
 Exit status: 0 all runs completed; 1 some runs failed (the others completed
-and are recorded); 2 bad input, nothing ran; 3 interrupted, resume to finish.`,
+and are recorded); 2 bad input, nothing ran; 3 interrupted (SIGINT or
+SIGTERM, at any stage: building a policy, starting one, or running), resume
+to finish.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCampaign(cmd, args[0], f) },
 	}
@@ -171,6 +174,10 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	finish()
 	if err != nil {
 		switch {
+		case cmd.Context().Err() != nil && errors.Is(err, context.Canceled):
+			// Stopped while the traces were loaded and the policies built
+			// and started, which precede any change to the folder.
+			return &exitError{exitInterrupted, fmt.Errorf("interrupted before the first run, while checking the campaign's inputs; the campaign folder was not touched: run the command again")}
 		case errors.Is(err, campaign.ErrExists):
 			return &exitError{exitBadInput, fmt.Errorf("%w\n  run what it misses (with the new and changed runs of an edited manifest): schedlab run --resume %s%s\n  start again: schedlab run --overwrite %s%s",
 				err, arg, outFlag(f.out), arg, outFlag(f.out))}
