@@ -359,13 +359,25 @@ func printReport(w io.Writer, rep *campaign.Report) {
 			continue
 		}
 		mt := r.Metrics
-		fmt.Fprintf(tw, "%.0f\t%.1f\t%.0f\t%.2f\t%.4f\t%.2f\t\n", mt["jobs"], mt["mean_wait"], mt["p95_wait"],
-			mt["mean_bsld"], mt["utilisation"], r.WallSeconds)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t\n", metric(mt, "jobs", 0), metric(mt, "mean_wait", 1), metric(mt, "p95_wait", 0),
+			metric(mt, "mean_bsld", 2), metric(mt, "utilisation", 4), r.WallSeconds)
 	}
 	tw.Flush()
 	printFailures(w, rep)
 	fmt.Fprintf(w, "\nper run: %s    per job: %s/<run_key>.parquet    (docs/results.md)\n",
 		filepath.Join(dir, campaign.RunsFile), filepath.Join(dir, campaign.JobsDir))
+}
+
+// metric formats a summary metric with the given decimals, or says null
+// when the run's summary has none: a statistic with no job to stand on
+// (every job rejected, or trimmed by warm-up and cool-down), which
+// runs.parquet holds as NULL.
+func metric(m map[string]any, key string, decimals int) string {
+	v, ok := m[key].(float64)
+	if !ok {
+		return "null"
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
 // printFailures says why runs failed, once per reason: the first line of
