@@ -142,7 +142,7 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 		if f.out != "" {
 			return &exitError{exitBadInput, errors.New("--resume DIR resumes DIR; --out applies only with --resume MANIFEST")}
 		}
-		m, err = manifest.Load(filepath.Join(arg, campaign.LockFile), opts.Generators...)
+		m, err = manifest.LoadLock(filepath.Join(arg, campaign.LockFile), opts.Generators...)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				err = fmt.Errorf("resume %s: no %s there, so no campaign to resume", arg, campaign.LockFile)

@@ -194,6 +194,15 @@ func TestRunExitCodes(t *testing.T) {
 	if exitCode(err) != exitBadInput || !strings.Contains(out, "bad.toml:3: unknown key campaign.sede") {
 		t.Errorf("bad manifest: exit %d\n%s", exitCode(err), out)
 	}
+	// A manifest over manifest.MaxBytes is refused unparsed.
+	big := filepath.Join(t.TempDir(), "big.toml")
+	if err := os.WriteFile(big, []byte("[campaign]\nseed = 1\n#"+strings.Repeat("x", 1<<20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, "run", big)
+	if exitCode(err) != exitBadInput || !strings.Contains(out, "big.toml: file too large: 1048598 bytes, more than the 1048576 (1 MiB) a manifest may have") {
+		t.Errorf("a manifest over the bound: exit %d\n%s", exitCode(err), out)
+	}
 	// A campaign folder that takes no file: under a regular file, and a
 	// folder made immutable (chattr +i, which binds root too). Nothing runs.
 	file := filepath.Join(t.TempDir(), "file")
