@@ -111,3 +111,34 @@ func TestNullStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedTrace: a gzip trace cut short is bad input that says so,
+// not a malformed last line: exit 2 from run and sim, nothing created.
+func TestTruncatedTrace(t *testing.T) {
+	data, err := os.ReadFile(kth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "cut.swf.gz")
+	if err := os.WriteFile(trace, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	m := filepath.Join(dir, "m.toml")
+	src := fmt.Sprintf("[campaign]\nseed = 1\nout = %q\n[workloads.kth]\ntrace = %q\nsha256 = %q\n[policies.easy]\nref = \"easy\"\n[matrix]\nworkload = [\"kth\"]\npolicy = [\"easy\"]\n",
+		out, trace, "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87")
+	if err := os.WriteFile(m, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"run", m}, {"sim", "--trace", trace, "--policy", "easy", "--out", filepath.Join(out, "j.parquet")}} {
+		text, err := run(t, args...)
+		if exitCode(err) != exitBadInput || !strings.Contains(text, "gzip: the compressed stream ends early (is the file truncated?): unexpected EOF") ||
+			strings.Contains(text, "wrong number of fields") {
+			t.Errorf("%s: exit %d, want %d and the gzip error\n%s", args[0], exitCode(err), exitBadInput, text)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %s was created", args[0], out)
+		}
+	}
+}
