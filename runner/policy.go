@@ -39,6 +39,14 @@ type Resolver struct {
 	// it builds, then how long it took (a first build compiles gRPC and
 	// go-plugin and can take minutes).
 	Log io.Writer
+	// Supervisor, when set, is a command that runs the command line
+	// appended to it as a process group it kills when it is told to stop or
+	// when this process dies (Supervise): schedlab's `plugin supervise`.
+	// Builds of package policies run under it, so that a host killed
+	// outright (SIGKILL) leaves no compiler behind. Without it the go
+	// command still dies with the host (on Linux), its compilers finish
+	// their package.
+	Supervisor []string
 	// Prebuilt maps a reference (what Resolve takes) to a binary built or
 	// copied for it beforehand, which is used instead of building the
 	// package or reading the path: the tasks of a Slurm job array run on
@@ -252,7 +260,7 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 	target := pkg
-	cmd := exec.CommandContext(ctx, "go", "build", buildVCS, "-trimpath", "-o", tmp.Name())
+	cmd := childCommand(ctx, r.Supervisor, "go", "build", buildVCS, "-trimpath", "-o", tmp.Name())
 	if st, err := os.Stat(pkg); err == nil && st.IsDir() {
 		// Build a directory from inside it, so that its own module is the
 		// main module wherever schedlab was started from.

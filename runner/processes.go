@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 
@@ -53,7 +52,7 @@ func (ps *Processes) get(ctx context.Context, command []string) (*process, error
 		return p, nil
 	}
 	ps.mu.Unlock()
-	p, err := host.Start(ctx, exec.Command(command[0], command[1:]...))
+	p, err := startPlugin(ctx, command)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +109,7 @@ func Describe(ctx context.Context, res *Resolved, inProcess bool, procs *Process
 		return sdk.Info{}, fmt.Errorf("policy %s: no plugin command (run it in-process)", res.Ref)
 	}
 	if procs == nil {
-		p, err := host.Start(ctx, exec.Command(res.Command[0], res.Command[1:]...))
+		p, err := startPlugin(ctx, res.Command)
 		if err != nil {
 			return sdk.Info{}, err
 		}

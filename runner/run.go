@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"time"
 
 	"github.com/schedlab/schedlab/plugins/reference"
@@ -203,7 +202,7 @@ func start(ctx context.Context, spec Spec) (host.Policy, string, error) {
 		}
 		return p, "plugin", nil
 	}
-	p, err := host.Start(ctx, exec.Command(pol.Command[0], pol.Command[1:]...))
+	p, err := startPlugin(ctx, pol.Command)
 	if err != nil {
 		return nil, "", err
 	}

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
 		"../plugins/fcfs", "../plugins/easy", "../plugins/conservative",
-		"./testdata/crash", "./testdata/exit", "./testdata/fake", "./testdata/flaky", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy")
+		"./testdata/crash", "./testdata/exit", "./testdata/fake", "./testdata/flaky", "./testdata/hang", "./testdata/infeasible", "./testdata/noisy", "./testdata/loud")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic("building test plugins: " + err.Error() + "\n" + string(out))

@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -85,11 +86,6 @@ func TestRealTraceFacts(t *testing.T) {
 				t.Errorf("missing walltime %+v, want all %d kept jobs adjusted", c, w.Report.Kept)
 			}
 		}},
-		{"NASA-iPSC-1993-3.1-cln.swf.gz", workload.Clean{MissingWalltime: workload.Drop}, func(t *testing.T, w *workload.Workload) {
-			if w.Report.Kept != 0 {
-				t.Errorf("%d jobs kept with missing-walltime=drop, want none", w.Report.Kept)
-			}
-		}},
 		{"KTH-SP2-1996-2.1-cln.swf.gz", workload.Clean{NonPositiveRuntime: workload.Clamp}, func(t *testing.T, w *workload.Workload) {
 			// "run time <= 0: KTH 8", clamped rather than dropped.
 			if c, _ := w.Report.Get(workload.RuleNonPositiveRuntime); c.Jobs != 8 || c.Action != workload.Adjusted {
@@ -106,6 +102,17 @@ func TestRealTraceFacts(t *testing.T) {
 			}
 		}},
 	}
+	// NASA-iPSC without walltimes keeps no job: an error saying so.
+	t.Run("NASA-iPSC missing-walltime=drop", func(t *testing.T) {
+		p, err := tracedata.Path("NASA-iPSC-1993-3.1-cln.swf.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = workload.LoadSWF(p, 0, workload.Clean{MissingWalltime: workload.Drop})
+		if !errors.Is(err, workload.ErrNoJobs) || !strings.Contains(err.Error(), "all 18239 job records (173 by nonpositive-runtime=drop, 18066 by missing-walltime=drop") {
+			t.Errorf("%v, want no job, all dropped by missing-walltime and nonpositive-runtime", err)
+		}
+	})
 	for _, c := range cases {
 		t.Run(c.file+" "+fmt.Sprint(c.clean.Settings()), func(t *testing.T) {
 			p, err := tracedata.Path(c.file)

@@ -12,10 +12,12 @@ package workload
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
@@ -66,10 +68,18 @@ type Memory struct {
 	Requested, Used float64
 }
 
+// ErrNoJobs is wrapped by the error of LoadSWF and FromRecords when no job
+// is left to simulate: the input has no job record (an empty file, a header
+// alone), or the cleaning dropped every one. A run of no job would end
+// "ok" with statistics of nothing.
+var ErrNoJobs = errors.New("no job to simulate")
+
 // LoadSWF reads the SWF trace at path (plain or gzip) and cleans it with c.
 // procs is the platform's processor count; procs <= 0 takes it from the
 // header (MaxProcs, else MaxNodes) and fails, naming the file, when neither
-// is there. The trace is streamed: only the kept jobs are held in memory.
+// is there. The trace is streamed: only the kept jobs are held in memory. A
+// trace that leaves no job is an error wrapping ErrNoJobs, which says what
+// the cleaning dropped.
 func LoadSWF(path string, procs int64, c Clean) (*Workload, error) {
 	c, err := c.Resolved()
 	if err != nil {
@@ -98,7 +108,10 @@ func LoadSWF(path string, procs int64, c Clean) (*Workload, error) {
 			return nil, err
 		}
 	}
-	w := cl.finish()
+	w, err := cl.finish()
+	if err != nil {
+		return nil, err
+	}
 	w.SHA256 = r.SHA256()
 	w.Header = h
 	w.ProcsSource = source
@@ -125,7 +138,10 @@ func FromRecords(name string, recs []swf.Record, procs int64, c Clean) (*Workloa
 			return nil, err
 		}
 	}
-	w := cl.finish()
+	w, err := cl.finish()
+	if err != nil {
+		return nil, err
+	}
 	w.ProcsSource = ProcsFromArgument
 	return w, nil
 }
@@ -348,8 +364,9 @@ func attr(v int64) (int32, error) {
 	return int32(v), nil
 }
 
-// finish counts duplicate IDs, sorts the jobs and builds the Workload.
-func (cl *cleaner) finish() *Workload {
+// finish counts duplicate IDs, sorts the jobs and builds the Workload; a
+// workload of no job is an error (ErrNoJobs).
+func (cl *cleaner) finish() (*Workload, error) {
 	n := 0
 	for _, c := range cl.kept {
 		n += len(c)
@@ -429,7 +446,26 @@ func (cl *cleaner) finish() *Workload {
 	for i := range rep.Counts {
 		rep.Counts[i] = Count{Rule: names[i], Setting: settings[i], Action: action(i, settings[i]), Jobs: cl.counts[i]}
 	}
-	return &Workload{Path: cl.name, Procs: cl.procs, Clean: cl.c, Jobs: jobs, Memory: memory, Report: rep}
+	if len(jobs) == 0 {
+		return nil, noJobs(cl.name, cl.procs, rep)
+	}
+	return &Workload{Path: cl.name, Procs: cl.procs, Clean: cl.c, Jobs: jobs, Memory: memory, Report: rep}, nil
+}
+
+// noJobs is the error for a workload of no job: no record, or the rules
+// that dropped them, with their counts and settings.
+func noJobs(name string, procs int64, rep Report) error {
+	if rep.Records == 0 {
+		return fmt.Errorf("%s: %w: it has no job record (an empty file, or a header alone)", name, ErrNoJobs)
+	}
+	var drops []string
+	for _, c := range rep.Counts {
+		if c.Action == Dropped && c.Jobs > 0 {
+			drops = append(drops, fmt.Sprintf("%d by %s=%s", c.Jobs, c.Rule, c.Setting))
+		}
+	}
+	return fmt.Errorf("%s: %w: the cleaning dropped all %d job records (%s; on %d processors); see docs/semantics.md for the settings",
+		name, ErrNoJobs, rep.Records, strings.Join(drops, ", "), procs)
 }
 
 // action is what rule i does under the given setting value. Under

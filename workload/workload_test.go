@@ -1,6 +1,8 @@
 package workload_test
 
 import (
+	"compress/gzip"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -187,9 +189,9 @@ func TestRules(t *testing.T) {
 		{"job ids 1-1", workload.Clean{JobIDs: "1-1"}, want{kept: 1, counts: map[string]int{
 			workload.RuleOutsideJobIDs: 13,
 		}, jobs: map[int64][3]int64{1: {4, 100, 200}}}},
-		{"job ids beyond the trace", workload.Clean{JobIDs: "100-200"}, want{kept: 0, counts: map[string]int{
-			workload.RuleOutsideJobIDs: 14,
-		}}},
+		// No job left is an error that says what the cleaning dropped.
+		{"job ids beyond the trace", workload.Clean{JobIDs: "100-200"}, want{
+			err: "mix.swf: no job to simulate: the cleaning dropped all 14 job records (14 by outside-job-ids=100-200; on 128 processors)"}},
 	}
 	// Times beyond sim.MaxTime: dropped by default, so the engine never
 	// sees them, and counted.
@@ -521,5 +523,49 @@ func TestFromRecordsNeedsProcs(t *testing.T) {
 	_, err := workload.FromRecords("gen", records(job{1, 0, 1, 1, 1, 1}), 0, workload.Clean{})
 	if err == nil || !strings.Contains(err.Error(), "gen: platform size 0") {
 		t.Errorf("error %v, want one about the platform size", err)
+	}
+}
+
+// TestNoJobs: a trace or records that leave no job to simulate are an
+// error wrapping ErrNoJobs that names the input and says why: no job
+// record at all (an empty file, a header alone, plain or gzip), or every
+// record dropped, by which rules and how many.
+func TestNoJobs(t *testing.T) {
+	dir := t.TempDir()
+	gzipped := func(s string) string {
+		var b strings.Builder
+		w := gzip.NewWriter(&b)
+		_, _ = w.Write([]byte(s))
+		_ = w.Close()
+		return b.String()
+	}
+	header := "; Version: 2.2\n; MaxProcs: 8\n"
+	noRuntime := "1 0 1 -1 4 -1 -1 4 200 -1 1 1 1 -1 1 1 -1 -1\n2 5 1 0 4 -1 -1 4 200 -1 1 1 1 -1 1 1 -1 -1\n"
+	tooBig := "3 9 1 50 16 -1 -1 16 200 -1 1 1 1 -1 1 1 -1 -1\n"
+	for _, tc := range []struct {
+		name, text string
+		procs      int64
+		want       string
+	}{
+		{"empty file", "", 8, "t.swf: no job to simulate: it has no job record (an empty file, or a header alone)"},
+		{"header alone", header, 0, "t.swf: no job to simulate: it has no job record"},
+		{"header alone, gzip", gzipped(header), 0, "t.swf: no job to simulate: it has no job record"},
+		{"every job dropped", header + noRuntime + tooBig, 0,
+			"t.swf: no job to simulate: the cleaning dropped all 3 job records (2 by nonpositive-runtime=drop, 1 by oversize=drop; on 8 processors)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, "t.swf")
+			if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			w, err := workload.LoadSWF(p, tc.procs, workload.Clean{})
+			if !errors.Is(err, workload.ErrNoJobs) || !strings.HasPrefix(err.Error(), filepath.Join(dir, tc.want)) {
+				t.Errorf("LoadSWF = %v, %v; want an error %q", w, err, tc.want)
+			}
+		})
+	}
+	_, err := workload.FromRecords("generator g", nil, 8, workload.Clean{})
+	if !errors.Is(err, workload.ErrNoJobs) || !strings.Contains(err.Error(), "generator g: no job to simulate: it has no job record") {
+		t.Errorf("FromRecords of no record: %v", err)
 	}
 }

@@ -90,7 +90,7 @@ Exit status: 0 every run identical; 1 some runs differ or failed; 2 bad input.`,
 
 func rerun(cmd *cobra.Command, dir string, f runFlags) error {
 	dir = filepath.Clean(dir)
-	m, err := manifest.Load(filepath.Join(dir, campaign.LockFile), generators()...)
+	m, err := manifest.LoadLock(filepath.Join(dir, campaign.LockFile), generators()...)
 	if err != nil {
 		if os.IsNotExist(err) || strings.Contains(err.Error(), "no such file") {
 			err = fmt.Errorf("rerun %s: no %s there: not a campaign folder", dir, campaign.LockFile)

@@ -33,15 +33,29 @@ func main() {
 	if err == nil {
 		return
 	}
+	interrupted := ctx.Err() != nil
+	var ee *exitError
+	if interrupted && !(errors.As(err, &ee) && ee.code == exitInterrupted) {
+		// Whatever stopped at the signal (a build, a plugin's start, a
+		// download) failed for that reason: say so first.
+		err = fmt.Errorf("interrupted: %w", err)
+	}
 	fmt.Fprintln(os.Stderr, "schedlab:", err)
 	stop()
-	os.Exit(exitStatus(err))
+	os.Exit(exitStatus(err, interrupted))
 }
 
-// exitStatus is the exit status for err: the one an exitError carries, 2 for
-// a command line cobra refused (arguments, a required flag, an unknown
-// command), which cobra reports as plain errors, and 1 otherwise.
-func exitStatus(err error) int {
+// exitStatus is the exit status for err: 3 when the command was
+// interrupted (SIGINT or SIGTERM), whatever it was doing then and whatever
+// error that gave (a build killed, a plugin start given up), so that
+// scripts and job schedulers can tell an interrupt from a failure; else the
+// one an exitError carries, 2 for a command line cobra refused (arguments,
+// a required flag, an unknown command), which cobra reports as plain
+// errors, and 1 otherwise.
+func exitStatus(err error, interrupted bool) int {
+	if interrupted {
+		return exitInterrupted
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -78,5 +92,5 @@ func resolver() (runner.Resolver, error) {
 	if err != nil {
 		return runner.Resolver{}, fmt.Errorf("locate the schedlab binary: %w", err)
 	}
-	return runner.Resolver{SelfCommand: []string{self, "plugin", "serve"}, Log: os.Stderr}, nil
+	return runner.Resolver{SelfCommand: []string{self, "plugin", "serve"}, Supervisor: []string{self, "plugin", "supervise"}, Log: os.Stderr}, nil
 }

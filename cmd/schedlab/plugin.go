@@ -3,15 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/schedlab/schedlab/plugins/reference"
+	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/sdk"
-	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/serve"
 )
 
@@ -43,14 +43,13 @@ func newPluginCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				p, err := host.Start(cmd.Context(), exec.Command(pol.Command[0], pol.Command[1:]...))
+				info, err := runner.Describe(cmd.Context(), pol, false, nil)
 				if err != nil {
 					return err
 				}
-				defer p.Close()
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(p.Info())
+				return enc.Encode(info)
 			},
 		},
 		&cobra.Command{
@@ -65,6 +64,21 @@ func newPluginCmd() *cobra.Command {
 				}
 				serve.Serve(p)
 				return nil
+			},
+		},
+		&cobra.Command{
+			Use:   "supervise COMMAND [ARG...]",
+			Short: "run a command as a process group that ends with schedlab (started by schedlab itself for the builds of package policies)",
+			Long: `supervise runs COMMAND as a process group of its own and kills the whole
+group when it receives SIGINT or SIGTERM, which the kernel sends it when the
+schedlab process that started it dies, however it dies: a build of a package
+policy then leaves no compiler running behind a killed campaign. It exits
+with COMMAND's status.`,
+			Hidden:             true,
+			DisableFlagParsing: true,
+			Args:               cobra.MinimumNArgs(1),
+			Run: func(cmd *cobra.Command, args []string) {
+				os.Exit(runner.Supervise(cmd.Context(), args, cmd.ErrOrStderr()))
 			},
 		},
 	)

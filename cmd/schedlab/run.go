@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -82,7 +84,9 @@ keeping the others' results and rebuilding runs.parquet from all of them
 (docs/cluster.md; schedlab slurm submits them as a Slurm job array).
 
 Exit status: 0 all runs completed; 1 some runs failed (the others completed
-and are recorded); 2 bad input, nothing ran; 3 interrupted, resume to finish.`,
+and are recorded); 2 bad input, nothing ran; 3 interrupted (SIGINT or
+SIGTERM, at any stage: building a policy, starting one, or running), resume
+to finish.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCampaign(cmd, args[0], f) },
 	}
@@ -138,7 +142,7 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 		if f.out != "" {
 			return &exitError{exitBadInput, errors.New("--resume DIR resumes DIR; --out applies only with --resume MANIFEST")}
 		}
-		m, err = manifest.Load(filepath.Join(arg, campaign.LockFile), opts.Generators...)
+		m, err = manifest.LoadLock(filepath.Join(arg, campaign.LockFile), opts.Generators...)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				err = fmt.Errorf("resume %s: no %s there, so no campaign to resume", arg, campaign.LockFile)
@@ -170,6 +174,10 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	finish()
 	if err != nil {
 		switch {
+		case cmd.Context().Err() != nil && errors.Is(err, context.Canceled):
+			// Stopped while the traces were loaded and the policies built
+			// and started, which precede any change to the folder.
+			return &exitError{exitInterrupted, fmt.Errorf("interrupted before the first run, while checking the campaign's inputs; the campaign folder was not touched: run the command again")}
 		case errors.Is(err, campaign.ErrExists):
 			return &exitError{exitBadInput, fmt.Errorf("%w\n  run what it misses (with the new and changed runs of an edited manifest): schedlab run --resume %s%s\n  start again: schedlab run --overwrite %s%s",
 				err, arg, outFlag(f.out), arg, outFlag(f.out))}
@@ -351,13 +359,25 @@ func printReport(w io.Writer, rep *campaign.Report) {
 			continue
 		}
 		mt := r.Metrics
-		fmt.Fprintf(tw, "%.0f\t%.1f\t%.0f\t%.2f\t%.4f\t%.2f\t\n", mt["jobs"], mt["mean_wait"], mt["p95_wait"],
-			mt["mean_bsld"], mt["utilisation"], r.WallSeconds)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t\n", metric(mt, "jobs", 0), metric(mt, "mean_wait", 1), metric(mt, "p95_wait", 0),
+			metric(mt, "mean_bsld", 2), metric(mt, "utilisation", 4), r.WallSeconds)
 	}
 	tw.Flush()
 	printFailures(w, rep)
 	fmt.Fprintf(w, "\nper run: %s    per job: %s/<run_key>.parquet    (docs/results.md)\n",
 		filepath.Join(dir, campaign.RunsFile), filepath.Join(dir, campaign.JobsDir))
+}
+
+// metric formats a summary metric with the given decimals, or says null
+// when the run's summary has none: a statistic with no job to stand on
+// (every job rejected, or trimmed by warm-up and cool-down), which
+// runs.parquet holds as NULL.
+func metric(m map[string]any, key string, decimals int) string {
+	v, ok := m[key].(float64)
+	if !ok {
+		return "null"
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
 // printFailures says why runs failed, once per reason: the first line of
@@ -427,12 +447,24 @@ func listLabels(labels []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(labels[:n], ", "), len(labels)-n)
 }
 
-// shorten cuts s to n bytes at most, marking the cut.
+// shorten cuts s to about n bytes by taking out its middle, marked, on
+// character boundaries: the cause of an error comes last ("...: no space
+// left on device") after paths that can be long, and the start says what
+// failed, so both ends are kept.
 func shorten(s string, n int) string {
+	const mark = " [...] "
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "..."
+	head, tail := (n-len(mark))/2, (n-len(mark))-(n-len(mark))/2
+	i, j := head, len(s)-tail
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	for j < len(s) && !utf8.RuneStart(s[j]) {
+		j++
+	}
+	return s[:i] + mark + s[j:]
 }
 
 // axisRank orders the table's axis columns as the matrix does.

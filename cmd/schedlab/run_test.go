@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner"
@@ -192,6 +193,15 @@ func TestRunExitCodes(t *testing.T) {
 	out, err = run(t, "run", bad)
 	if exitCode(err) != exitBadInput || !strings.Contains(out, "bad.toml:3: unknown key campaign.sede") {
 		t.Errorf("bad manifest: exit %d\n%s", exitCode(err), out)
+	}
+	// A manifest over manifest.MaxBytes is refused unparsed.
+	big := filepath.Join(t.TempDir(), "big.toml")
+	if err := os.WriteFile(big, []byte("[campaign]\nseed = 1\n#"+strings.Repeat("x", 1<<20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, "run", big)
+	if exitCode(err) != exitBadInput || !strings.Contains(out, "big.toml: file too large: 1048598 bytes, more than the 1048576 (1 MiB) a manifest may have") {
+		t.Errorf("a manifest over the bound: exit %d\n%s", exitCode(err), out)
 	}
 	// A campaign folder that takes no file: under a regular file, and a
 	// folder made immutable (chattr +i, which binds root too). Nothing runs.
@@ -496,4 +506,37 @@ func must(s string, err error) string {
 		panic(err)
 	}
 	return s
+}
+
+// TestShortenKeepsCause: a failure's first line, cut for the console, keeps
+// its start (what failed) and its end (why), whatever their length, and
+// never splits a character.
+func TestShortenKeepsCause(t *testing.T) {
+	dir := "/scratch/" + strings.Repeat("campaigns/", 20) + "c"
+	key := strings.Repeat("ab12", 16)
+	for _, tc := range []struct {
+		name, err string
+		keep      []string
+	}{
+		{"no space", "results: write " + dir + "/jobs/" + key + ".parquet: fsync " + dir + "/jobs/." + key + ".parquet.tmp-4242: no space left on device",
+			[]string{"results: write /scratch/", ": no space left on device"}},
+		{"read-only", "open " + dir + "/status/." + key + ".json.tmp-1: read-only file system", []string{"open /scratch/", ": read-only file system"}},
+		{"short", "plugin crash: deliberate panic", []string{"plugin crash: deliberate panic"}},
+		{"runes", strings.Repeat("é", 400) + ": cause", []string{"éé", ": cause"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := shorten(tc.err, 300)
+			if len(got) > 300 || !utf8.ValidString(got) {
+				t.Errorf("%d bytes, valid UTF-8 %v: %q", len(got), utf8.ValidString(got), got)
+			}
+			if len(tc.err) > 300 && !strings.Contains(got, " [...] ") {
+				t.Errorf("the cut is not marked: %q", got)
+			}
+			for _, k := range tc.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("%q lost %q", got, k)
+				}
+			}
+		})
+	}
 }

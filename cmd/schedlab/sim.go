@@ -149,11 +149,13 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	}
 	w, err := workload.LoadSWF(path, f.procs, clean)
 	<-resolved
+	// A policy that cannot be resolved or built and a trace that cannot be
+	// read, or leaves no job, are bad input: nothing ran.
 	if perr != nil {
-		return perr
+		return &exitError{exitBadInput, perr}
 	}
 	if err != nil {
-		return err
+		return &exitError{exitBadInput, err}
 	}
 	if wantSHA != "" && w.SHA256 != wantSHA {
 		return &exitError{exitBadInput, fmt.Errorf("%s: %s has sha256 %s, the archive's table %s (delete it from the cache to download it again)",
@@ -265,9 +267,18 @@ func printSummary(wr io.Writer, pol *runner.Resolved, out *runner.Outcome, w *wo
 		fmt.Fprintf(tw, "params\t%s\n", strings.Join(slices.Sorted(slices.Values(f.params)), " "))
 	}
 	fmt.Fprintf(tw, "estimates\t%s\n", map[bool]string{false: "requested walltimes", true: "exact"}[f.exact])
-	fmt.Fprintf(tw, "wait (s)\tmean %.1f  median %.0f  p95 %.0f  max %.0f\n", s.MeanWait, s.MedianWait, s.P95Wait, s.MaxWait)
-	fmt.Fprintf(tw, "bounded slowdown\tmean %.2f  max %.1f  (tau %d s)\n", s.MeanBSLD, s.MaxBSLD, f.metrics.SlowdownTau)
-	fmt.Fprintf(tw, "utilisation\t%.4f over a makespan of %d s\n", s.Utilisation, s.Makespan)
+	if s.HasJobStats() {
+		fmt.Fprintf(tw, "wait (s)\tmean %.1f  median %.0f  p95 %.0f  max %.0f\n", s.MeanWait, s.MedianWait, s.P95Wait, s.MaxWait)
+		fmt.Fprintf(tw, "bounded slowdown\tmean %.2f  max %.1f  (tau %d s)\n", s.MeanBSLD, s.MaxBSLD, f.metrics.SlowdownTau)
+	} else {
+		fmt.Fprintf(tw, "wait (s)\tnull: no job measured\n")
+		fmt.Fprintf(tw, "bounded slowdown\tnull: no job measured  (tau %d s)\n", f.metrics.SlowdownTau)
+	}
+	if s.HasSpan() {
+		fmt.Fprintf(tw, "utilisation\t%.4f over a makespan of %d s\n", s.Utilisation, s.Makespan)
+	} else {
+		fmt.Fprintf(tw, "utilisation\tnull: no job ran\n")
+	}
 	fmt.Fprintf(tw, "jobs\t%d measured of %d; %d backfilled, %d killed, %d of %d promises broken\n",
 		s.MeasuredJobs, s.Jobs, s.Backfilled, s.Killed, s.PromisesBroken, s.Promised)
 	st := out.Stats

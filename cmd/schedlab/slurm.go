@@ -128,7 +128,7 @@ func slurmSubmit(cmd *cobra.Command, arg string, f submitFlags) error {
 					arg, q, arg))
 			}
 		}
-		if m, err = manifest.Load(filepath.Join(opts.Dir, campaign.LockFile), gens...); err != nil {
+		if m, err = manifest.LoadLock(filepath.Join(opts.Dir, campaign.LockFile), gens...); err != nil {
 			return bad(err)
 		}
 		// The options of the last submission, but those given now.
@@ -456,7 +456,7 @@ func slurmTask(cmd *cobra.Command, dir string, shard int) error {
 	if shard < 1 || shard > rec.Shards {
 		return &exitError{exitBadInput, fmt.Errorf("shard %d of %d", shard, rec.Shards)}
 	}
-	m, err := manifest.Load(filepath.Join(dir, campaign.LockFile), generators()...)
+	m, err := manifest.LoadLock(filepath.Join(dir, campaign.LockFile), generators()...)
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
@@ -511,7 +511,7 @@ Exit status: 0 every run completed, 1 some failed, 3 some not run.`,
 }
 
 func slurmMerge(cmd *cobra.Command, dir string) error {
-	m, err := manifest.Load(filepath.Join(dir, campaign.LockFile), generators()...)
+	m, err := manifest.LoadLock(filepath.Join(dir, campaign.LockFile), generators()...)
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}

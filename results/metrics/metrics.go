@@ -50,7 +50,11 @@ func (s Settings) Map() map[string]string {
 
 // Summary holds a run's metrics. Wait and slowdown statistics cover the
 // measured jobs (all jobs less the trimmed ones); utilisation and makespan
-// cover the whole run.
+// cover the whole run. A statistic with no job to stand on is not a
+// number: the wait, slowdown and turnaround statistics of a run without a
+// measured job (HasJobStats false), the makespan and utilisation of a run
+// in which no job ran (HasSpan false, every job rejected). They are 0 here
+// and left out of the JSON (null in runs.parquet), never written as 0.
 type Summary struct {
 	Jobs         int `json:"jobs"`
 	MeasuredJobs int `json:"measured_jobs"`
@@ -123,9 +127,26 @@ func GridKeys() []string {
 		"local_mean_bsld", "global_mean_bsld", "global_rejected", "refusals", "broken_reservations", "cluster_utilisation"}
 }
 
+// HasJobStats reports whether the wait, slowdown and turnaround statistics
+// stand on some job: whether a job was measured.
+func (s Summary) HasJobStats() bool { return s.MeasuredJobs > 0 }
+
+// HasSpan reports whether the makespan and utilisation stand on some job:
+// whether a job ran (was not rejected).
+func (s Summary) HasSpan() bool { return s.Jobs > s.Rejected }
+
+// jobStatKeys and spanKeys are the JSON names of the statistics that
+// HasJobStats and HasSpan stand for.
+var (
+	jobStatKeys = []string{"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_bsld", "max_bsld", "mean_turnaround"}
+	spanKeys    = []string{"utilisation", "makespan"}
+)
+
 // MarshalJSON writes the fields in their order, leaving out the grid
-// metrics of a run that is not of a grid, and the waits and slowdowns of
-// a stream with no measured job (null then, not 0).
+// metrics of a run that is not of a grid, and every statistic with no job
+// to stand on (null then, not 0): the waits, slowdowns and turnaround
+// without a measured job, of the whole run or of a stream of a grid, and
+// the makespan and utilisation when no job ran.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	skip := map[string]bool{}
 	if !s.Grid {
@@ -135,6 +156,16 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}
 	if !s.Nodes {
 		for _, k := range NodeKeys() {
+			skip[k] = true
+		}
+	}
+	if !s.HasJobStats() {
+		for _, k := range jobStatKeys {
+			skip[k] = true
+		}
+	}
+	if !s.HasSpan() {
+		for _, k := range spanKeys {
 			skip[k] = true
 		}
 	}
@@ -238,7 +269,11 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 			sum.GlobalMaxWait = max(sum.GlobalMaxWait, w)
 		}
 	}
-	sum.Makespan = last - first
+	if sum.HasSpan() {
+		// Without a job that ran, last is no end: the makespan stays 0
+		// (and null), not minus the first submission.
+		sum.Makespan = last - first
+	}
 	if sum.Grid {
 		gridCounts(&sum, jobs, recs)
 		sum.ClusterUtilisation = clusterUtilisation(p, jobs, recs, sum.Makespan)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -466,5 +467,66 @@ func TestAddNodes(t *testing.T) {
 		[]sim.Record{{Start: 0, End: 1}}, metrics.DefaultSettings())
 	if js, _ := json.Marshal(pool); strings.Contains(string(js), "fragmentation") {
 		t.Errorf("a pool's summary has node metrics: %s", js)
+	}
+}
+
+// TestNoJobStatistic: a statistic with no job to stand on is left out of
+// the summary's JSON (null in runs.parquet), never written as 0: the waits,
+// slowdowns and turnaround when no job is measured (every job rejected,
+// trimmed by warm-up and cool-down, or none at all), the makespan and
+// utilisation when no job ran. Where jobs are measured every key is there.
+func TestNoJobStatistic(t *testing.T) {
+	twoJobs := []sim.Input{
+		{Job: sdk.Job{ID: 1, Submit: 1000, Walltime: 100, Request: sdk.Vector{2}}, Runtime: 100},
+		{Job: sdk.Job{ID: 2, Submit: 1000, Walltime: 100, Request: sdk.Vector{4}}, Runtime: 100},
+	}
+	ran := []sim.Record{{Index: 0, Start: 1010, End: 1110}, {Index: 1, Start: 1110, End: 1210}}
+	rejected := []sim.Record{{Index: 0, Cluster: -1, Start: 1000, End: 1000, Rejected: true}, {Index: 1, Cluster: -1, Start: 1000, End: 1000, Rejected: true}}
+	p, jobs, recs := example()
+	jobStats := []string{"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_bsld", "max_bsld", "mean_turnaround"}
+	span := []string{"utilisation", "makespan"}
+	for _, tc := range []struct {
+		name     string
+		jobs     []sim.Input
+		recs     []sim.Record
+		s        metrics.Settings
+		absent   []string
+		measured int
+	}{
+		{"jobs measured", jobs, recs, metrics.DefaultSettings(), nil, 5},
+		{"every job rejected", twoJobs, rejected, metrics.DefaultSettings(), append(jobStats, span...), 0},
+		{"warm-up and cool-down leave none", twoJobs, ran, metrics.Settings{SlowdownTau: 10, WarmupJobs: 1, CooldownJobs: 1}, jobStats, 0},
+		{"warm-up past the end", twoJobs, ran, metrics.Settings{SlowdownTau: 10, WarmupJobs: 5}, jobStats, 0},
+		{"no job", nil, nil, metrics.DefaultSettings(), append(jobStats, span...), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := metrics.Compute(p, tc.jobs, tc.recs, tc.s) // 4 processors, as twoJobs needs
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range append(jobStats, span...) {
+				_, has := m[k]
+				if want := !slices.Contains(tc.absent, k); has != want {
+					t.Errorf("%s in the JSON: %v, want %v: %s", k, has, want, b)
+				}
+			}
+			if got.MeasuredJobs != tc.measured || m["measured_jobs"] != float64(tc.measured) || m["jobs"] != float64(len(tc.jobs)) {
+				t.Errorf("measured %d of %v jobs, want %d of %d: %s", got.MeasuredJobs, m["jobs"], tc.measured, len(tc.jobs), b)
+			}
+			if got.HasJobStats() != !slices.Contains(tc.absent, "mean_wait") || got.HasSpan() != !slices.Contains(tc.absent, "makespan") {
+				t.Errorf("HasJobStats %v HasSpan %v, want them true for the statistics written", got.HasJobStats(), got.HasSpan())
+			}
+			if got.Makespan < 0 {
+				t.Errorf("makespan %d", got.Makespan)
+			}
+		})
 	}
 }

@@ -1,8 +1,11 @@
 package campaign
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,4 +158,38 @@ func orZero(p *float64) *float64 {
 		return new(float64)
 	}
 	return p
+}
+
+// TestGridWindowsKeepNoJob: a grid whose stream windows keep no job of
+// their workloads is bad input, reported at the workload's streams line
+// before anything is created, not a run of no job.
+func TestGridWindowsKeepNoJob(t *testing.T) {
+	m := loadManifest(t, fmt.Sprintf(`[campaign]
+seed = 2006
+[platforms.grid.clusters.kth]
+procs = 100
+[workloads.kth]
+trace = %q
+sha256 = %q
+[workloads.grid.streams.kth]
+home = "kth"
+window = [900000000, 900604800]
+[workloads.grid.streams.global]
+workload = "kth"
+window = [900000000, 900604800]
+[policies.greedy]
+ref = "grid-greedy"
+[matrix]
+workload = ["grid"]
+platform = ["grid"]
+policy = ["greedy"]
+`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA))
+	dir := filepath.Join(t.TempDir(), "c")
+	_, err := Run(context.Background(), m, Options{Dir: dir, InProcess: true})
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "workloads.grid.streams: no job to simulate: the streams' windows keep no job (global 0 of 28467, kth 0 of 28467)") {
+		t.Errorf("%v, want an input error saying the windows keep no job", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the campaign folder was created (%v)", err)
+	}
 }

@@ -222,7 +222,7 @@ func joinShards(dir string, opts *Options) error {
 	if _, err := os.Stat(lockPath); err != nil {
 		return nil // the first shard here: it creates the folder
 	}
-	lm, err := manifest.Load(lockPath, opts.Generators...)
+	lm, err := manifest.LoadLock(lockPath, opts.Generators...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}

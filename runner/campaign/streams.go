@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
@@ -158,6 +159,17 @@ func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, a
 			rep.Kept++
 		}
 		e.streamReports = append(e.streamReports, rep)
+	}
+	if len(jobs) == 0 {
+		// Each stream's workload has jobs (loading says so otherwise): the
+		// windows left none of them.
+		var kept []string
+		for _, r := range e.streamReports {
+			kept = append(kept, fmt.Sprintf("%s %d of %d", r.Name, r.Kept, r.Jobs))
+		}
+		e.cause = fmt.Errorf("%w: the streams' windows keep no job (%s)", workload.ErrNoJobs, strings.Join(kept, ", "))
+		e.err, e.errKey = fmt.Errorf("workload %s: %w", e.name, e.cause), "streams"
+		return
 	}
 	sim.Sort(jobs)
 	for i := range jobs {

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/runmark"
 	"github.com/schedlab/schedlab/sdk/internal/stream"
 	"github.com/schedlab/schedlab/sdk/internal/wire"
 	"github.com/schedlab/schedlab/sdk/sim"
@@ -139,6 +140,10 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 		name = strings.Join(cmd.Args, " ")
 	}
 	dieWithParent(cmd)
+	// Ask the plugin to mark each run's output (runmark): what a run
+	// writes last may reach this process after the run, and must not
+	// reach the next run's log and error.
+	cmd.Env = append(cmd.Env, runmark.Env+"=1")
 	out := newOutput()
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake(),
@@ -149,8 +154,8 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 		// errors), and, once it serves, what the policy writes to
 		// os.Stdout and os.Stderr, which go-plugin forwards.
 		Stderr:       out,
-		SyncStderr:   out,
-		SyncStdout:   out,
+		SyncStdout:   out.forwardedWriter(0),
+		SyncStderr:   out.forwardedWriter(1),
 		Logger:       hclog.NewNullLogger(),
 		StartTimeout: limit,
 	})
@@ -199,9 +204,8 @@ func (p *Plugin) Info() sdk.Info { return p.info }
 // process is killed. What the process writes meanwhile goes to spec.Log;
 // errors carry its last lines, and how the process ended when it did.
 func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
-	run := &tail{max: StderrLimit}
-	p.out.lend(run, spec.Log)
-	defer p.out.lend(nil, nil)
+	run, k := p.out.lend(spec.Log)
+	defer p.out.unlend()
 	w := spec.wire()
 	if spec.StallTimeout > 0 && p.rpc.Version() >= 4 {
 		var cancel context.CancelCauseFunc
@@ -229,7 +233,9 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 		}
 		if st, ok := status.FromError(err); ok && (st.Code() == codes.Aborted || st.Code() == codes.InvalidArgument) {
 			// The plugin's engine refused the run or the policy failed:
-			// its message says why.
+			// its message says why, and the run's last lines, which may
+			// still be on their way, complete it.
+			p.out.settle(k, failedRunSettle, p.client.Exited)
 			return nil, p.wrap(errors.New(st.Message()), run, true)
 		}
 		// Anything else is a broken transport: give a dying process a
@@ -245,8 +251,18 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 		p.client.Kill()
 		return nil, p.wrap(fmt.Errorf("%s: %w", what, err), run, true)
 	}
+	// The run's log is whole once the run's last output has come.
+	p.out.settle(k, runSettle, p.client.Exited)
 	return res, nil
 }
+
+// How long a run's end waits for the last of its output (output.settle):
+// a mark written when the run ended, normally there in a millisecond, later
+// only behind megabytes the run wrote last.
+const (
+	runSettle       = 5 * time.Second
+	failedRunSettle = time.Second
+)
 
 // Close ends the plugin process.
 func (p *Plugin) Close() error {
@@ -255,25 +271,23 @@ func (p *Plugin) Close() error {
 }
 
 // wrap names the plugin in err and adds what the process said: how it
-// ended, when it ended on its own (ended says so), the first fatal line it
-// printed, and the last lines it wrote during the run (or before, when the
-// run has none).
-func (p *Plugin) wrap(err error, run *tail, ended bool) error {
+// ended, when it ended on its own (ended says so), and the first fatal line
+// and last lines it printed during the run, or, outside a run (run nil: a
+// start that failed), since it started. A run's error holds that run's
+// output only: a process serves many runs.
+func (p *Plugin) wrap(err error, run *sink, ended bool) error {
 	msg := fmt.Sprintf("plugin %s: %v", p.name, err)
 	if ended && p.client.Exited() && p.cmd.ProcessState != nil {
 		msg += " (process " + p.cmd.ProcessState.String() + ")"
 	}
-	if f := p.out.fatalLine(); f != "" && !strings.Contains(msg, f) {
+	said := run
+	if said == nil {
+		said = &p.out.proc
+	}
+	if f := p.out.fatalLine(said); f != "" && !strings.Contains(msg, f) {
 		msg += "\nplugin said: " + f
 	}
-	last := ""
-	if run != nil {
-		last = strings.TrimSpace(run.String())
-	}
-	if last == "" {
-		last = strings.TrimSpace(p.out.tail.String())
-	}
-	if last != "" {
+	if last := strings.TrimSpace(p.out.text(said)); last != "" {
 		msg += "\nplugin output (last lines):\n" + last
 	}
 	return errors.New(msg)

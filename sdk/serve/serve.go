@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/runmark"
 	"github.com/schedlab/schedlab/sdk/internal/wire"
 )
 
@@ -89,10 +90,25 @@ func Serve(p sdk.Plugin) {
 			defer stop()
 		}
 	}
+	// Each run's output is marked (runmark) when the host asks: the
+	// start when the run's policy is made, the end when the run ends.
+	firstEnded := sync.OnceFunc(reuseGC)
+	runEnded := firstEnded
+	if runmark.Wanted() {
+		inner := p.New
+		p.New = func() sdk.Policy {
+			runmark.Write(runmark.Start)
+			return inner()
+		}
+		runEnded = func() {
+			firstEnded()
+			runmark.Write(runmark.End)
+		}
+	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: wire.Handshake(),
 		Plugins: plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{Policy: p, Version: sdk.ProtocolVersion,
-			RunEnded: sync.OnceFunc(reuseGC)}},
+			RunEnded: runEnded}},
 		GRPCServer: wire.NewServer,
 		// go-plugin would otherwise write its own JSON log lines to standard
 		// error, mixing them with what the policy writes there.

@@ -99,8 +99,10 @@ func (h Header) intValue(key string) (int64, bool) {
 // value" line starts a pair, an indented line continues the previous pair,
 // and anything else (blank comment, free text) ends the continuation.
 // cont reports whether the previous line may be continued; the returned
-// value is the new state.
-func (h *Header) addComment(raw string, line int, cont bool) (bool, error) {
+// value is the new state. Continuation lines wait in pend until joinPending
+// joins them to their pair's value, once: a header of many of them is read
+// in linear time.
+func (h *Header) addComment(raw string, line int, cont bool, pend *[]string) (bool, error) {
 	h.Lines = append(h.Lines, raw)
 	key, value, kind := splitComment(raw)
 	switch kind {
@@ -110,16 +112,27 @@ func (h *Header) addComment(raw string, line int, cont bool) (bool, error) {
 				return false, fmt.Errorf("header %s: %q is not an integer", key, value)
 			}
 		}
+		h.joinPending(pend)
 		h.Pairs = append(h.Pairs, Pair{Key: key, Value: value, Line: line})
 		return true, nil
 	case commentIndented:
 		if cont && len(h.Pairs) > 0 {
-			p := &h.Pairs[len(h.Pairs)-1]
-			p.Value += "\n" + value
+			*pend = append(*pend, value)
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// joinPending joins the continuation lines in pend to the last pair's value
+// and empties pend.
+func (h *Header) joinPending(pend *[]string) {
+	if len(*pend) == 0 {
+		return
+	}
+	p := &h.Pairs[len(h.Pairs)-1]
+	p.Value += "\n" + strings.Join(*pend, "\n")
+	*pend = (*pend)[:0]
 }
 
 type commentKind int

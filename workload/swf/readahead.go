@@ -1,9 +1,6 @@
 package swf
 
-import (
-	"errors"
-	"io"
-)
+import "io"
 
 // readAhead reads its source on a goroutine of its own into a few large
 // buffers, so that decompressing and hashing a trace (in the source) run
@@ -43,7 +40,17 @@ func (ra *readAhead) fill(src io.Reader) {
 		case <-ra.done:
 			return
 		}
-		n, err := io.ReadFull(src, buf[:cap(buf)])
+		// Not io.ReadFull: it reports a short read at the end of the source
+		// as io.ErrUnexpectedEOF, the very error a truncated gzip stream
+		// gives, which must reach the reader as such.
+		buf = buf[:cap(buf)]
+		n := 0
+		var err error
+		for n < len(buf) && err == nil {
+			var k int
+			k, err = src.Read(buf[n:])
+			n += k
+		}
 		if n > 0 {
 			select {
 			case ra.chunks <- buf[:n]:
@@ -52,9 +59,6 @@ func (ra *readAhead) fill(src io.Reader) {
 			}
 		}
 		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				err = io.EOF
-			}
 			ra.err = err
 			return
 		}

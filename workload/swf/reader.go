@@ -25,6 +25,35 @@ var ErrNumber = errors.New("not a number")
 // integer field (only fields 6, 7 and 10 may be fractional).
 var ErrFractional = errors.New("fractional value in an integer field")
 
+// ErrLineTooLong is wrapped by the error for a line of more than
+// MaxLineBytes bytes.
+var ErrLineTooLong = errors.New("line too long")
+
+// ErrHeaderTooLong is wrapped by the error for a header of more than
+// MaxHeaderBytes bytes.
+var ErrHeaderTooLong = errors.New("header too long")
+
+// ErrTruncated is wrapped, with io.ErrUnexpectedEOF, by the error for a
+// gzip-compressed trace whose compressed stream ends before its end: a file
+// cut short by a download, a copy or a full disk.
+var ErrTruncated = errors.New("the compressed stream ends early (is the file truncated?)")
+
+// MaxLineBytes bounds a line of a trace, newline excluded. A job line is 18
+// numbers, under 200 bytes in every trace of the Parallel Workloads
+// Archive; the bound leaves room for long comment lines while keeping a
+// file without newlines (a binary file, a corrupted one) from being held
+// whole in memory: such a line is an error naming it.
+const MaxLineBytes = 1 << 20
+
+// MaxHeaderBytes bounds the header's text, the comment lines before the
+// first job (a few kilobytes in every trace of the archive); a longer
+// header is an error naming the line that passes the bound.
+const MaxHeaderBytes = 1 << 20
+
+// MaxBodyCommentBytes bounds the text of the comment lines after the first
+// job that BodyComments keeps; the comment lines past it are skipped.
+const MaxBodyCommentBytes = 1 << 20
+
 // Comment is a comment line met after the first job line. It is kept, in
 // case a tool wants to write the trace back, but it is not part of the
 // header: SWF defines the header as the comments before the first job.
@@ -50,7 +79,10 @@ type Reader struct {
 	headerDone bool // a job line or the end was met
 	cont       bool // the previous header line may be continued
 	header     Header
+	headerLen  int      // bytes of header text so far
+	pend       []string // continuation lines of the last header pair (Header.addComment)
 	body       []Comment
+	bodyLen    int // bytes of body comment text kept so far
 	blank      int
 
 	pending    []byte // first job line, read by readHeader and not yet parsed
@@ -101,7 +133,7 @@ func (r *Reader) start() error {
 			return fmt.Errorf("%s: gzip: %w", r.name, err)
 		}
 		r.gz = gz
-		in = gz
+		in = gzipErrors{gz}
 	}
 	// Hash below the line buffer, so every uncompressed byte is hashed
 	// exactly once, in order, whatever the line lengths.
@@ -119,10 +151,13 @@ func (r *Reader) start() error {
 // Header returns the header comments. It is complete once Open has
 // returned, or, for a Reader made by NewReader, once Next has returned for
 // the first time; before that it may be partial.
-func (r *Reader) Header() Header { return r.header }
+func (r *Reader) Header() Header {
+	r.header.joinPending(&r.pend)
+	return r.header
+}
 
 // BodyComments returns the comment lines met after the first job line so
-// far, in file order.
+// far, in file order: the first ones, up to MaxBodyCommentBytes of text.
 func (r *Reader) BodyComments() []Comment { return r.body }
 
 // BlankLines returns the number of empty or all-blank lines skipped so far.
@@ -236,12 +271,21 @@ func (r *Reader) scan() ([]byte, error) {
 			r.headerDone = true
 			return b, nil
 		}
-		raw := string(trimEOL(b))
 		if r.headerDone {
-			r.body = append(r.body, Comment{Line: r.line, Text: raw})
+			// Once past the bound, no comment is kept: those kept are the
+			// first ones, with no gap.
+			text := trimEOL(b)
+			if r.bodyLen += len(text); r.bodyLen <= MaxBodyCommentBytes {
+				r.body = append(r.body, Comment{Line: r.line, Text: string(text)})
+			}
 			continue
 		}
-		cont, err := r.header.addComment(raw, r.line, r.cont)
+		raw := string(trimEOL(b))
+		if r.headerLen += len(raw); r.headerLen > MaxHeaderBytes {
+			return nil, fmt.Errorf("%s:%d: %w: the comment lines before the first job pass %d bytes here",
+				r.name, r.line, ErrHeaderTooLong, MaxHeaderBytes)
+		}
+		cont, err := r.header.addComment(raw, r.line, r.cont, &r.pend)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", r.name, r.line, err)
 		}
@@ -250,16 +294,25 @@ func (r *Reader) scan() ([]byte, error) {
 }
 
 // readLine returns the next line, without copying it when it fits the
-// buffer; the slice is valid until the next call.
+// buffer; the slice is valid until the next call. A line longer than
+// MaxLineBytes is an error: the reader holds at most that much of it.
 func (r *Reader) readLine() ([]byte, error) {
 	b, err := r.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], b...)
 		for err == bufio.ErrBufferFull {
+			if len(r.long) > MaxLineBytes {
+				return nil, fmt.Errorf("%s:%d: %w: more than %d bytes without a newline (a job line is 18 numbers: is this an SWF file?)",
+					r.name, r.line+1, ErrLineTooLong, MaxLineBytes)
+			}
 			b, err = r.br.ReadSlice('\n')
 			r.long = append(r.long, b...)
 		}
 		b = r.long
+		if len(trimEOL(b)) > MaxLineBytes {
+			return nil, fmt.Errorf("%s:%d: %w: more than %d bytes without a newline (a job line is 18 numbers: is this an SWF file?)",
+				r.name, r.line+1, ErrLineTooLong, MaxLineBytes)
+		}
 	}
 	if err == io.EOF && len(b) > 0 {
 		err = nil // a last line without newline; the next call gets io.EOF
@@ -272,6 +325,23 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	r.line++
 	return b, nil
+}
+
+// gzipErrors names the gzip layer in its errors, and says what an
+// unexpected end of the compressed stream means, so that a truncated file
+// is reported as such rather than as a malformed last line.
+type gzipErrors struct{ gz *gzip.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.gz.Read(p)
+	switch {
+	case err == nil || err == io.EOF:
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("gzip: %w: %w", ErrTruncated, err)
+	default:
+		err = fmt.Errorf("gzip: %w", err)
+	}
+	return n, err
 }
 
 func trimEOL(b []byte) []byte {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -372,5 +373,99 @@ func TestNextAfterClose(t *testing.T) {
 	}
 	if _, err := r.Next(); err == nil || err == io.EOF {
 		t.Fatalf("Next after Close = %v, want an error", err)
+	}
+}
+
+// TestTruncatedGzip cuts a compressed trace at many points, through Open
+// (which reads the file ahead on another goroutine) and NewReader: every
+// cut is reported as a compressed stream that ends early, naming the file,
+// never as a malformed last line nor, at a cut that falls between lines,
+// as a shorter trace read without error.
+func TestTruncatedGzip(t *testing.T) {
+	plain := []byte(headerSnippet + strings.Repeat(line("1", "0", "5", "100", "4", "-1", "-1", "4", "200", "-1", "1", "1", "1", "-1", "1", "1", "-1", "-1")+"\n", 50_000))
+	c := gz(t, plain)
+	dir := t.TempDir()
+	for _, cut := range []int{len(c) / 10, len(c) / 3, len(c) / 2, len(c) - 100, len(c) - 9, len(c) - 1} {
+		path := filepath.Join(dir, "cut.swf.gz")
+		if err := os.WriteFile(path, c[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		open := func() (*swf.Reader, error) { return swf.Open(path) }
+		byReader := func() (*swf.Reader, error) { return swf.NewReader(bytes.NewReader(c[:cut]), path), nil }
+		for name, mk := range map[string]func() (*swf.Reader, error){"Open": open, "NewReader": byReader} {
+			r, err := mk()
+			for err == nil {
+				_, err = r.Next()
+			}
+			if r != nil {
+				r.Close()
+			}
+			if !errors.Is(err, swf.ErrTruncated) || !errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, swf.ErrFieldCount) ||
+				!strings.Contains(err.Error(), path+": reading line ") || !strings.Contains(err.Error(), "gzip: ") {
+				t.Errorf("%s, cut at %d of %d bytes: %v, want a truncated gzip stream naming the file", name, cut, len(c), err)
+			}
+		}
+	}
+}
+
+// TestLineBound reads lines of exactly MaxLineBytes (a job line padded
+// with blanks, a comment) and fails, naming the line, on one byte more,
+// with or without a newline at its end.
+func TestLineBound(t *testing.T) {
+	job := line("1", "0", "5", "100", "4", "-1", "-1", "4", "200", "-1", "1", "1", "1", "-1", "1", "1", "-1", "-1")
+	padded := job + strings.Repeat(" ", swf.MaxLineBytes-len(job))
+	comment := ";" + strings.Repeat("c", swf.MaxLineBytes-1)
+	r := swf.NewReader(strings.NewReader("; MaxProcs: 8\n"+padded+"\n"+comment+"\n"+job), "ok.swf")
+	if recs := readAll(t, r); len(recs) != 2 || recs[1].Line != 4 || len(r.BodyComments()) != 1 {
+		t.Fatalf("lines of MaxLineBytes: %d records, %d comments", len(recs), len(r.BodyComments()))
+	}
+	for _, end := range []string{"", "\n", "\r\n"} {
+		text := "; MaxProcs: 8\n" + job + "\n" + padded + " " + end + job + "\n"
+		r := swf.NewReader(strings.NewReader(text), "long.swf")
+		var err error
+		for err == nil {
+			_, err = r.Next()
+		}
+		if !errors.Is(err, swf.ErrLineTooLong) || !strings.HasPrefix(err.Error(), "long.swf:3: line too long") {
+			t.Errorf("a line of MaxLineBytes+1 ending %q: %v, want an error naming long.swf:3", end, err)
+		}
+	}
+}
+
+// TestHeaderBound: a header of more than MaxHeaderBytes is an error naming
+// the line that passes the bound; many continuation lines of one pair are
+// all joined to it.
+func TestHeaderBound(t *testing.T) {
+	note := ";\t" + strings.Repeat("n", 98) // 100 bytes a line
+	lines := swf.MaxHeaderBytes / 100
+	text := "; Note: start\n" + strings.Repeat(note+"\n", lines-1) + line("1", "0", "5", "100", "4", "-1", "-1", "4", "200", "-1", "1", "1", "1", "-1", "1", "1", "-1", "-1") + "\n"
+	r := swf.NewReader(strings.NewReader(text), "h.swf")
+	if recs := readAll(t, r); len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	v, _ := r.Header().Get("Note")
+	if want := "start" + strings.Repeat("\n"+note[2:], lines-1); v != want {
+		t.Errorf("the note's value has %d bytes, want %d", len(v), len(want))
+	}
+	text = "; Note: start\n" + strings.Repeat(note+"\n", lines+100)
+	_, err := swf.NewReader(strings.NewReader(text), "h.swf").Next()
+	// The first line's 13 bytes, then 100 a line (newlines not counted).
+	if want := fmt.Sprintf("h.swf:%d: header too long", 1+(swf.MaxHeaderBytes-13)/100+1); !errors.Is(err, swf.ErrHeaderTooLong) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a header of more than MaxHeaderBytes: %v, want %q", err, want)
+	}
+}
+
+// TestBodyCommentBound: the comments after the first job are kept up to
+// MaxBodyCommentBytes of text, the first ones, and the records all read.
+func TestBodyCommentBound(t *testing.T) {
+	job := line("1", "0", "5", "100", "4", "-1", "-1", "4", "200", "-1", "1", "1", "1", "-1", "1", "1", "-1", "-1")
+	comment := ";" + strings.Repeat("c", 999)
+	n := swf.MaxBodyCommentBytes/1000 + 10
+	text := job + "\n" + strings.Repeat(comment+"\n"+job+"\n", n)
+	r := swf.NewReader(strings.NewReader(text), "b.swf")
+	recs := readAll(t, r)
+	kept := r.BodyComments()
+	if len(recs) != n+1 || len(kept) != swf.MaxBodyCommentBytes/1000 || kept[0].Line != 2 || kept[len(kept)-1].Line != 2*len(kept) {
+		t.Errorf("%d records, %d comments kept (first at line %d), want %d and the first %d", len(recs), len(kept), kept[0].Line, n+1, swf.MaxBodyCommentBytes/1000)
 	}
 }

@@ -9,7 +9,9 @@
 // makes no cleaning decision (see package workload for that).
 //
 // The Reader streams: it holds one line at a time, so a trace of any size is
-// read in constant memory. It reads plain and gzip-compressed input alike and
+// read in constant memory. A line is at most MaxLineBytes long and the
+// header at most MaxHeaderBytes, so that a file that is not a trace (no
+// newline in a gigabyte) is an error naming the line, not a gigabyte held. It reads plain and gzip-compressed input alike and
 // hashes the uncompressed bytes, which is how SOURCES.md names traces.
 package swf
 
