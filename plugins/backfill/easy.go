@@ -113,13 +113,17 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	head := q[i]
 	shadow := p.shadow(s, head)
 	p.out = append(p.out, sdk.Promise(head, shadow))
+	// The cheap tests come first: a placement on nodes is tried only for
+	// a job the totals admit.
 	for _, j := range q[i+1:] {
-		if !p.room.fits(j) {
+		if !j.Request.Fits(p.room.free) {
 			continue
 		}
 		switch {
 		case s.Now+j.Walltime <= shadow:
-			p.start(s.Now, j, nil)
+			if p.room.fits(j) {
+				p.start(s.Now, j, nil)
+			}
 		case p.batsched:
 			// It must leave what the head holds at the shadow time: its
 			// room is the lesser of what is free now and then.
@@ -127,7 +131,9 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 				p.future.Take(j.Tasks, p.room.alloc)
 				p.start(s.Now, j, &p.room.alloc)
 			}
-		default:
+		case p.room.holdsRequest(j) && !j.Request.Fits(p.extra):
+			// It would hold its request, more than the extra capacity.
+		case p.room.fits(j):
 			if held := p.room.heldBy(j, p.room.alloc); held.Fits(p.extra) {
 				p.extra.Sub(held)
 				p.start(s.Now, j, nil)

@@ -65,6 +65,12 @@ func (r *room) fits(j *sdk.Job) bool {
 	return true
 }
 
+// holdsRequest reports whether j holds its request wherever it is placed:
+// on a pool, a shared job, or an exclusive job on nodes all alike.
+func (r *room) holdsRequest(j *sdk.Job) bool {
+	return r.nodes == nil || !j.Tasks.Exclusive || r.nodes.Layout.Uniform(j.Tasks.Partition)
+}
+
 // heldBy returns what j holds in all on allocation a: its request, with the
 // amounts held on nodes in place of what its tasks need (more for an
 // exclusive job); j.Request itself on a platform without nodes. The

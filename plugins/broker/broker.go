@@ -50,6 +50,9 @@ type arrival struct {
 }
 
 func (b *base) init(name string, env sdk.Env) error {
+	if env.Platform.HasNodes() {
+		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", name, env.Platform.Name)
+	}
 	b.name, b.plat = name, env.Platform
 	b.shipped, b.expected = map[int]arrival{}, map[int]bool{}
 	for _, c := range env.Platform.Clusters {

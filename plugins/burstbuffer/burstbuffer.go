@@ -51,6 +51,9 @@ type base struct {
 }
 
 func (b *base) init(name string, env sdk.Env) error {
+	if env.Platform.HasNodes() {
+		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", name, env.Platform.Name)
+	}
 	if len(env.Platform.Clusters) != 1 {
 		return fmt.Errorf("%s schedules one cluster; platform %q has %d", name, env.Platform.Name, len(env.Platform.Clusters))
 	}

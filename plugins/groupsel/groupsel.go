@@ -80,6 +80,9 @@ type policy struct {
 }
 
 func (p *policy) Init(env sdk.Env) error {
+	if env.Platform.HasNodes() {
+		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", "groupsel", env.Platform.Name)
+	}
 	if n := len(env.Platform.Clusters); n != 1 {
 		return fmt.Errorf("groupsel schedules one cluster, the platform has %d", n)
 	}

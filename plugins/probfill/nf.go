@@ -63,6 +63,9 @@ type nf struct {
 }
 
 func (p *nf) Init(env sdk.Env) error {
+	if env.Platform.HasNodes() {
+		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", "probfill-nf", env.Platform.Name)
+	}
 	if len(env.Platform.Clusters) != 1 {
 		return errors.New("probfill-nf: one cluster only")
 	}

@@ -68,6 +68,9 @@ type policy struct {
 }
 
 func (p *policy) Init(env sdk.Env) error {
+	if env.Platform.HasNodes() {
+		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", "probfill", env.Platform.Name)
+	}
 	if len(env.Platform.Clusters) != 1 {
 		return errors.New("probfill: the model is of one cluster")
 	}

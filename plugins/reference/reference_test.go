@@ -67,3 +67,23 @@ func TestInvariants(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryPolicyOnNodes runs every reference policy on a platform of
+// nodes: fcfs, easy and conservative schedule it (every schedule verified
+// as a host verifies it), every other policy refuses it at Init, saying
+// the platform is made of nodes.
+func TestEveryPolicyOnNodes(t *testing.T) {
+	onNodes := map[string]bool{"fcfs": true, "easy": true, "conservative": true}
+	sc := policytest.Random{Nodes: true, Jobs: 80}.Scenario(7)
+	for _, p := range All() {
+		t.Run(p.Info.Name, func(t *testing.T) {
+			_, err := policytest.Simulate(p, sc)
+			switch {
+			case onNodes[p.Info.Name] && err != nil:
+				t.Errorf("%s on nodes: %v", p.Info.Name, err)
+			case !onNodes[p.Info.Name] && (err == nil || !strings.Contains(err.Error(), "is made of nodes")):
+				t.Errorf("%s on nodes: %v, want a refusal that says the platform is made of nodes", p.Info.Name, err)
+			}
+		})
+	}
+}

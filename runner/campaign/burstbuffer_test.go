@@ -161,13 +161,13 @@ func TestBurstBufferCampaign(t *testing.T) {
 	}
 
 	duckCheck(t, dir, 4, 4, 0)
-	docQueries(t, dir)
+	docQueries(t, dir, "burst-buffer", "out/kopanski2021-kth")
 }
 
-// docQueries runs the ```sql burst-buffer blocks of docs/results.md with
-// DuckDB against the campaign folder dir (they are written for
-// out/kopanski2021-kth, which is replaced by dir).
-func docQueries(t *testing.T, dir string) {
+// docQueries runs the ```sql TAG blocks of docs/results.md with DuckDB
+// against the campaign folder dir (they are written for the folder
+// written, which is replaced by dir).
+func docQueries(t *testing.T, dir, tag, written string) {
 	t.Helper()
 	root, err := duckcheck.ModuleRoot()
 	if err != nil {
@@ -177,13 +177,13 @@ func docQueries(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := regexp.MustCompile("(?s)```sql burst-buffer\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
+	blocks := regexp.MustCompile("(?s)```sql "+regexp.QuoteMeta(tag)+"\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
 	if len(blocks) == 0 {
-		t.Fatal("docs/results.md has no ```sql burst-buffer block")
+		t.Fatalf("docs/results.md has no ```sql %s block", tag)
 	}
 	var md strings.Builder
 	for _, b := range blocks {
-		md.WriteString("```sql\n" + strings.ReplaceAll(b[1], "out/kopanski2021-kth", dir) + "```\n")
+		md.WriteString("```sql\n" + strings.ReplaceAll(b[1], written, dir) + "```\n")
 	}
 	path := filepath.Join(t.TempDir(), "queries.md")
 	if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {

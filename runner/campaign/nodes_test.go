@@ -123,6 +123,8 @@ func TestNodesCampaign(t *testing.T) {
 			t.Errorf("%s: node metadata %q, %q, %q", pol, meta["nodes.numbering"], meta["nodes.mapping"], meta["nodes.counts"])
 		}
 	}
+	duckCheck(t, dir, 9, 9, 0)
+	docQueries(t, dir, "nodes", "out/nodes-kth")
 }
 
 // TestNodesManifestErrors lists bad node platforms: each an error at its
