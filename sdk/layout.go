@@ -153,6 +153,10 @@ func (l *Layout) PartitionNodes(p int32) []int32 { return l.parts[p] }
 // of them, Demand exactly.
 func (l *Layout) Uniform(p int32) bool { return l.uniform[p] }
 
+// InPartition reports whether node k is of partition p (as Tasks.Partition
+// numbers it).
+func (l *Layout) InPartition(p int32, k int32) bool { return l.partBits[p][k/64]&(1<<(k%64)) != 0 }
+
 // Total returns what all the nodes add up to.
 func (l *Layout) Total() Amount { return l.total }
 

@@ -44,6 +44,16 @@ func (w *Watch) Reset(n *Nodes, t *Tasks, rule Placement) {
 	}
 }
 
+// FreeInPartition returns what the nodes of the watched tasks' partition
+// have free in all, as the watch sees them.
+func (w *Watch) FreeInPartition() Amount {
+	var all Amount
+	for _, k := range w.layout.parts[w.t.Partition] {
+		all.add(w.free[k])
+	}
+	return all
+}
+
 // Take takes what a job of tasks t2 holds on allocation a from the watched
 // nodes.
 func (w *Watch) Take(t2 *Tasks, a Alloc) {

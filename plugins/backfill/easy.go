@@ -71,6 +71,11 @@ type easy struct {
 	// nodes back one after the other (given, in that order).
 	watch sdk.Watch
 	given []release
+	// On nodes, the count reading counts the extra capacity on the nodes
+	// of the head's partition only (extraNodes): a job elsewhere cannot
+	// delay the head, and one partly there consumes what it holds there.
+	extraNodes sdk.Amount
+	headPart   int32
 }
 
 // release is what a job holds and gives back at a time.
@@ -131,16 +136,51 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 				p.future.Take(j.Tasks, p.room.alloc)
 				p.start(s.Now, j, &p.room.alloc)
 			}
-		case p.room.holdsRequest(j) && !j.Request.Fits(p.extra):
-			// It would hold its request, more than the extra capacity.
-		case p.room.fits(j):
-			if held := p.room.heldBy(j, p.room.alloc); held.Fits(p.extra) {
-				p.extra.Sub(held)
-				p.start(s.Now, j, nil)
-			}
+		case p.room.nodes != nil:
+			p.backfillCounted(s.Now, j)
+		case !j.Request.Fits(p.extra):
+			// It needs more than the extra capacity.
+		default:
+			p.extra.Sub(j.Request)
+			p.start(s.Now, j, nil)
 		}
 	}
 	return p.out, nil
+}
+
+// backfillCounted starts j, which does not end by the shadow time, when
+// what it holds on the nodes of the head's partition fits the extra
+// capacity there (and its other resources the extra totals), which it
+// then consumes.
+func (p *easy) backfillCounted(now int64, j *sdk.Job) {
+	l := p.room.nodes.Layout
+	if j.Tasks.Partition == p.headPart && p.room.holdsRequest(j) {
+		// It would hold its request there: cheap to refuse without a
+		// placement.
+		if d := l.Demand(j.Tasks); !amountFits(d, p.extraNodes) {
+			return
+		}
+	}
+	if !p.room.fits(j) {
+		return
+	}
+	var in sdk.Amount
+	for k, n := range p.room.alloc.Nodes {
+		if l.InPartition(p.headPart, n) {
+			h := l.Held(j.Tasks, n, p.room.alloc.Tasks[k])
+			in.Cores, in.Memory, in.GPUs = in.Cores+h.Cores, in.Memory+h.Memory, in.GPUs+h.GPUs
+		}
+	}
+	if !amountFits(in, p.extraNodes) || !p.room.othersFit(j.Request, p.extra) {
+		return
+	}
+	p.extraNodes = sdk.Amount{Cores: p.extraNodes.Cores - in.Cores, Memory: p.extraNodes.Memory - in.Memory, GPUs: p.extraNodes.GPUs - in.GPUs}
+	p.room.subOthers(p.extra, j.Request)
+	p.start(now, j, nil)
+}
+
+func amountFits(a, free sdk.Amount) bool {
+	return a.Cores <= free.Cores && a.Memory <= free.Memory && a.GPUs <= free.GPUs
 }
 
 // start starts j, which fits (its placement in p.room.alloc), and notes
@@ -229,21 +269,33 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	// The engine admits only jobs that fit the cluster, so head fits once
 	// everything has ended and shadow is set.
 	p.extra = append(p.extra[:0], p.avail...)
-	if !nodes || (!p.batsched && (!head.Tasks.Exclusive || p.room.nodes.Layout.Uniform(head.Tasks.Partition))) {
+	if !nodes {
 		p.extra.Sub(head.Request)
 		return shadow
 	}
-	p.future.Sync(s.Nodes[0])
-	for _, r := range p.now {
-		p.future.Take(r.tasks, r.alloc)
+	p.headPart = head.Tasks.Partition
+	p.extraNodes = p.watch.FreeInPartition()
+	l := p.room.nodes.Layout
+	held := l.Demand(head.Tasks)
+	if p.batsched || !p.room.holdsRequest(head) {
+		p.future.Sync(s.Nodes[0])
+		for _, r := range p.now {
+			p.future.Take(r.tasks, r.alloc)
+		}
+		for _, r := range p.given {
+			p.future.Release(r.tasks, r.alloc)
+		}
+		p.future.Place(head.Tasks, p.room.rule, &p.reservation)
+		held = sdk.Amount{}
+		for k, n := range p.reservation.Nodes {
+			h := l.Held(head.Tasks, n, p.reservation.Tasks[k])
+			held.Cores, held.Memory, held.GPUs = held.Cores+h.Cores, held.Memory+h.Memory, held.GPUs+h.GPUs
+		}
+		if p.batsched {
+			p.future.Take(head.Tasks, p.reservation)
+		}
 	}
-	for _, r := range p.given {
-		p.future.Release(r.tasks, r.alloc)
-	}
-	p.future.Place(head.Tasks, p.room.rule, &p.reservation)
-	p.extra.Sub(p.room.heldBy(head, p.reservation))
-	if p.batsched {
-		p.future.Take(head.Tasks, p.reservation)
-	}
+	p.extraNodes = sdk.Amount{Cores: p.extraNodes.Cores - held.Cores, Memory: p.extraNodes.Memory - held.Memory, GPUs: p.extraNodes.GPUs - held.GPUs}
+	p.room.subOthers(p.extra, head.Request)
 	return shadow
 }

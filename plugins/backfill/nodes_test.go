@@ -181,3 +181,25 @@ func allocString(a sdk.Alloc) string {
 	}
 	return s
 }
+
+// TestEASYCountKeepsPromisesOnPartitions: on disjoint partitions of nodes
+// all alike, held whole (as CEA-Curie's thin and fat), the count reading
+// counts the extra capacity on the head's partition only, so a job in
+// another partition never delays the head, and EASY keeps every promise.
+func TestEASYCountKeepsPromisesOnPartitions(t *testing.T) {
+	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "thin", Count: 10, Cores: 4}, {Name: "fat", Count: 3, Cores: 8}},
+		[]sdk.Partition{{Name: "thin", Groups: []string{"thin"}, Default: true}, {Name: "fat", Groups: []string{"fat"}}}, sdk.FirstFit)
+	for seed := range uint64(30) {
+		sc := policytest.Random{Platform: plat, Jobs: 250}.Scenario(seed)
+		for i := range sc.Jobs {
+			part := int32(1 + (seed+uint64(i))%2)
+			per, most := int32(4), int32(6)
+			if part == 2 {
+				per, most = 8, 3
+			}
+			n := 1 + int32(uint64(i)*7%uint64(most))
+			sc.Jobs[i].Tasks = &sdk.Tasks{Count: n * per, Cores: 1, Nodes: n, Exclusive: true, Partition: part}
+		}
+		policytest.Check(t, EASY(), sc, policytest.PromisesKept())
+	}
+}

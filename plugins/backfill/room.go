@@ -89,6 +89,26 @@ func (r *room) heldBy(j *sdk.Job, a sdk.Alloc) sdk.Vector {
 	return r.held
 }
 
+// othersFit reports whether the resources of req that nodes do not hold
+// (pooled ones beside the nodes) fit free.
+func (r *room) othersFit(req, free sdk.Vector) bool {
+	for k := 1; k < len(req); k++ {
+		if k != r.mem && k != r.gpu && req[k] > free[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// subOthers takes the resources of req that nodes do not hold from free.
+func (r *room) subOthers(free, req sdk.Vector) {
+	for k := 1; k < len(req); k++ {
+		if k != r.mem && k != r.gpu {
+			free[k] -= req[k]
+		}
+	}
+}
+
 // setHeld writes the amounts h held on nodes into the resources of v.
 func (r *room) setHeld(v sdk.Vector, h sdk.Amount) {
 	v[0] = h.Cores

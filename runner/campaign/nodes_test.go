@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -167,5 +169,44 @@ policy = ["easy"]
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestNodesMappingErrorIsBadInput: a job no node of its partition can hold
+// (the default partition has 16 of the platform's 112 cores), under
+// oversize = "error", is bad input at the platform's oversize key, found
+// before anything is created.
+func TestNodesMappingErrorIsBadInput(t *testing.T) {
+	src := fmt.Sprintf(`[campaign]
+seed = 1
+[platforms.small]
+oversize = "error"
+[platforms.small.nodes.a]
+count = 2
+cores = 8
+[platforms.small.nodes.b]
+count = 12
+cores = 8
+[platforms.small.partitions.few]
+groups = ["a"]
+default = true
+[workloads.kth]
+trace = %q
+sha256 = %q
+[policies.easy]
+ref = "easy"
+[matrix]
+workload = ["kth"]
+platform = ["small"]
+policy = ["easy"]
+`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA)
+	m := loadManifest(t, src)
+	dir := filepath.Join(t.TempDir(), "out")
+	_, err := Run(context.Background(), m, Options{Dir: dir, Resolver: testResolver(t)})
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "platforms.small.oversize") || !strings.Contains(err.Error(), "oversize=error") {
+		t.Fatalf("error %v, want bad input at platforms.small.oversize", err)
+	}
+	if _, serr := os.Stat(dir); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("the campaign folder was created: %v", serr)
 	}
 }
