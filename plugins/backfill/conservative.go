@@ -93,7 +93,13 @@ const (
 // state lives in slices indexed by sdk.Job.Index.
 type conservative struct {
 	orderer
-	profile plan.Profile
+	// pools are the profiles reservations are counted in, with the log of
+	// each one's increases: one of the whole cluster, or, on a platform
+	// of nodes whose partitions are disjoint, one per partition, of its
+	// nodes (poolOf maps sdk.Tasks.Partition to it), so that a job of one
+	// partition is never reserved against another's nodes.
+	pools  []pool
+	poolOf []int
 	// ready reports that profile has been built from a state.
 	ready bool
 	// seen is one more than the largest job index seen so far.
@@ -112,11 +118,9 @@ type conservative struct {
 	classes  []classBound
 	classIDs map[string]int32
 	key      []byte
-	incr     increases
 	due      resvHeap
 	fresh    []*sdk.Job // jobs submitted since the previous call
 	jobs     []*sdk.Job // every job seen, by index
-	free     sdk.Vector
 	check    sdk.Vector
 	out      []sdk.Decision
 	// everyEnd compresses at every termination (CompressEveryEnd).
@@ -137,6 +141,15 @@ const (
 	started       = -2
 )
 
+// pool is a profile of reservations and the log of its increases.
+type pool struct {
+	profile plan.Profile
+	incr    increases
+	// capacity is the pool's (on a platform of nodes), free what the
+	// engine will leave free of it once this call's starts are made.
+	capacity, free sdk.Vector
+}
+
 // classBound is a lower bound on the earliest time at which the request and
 // walltime of a class fit in the profile, valid when the increase log was at
 // seq.
@@ -149,13 +162,79 @@ func (p *conservative) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
 	p.everyEnd = env.Params.String("compress") == CompressEveryEnd
 	p.classIDs = make(map[string]int32)
+	p.pools = make([]pool, 1)
 	if env.Platform.HasNodes() {
 		p.nodes = new(sdk.Sandbox)
 		p.rule = env.Platform.Clusters[0].PlacementRule()
 		p.capacity = env.Platform.Clusters[0].Capacity.Clone()
+		p.partitionPools(env.Platform)
 	}
 	return supported("conservative", env.Platform)
 }
+
+// partitionPools makes one pool a partition when the platform's partitions
+// are disjoint, cover every node and its nodes hold all its resources;
+// else it leaves one pool of the whole cluster.
+func (p *conservative) partitionPools(plat *sdk.Platform) {
+	l := sdk.NewLayout(plat, 0)
+	parts := len(plat.Clusters[0].Partitions)
+	p.poolOf = make([]int, l.Partitions())
+	p.pools[0].capacity = p.capacity.Clone()
+	if parts < 2 {
+		return
+	}
+	mem, gpu := plat.Resource(sdk.Memory), plat.Resource(sdk.GPUs)
+	for k := 1; k < plat.Dims(); k++ {
+		if k != mem && k != gpu {
+			return // a pooled resource, which partitions share
+		}
+	}
+	owner := make([]int, l.Len())
+	for i := range owner {
+		owner[i] = -1
+	}
+	for part := 1; part <= parts; part++ {
+		for _, k := range l.PartitionNodes(int32(part)) {
+			if owner[k] >= 0 {
+				return // partitions overlap
+			}
+			owner[k] = part
+		}
+	}
+	if slices.Contains(owner, -1) {
+		return
+	}
+	p.pools = make([]pool, parts)
+	for part := 1; part <= parts; part++ {
+		c := make(sdk.Vector, plat.Dims())
+		for _, k := range l.PartitionNodes(int32(part)) {
+			a := l.Cap(int(k))
+			c[0] += a.Cores
+			if mem >= 0 {
+				c[mem] += a.Memory
+			}
+			if gpu >= 0 {
+				c[gpu] += a.GPUs
+			}
+		}
+		p.pools[part-1].capacity = c
+		p.poolOf[part] = part - 1
+	}
+	// The default partition (Tasks.Partition 0) is one of them.
+	def := l.PartitionNodes(0)[0]
+	p.poolOf[0] = owner[def] - 1
+}
+
+// poolIndex returns the index of the pool of j's reservations.
+func (p *conservative) poolIndex(j *sdk.Job) int {
+	if p.poolOf == nil {
+		return 0
+	}
+	return p.poolOf[j.Tasks.Partition]
+}
+
+// pool returns the pool of j's reservations.
+func (p *conservative) pool(j *sdk.Job) *pool { return &p.pools[p.poolIndex(j)] }
 
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
@@ -165,17 +244,20 @@ func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// room left by jobs behind them in the previous pass.
 	compress := false
 	if !p.ready {
-		p.profile.ResetFromState(s, 0)
+		p.reset(s)
 		p.ready = true
 	} else {
-		p.profile.Advance(now)
+		for i := range p.pools {
+			p.pools[i].profile.Advance(now)
+		}
 		for i := range s.Completed {
 			c := &s.Completed[i]
 			if end := c.Start + c.Job.Walltime; c.End < end {
 				compress = true
 				if end > now {
-					p.profile.Unreserve(now, end-now, c.Job.Request)
-					p.incr.add(now)
+					pl := p.pool(c.Job)
+					pl.profile.Unreserve(now, end-now, c.Job.Request)
+					pl.incr.add(now)
 				}
 			}
 		}
@@ -183,7 +265,9 @@ func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if p.everyEnd && len(s.Completed) > 0 {
 		compress = true
 	}
-	p.incr.forget(now)
+	for i := range p.pools {
+		p.pools[i].incr.forget(now)
+	}
 	if err := p.takeNew(s); err != nil {
 		return nil, err
 	}
@@ -194,11 +278,12 @@ func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	}
 	for _, j := range p.fresh {
 		c := p.bound(j, now)
-		t := p.profile.EarliestFitFrom(c.lb, j.Request, j.Walltime)
+		pl := p.pool(j)
+		t := pl.profile.EarliestFitFrom(c.lb, j.Request, j.Walltime)
 		if t < 0 {
 			return nil, fmt.Errorf("conservative: job id %d does not fit the cluster", j.ID)
 		}
-		if err := p.profile.Reserve(t, j.Walltime, j.Request); err != nil {
+		if err := pl.profile.Reserve(t, j.Walltime, j.Request); err != nil {
 			return nil, fmt.Errorf("conservative: job id %d: %w", j.ID, err)
 		}
 		// t is the earliest fit before the reservation, and reserving
@@ -211,6 +296,29 @@ func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		return nil, err
 	}
 	return p.out, nil
+}
+
+// reset makes the pools' profiles of the state: on a pool of processors
+// the cluster's free capacity with every running job's request given back
+// at its expected end; on nodes each pool's capacity, less what its running
+// jobs request until their expected ends.
+func (p *conservative) reset(s *sdk.State) {
+	if p.nodes == nil {
+		p.pools[0].profile.ResetFromState(s, 0)
+		return
+	}
+	for i := range p.pools {
+		p.pools[i].profile.Reset(s.Now, p.pools[i].capacity)
+	}
+	for i := range s.Running {
+		r := &s.Running[i]
+		pl := p.pool(r.Job)
+		if err := pl.profile.Reserve(s.Now, max(1, r.ExpectedEnd-s.Now), r.Job.Request); err != nil {
+			// The engine admitted these jobs, so they fit: a bookkeeping
+			// error, which startDue's check reports.
+			continue
+		}
+	}
 }
 
 // takeNew records the jobs submitted since the previous call in p.fresh, in
@@ -259,12 +367,15 @@ func (p *conservative) classOf(j *sdk.Job) int32 {
 	for _, x := range j.Request {
 		p.key = binary.AppendVarint(p.key, x)
 	}
+	if len(p.pools) > 1 {
+		p.key = binary.AppendVarint(p.key, int64(p.poolIndex(j)))
+	}
 	if id, ok := p.classIDs[string(p.key)]; ok {
 		return id
 	}
 	id := int32(len(p.classes))
 	p.classIDs[string(p.key)] = id
-	p.classes = append(p.classes, classBound{lb: math.MinInt64, seq: p.incr.seq})
+	p.classes = append(p.classes, classBound{lb: math.MinInt64, seq: p.pool(j).incr.seq})
 	return id
 }
 
@@ -272,12 +383,13 @@ func (p *conservative) classOf(j *sdk.Job) int32 {
 // logged since it was last valid.
 func (p *conservative) bound(j *sdk.Job, now int64) *classBound {
 	c := &p.classes[p.class[j.Index]]
-	if u, ok := p.incr.minSince(c.seq); ok {
+	incr := &p.pool(j).incr
+	if u, ok := incr.minSince(c.seq); ok {
 		// A window that now fits and did not must overlap an increase,
 		// so it ends after u and starts after u-w.
 		c.lb = min(c.lb, subSat(u, j.Walltime)+1)
 	}
-	c.seq = p.incr.seq
+	c.seq = incr.seq
 	c.lb = max(c.lb, now)
 	return c
 }
@@ -330,15 +442,16 @@ func (p *conservative) compress(now int64) error {
 // whether it did.
 func (p *conservative) improve(j *sdk.Job, r, now int64) (bool, error) {
 	w, a := j.Walltime, j.Request
+	pl := p.pool(j)
 	// A window that starts in [r-w, r) lies, past r, within j's own
 	// reservation, so it fits exactly when a is free from its start to r.
-	t := p.profile.FreeSince(r, subSat(r, w), a)
+	t := pl.profile.FreeSince(r, subSat(r, w), a)
 	// An earlier window ends by r-1, before the reservation, where lifting
 	// it changes nothing: it fits as it would in the profile as is.
 	// Only a start before t is worth looking for.
 	c := p.bound(j, now)
 	if last := min(subSat(r-1, w), t-1); c.lb <= last {
-		if e := p.profile.EarliestFitWithin(c.lb, last, a, w); e >= 0 {
+		if e := pl.profile.EarliestFitWithin(c.lb, last, a, w); e >= 0 {
 			c.lb, t = e, e
 		} else {
 			c.lb = last + 1
@@ -347,13 +460,13 @@ func (p *conservative) improve(j *sdk.Job, r, now int64) (bool, error) {
 	if t == r {
 		return false, nil
 	}
-	if err := p.profile.Move(r, t, w, a); err != nil {
+	if err := pl.profile.Move(r, t, w, a); err != nil {
 		return false, fmt.Errorf("conservative: job id %d: move from %d to %d: %w", j.ID, r, t, err)
 	}
 	p.setReservation(j, t)
 	// The part of the old reservation the new one does not cover is free
 	// again.
-	p.incr.add(max(r, addSat(t, w)))
+	pl.incr.add(max(r, addSat(t, w)))
 	return true, nil
 }
 
@@ -367,14 +480,16 @@ func (p *conservative) setReservation(j *sdk.Job, t int64) {
 func (p *conservative) startDue(s *sdk.State) error {
 	now := s.Now
 	if p.nodes == nil {
-		p.free = append(p.free[:0], s.Free[0]...)
+		p.pools[0].free = append(p.pools[0].free[:0], s.Free[0]...)
 	} else {
-		// The profile counts requests, which an exclusive job may hold
-		// more than on nodes of several sizes: the free totals it must
-		// agree with are counted the same way.
-		p.free = append(p.free[:0], p.capacity...)
+		// The profiles count requests, which an exclusive job may hold
+		// more than on nodes of several sizes: the free amounts they must
+		// agree with are counted the same way, pool by pool.
+		for i := range p.pools {
+			p.pools[i].free = append(p.pools[i].free[:0], p.pools[i].capacity...)
+		}
 		for i := range s.Running {
-			p.free.Sub(s.Running[i].Job.Request)
+			p.pool(s.Running[i].Job).free.Sub(s.Running[i].Job.Request)
 		}
 		p.nodes.Sync(s.Nodes[0])
 		p.ends, p.delayed = p.ends[:0], p.delayed[:0]
@@ -406,7 +521,7 @@ func (p *conservative) startDue(s *sdk.State) error {
 		}
 		p.resv[idx] = started
 		p.dead++
-		p.free.Sub(job.Request)
+		p.pool(job).free.Sub(job.Request)
 		p.out = append(p.out, sdk.Start(job))
 	}
 	if err := p.reserveAgain(s); err != nil {
@@ -439,8 +554,11 @@ func (p *conservative) startDue(s *sdk.State) error {
 	// What the profile leaves free now must be what the engine will leave
 	// free once these jobs start; anything else is a bookkeeping error that
 	// would silently change the schedule.
-	if p.check = p.profile.FreeAt(now, p.check); !slices.Equal(p.check, p.free) {
-		return fmt.Errorf("conservative: t=%d: the profile has %v free now, the engine will have %v", now, p.check, p.free)
+	for i := range p.pools {
+		pl := &p.pools[i]
+		if p.check = pl.profile.FreeAt(now, p.check); !slices.Equal(p.check, pl.free) {
+			return fmt.Errorf("conservative: t=%d: the profile of pool %d has %v free now, the engine will have %v", now, i, p.check, pl.free)
+		}
 	}
 	return nil
 }
@@ -465,13 +583,14 @@ func (p *conservative) reserveAgain(s *sdk.State) error {
 		if next == math.MaxInt64 {
 			return fmt.Errorf("conservative: t=%d: job id %d does not fit the free nodes, and no job runs", now, j.ID)
 		}
-		p.profile.Unreserve(now, j.Walltime, j.Request)
-		p.incr.add(now)
-		t := p.profile.EarliestFitFrom(next, j.Request, j.Walltime)
+		pl := p.pool(j)
+		pl.profile.Unreserve(now, j.Walltime, j.Request)
+		pl.incr.add(now)
+		t := pl.profile.EarliestFitFrom(next, j.Request, j.Walltime)
 		if t < 0 {
 			return fmt.Errorf("conservative: job id %d does not fit the cluster", j.ID)
 		}
-		if err := p.profile.Reserve(t, j.Walltime, j.Request); err != nil {
+		if err := pl.profile.Reserve(t, j.Walltime, j.Request); err != nil {
 			return fmt.Errorf("conservative: job id %d: %w", j.ID, err)
 		}
 		p.setReservation(j, t)

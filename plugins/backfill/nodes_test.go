@@ -185,7 +185,9 @@ func allocString(a sdk.Alloc) string {
 // TestEASYCountKeepsPromisesOnPartitions: on disjoint partitions of nodes
 // all alike, held whole (as CEA-Curie's thin and fat), the count reading
 // counts the extra capacity on the head's partition only, so a job in
-// another partition never delays the head, and EASY keeps every promise.
+// another partition never delays the head, and EASY keeps every promise;
+// conservative counts its reservations in a profile of each partition, and
+// keeps every promise too.
 func TestEASYCountKeepsPromisesOnPartitions(t *testing.T) {
 	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "thin", Count: 10, Cores: 4}, {Name: "fat", Count: 3, Cores: 8}},
 		[]sdk.Partition{{Name: "thin", Groups: []string{"thin"}, Default: true}, {Name: "fat", Groups: []string{"fat"}}}, sdk.FirstFit)
@@ -201,5 +203,6 @@ func TestEASYCountKeepsPromisesOnPartitions(t *testing.T) {
 			sc.Jobs[i].Tasks = &sdk.Tasks{Count: n * per, Cores: 1, Nodes: n, Exclusive: true, Partition: part}
 		}
 		policytest.Check(t, EASY(), sc, policytest.PromisesKept())
+		policytest.Check(t, Conservative(), sc, policytest.PromisesKept())
 	}
 }

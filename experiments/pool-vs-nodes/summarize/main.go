@@ -7,9 +7,13 @@
 //	go run ./experiments/pool-vs-nodes/summarize -campaigns out/pool-vs-nodes
 //
 // Per log and policy, each platform's mean over the 8 parts with a 95 %
-// Student t interval, and its ratio to the pool's over the parts paired
-// (the same part), with a bootstrap percentile interval from
-// results/compare (seed 31, 10,000 resamples); then, per log, what the
+// Student t interval (of the mean wait, bounded slowdown and the parts'
+// longest waits), its ratio to the pool's over the parts paired (the same
+// part), with a bootstrap percentile interval from results/compare (seed
+// 31, 10,000 resamples), the promises broken in all, and the means of the
+// work done (the cores the jobs use, over capacity and makespan: on a pool
+// its utilisation, on nodes the tasks' cores), the cores held (a node whole
+// for an exclusive job) and the fragmentation; then, per log, what the
 // mapping onto nodes did, summed over the parts.
 package main
 
@@ -76,8 +80,8 @@ func table(w io.Writer, name string, c *compare.Campaign) error {
 		ratios[metric] = res
 	}
 	fmt.Fprintf(w, "%s, 8 parts: mean [95 %% interval]; ratio to the pool, paired by part [bootstrap 95 %%]\n\n", name)
-	fmt.Fprintln(w, "| policy | platform | mean wait (s) | wait / pool | mean bounded slowdown | bsld / pool | utilisation | cores held | fragmentation |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| policy | platform | mean wait (s) | wait / pool | mean bounded slowdown | bsld / pool | max wait (s) | promises broken | work | cores held | fragmentation |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, pol := range policies {
 		for _, pl := range platforms {
 			row := []string{pol, pl}
@@ -88,7 +92,14 @@ func table(w io.Writer, name string, c *compare.Campaign) error {
 				}
 				row = append(row, meanCI(values(c, pol, pl, metric), digits), ratio(ratios[metric], pol, pl))
 			}
-			row = append(row, meanOnly(values(c, pol, pl, "utilisation"), 3), meanOnly(values(c, pol, pl, "held_core_utilisation"), 3),
+			// On a pool the processors used are the work and what is held;
+			// on nodes the tasks' cores are the work.
+			work, held := "utilisation", "utilisation"
+			if pl != "pool" {
+				work, held = "task_core_utilisation", "held_core_utilisation"
+			}
+			row = append(row, meanCI(values(c, pol, pl, "max_wait"), 0), num(sum(values(c, pol, pl, "promises_broken")), 0),
+				meanOnly(values(c, pol, pl, work), 3), meanOnly(values(c, pol, pl, held), 3),
 				meanOnly(values(c, pol, pl, "fragmentation"), 4))
 			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 		}
