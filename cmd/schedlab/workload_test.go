@@ -256,3 +256,28 @@ func TestKopanskiDoc(t *testing.T) {
 	}
 	docTables(t, doc, 7, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
 }
+
+// TestPoolVsNodesDoc checks that every table of docs/pool-vs-nodes.md that
+// its summarize program prints from the committed runs.parquet files is in
+// the page, number for number (the campaigns take about 12 minutes).
+func TestPoolVsNodesDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "pool-vs-nodes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []string{"blue", "thunder", "ricc", "curie"} {
+		b, err := os.ReadFile(filepath.Join(root, "experiments", "pool-vs-nodes", "runs", c+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c, "runs.parquet"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docTables(t, doc, 5, "../../experiments/pool-vs-nodes/summarize", "-campaigns", dir)
+}
