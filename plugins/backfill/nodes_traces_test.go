@@ -2,7 +2,6 @@ package backfill
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -81,7 +80,7 @@ func TestExclusiveNodesArePools(t *testing.T) {
 						t.Fatalf("%s: job id %d starts at %d on the pool, %d on nodes", p.Info.Name, pool[i].Job.ID, a.Records[i].Start, b.Records[i].Start)
 					}
 				}
-				t.Log(fmt.Sprintf("%s: %d jobs, the same starts on %d nodes of %d cores and on the pool", p.Info.Name, len(pool), group.Count, group.Cores))
+				t.Logf("%s: %d jobs, the same starts on %d nodes of %d cores and on the pool", p.Info.Name, len(pool), group.Count, group.Cores)
 			}
 		})
 	}

@@ -73,7 +73,6 @@ type checker struct {
 	a     sdk.Alloc
 	box   sdk.Sandbox
 	calls int
-	err   error
 }
 
 func (c *checker) Init(sdk.Env) error { return nil }
