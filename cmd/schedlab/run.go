@@ -83,10 +83,10 @@ on different machines, into one campaign folder on a shared file system, each
 keeping the others' results and rebuilding runs.parquet from all of them
 (docs/cluster.md; schedlab slurm submits them as a Slurm job array).
 
-Exit status: 0 all runs completed; 1 some runs failed (the others completed
-and are recorded); 2 bad input, nothing ran; 3 interrupted (SIGINT or
-SIGTERM, at any stage: building a policy, starting one, or running), resume
-to finish.`,
+Exit status (schedlab --help gives the rule of every command): 0 all runs
+completed; 1 some runs failed (the others completed and are recorded); 2 bad
+input, nothing ran; 3 interrupted (SIGINT or SIGTERM, at any stage: building
+a policy, starting one, or running), resume to finish.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCampaign(cmd, args[0], f) },
 	}

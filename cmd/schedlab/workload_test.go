@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -255,4 +256,40 @@ func TestKopanskiDoc(t *testing.T) {
 		}
 	}
 	docTables(t, doc, 7, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
+}
+
+// TestOwnTraceSHA256: a manifest whose trace has no sha256 exits 2 with the
+// trace's digest as the line to paste, which `schedlab workload hash`
+// prints too; pasted, the manifest runs.
+func TestOwnTraceSHA256(t *testing.T) {
+	dir := t.TempDir()
+	trace, err := filepath.Abs(filepath.Join("..", "..", "experiments", "data", "NASA-iPSC-1993-3.1-cln.swf.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `sha256 = "9d997a2c20a7f7b0b6d81638d756ce8b2c524c4f2e9ec78da36001743ca33d76"`
+	manifest := filepath.Join(dir, "m.toml")
+	src := "[campaign]\nseed = 1\n[workloads.mine]\ntrace = " + strconv.Quote(trace) + "\n[policies.easy]\nref = \"easy\"\n[matrix]\nworkload = [\"mine\"]\npolicy = [\"easy\"]\n"
+	if err := os.WriteFile(manifest, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "run", manifest)
+	if exitCode(err) != exitBadInput || !strings.Contains(out, "m.toml:3: workloads.mine: a trace needs its sha256") ||
+		!strings.Contains(out, "add the line "+want) || !strings.Contains(out, "schedlab workload hash "+trace) {
+		t.Errorf("a trace without sha256: exit %d\n%s", exitCode(err), out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Errorf("the campaign folder was created")
+	}
+	hash, err := run(t, "workload", "hash", trace)
+	if err != nil || hash != want+"  # "+trace+"\n" {
+		t.Errorf("workload hash: %v\n%s", err, hash)
+	}
+	pasted := strings.Replace(src, "[policies.easy]", want+"\n[policies.easy]", 1)
+	if err := os.WriteFile(manifest, []byte(pasted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, "expand", manifest); err != nil {
+		t.Errorf("the manifest with the line pasted: %v\n%s", err, out)
+	}
 }
