@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -279,6 +280,26 @@ func TestFailuresOnce(t *testing.T) {
 			if len(line) > 320 {
 				t.Errorf("%s: a line of %d characters: %.100s...", mode, len(line), line)
 			}
+		}
+		// Where the first run of the reason panicked: its simulated time,
+		// the queue, the policy's file and line; and how to run it alone,
+		// which fails there too.
+		where := regexp.MustCompile(`(?m)^    (at t=\d+, \d+ waiting \(first: job id \d+\), \d+ running, in \S*runner/testdata/crash/main\.go:\d+ \(main\.\(\*crash\)\.Schedule\)) \(workload=kth policy=crash estimates=requested replicate=0\)$`).FindStringSubmatch(out)
+		alone := regexp.MustCompile(`(?m)^    alone: (schedlab sim .*)$`).FindStringSubmatch(out)
+		if where == nil || alone == nil {
+			t.Errorf("%s: no line says where the policy panicked and how to run the run alone\n%s", mode, out)
+			continue
+		}
+		if mode != "lines" {
+			continue
+		}
+		simArgs := strings.Fields(alone[1])[1:]
+		if !slices.Contains(simArgs, "--seed") || !slices.Contains(simArgs, "--trace") {
+			t.Errorf("the command to run it alone lacks the run's settings: %s", alone[1])
+		}
+		simOut, err := run(t, simArgs...)
+		if exitCode(err) != exitRunsFailed || !strings.Contains(simOut, reason) || !strings.Contains(simOut, "\n"+where[1]+"\n") {
+			t.Errorf("%s: exit %d, want 1 with the panic at the same place:\n%s", alone[1], exitCode(err), simOut)
 		}
 	}
 }
