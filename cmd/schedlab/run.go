@@ -449,13 +449,25 @@ func printStale(w io.Writer, rep *campaign.Report) {
 	if len(rep.Stale) == 0 {
 		return
 	}
+	// A run whose settings changed back (a code change reverted) has a
+	// run in the folder with the settings as they are now: that one was
+	// reused, not run again.
+	reused := map[string]bool{}
+	for _, r := range rep.Runs {
+		if r.Reused {
+			reused[r.Label] = true
+		}
+	}
 	var changes []string
 	labels := map[string][]string{}
 	for _, s := range rep.Stale {
 		why := s.Change
-		if why == "" {
+		switch {
+		case why == "":
 			why = "no longer in the manifest"
-		} else {
+		case reused[s.Label]:
+			why = "changed, and the folder's earlier run with the settings as they are now was reused: " + why
+		default:
 			why = "changed, so run again: " + why
 		}
 		if labels[why] == nil {

@@ -484,6 +484,20 @@ func TestResumeEditedManifestCommand(t *testing.T) {
 		!strings.Contains(out, "no longer in the manifest\n    workload=kth policy=easy estimates=requested replicate=0, workload=nasa policy=easy") {
 		t.Errorf("resume the shrunk manifest: %v\n%s", err, out)
 	}
+	// A change and its revert: the changed runs run again, then the
+	// earlier ones are reused, and the message says which happened.
+	edit("seed = 7", "seed = 8")
+	out, err = run(t, "run", "--resume", m, "--out", dir)
+	if err != nil || !strings.Contains(out, "changed, so run again: master_seed: 7 -> 8\n    workload=kth policy=conservative") ||
+		!strings.Contains(out, "2 of 2 runs completed, 0 failed") {
+		t.Errorf("resume the changed manifest: %v\n%s", err, out)
+	}
+	edit("seed = 8", "seed = 7")
+	out, err = run(t, "run", "--resume", m, "--out", dir)
+	if err != nil || !strings.Contains(out, "changed, and the folder's earlier run with the settings as they are now was reused: master_seed: 8 -> 7\n    workload=kth policy=conservative") ||
+		strings.Contains(out, "so run again") || !strings.Contains(out, "2 of 2 runs completed (2 by an earlier invocation)") {
+		t.Errorf("resume the reverted manifest: %v\n%s", err, out)
+	}
 }
 
 // TestExperimentManifests checks every campaign shipped in experiments/ as
