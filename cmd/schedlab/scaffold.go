@@ -60,7 +60,7 @@ type requirement struct{ Path, Version string }
 
 // The SDK's go.mod and go.sum as of the SDK this binary was built with
 // (sdk.Version): a module made against the released SDK requires what it
-// requires and starts with its checksums. TestScaffoldSDKFiles keeps them
+// requires and starts with its checksums. TestScaffoldFiles keeps them
 // equal to sdk/go.mod and sdk/go.sum; `go generate` copies them again.
 //
 //go:generate cp ../../sdk/go.mod scaffold/sdk.mod
@@ -234,19 +234,19 @@ func writeScaffold(dir string, o scaffoldOptions) ([]string, error) {
 	return wrote, nil
 }
 
-// replacePath is how go.mod's replace directive names the SDK folder sdk
-// from the module folder dir: a relative path when the two are near (a
-// checkout beside the module: ../schedlab/sdk), which stays right when both
-// move together, else the absolute path.
-func replacePath(dir, sdk string) string {
+// replacePath is how go.mod's replace directive names the SDK folder
+// sdkDir (absolute) from the module folder dir: a relative path when the
+// two are near (a checkout beside the module: ../schedlab/sdk), which stays
+// right when both move together, else the absolute path.
+func replacePath(dir, sdkDir string) string {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return sdk
+		return sdkDir
 	}
-	rel, err := filepath.Rel(abs, sdk)
+	rel, err := filepath.Rel(abs, sdkDir)
 	rel = filepath.ToSlash(rel)
 	if err != nil || !strings.HasPrefix(rel, "../") || strings.Count(rel, "../") > 2 {
-		return sdk
+		return sdkDir
 	}
 	return rel
 }
