@@ -231,6 +231,9 @@ func isSelf(path string) bool {
 // an unstamped binary without error: there is no commit to record.
 const buildVCS = "-buildvcs=true"
 
+// buildTick is how often a long build of a package policy says it goes on.
+const buildTick = 15 * time.Second
+
 // build compiles a Go package into the cache and returns the binary's path,
 // named by the sha256 of its content so that identical builds share a file.
 // Go's build cache, keyed by the content of the sources, the toolchain and
@@ -267,11 +270,32 @@ func (r Resolver) build(ctx context.Context, pkg string) (string, error) {
 		cmd.Dir, target = pkg, "."
 	}
 	cmd.Args = append(cmd.Args, target)
-	if r.Log != nil {
-		fmt.Fprintf(r.Log, "building policy %s (go build in %s)...\n", pkg, cmdDir(cmd))
-	}
 	begin := time.Now()
-	out, err := cmd.CombinedOutput()
+	var out []byte
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, "building policy %s (go build in %s; a first build compiles gRPC and go-plugin too, about 40 s on 2 cores)...\n", pkg, cmdDir(cmd))
+		// A first build is long and go prints nothing meanwhile: say that
+		// it goes on, so that a silent terminal is not taken for a hang.
+		done, ticking := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(ticking)
+			tick := time.NewTicker(buildTick)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					fmt.Fprintf(r.Log, "still building policy %s (%.0f s)...\n", pkg, time.Since(begin).Seconds())
+				}
+			}
+		}()
+		out, err = cmd.CombinedOutput()
+		close(done)
+		<-ticking
+	} else {
+		out, err = cmd.CombinedOutput()
+	}
 	if r.Log != nil && err == nil {
 		fmt.Fprintf(r.Log, "built policy %s in %.1f s\n", pkg, time.Since(begin).Seconds())
 	}

@@ -36,24 +36,21 @@ func realSources(t testing.TB) []tracedata.Source { return tracedata.SourcesForT
 //
 //	go test ./workload -run 'TestRealTraceCleaning$' -v
 func TestRealTraceCleaning(t *testing.T) {
-	src := realSources(t)
 	var rules []string
 	var rows []string
-	for _, s := range src {
+	tracedata.EachForTest(t, func(t *testing.T, s tracedata.Source) {
 		w := loadDefault(t, s.File)
-		t.Run(s.File, func(t *testing.T) {
-			checkWorkload(t, w)
-			if w.Report.Records != s.Jobs {
-				t.Errorf("%d records, SOURCES.md says %d", w.Report.Records, s.Jobs)
-			}
-			if w.SHA256 != s.SHA256 {
-				t.Errorf("sha256 %s, SOURCES.md says %s", w.SHA256, s.SHA256)
-			}
-			if w.Procs != s.MaxProcs || w.ProcsSource != workload.ProcsFromMaxProcs {
-				t.Errorf("platform %d from %q, want the header's MaxProcs %d", w.Procs, w.ProcsSource, s.MaxProcs)
-			}
-			counts(t, w.Report)
-		})
+		checkWorkload(t, w)
+		if w.Report.Records != s.Jobs {
+			t.Errorf("%d records, SOURCES.md says %d", w.Report.Records, s.Jobs)
+		}
+		if w.SHA256 != s.SHA256 {
+			t.Errorf("sha256 %s, SOURCES.md says %s", w.SHA256, s.SHA256)
+		}
+		if w.Procs != s.MaxProcs || w.ProcsSource != workload.ProcsFromMaxProcs {
+			t.Errorf("platform %d from %q, want the header's MaxProcs %d", w.Procs, w.ProcsSource, s.MaxProcs)
+		}
+		counts(t, w.Report)
 		if rules == nil {
 			for _, c := range w.Report.Counts {
 				rules = append(rules, fmt.Sprintf("%s (%s: %s)", c.Rule, c.Setting, c.Action))
@@ -65,6 +62,9 @@ func TestRealTraceCleaning(t *testing.T) {
 		}
 		row = append(row, fmt.Sprint(w.Report.Kept))
 		rows = append(rows, "| "+strings.Join(row, " | ")+" |")
+	})
+	if len(rows) == 0 {
+		return
 	}
 	head := append(append([]string{"trace", "procs (MaxProcs)", "records"}, rules...), "kept")
 	t.Logf("\n| %s |\n|%s\n%s", strings.Join(head, " | "), strings.Repeat("---|", len(head)), strings.Join(rows, "\n"))
@@ -155,24 +155,22 @@ func TestRealTracesRun(t *testing.T) {
 		t.Skip("simulates every real trace")
 	}
 	plugin := sdk.Plugin{Info: sdk.Info{Name: "test-fcfs"}, New: func() sdk.Policy { return &fcfs{} }}
-	for _, s := range realSources(t) {
-		t.Run(s.File, func(t *testing.T) {
-			w := loadDefault(t, s.File)
-			res, err := sim.Run(context.Background(), plugin, sim.Config{Platform: sdk.SingleCluster(s.File, w.Procs), Jobs: w.Jobs})
-			if err != nil {
-				t.Fatal(err)
+	tracedata.EachForTest(t, func(t *testing.T, s tracedata.Source) {
+		w := loadDefault(t, s.File)
+		res, err := sim.Run(context.Background(), plugin, sim.Config{Platform: sdk.SingleCluster(s.File, w.Procs), Jobs: w.Jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		killed := 0
+		for _, r := range res.Records {
+			if r.Killed {
+				killed++
 			}
-			killed := 0
-			for _, r := range res.Records {
-				if r.Killed {
-					killed++
-				}
-			}
-			if c, _ := w.Report.Get(workload.RuleRuntimeOverWalltime); killed != c.Jobs {
-				t.Errorf("engine killed %d jobs, cleaning counted %d running over their walltime", killed, c.Jobs)
-			}
-		})
-	}
+		}
+		if c, _ := w.Report.Get(workload.RuleRuntimeOverWalltime); killed != c.Jobs {
+			t.Errorf("engine killed %d jobs, cleaning counted %d running over their walltime", killed, c.Jobs)
+		}
+	})
 }
 
 // BenchmarkLoadCurie loads CEA-Curie with the default cleaning: reading,

@@ -17,8 +17,11 @@
 //   figures         [{id, title, caption, svg_children, svg_texts, width, height}]
 //                   per <figure>: the SVG's accessible name (its plot title),
 //                   the caption text, element and <text> counts, its box
-//   tables          [{caption, width, visible}] per <table>: its caption (the
-//                   .tcap paragraph before its scroll box), its full width
+//   tables          [{caption, width, visible, head, swatches}] per <table>:
+//                   its caption (the .tcap paragraph before its scroll box),
+//                   its header cells, its colour swatches ({label, color,
+//                   drawn}: the cell's text, the computed colour, whether it
+//                   has a box), its full width
 //                   and the width its box shows without scrolling
 //   small_texts     SVG <text> elements rendered smaller than 10 CSS pixels
 //                   [{figure, text, size}]
@@ -99,6 +102,14 @@ try {
         caption: cap && cap.classList.contains('tcap') ? cap.textContent.trim() : '',
         width: Math.round(t.getBoundingClientRect().width),
         visible: Math.round(box.clientWidth),
+        head: [...t.querySelectorAll('thead th')].map((th) => th.textContent.trim()),
+        // The colour swatches as drawn: each one's computed colour and
+        // the text of its cell.
+        swatches: [...t.querySelectorAll('.swatch')].map((sw) => {
+          const r = sw.getBoundingClientRect();
+          return { label: sw.parentElement.textContent.trim(), color: getComputedStyle(sw).backgroundColor,
+            drawn: r.width > 0 && r.height > 0 };
+        }),
       };
     });
     const figOf = (el) => el.closest('figure')?.id ?? '';

@@ -70,8 +70,19 @@ func exitStatus(err error, interrupted bool) int {
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "schedlab",
-		Short:         "a laboratory for batch-scheduling research",
+		Use:   "schedlab",
+		Short: "a laboratory for batch-scheduling research",
+		Long: `schedlab runs simulations and campaigns of batch-scheduling policies, and
+analyses their results (README.md and docs/ of the repository).
+
+Exit status, the same for every command:
+  0  done
+  1  the command ran and something failed: runs of a campaign or sim's run,
+     rerun's comparison (runs differ), or the machine (a disk full)
+  2  bad input, so nothing ran and nothing was created: arguments and flags,
+     a missing or malformed file (manifest, trace, model, campaign folder),
+     a policy that cannot be built or started, a parameter it does not take
+  3  interrupted (SIGINT or SIGTERM), at any stage`,
 		Version:       runner.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -87,23 +87,90 @@ func TestSimPluginAndInProcess(t *testing.T) {
 	}
 }
 
+// TestSimBadInput: every mistake in sim's input exits 2 (bad input,
+// nothing ran), saying what is wrong, and creates no output.
 func TestSimBadInput(t *testing.T) {
+	outDir := filepath.Join(t.TempDir(), "out")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"sim", "--trace", kth, "--policy", "easy", "--param", "ordr=submit"}, `unknown parameter "ordr"`},
-		{[]string{"sim", "--trace", kth, "--policy", "easy", "--param", "order=random"}, `"random" is not one of submit, shortest, smallest, largest`},
-		{[]string{"sim", "--trace", kth, "--policy", "easy", "--clean", "oversize=keep"}, "cleaning setting oversize: unknown value \"keep\""},
-		{[]string{"sim", "--trace", kth, "--policy", "easy", "--clean", "procz=requested"}, `unknown cleaning setting "procz"`},
-		{[]string{"sim", "--trace", kth, "--policy", "eazy"}, `policy "eazy" is neither a reference policy`},
+		{[]string{"--policy", "easy", "--param", "ordr=submit"}, `unknown parameter "ordr"`},
+		{[]string{"--policy", "easy", "--param", "order=random"}, `"random" is not one of submit, shortest, smallest, largest`},
+		{[]string{"--policy", "easy", "--param", "order"}, `--param "order": want key=value`},
+		{[]string{"--policy", "easy", "--in-process", "--param", "ordr=submit"}, `unknown parameter "ordr"`},
+		{[]string{"--policy", "easy", "--clean", "oversize=keep"}, "cleaning setting oversize: unknown value \"keep\""},
+		{[]string{"--policy", "easy", "--clean", "procz=requested"}, `unknown cleaning setting "procz"`},
+		{[]string{"--policy", "eazy"}, `policy "eazy" is neither a reference policy`},
+	} {
+		args := append([]string{"sim", "--trace", kth, "--out", filepath.Join(outDir, "jobs.parquet")}, tc.args...)
+		out, err := run(t, args...)
+		if exitCode(err) != exitBadInput || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d\n%s\nwant exit 2 saying %q", tc.args, exitCode(err), out, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
 		{[]string{"sim", "--trace", "no-such.swf", "--policy", "easy"}, "no-such.swf"},
 		{[]string{"sim", "--policy", "easy"}, `required flag(s) "trace" not set`},
 	} {
 		out, err := run(t, tc.args...)
-		if err == nil || !strings.Contains(out, tc.want) {
-			t.Errorf("%v: %v\n%s\nwant it to say %q", tc.args[3:], err, out, tc.want)
+		if exitCode(err) != exitBadInput || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d\n%s\nwant exit 2 saying %q", tc.args[1:], exitCode(err), out, tc.want)
 		}
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		t.Errorf("bad input created %s", outDir)
+	}
+}
+
+// TestBadInputExitsTwo holds every command to the one rule of exit
+// statuses (schedlab --help, README): a missing or malformed file, folder
+// or argument is bad input, exit 2, whatever the command.
+func TestBadInputExitsTwo(t *testing.T) {
+	tmp := t.TempDir()
+	badSWF := filepath.Join(tmp, "bad.swf")
+	badTOML := filepath.Join(tmp, "bad.toml")
+	if err := os.WriteFile(badSWF, []byte("; MaxProcs: 8\nnot a job line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(badTOML, []byte("[campaign\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(tmp, "missing")
+	for _, args := range [][]string{
+		{"sim", "--trace", missing + ".swf", "--policy", "easy"},
+		{"sim", "--trace", badSWF, "--policy", "easy"},
+		{"sim", "--trace", kth, "--policy", missing},
+		{"run", missing + ".toml"},
+		{"run", badTOML},
+		{"expand", missing + ".toml"},
+		{"expand", badTOML},
+		{"rerun", missing},
+		{"compare", missing, "--baseline", "policy=easy"},
+		{"report", missing},
+		{"workload", "gen", missing + ".toml"},
+		{"workload", "analyze", missing + ".swf"},
+		{"workload", "analyze", badSWF},
+		{"workload", "fit", badSWF, "-o", filepath.Join(tmp, "model.toml")},
+		{"workload", "hash", missing + ".swf"},
+		{"workload", "hash", badSWF + "x", "extra"},
+		{"plugin", "describe", missing},
+		{"plugin", "describe", "eazy"},
+		{"groupsel", "solve", missing + ".opb"},
+		{"slurm", "submit", missing + ".toml", "--array", "2"},
+		{"slurm", "status", missing},
+		{"slurm", "merge", missing},
+	} {
+		out, err := run(t, args...)
+		if exitCode(err) != exitBadInput || !strings.Contains(out, "schedlab: ") {
+			t.Errorf("%v: exit %d, want %d with the error\n%s", args, exitCode(err), exitBadInput, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "model.toml")); err == nil {
+		t.Errorf("workload fit of a bad trace wrote its model")
 	}
 }
 

@@ -83,10 +83,10 @@ on different machines, into one campaign folder on a shared file system, each
 keeping the others' results and rebuilding runs.parquet from all of them
 (docs/cluster.md; schedlab slurm submits them as a Slurm job array).
 
-Exit status: 0 all runs completed; 1 some runs failed (the others completed
-and are recorded); 2 bad input, nothing ran; 3 interrupted (SIGINT or
-SIGTERM, at any stage: building a policy, starting one, or running), resume
-to finish.`,
+Exit status (schedlab --help gives the rule of every command): 0 all runs
+completed; 1 some runs failed (the others completed and are recorded); 2 bad
+input, nothing ran; 3 interrupted (SIGINT or SIGTERM, at any stage: building
+a policy, starting one, or running), resume to finish.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCampaign(cmd, args[0], f) },
 	}
@@ -172,6 +172,7 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 	}
 	rep, err := campaign.Run(cmd.Context(), m, opts)
 	finish()
+	repro := reproducer(m)
 	if err != nil {
 		switch {
 		case cmd.Context().Err() != nil && errors.Is(err, context.Canceled):
@@ -194,9 +195,9 @@ func runCampaign(cmd *cobra.Command, arg string, f runFlags) error {
 			return err
 		}
 	case !f.quiet:
-		printReport(out, rep)
+		printReport(out, rep, repro)
 	default:
-		printFailures(stderr, rep) // errors, which --quiet still prints
+		printFailures(stderr, rep, repro) // errors, which --quiet still prints
 	}
 	again := display(rep.Dir)
 	if rep.Shard.Partial() {
@@ -300,7 +301,20 @@ func firstLine(s string) string {
 	return line
 }
 
-func printReport(w io.Writer, rep *campaign.Report) {
+// whereLine returns the line of a run's error that says where a policy
+// panicked (sdk/sim writes it after the panic's value: "at t=..., ..., in
+// FILE:LINE (FUNC)", or "in FILE:LINE (FUNC)" before the engine started),
+// or "".
+func whereLine(err string) string {
+	for _, l := range strings.Split(err, "\n") {
+		if strings.HasPrefix(l, "at t=") || strings.HasPrefix(l, "in ") && strings.Contains(l, ".go:") {
+			return l
+		}
+	}
+	return ""
+}
+
+func printReport(w io.Writer, rep *campaign.Report, repro func(campaign.RunResult) string) {
 	dir := display(rep.Dir)
 	fmt.Fprintf(w, "campaign %s", dir)
 	if rep.Shard.Partial() {
@@ -363,7 +377,7 @@ func printReport(w io.Writer, rep *campaign.Report) {
 			metric(mt, "mean_bsld", 2), metric(mt, "utilisation", 4), r.WallSeconds)
 	}
 	tw.Flush()
-	printFailures(w, rep)
+	printFailures(w, rep, repro)
 	fmt.Fprintf(w, "\nper run: %s    per job: %s/<run_key>.parquet    (docs/results.md)\n",
 		filepath.Join(dir, campaign.RunsFile), filepath.Join(dir, campaign.JobsDir))
 }
@@ -382,13 +396,16 @@ func metric(m map[string]any, key string, decimals int) string {
 
 // printFailures says why runs failed, once per reason: the first line of
 // the error (the rest, such as a stack, is in runs.parquet) and the runs
-// that failed with it.
-func printFailures(w io.Writer, rep *campaign.Report) {
+// that failed with it; then, for the first of them, where it failed when
+// the error says (a policy's panic: the simulated time, the queue, the
+// policy's file and line) and, when repro is not nil, how to run it alone.
+func printFailures(w io.Writer, rep *campaign.Report, repro func(campaign.RunResult) string) {
 	if rep.Failed == 0 {
 		return
 	}
 	var reasons []string
 	runs := map[string][]string{}
+	first := map[string]campaign.RunResult{}
 	logs := 0
 	for _, r := range rep.Runs {
 		if r.Status != campaign.StatusFailed {
@@ -397,6 +414,7 @@ func printFailures(w io.Writer, rep *campaign.Report) {
 		why := shorten(firstLine(r.Error), 300)
 		if runs[why] == nil {
 			reasons = append(reasons, why)
+			first[why] = r
 		}
 		runs[why] = append(runs[why], r.Label)
 		if r.Log != "" {
@@ -406,6 +424,19 @@ func printFailures(w io.Writer, rep *campaign.Report) {
 	fmt.Fprintf(w, "\n%d failed:\n", rep.Failed)
 	for _, why := range reasons {
 		fmt.Fprintf(w, "  %s\n    %s\n", why, listLabels(runs[why], 4))
+		r := first[why]
+		of := ""
+		if len(runs[why]) > 1 {
+			of = " (" + r.Label + ")"
+		}
+		if where := whereLine(r.Error); where != "" {
+			fmt.Fprintf(w, "    %s%s\n", shorten(where, 300), of)
+		}
+		if repro != nil {
+			if cmd := repro(r); cmd != "" {
+				fmt.Fprintf(w, "    %s\n", cmd)
+			}
+		}
 	}
 	if logs > 0 {
 		fmt.Fprintf(w, "what the plugins printed during the runs: %s/<run_key>.log\n", filepath.Join(display(rep.Dir), campaign.LogsDir))
@@ -418,13 +449,25 @@ func printStale(w io.Writer, rep *campaign.Report) {
 	if len(rep.Stale) == 0 {
 		return
 	}
+	// A run whose settings changed back (a code change reverted) has a
+	// run in the folder with the settings as they are now: that one was
+	// reused, not run again.
+	reused := map[string]bool{}
+	for _, r := range rep.Runs {
+		if r.Reused {
+			reused[r.Label] = true
+		}
+	}
 	var changes []string
 	labels := map[string][]string{}
 	for _, s := range rep.Stale {
 		why := s.Change
-		if why == "" {
+		switch {
+		case why == "":
 			why = "no longer in the manifest"
-		} else {
+		case reused[s.Label]:
+			why = "changed, and the folder's earlier run with the settings as they are now was reused: " + why
+		default:
 			why = "changed, so run again: " + why
 		}
 		if labels[why] == nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -42,6 +43,62 @@ type scaffoldData struct {
 	SDKVersion  string
 	Trace       string
 	TraceSHA256 string
+	// Replace is the SDK folder as go.mod's replace directive names it:
+	// relative to the new module when the two are near, else absolute.
+	Replace string
+	// Requires are the SDK's own requirements, every one of them (direct
+	// and indirect), which the new module lists as indirect ones.
+	Requires []requirement
+	// Checkout is the schedlab checkout holding the SDK, where `go install
+	// ./cmd/schedlab` makes the schedlab command; empty for the released
+	// SDK.
+	Checkout string
+}
+
+// requirement is one module a go.mod requires.
+type requirement struct{ Path, Version string }
+
+// The SDK's go.mod and go.sum as of the SDK this binary was built with
+// (sdk.Version): a module made against the released SDK requires what it
+// requires and starts with its checksums. TestScaffoldFiles keeps them
+// equal to sdk/go.mod and sdk/go.sum; `go generate` copies them again.
+//
+//go:generate cp ../../sdk/go.mod scaffold/sdk.mod
+//go:generate cp ../../sdk/go.sum scaffold/sdk.sum
+var (
+	//go:embed scaffold/sdk.mod
+	releasedSDKMod []byte
+	//go:embed scaffold/sdk.sum
+	releasedSDKSum []byte
+)
+
+// sdkRequires returns the requirements of the SDK's go.mod, in its order.
+// It reads the two forms go.mod has, `require path version` and a
+// parenthesised block of `path version` lines, each perhaps ending in a
+// comment; the SDK's go.mod has nothing more elaborate.
+func sdkRequires(gomod []byte) ([]requirement, error) {
+	var out []requirement
+	block := false
+	for i, line := range strings.Split(string(gomod), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		switch {
+		case block && len(f) == 1 && f[0] == ")":
+			block = false
+		case block && len(f) == 2:
+			out = append(out, requirement{f[0], f[1]})
+		case block && len(f) > 0:
+			return nil, fmt.Errorf("go.mod:%d: want a module path and a version in the require block", i+1)
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			block = true
+		case len(f) == 3 && f[0] == "require":
+			out = append(out, requirement{f[1], f[2]})
+		}
+	}
+	if block {
+		return nil, errors.New("go.mod: a require block is not closed")
+	}
+	return out, nil
 }
 
 // validName is a policy name that is also a Go package name and a file name.
@@ -101,6 +158,29 @@ func findSDK() string {
 func writeScaffold(dir string, o scaffoldOptions) ([]string, error) {
 	d := scaffoldData{scaffoldOptions: o, Package: o.Name, SDKVersion: sdk.Version,
 		Trace: data.KTH, TraceSHA256: data.KTHSHA256}
+	// The SDK's go.mod and go.sum: the checkout's, or those of the SDK
+	// this binary was built with for the released one. The new module
+	// requires what the SDK requires and starts with its checksums, so that
+	// `go test` builds it as written, without `go mod tidy`, offline once
+	// the module cache holds those versions.
+	gomod, gosum := releasedSDKMod, releasedSDKSum
+	if o.SDKPath != "" {
+		var err error
+		if gomod, err = os.ReadFile(filepath.Join(o.SDKPath, "go.mod")); err != nil {
+			return nil, err
+		}
+		if gosum, err = os.ReadFile(filepath.Join(o.SDKPath, "go.sum")); err != nil {
+			return nil, err
+		}
+		d.Replace = replacePath(dir, o.SDKPath)
+		d.Checkout = filepath.Dir(o.SDKPath)
+	}
+	reqs, err := sdkRequires(gomod)
+	if err != nil {
+		return nil, fmt.Errorf("the SDK's %w", err)
+	}
+	slices.SortFunc(reqs, func(a, b requirement) int { return strings.Compare(a.Path, b.Path) })
+	d.Requires = reqs
 	files := []struct{ tmpl, path string }{
 		{"go.mod", "go.mod"},
 		{"policy.go", o.Name + ".go"},
@@ -145,17 +225,28 @@ func writeScaffold(dir string, o scaffoldOptions) ([]string, error) {
 			return wrote, err
 		}
 	}
-	if o.SDKPath != "" {
-		// The SDK's own go.sum holds the checksums of everything the new
-		// module needs, so that it builds without asking the checksum
-		// database (offline, too, once the module cache has them).
-		b, err := os.ReadFile(filepath.Join(o.SDKPath, "go.sum"))
-		if err == nil {
-			err = write("go.sum", b)
-		}
-		if err != nil {
-			return wrote, err
-		}
+	// The SDK's own go.sum holds the checksums of everything the new
+	// module needs but the SDK itself, so that it builds without asking the
+	// checksum database. The released SDK's own lines come with `go get`.
+	if err := write("go.sum", gosum); err != nil {
+		return wrote, err
 	}
 	return wrote, nil
+}
+
+// replacePath is how go.mod's replace directive names the SDK folder
+// sdkDir (absolute) from the module folder dir: a relative path when the
+// two are near (a checkout beside the module: ../schedlab/sdk), which stays
+// right when both move together, else the absolute path.
+func replacePath(dir, sdkDir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return sdkDir
+	}
+	rel, err := filepath.Rel(abs, sdkDir)
+	rel = filepath.ToSlash(rel)
+	if err != nil || !strings.HasPrefix(rel, "../") || strings.Count(rel, "../") > 2 {
+		return sdkDir
+	}
+	return rel
 }

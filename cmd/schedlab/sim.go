@@ -118,16 +118,16 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	}
 	params, err := keyValues("param", f.params)
 	if err != nil {
-		return err
+		return &exitError{exitBadInput, err}
 	}
 	cleanKV, err := keyValues("clean", f.clean)
 	if err != nil {
-		return err
+		return &exitError{exitBadInput, err}
 	}
 	clean := workload.DefaultClean()
 	for _, k := range slices.Sorted(maps.Keys(cleanKV)) {
 		if err := clean.Set(k, cleanKV[k]); err != nil {
-			return fmt.Errorf("--clean: %w", err)
+			return &exitError{exitBadInput, fmt.Errorf("--clean: %w", err)}
 		}
 	}
 	r, err := resolver()
@@ -176,6 +176,19 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			return &exitError{exitBadInput, fmt.Errorf("%s: no job left once mapped onto the nodes (%v)", f.trace, nodeCounts)}
 		}
 	}
+	// The policy is asked what it declares and the parameters checked
+	// before the run, as a campaign does: a policy that does not start or
+	// a parameter it does not take is bad input. The process stays for the
+	// run.
+	procs := &runner.Processes{}
+	defer procs.Close()
+	info, err := runner.Describe(ctx, pol, f.inProcess, procs)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	if _, err := sdk.ResolveParams(info.Params, params); err != nil {
+		return &exitError{exitBadInput, fmt.Errorf("--param: policy %s: %w", info.Name, err)}
+	}
 	timeout := f.timeout
 	if timeout < 0 {
 		timeout = runner.DefaultTimeout(len(jobs))
@@ -184,11 +197,11 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	spec := runner.Spec{
 		Policy: pol, Params: params, Platform: plat, Jobs: jobs, Seed: f.seed,
 		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: timeout,
-		StallTimeout: f.stall,
+		StallTimeout: f.stall, Processes: procs,
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
+			return &exitError{exitBadInput, fmt.Errorf("--out: %w", err)}
 		}
 		// The rows are encoded while the metrics are computed; the summary
 		// joins the footer at the end.

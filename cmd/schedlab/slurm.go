@@ -479,7 +479,7 @@ func slurmTask(cmd *cobra.Command, dir string, shard int) error {
 		}
 		return err
 	}
-	printReport(cmd.OutOrStdout(), rep)
+	printReport(cmd.OutOrStdout(), rep, reproducer(m))
 	return campaignStatus(rep)
 }
 

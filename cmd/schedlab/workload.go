@@ -16,6 +16,7 @@ import (
 
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/analysis"
 	"github.com/schedlab/schedlab/workload/swf"
 	"github.com/schedlab/schedlab/workload/synth"
@@ -185,7 +186,7 @@ Models:
 	fl.Int64Var(&seed, "seed", 1, "seed (the generator gets math/rand/v2 PCG of it, as manifest.NewRand)")
 	fl.Int64Var(&procs, "procs", 64, "platform size in processors (a fitted model's own by default)")
 	fl.StringVarP(&out, "out", "o", "", "output file (default: standard output)")
-	cmd.AddCommand(gen, newAnalyzeCmd(), newFitCmd(), newWorkloadListCmd())
+	cmd.AddCommand(gen, newAnalyzeCmd(), newFitCmd(), newWorkloadListCmd(), newWorkloadHashCmd())
 	return cmd
 }
 
@@ -219,4 +220,30 @@ func paramsText(p sdk.Params) string {
 		parts = append(parts, k+"="+v[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// newWorkloadHashCmd prints the sha256 a manifest wants for a trace of
+// one's own, as the line to paste.
+func newWorkloadHashCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "hash FILE.swf[.gz]...",
+		Short: "print the sha256 a manifest's workload needs for a trace: the line to paste",
+		Long: `Print, for each trace, the sha256 of its uncompressed bytes (what a manifest's
+sha256 key holds and results record as workload.sha256; a gzipped trace and
+the same trace plain have the same) as the line to paste into the trace's
+[workloads.NAME] table:
+
+  sha256 = "..."  # FILE`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, path := range args {
+				sum, err := workload.SHA256(path)
+				if err != nil {
+					return &exitError{exitBadInput, err}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "sha256 = %q  # %s\n", sum, path)
+			}
+			return nil
+		},
+	}
 }

@@ -67,11 +67,24 @@ type Figure struct {
 }
 
 // Table is one table of a page: its caption, its whole width and the width
-// its box shows without scrolling, in CSS pixels.
+// its box shows without scrolling, in CSS pixels, its header and its colour
+// swatches.
 type Table struct {
 	Caption string `json:"caption"`
 	Width   int    `json:"width"`
 	Visible int    `json:"visible"`
+	// Head holds the header cells' texts.
+	Head []string `json:"head"`
+	// Swatches are the colour squares of the table's rows.
+	Swatches []Swatch `json:"swatches"`
+}
+
+// Swatch is a colour square of a table row as drawn: the text of its cell,
+// its computed colour (CSS rgb(r, g, b)), and whether it has a box.
+type Swatch struct {
+	Label string `json:"label"`
+	Color string `json:"color"`
+	Drawn bool   `json:"drawn"`
 }
 
 // Text is one SVG text of a figure, with its rendered font size when

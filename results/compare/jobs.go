@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/stats"
@@ -21,6 +22,9 @@ type JobView struct {
 	// WaitQ and BSLDQ are the quantiles at Probs.
 	Probs        []float64
 	WaitQ, BSLDQ []float64
+	// WaitMax and BSLDMax are the largest wait and bounded slowdown: the
+	// starvation that quantiles up to the 99th can hide.
+	WaitMax, BSLDMax float64
 	// Improved, Worsened and Unchanged count the jobs whose wait is lower,
 	// higher or equal than in the paired baseline run (zero for the
 	// baseline itself).
@@ -69,6 +73,7 @@ func Jobs(c *Campaign, res *Result) ([]JobView, error) {
 			}
 			v.Wait, v.BSLD = stats.NewECDF(waits), stats.NewECDF(bslds)
 			v.WaitQ, v.BSLDQ = stats.Quantiles(waits, v.Probs), stats.Quantiles(bslds, v.Probs)
+			v.WaitMax, v.BSLDMax = slices.Max(waits), slices.Max(bslds)
 			for _, cmp := range g.Comparisons {
 				if cmp.Value != lv.Value {
 					continue

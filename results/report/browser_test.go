@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +24,7 @@ import (
 // look at.
 func TestReportInBrowser(t *testing.T) {
 	open := browsercheck.Page(t, 3000)
-	check := func(t *testing.T, name, dir string, opts Options, want []string) {
+	check := func(t *testing.T, name, dir string, opts Options, want []string) browsercheck.Result {
 		page := filepath.Join(t.TempDir(), name+".html")
 		f, err := os.Create(page)
 		if err != nil {
@@ -46,6 +47,45 @@ func TestReportInBrowser(t *testing.T) {
 		if !slices.Equal(titles, want) {
 			t.Errorf("figure titles:\n%s\nwant:\n%s", strings.Join(titles, "\n"), strings.Join(want, "\n"))
 		}
+		// Every page: the maxima beside the quantiles of the job-level
+		// table, and one drawn swatch per value compared, each of its own
+		// colour, the colour its name gives.
+		var heads []string
+		var swatches []browsercheck.Swatch
+		for _, tb := range r.Tables {
+			heads = append(heads, tb.Head...)
+			swatches = append(swatches, tb.Swatches...)
+		}
+		for _, h := range []string{"wait max", "bsld max"} {
+			if !slices.Contains(heads, h) {
+				t.Errorf("no table has a %q column", h)
+			}
+		}
+		colours := map[string]bool{}
+		for _, sw := range swatches {
+			c := valueColours([]string{sw.Label})[sw.Label]
+			if want := fmt.Sprintf("rgb(%d, %d, %d)", c.R, c.G, c.B); !sw.Drawn || sw.Color != want {
+				t.Errorf("the swatch of %s: drawn %v, colour %s, want %s", sw.Label, sw.Drawn, sw.Color, want)
+			}
+			colours[sw.Color] = true
+		}
+		if len(swatches) == 0 || len(colours) != len(swatches) {
+			t.Errorf("%d swatches, %d colours: %+v", len(swatches), len(colours), swatches)
+		}
+		return r
+	}
+	// The swatch of a policy in a page, as drawn.
+	swatch := func(t *testing.T, r browsercheck.Result, label string) string {
+		t.Helper()
+		for _, tb := range r.Tables {
+			for _, sw := range tb.Swatches {
+				if sw.Label == label {
+					return sw.Color
+				}
+			}
+		}
+		t.Fatalf("no swatch of %s", label)
+		return ""
 	}
 
 	t.Run("quickstart", func(t *testing.T) {
@@ -66,6 +106,22 @@ func TestReportInBrowser(t *testing.T) {
 			"Utilisation over time, workload=kth, param_order=submit",
 			"Queue length over time, workload=kth, param_order=submit",
 		})
+	})
+	// EASY is drawn in one colour in the reports of two campaigns that
+	// hold it among other policies, in other orders.
+	t.Run("colours", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("runs two campaigns; skipped with -short")
+		}
+		first := smallCampaign(t, [][2]string{{"fcfs", `ref = "fcfs"`}, {"easy", `ref = "easy"`}, {"conservative", `ref = "conservative"`}})
+		second := smallCampaign(t, [][2]string{{"easy-shortest", "ref = \"easy\"\nparams = { order = \"shortest\" }"}, {"fcfs", `ref = "fcfs"`}, {"easy", `ref = "easy"`}})
+		series := []string{"mean_wait by policy", "mean_bsld by policy", "ECDF of job wait", "ECDF of job bounded slowdown",
+			"Utilisation over time, all runs", "Queue length over time, all runs"}
+		a := check(t, "first", first, Options{Baseline: "fcfs", Resamples: 100}, series)
+		b := check(t, "second", second, Options{Baseline: "easy-shortest", Resamples: 100}, series)
+		if ca, cb := swatch(t, a, "easy"), swatch(t, b, "easy"); ca != cb {
+			t.Errorf("easy is %s in one report, %s in the other", ca, cb)
+		}
 	})
 	t.Run("replicates", func(t *testing.T) {
 		check(t, "replicates", fakeCampaign(t, 5), Options{Baseline: "fifo", Resamples: 2000}, []string{

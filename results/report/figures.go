@@ -79,7 +79,7 @@ func (b *builder) metricFigure(res *compare.Result) (*figure, error) {
 			m := ys.at(lv.Summary.Mean)
 			baseY = m
 			ref, err := line(plotter.XYs{{X: -0.5, Y: m}, {X: float64(len(b.values)) - 0.5, Y: m}},
-				colour(b.colourOf(lv.Value)), 1)
+				b.colourOf(lv.Value), 1)
 			if err != nil {
 				return nil, fmt.Errorf("figure %s: %w", title, err)
 			}
@@ -90,9 +90,9 @@ func (b *builder) metricFigure(res *compare.Result) (*figure, error) {
 		// baseline's dashed line, which so never runs through a label.
 		var above, below plotter.XYLabels
 		for _, lv := range g.Levels {
-			x := float64(b.colourOf(lv.Value))
+			x := float64(b.position(lv.Value))
 			s := lv.Summary
-			c := colour(b.colourOf(lv.Value))
+			c := b.colourOf(lv.Value)
 			m := ys.at(s.Mean)
 			if finite(s.CI.Lo) && finite(s.CI.Hi) && s.CI.Hi > s.CI.Lo {
 				eb, err := plotter.NewYErrorBars(errPoints{plotter.XYs{{X: x, Y: m}}, plotter.YErrors{{Low: m - ys.at(s.CI.Lo), High: ys.at(s.CI.Hi) - m}}})
@@ -340,7 +340,7 @@ func (b *builder) paramFigure(metric, param string) (*figure, error) {
 			ys = logScale(lo, hi)
 		}
 		for _, s := range ss {
-			c := colour(max(0, b.colourOf(s.line)))
+			c := b.colourOf(s.line)
 			if lineAxis == "" {
 				c = colour(0)
 			}
@@ -442,8 +442,8 @@ func (b *builder) boxFigure(res *compare.Result) (*figure, error) {
 			ys = logScale(lo, hi)
 		}
 		for _, lv := range g.Levels {
-			i := b.colourOf(lv.Value)
-			c := colour(i)
+			i := b.position(lv.Value)
+			c := b.colourOf(lv.Value)
 			// The quartiles of log values are the logs of the quartiles
 			// (up to interpolation between two runs), so a box drawn from
 			// the transformed values is the box of the values.
@@ -558,7 +558,7 @@ func (b *builder) ratioFigure(res *compare.Result) (*figure, error) {
 		p.Add(one)
 		for _, bx := range boxes {
 			x := float64(slices.Index(xs, bx.value))
-			c := colour(b.colourOf(bx.value))
+			c := b.colourOf(bx.value)
 			// As in boxFigure: on a log axis the box is drawn from the log
 			// ratios.
 			vals := make(plotter.Values, len(bx.ratios))
@@ -745,7 +745,7 @@ func (b *builder) ecdfFigure(views []compare.JobView, kind string) (*figure, err
 					xys[i].X = math.Log10(xys[i].X)
 				}
 			}
-			l, err := line(xys, colour(b.colourOf(v.Value)), 1.5)
+			l, err := line(xys, b.colourOf(v.Value), 1.5)
 			if err != nil {
 				return nil, fmt.Errorf("figure %s: %w", title, err)
 			}
@@ -932,9 +932,35 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 			}
 			data = append(data, xys)
 		}
+		setY := func(p *plot.Plot) {
+			p.X.Min, p.X.Max = 0, float64(to-from)/unit
+			p.Y.Min = 0
+			if kind == "util" {
+				p.Y.Max = math.Max(1, ymax)
+			} else {
+				p.Y.Max = math.Max(1, ymax*1.05)
+			}
+		}
+		if len(curves) > 1 {
+			// All the runs on one panel first, each in its value's
+			// colour: where the policies differ over time shows at once.
+			p := newPlot("overlaid: "+group, xlabel, ylabel)
+			for i, c := range curves {
+				l, err := line(data[i], b.colourOf(c.run.Axes[b.opts.Axis]), 1.1)
+				if err != nil {
+					return nil, fmt.Errorf("figure %s: %w", title, err)
+				}
+				p.Add(l)
+				p.Legend.Add(name(c.run), l)
+			}
+			p.Legend.Top = true
+			setY(p)
+			p.Y.Max *= 1 + 0.08*float64(len(curves)) // room for the legend above the curves
+			panels = append(panels, p)
+		}
 		for i, c := range curves {
 			p := newPlot(name(c.run), xlabel, ylabel)
-			col := colour(b.colourOf(c.run.Axes[b.opts.Axis]))
+			col := b.colourOf(c.run.Axes[b.opts.Axis])
 			// A light fill under the curve makes the level readable at a
 			// glance; the polygon closes along the time axis.
 			area := append(plotter.XYs{{X: data[i][0].X, Y: 0}}, data[i]...)
@@ -950,20 +976,15 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 				return nil, fmt.Errorf("figure %s: %w", title, err)
 			}
 			p.Add(fill, l)
-			p.X.Min, p.X.Max = 0, float64(to-from)/unit
-			p.Y.Min = 0
-			if kind == "util" {
-				p.Y.Max = math.Max(1, ymax)
-			} else {
-				p.Y.Max = math.Max(1, ymax*1.05)
-			}
+			setY(p)
 			panels = append(panels, p)
 		}
 		svg, err := tiles(title, panels, 1, wideW, seriesH)
 		if err != nil {
 			return nil, err
 		}
-		caption := fmt.Sprintf("Runs of the group %s, one panel per run, on a common time axis. ", group)
+		caption := fmt.Sprintf("Runs of the group %s on a common time axis: one panel per run, after a first panel that overlays them "+
+			"(when there are several), each in its value's colour. ", group)
 		if kind == "util" {
 			caption += "Processors in use (the procs of the jobs with start ≤ t < end) over the platform size (the procs column of runs.parquet)"
 		} else {

@@ -81,7 +81,7 @@ func split(t *table) []*table {
 			part.Class = append(part.Class, t.Class[i])
 		}
 		for _, r := range t.Rows {
-			row := tableRow{Mark: r.Mark}
+			row := tableRow{Mark: r.Mark, Swatch: r.Swatch}
 			for _, i := range idx {
 				c := ""
 				if i < len(r.Cells) {

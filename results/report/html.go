@@ -61,6 +61,7 @@ th { background: #f0f3f6; font-weight: 600; white-space: normal; vertical-align:
 td.hash { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .95em; white-space: normal; word-break: break-all; min-width: 18em; }
 td.wrap { white-space: normal; word-break: break-word; min-width: 18em; }
 tr.base td { background: #eaf3fc; }
+.swatch { display: inline-block; width: .8em; height: .8em; margin-right: .4em; border-radius: 2px; vertical-align: -.05em; }
 figure { margin: 1.2em 0; padding: 12px 12px 8px; background: #fff; border: 1px solid #d8dee4; border-radius: 6px; }
 figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 figcaption { margin-top: .5em; font-size: .88em; color: #3d444d; max-width: 60em; }
@@ -96,8 +97,8 @@ footer { padding-top: 2em; padding-bottom: 3em; color: #59636e; font-size: .85em
 <div class="scroll"><table>
 <thead><tr>{{$cls := .Table.Class}}{{range $i, $h := .Table.Head}}<th{{with index $cls $i}} class="{{.}}"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>
-{{- range .Table.Rows}}
-<tr{{if .Mark}} class="base"{{end}}>{{range $i, $c := .Cells}}<td{{with index $cls $i}} class="{{.}}"{{end}}>{{$c}}</td>{{end}}</tr>
+{{- range .Table.Rows}}{{$sw := .Swatch}}
+<tr{{if .Mark}} class="base"{{end}}>{{range $i, $c := .Cells}}<td{{with index $cls $i}} class="{{.}}"{{end}}>{{if and (eq $i 0) $sw}}<span class="swatch" style="{{$sw}}"></span>{{end}}{{$c}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table></div>

@@ -73,6 +73,21 @@ func colour(i int) color.RGBA {
 	return pal[((i%len(pal))+len(pal))%len(pal)]
 }
 
+// valuePalette holds the colours of the values of a compared axis: the
+// Okabe-Ito colours of colour, then three more of Paul Tol's that stay
+// apart from them (wine, olive, brown), so that ten policies of one report
+// get ten colours.
+func valuePalette() []color.RGBA {
+	pal := make([]color.RGBA, 0, 10)
+	for i := range 7 {
+		pal = append(pal, colour(i))
+	}
+	return append(pal, color.RGBA{0x88, 0x22, 0x55, 0xFF}, color.RGBA{0x99, 0x99, 0x33, 0xFF}, color.RGBA{0x8C, 0x51, 0x0A, 0xFF})
+}
+
+// hexColour writes c as #RRGGBB, as the plots' SVG does.
+func hexColour(c color.RGBA) string { return fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B) }
+
 // translucent returns c with the given alpha, premultiplied as image/color
 // requires.
 func translucent(c color.RGBA, a uint8) color.RGBA {

@@ -15,9 +15,12 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"hash/fnv"
 	"html/template"
+	"image/color"
 	"io"
 	"maps"
 	"math"
@@ -192,6 +195,9 @@ type (
 	tableRow struct {
 		Cells []string
 		Mark  bool // the baseline's row
+		// Swatch, when set, draws a square of the row's colour before
+		// the first cell: the colour of its value in every plot.
+		Swatch template.CSS
 	}
 )
 
@@ -294,6 +300,7 @@ func build(dir string, opts Options) (*page, error) {
 		res = append(res, r)
 	}
 	b := &builder{c: c, opts: opts, res: res, raw: raw, values: c.Values(opts.Axis)}
+	b.colours = valueColours(b.values)
 	for _, r := range c.Runs {
 		b.replicates = max(b.replicates, r.Replicate+1)
 	}
@@ -328,12 +335,53 @@ type builder struct {
 	res        []*compare.Result
 	raw        rawRuns
 	values     []string // of the compared axis, in matrix order
+	colours    map[string]color.RGBA
 	replicates int
 }
 
+// position is the place of a value of the compared axis in matrix order:
+// where plots put it along their axis, and the order of their legends.
+func (b *builder) position(value string) int { return slices.Index(b.values, value) }
+
 // colourOf is the colour of a value of the compared axis, the same in every
-// plot.
-func (b *builder) colourOf(value string) int { return slices.Index(b.values, value) }
+// plot of the report and, as it derives from the value (a policy's name)
+// and not from its position, in every report (valueColours).
+func (b *builder) colourOf(value string) color.RGBA {
+	if c, ok := b.colours[value]; ok {
+		return c
+	}
+	return colour(0)
+}
+
+// valueColours gives each value its colour: the entry of valuePalette that
+// its name's FNV-1a hash picks, so that a policy keeps its colour from
+// report to report whatever else the report holds. Values whose entries
+// collide take, in the order of their names, the next free entries, so
+// that no two values of one report share a colour while the palette lasts;
+// only a value that collides with another of the report then changes
+// colour.
+func valueColours(values []string) map[string]color.RGBA {
+	pal := valuePalette()
+	out := make(map[string]color.RGBA, len(values))
+	taken := make([]bool, len(pal))
+	sorted := slices.Sorted(slices.Values(values))
+	for i, v := range sorted {
+		if _, dup := out[v]; dup {
+			continue
+		}
+		h := fnv.New32a()
+		h.Write([]byte(v))
+		k := int(h.Sum32() % uint32(len(pal)))
+		if i < len(pal) {
+			for taken[k] {
+				k = (k + 1) % len(pal)
+			}
+		}
+		taken[k] = true
+		out[v] = pal[k]
+	}
+	return out
+}
 
 func (b *builder) overview() (section, error) {
 	s := section{ID: "overview", Title: "Overview"}
@@ -350,6 +398,7 @@ func (b *builder) overview() (section, error) {
 		"Its matrix axes are %s. This report compares the values of %s (%s) against the baseline %s=%s, %s.",
 		c.Meta["campaign.name"], len(c.Runs), count["ok"], count["failed"], count["pending"], strings.Join(c.Axes, ", "),
 		b.opts.Axis, strings.Join(b.values, ", "), b.opts.Axis, b.opts.Baseline, groups)})
+	s.Blocks = append(s.Blocks, block{Table: b.valuesTable()})
 	if b.replicates > 1 {
 		s.Blocks = append(s.Blocks, block{Para: fmt.Sprintf("Every combination of axis values ran %d replicates, with different seeds. "+
 			"Runs are paired with the baseline run of the same replicate and other axes (hence the same workload seed), so the "+
@@ -371,6 +420,58 @@ func (b *builder) overview() (section, error) {
 			Head: []string{"run", "status", "error"}, Class: []string{"", "", "wrap"}, Rows: bad}})
 	}
 	return s, nil
+}
+
+// valuesTable lists the values of the compared axis, each with its colour
+// in the plots and, for policies, what runs it: its reference and its
+// parameters, which tell apart two policies of one plugin (a variant of
+// EASY is otherwise a second row like EASY's).
+func (b *builder) valuesTable() *table {
+	axis := b.opts.Axis
+	t := &table{Caption: fmt.Sprintf("The values of %s compared, each with its colour in the plots (a colour follows the value's name, "+
+		"the same in every report); the baseline's row is highlighted", axis), Head: []string{axis}, Class: []string{""}, Keys: 1}
+	policies := axis == "policy" && b.raw.col("policy") >= 0
+	if policies {
+		t.Head = append(t.Head, "ref", "parameters")
+		t.Class = append(t.Class, "wrap", "wrap")
+	}
+	t.Head = append(t.Head, "runs")
+	t.Class = append(t.Class, "n")
+	for _, v := range b.values {
+		row := tableRow{Mark: v == b.opts.Baseline, Swatch: template.CSS("background-color: " + hexColour(b.colourOf(v)))}
+		row.Cells = append(row.Cells, v)
+		runs := 0
+		for _, r := range b.c.Runs {
+			if r.Axes[axis] == v {
+				runs++
+			}
+		}
+		if policies {
+			row.Cells = append(row.Cells, strings.Join(b.raw.values("policy", v, "policy_ref", cell), "; "),
+				strings.Join(b.raw.values("policy", v, "params", paramsText), "; "))
+		}
+		row.Cells = append(row.Cells, strconv.Itoa(runs))
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// paramsText writes a params cell of runs.parquet (JSON) as k=v pairs in
+// key order, or "defaults" when it sets none.
+func paramsText(v any) string {
+	s, _ := v.(string)
+	var m map[string]string
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return s
+	}
+	if len(m) == 0 {
+		return "defaults"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, " ")
 }
 
 // plural says "1 run" or "3 runs".
@@ -609,16 +710,19 @@ func (b *builder) jobs() (section, error) {
 	}
 	s.Blocks = append(s.Blocks, block{Para: fmt.Sprintf("Every job of the completed runs, pooled per group and value of %s "+
 		"(over replicates and the axes outside the group). Bounded slowdown is max(1, (wait + runtime) / max(runtime, τ)) "+
-		"with the campaign's floor τ = %s s. The last columns count the jobs that waited less or more than in the paired "+
-		"baseline run.", b.opts.Axis, cmp.Or(b.c.Meta["metrics.bsld_tau"], "?"))})
-	t := &table{Caption: "Quantiles of job wait (s) and bounded slowdown per group and value; the baseline's rows are highlighted",
+		"with the campaign's floor τ = %s s. The maxima are the longest wait and largest slowdown of any job, where "+
+		"starvation shows that quantiles up to the 99th hide. The last columns count the jobs that waited less or more "+
+		"than in the paired baseline run.", b.opts.Axis, cmp.Or(b.c.Meta["metrics.bsld_tau"], "?"))})
+	t := &table{Caption: "Quantiles and maxima of job wait (s) and bounded slowdown per group and value; the baseline's rows are highlighted",
 		Head: append(slices.Clone(res.By), b.opts.Axis, "runs", "jobs"), Keys: len(res.By) + 1}
 	for _, p := range views[0].Probs {
 		t.Head = append(t.Head, fmt.Sprintf("wait p%g", 100*p))
 	}
+	t.Head = append(t.Head, "wait max")
 	for _, p := range views[0].Probs {
 		t.Head = append(t.Head, fmt.Sprintf("bsld p%g", 100*p))
 	}
+	t.Head = append(t.Head, "bsld max")
 	t.Head = append(t.Head, "waits less than "+b.opts.Baseline, "waits more")
 	for i := range t.Head {
 		t.Class = append(t.Class, "")
@@ -632,7 +736,7 @@ func (b *builder) jobs() (section, error) {
 			row.Cells = append(row.Cells, kv.Value)
 		}
 		row.Cells = append(row.Cells, v.Value, strconv.Itoa(v.Runs), strconv.Itoa(v.Jobs))
-		for _, q := range append(slices.Clone(v.WaitQ), v.BSLDQ...) {
+		for _, q := range slices.Concat(v.WaitQ, []float64{v.WaitMax}, v.BSLDQ, []float64{v.BSLDMax}) {
 			row.Cells = append(row.Cells, num(q))
 		}
 		if n := v.Improved + v.Worsened + v.Unchanged; n > 0 {
@@ -670,7 +774,7 @@ func (b *builder) series() (section, error) {
 		return s, badInput("%s: series %s: no completed run has these axis values", b.raw.path, groupName(sel))
 	}
 	byValue := func(x, y compare.Run) int {
-		return cmp.Compare(b.colourOf(x.Axes[b.opts.Axis]), b.colourOf(y.Axes[b.opts.Axis]))
+		return cmp.Compare(b.position(x.Axes[b.opts.Axis]), b.position(y.Axes[b.opts.Axis]))
 	}
 	byReplicate := func(x, y compare.Run) int { return cmp.Compare(x.Replicate, y.Replicate) }
 	if len(runs) > b.opts.MaxSeriesRuns {
@@ -732,8 +836,8 @@ func (b *builder) provenance() (section, error) {
 		}
 	}
 	s.Blocks = append(s.Blocks, block{Table: t})
-	s.Blocks = append(s.Blocks, block{Table: b.raw.distinct("Policies as resolved (one row per policy and plugin binary)",
-		[]string{"policy", "policy_ref", "policy_kind", "policy_name", "policy_version", "policy_sdk_version", "policy_sha256"})})
+	s.Blocks = append(s.Blocks, block{Table: b.raw.distinct("Policies as resolved (one row per policy, parameters and plugin binary)",
+		[]string{"policy", "params", "policy_ref", "policy_kind", "policy_name", "policy_version", "policy_sdk_version", "policy_sha256"})})
 	s.Blocks = append(s.Blocks, block{Table: b.raw.distinct("Workloads and platforms",
 		[]string{"workload", "platform", "workload_sha256", "workload_jobs", "procs"})})
 	return s, nil
@@ -771,6 +875,24 @@ func (r rawRuns) text(key, column string) string {
 		}
 	}
 	return ""
+}
+
+// values returns the distinct values of a column, formatted, over the rows
+// whose column key holds want, in order of first appearance.
+func (r rawRuns) values(key string, want any, column string, format func(any) string) []string {
+	k, i := r.col(key), r.col(column)
+	if k < 0 || i < 0 {
+		return nil
+	}
+	var out []string
+	for _, row := range r.rows {
+		if row[k] == want {
+			if v := format(row[i]); !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // distinct tabulates the distinct combinations of the given columns (those

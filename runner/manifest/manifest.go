@@ -948,7 +948,13 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 		}
 		switch {
 		case !p.md.IsDefined(key("sha256")...):
-			p.errAt(key(), "a trace needs its sha256 (of the uncompressed bytes, as SOURCES.md lists it)")
+			// The digest of the file, when it can be read, is the line to
+			// paste: a trace of one's own has no SOURCES.md to copy it from.
+			if sum, err := workload.SHA256(w.Trace); err == nil {
+				p.errAt(key(), "a trace needs its sha256, of its uncompressed bytes: add the line sha256 = %q (schedlab workload hash %s prints it)", sum, rw.Trace)
+			} else {
+				p.errAt(key(), "a trace needs its sha256, of its uncompressed bytes (schedlab workload hash FILE prints it)")
+			}
 		case !isSHA256(rw.SHA256):
 			p.errAt(key("sha256"), "%q is not a sha256: 64 hexadecimal digits", rw.SHA256)
 		default:

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -274,6 +276,22 @@ func (p panicky) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	return startHead(s, 0)
 }
 
+// lineOf returns the number of the line of sim_test.go that holds text.
+func lineOf(t *testing.T, text string) string {
+	t.Helper()
+	src, err := os.ReadFile("sim_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, text) && !strings.Contains(l, "lineOf(") {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	t.Fatalf("no line of sim_test.go holds %q", text)
+	return ""
+}
+
 // TestPanic: a policy that panics, in New, Init or Schedule, fails its run
 // with the panic's value and the stack of the panicking call, and leaves no
 // goroutine behind.
@@ -285,11 +303,15 @@ func TestPanic(t *testing.T) {
 		want []string
 	}{
 		{"new", sdk.Plugin{Info: sdk.Info{Name: "p"}, New: func() sdk.Policy { panic("deliberate panic in New") }},
-			[]string{"policy p panicked: deliberate panic in New", "sim_test.TestPanic"}},
+			[]string{"policy p panicked: deliberate panic in New\nin ", "sim_test.go:", "(github.com/schedlab/schedlab/sdk/sim_test.TestPanic.", "sim_test.TestPanic"}},
 		{"init", sdk.Plugin{Info: sdk.Info{Name: "p"}, New: func() sdk.Policy { return panicky{"init"} }},
-			[]string{"policy p panicked: deliberate panic in Init", "sim_test.panicky.Init"}},
+			[]string{"policy p panicked: deliberate panic in Init\nin ", "sim_test.go:" + lineOf(t, `panic("deliberate panic in Init")`) + " (github.com/schedlab/schedlab/sdk/sim_test.panicky.Init)\n"}},
+		// The engine had started: the time and the queue (job 1 has just
+		// ended, job 2 waits), and the frame below the runtime's helper
+		// of an index out of range.
 		{"schedule", sdk.Plugin{Info: sdk.Info{Name: "p"}, New: func() sdk.Policy { return panicky{"schedule"} }},
-			[]string{"policy p panicked: runtime error: index out of range", "sim_test.panicky.Schedule"}},
+			[]string{"policy p panicked: runtime error: index out of range [1] with length 1\nat t=10, 1 waiting (first: job id 2), 0 running, in ",
+				"sim_test.go:" + lineOf(t, "_ = s.Queue[len(s.Queue)]") + " (github.com/schedlab/schedlab/sdk/sim_test.panicky.Schedule)\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := sim.Run(context.Background(), tc.p, sim.Config{

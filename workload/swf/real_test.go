@@ -106,41 +106,38 @@ func TestRealTraces(t *testing.T) {
 			}
 		},
 	}
-	src := sources(t)
-	if len(src) != len(caveats) {
-		t.Errorf("SOURCES.md lists %d traces, this test knows %d", len(src), len(caveats))
+	if len(tracedata.Files()) != len(caveats) {
+		t.Errorf("SOURCES.md lists %d traces, this test knows %d", len(tracedata.Files()), len(caveats))
 	}
-	for _, s := range src {
-		t.Run(s.File, func(t *testing.T) {
-			p, err := tracedata.Path(s.File)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := swf.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			h := r.Header()
-			st := collect(t, r)
-			eq(t, "records", st.records, s.Jobs)
-			if got := r.SHA256(); got != s.SHA256 {
-				t.Errorf("sha256 %s, SOURCES.md says %s", got, s.SHA256)
-			}
-			if mp, ok := h.MaxProcs(); !ok || mp != s.MaxProcs {
-				t.Errorf("MaxProcs %d (present %v), SOURCES.md says %d", mp, ok, s.MaxProcs)
-			}
-			if mn, ok := h.MaxNodes(); !ok || mn != s.MaxNodes {
-				t.Errorf("MaxNodes %d (present %v), SOURCES.md says %d", mn, ok, s.MaxNodes)
-			}
-			if check, ok := caveats[s.File]; ok {
-				check(t, st)
-			}
-			if len(r.BodyComments()) != 0 || r.BlankLines() != 0 {
-				t.Logf("%d body comments, %d blank lines", len(r.BodyComments()), r.BlankLines())
-			}
-		})
-	}
+	tracedata.EachForTest(t, func(t *testing.T, s tracedata.Source) {
+		p, err := tracedata.Path(s.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := swf.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		h := r.Header()
+		st := collect(t, r)
+		eq(t, "records", st.records, s.Jobs)
+		if got := r.SHA256(); got != s.SHA256 {
+			t.Errorf("sha256 %s, SOURCES.md says %s", got, s.SHA256)
+		}
+		if mp, ok := h.MaxProcs(); !ok || mp != s.MaxProcs {
+			t.Errorf("MaxProcs %d (present %v), SOURCES.md says %d", mp, ok, s.MaxProcs)
+		}
+		if mn, ok := h.MaxNodes(); !ok || mn != s.MaxNodes {
+			t.Errorf("MaxNodes %d (present %v), SOURCES.md says %d", mn, ok, s.MaxNodes)
+		}
+		if check, ok := caveats[s.File]; ok {
+			check(t, st)
+		}
+		if len(r.BodyComments()) != 0 || r.BlankLines() != 0 {
+			t.Logf("%d body comments, %d blank lines", len(r.BodyComments()), r.BlankLines())
+		}
+	})
 }
 
 func eq(t *testing.T, what string, got, want int) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -14,7 +13,7 @@ import (
 // $SCHEDLAB_DATA/sacct, beside the traces directory when SCHEDLAB_DATA
 // points at it ($SCHEDLAB_DATA/../sacct), or at shared/data/sacct under the
 // working directory or one of its ancestors, like Dir. Its error wraps
-// ErrNotFound and lists every place it looked when there is none.
+// ErrNotFound and says where it looked when there is none.
 func SacctDir() (string, error) {
 	var tried []string
 	if env := os.Getenv(EnvVar); env != "" {
@@ -31,7 +30,6 @@ func SacctDir() (string, error) {
 	}
 	for d := wd; ; {
 		c := filepath.Join(d, "shared", "data", "sacct")
-		tried = append(tried, c)
 		if isTraceDir(c) {
 			return c, nil
 		}
@@ -41,7 +39,7 @@ func SacctDir() (string, error) {
 		}
 		d = parent
 	}
-	return "", fmt.Errorf("%w: no sacct fixtures (set %s; looked in %s)", ErrNotFound, EnvVar, strings.Join(tried, ", "))
+	return "", fmt.Errorf("%w: no sacct fixtures (set %s; looked in %s)", ErrNotFound, EnvVar, lookedIn(tried, wd, "sacct"))
 }
 
 // SacctDirForTest returns SacctDir for a test, with the behaviour of

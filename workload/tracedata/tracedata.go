@@ -49,7 +49,6 @@ func Dir() (string, error) {
 	}
 	for d := wd; ; {
 		c := filepath.Join(d, "shared", "data", "workloads")
-		tried = append(tried, c)
 		if isTraceDir(c) {
 			return c, nil
 		}
@@ -59,7 +58,15 @@ func Dir() (string, error) {
 		}
 		d = parent
 	}
-	return "", fmt.Errorf("%w (set %s; looked in %s)", ErrNotFound, EnvVar, strings.Join(tried, ", "))
+	return "", fmt.Errorf("%w (set %s; looked in %s)", ErrNotFound, EnvVar, lookedIn(tried, wd, "workloads"))
+}
+
+// lookedIn says where Dir or SacctDir looked: the places $SCHEDLAB_DATA
+// gave, then shared/data/SUB under the working directory and each of its
+// ancestors, said once rather than listed (a test skipped for want of data
+// says this, and a list of every ancestor drowns the point).
+func lookedIn(env []string, wd, sub string) string {
+	return strings.Join(append(env, filepath.Join(wd, "shared", "data", sub)), ", ") + " and the same under every folder above " + wd
 }
 
 // isTraceDir reports whether d holds SOURCES.md, which every copy of the
@@ -215,4 +222,57 @@ func SourcesForTest(t testing.TB) []Source {
 		t.Fatal(err)
 	}
 	return src
+}
+
+// Files are the traces SOURCES.md lists, in its order. Tests that run once
+// per trace name their subtests after them (EachForTest), so that the same
+// subtests exist, skipped, when the traces are absent: the count of tests
+// is then the same with and without the data. TestFiles keeps the list
+// equal to SOURCES.md wherever the data is present.
+func Files() []string {
+	return []string{
+		"KTH-SP2-1996-2.1-cln.swf.gz", "NASA-iPSC-1993-3.1-cln.swf.gz", "LLNL-Thunder-2007-1.1-cln.swf.gz",
+		"HPC2N-2002-2.2-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz", "CEA-Curie-2011-2.1-cln.swf.gz", "RICC-2010-2.swf.gz",
+	}
+}
+
+// EachForTest runs fn in a subtest named after each trace of Files, with
+// its row of SOURCES.md. When the traces are absent each subtest is
+// skipped (the first saying where Dir looked) rather than the test whole,
+// which would hide them; under CI their absence fails the test, as with
+// SourcesForTest. A trace SOURCES.md lists and Files does not fails the
+// test: the list must name every trace.
+func EachForTest(t *testing.T, fn func(t *testing.T, s Source)) {
+	t.Helper()
+	src, err := Sources()
+	if errors.Is(err, ErrNotFound) && os.Getenv("CI") == "" {
+		for i, f := range Files() {
+			t.Run(f, func(t *testing.T) {
+				if i == 0 {
+					t.Skipf("real traces not available: %v", err)
+				}
+				t.Skip("real traces not available (see the first subtest)")
+			})
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFile := map[string]Source{}
+	for _, s := range src {
+		byFile[s.File] = s
+		if !slices.Contains(Files(), s.File) {
+			t.Errorf("SOURCES.md lists %s, which tracedata.Files does not", s.File)
+		}
+	}
+	for _, f := range Files() {
+		t.Run(f, func(t *testing.T) {
+			s, ok := byFile[f]
+			if !ok {
+				t.Fatalf("SOURCES.md does not list %s, which tracedata.Files does", f)
+			}
+			fn(t, s)
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,5 +138,27 @@ func TestSources(t *testing.T) {
 				t.Errorf("got %+v\nwant %+v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestFiles checks Files against SOURCES.md, one subtest per trace, as
+// EachForTest runs them: where the data is present, every trace it lists
+// is in Files and the other way round, in the same order.
+func TestFiles(t *testing.T) {
+	var seen []string
+	tracedata.EachForTest(t, func(t *testing.T, s tracedata.Source) {
+		seen = append(seen, s.File)
+		if s.Jobs <= 0 || len(s.SHA256) != 64 {
+			t.Errorf("%s: the row of SOURCES.md read as %+v", s.File, s)
+		}
+	})
+	if src, err := tracedata.Sources(); err == nil {
+		var listed []string
+		for _, s := range src {
+			listed = append(listed, s.File)
+		}
+		if !slices.Equal(listed, tracedata.Files()) || !slices.Equal(seen, listed) {
+			t.Errorf("SOURCES.md lists %q, Files %q, the subtests ran %q", listed, tracedata.Files(), seen)
+		}
 	}
 }
