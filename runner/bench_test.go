@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/pyenv"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
@@ -156,6 +157,42 @@ func BenchmarkStartup(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkPython times EASY on KTH-SP2 end to end, as a fresh Go plugin
+// and as the Python example (python/examples/easy.py) in a fresh process:
+// the same schedule (TestPythonEqualsGo), so the ratio of the two is the
+// cost of a policy in Python, process start and 48,943 calls included.
+func BenchmarkPython(b *testing.B) {
+	pyenv.ForTest(b, "grpc")
+	w := kthWorkload(b)
+	for _, c := range []struct {
+		name string
+		res  func(b *testing.B) *Resolved
+	}{
+		{"go-plugin", func(b *testing.B) *Resolved { return pluginResolved(b, "easy") }},
+		{"python", func(b *testing.B) *Resolved {
+			res, err := Resolver{}.Resolve(context.Background(), "../python/examples/easy.py")
+			if err != nil {
+				b.Fatal(err)
+			}
+			return res
+		}},
+	} {
+		b.Run("KTH-SP2/"+c.name, func(b *testing.B) {
+			spec := Spec{Policy: c.res(b), Platform: sdk.SingleCluster("KTH-SP2", w.Procs), Jobs: w.Jobs,
+				Metrics: metrics.DefaultSettings()}
+			var calls int64
+			for b.Loop() {
+				out, err := Execute(context.Background(), spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				calls += out.Stats.PolicyCalls
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(calls), "µs/call")
 		})
 	}
 }

@@ -107,6 +107,9 @@ const (
 	KindReference Kind = "reference"
 	KindBinary    Kind = "binary"
 	KindPackage   Kind = "package"
+	// KindPython is a policy written in Python (a .py file), served by
+	// the schedlab Python package over the call protocol.
+	KindPython Kind = "python"
 )
 
 // Resolved is a policy ready to start.
@@ -123,8 +126,13 @@ type Resolved struct {
 	// policy served by this very binary (or in process) it is
 	// plugins.Identity, a digest of the sources, so that every way of
 	// building one commit (go run, go build, go install) gives the same
-	// run keys; for other policies it is the binary's sha256.
+	// run keys; for a Python policy the sha256 of Python; for other
+	// policies the binary's sha256.
 	Identity string
+	// Python, for a Python policy, is what identifies it (JSON: its files,
+	// the schedlab package, the Python and the distributions loaded),
+	// recorded in provenance.
+	Python string
 }
 
 // Resolve interprets ref: the name of a reference policy, the path of a plugin
@@ -153,6 +161,9 @@ func (r Resolver) Resolve(ctx context.Context, ref string) (*Resolved, error) {
 	if err != nil && isPath(ref) {
 		// Not an import path: go build would only add "go.mod file not found".
 		return nil, fmt.Errorf("policy %q is neither a plugin binary nor a Go package: %w", ref, err)
+	}
+	if err == nil && st.Mode().IsRegular() && strings.HasSuffix(ref, ".py") {
+		return r.python(ctx, ref)
 	}
 	if err == nil && st.Mode().IsRegular() {
 		if st.Mode()&0o111 == 0 {

@@ -13,7 +13,7 @@ import (
 // SDK so that the binary can name the code it runs by content. Test files
 // match the patterns too; SourceSHA256 leaves them out.
 //
-//go:embed *.go grid/*.go groupsel/*.go host/*.go internal/runmark/*.go internal/stream/*.go internal/wire/*.go plan/*.go policytest/*.go serve/*.go sim/*.go verify/*.go
+//go:embed *.go grid/*.go groupsel/*.go host/*.go internal/calls/*.go internal/runmark/*.go internal/stream/*.go internal/wire/*.go plan/*.go policytest/*.go serve/*.go sim/*.go verify/*.go
 var sources embed.FS
 
 // SourceSHA256 returns the sha256 of the Go sources of the SDK's packages

@@ -46,7 +46,8 @@ the schedule, print the summary metrics and optionally write one Parquet row
 per job.
 
 POLICY is a reference policy (fcfs, easy, conservative), the path of a plugin
-binary, or a Go package path (such as ./plugins/easy) that is built and cached.
+binary, a Go package path (such as ./plugins/easy) that is built and cached, or
+a Python file (.py; docs/python.md).
 The platform is one cluster whose size comes from the trace header (MaxProcs,
 else MaxNodes) unless --procs is given: a pool of processors. --nodes N
 --cores-per-node C makes it N nodes of C cores (with --memory-per-node and
@@ -61,7 +62,7 @@ on whole nodes (--allocation exclusive, the default) or on shared nodes
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.trace, "trace", "", "SWF trace file (.swf or .swf.gz)")
-	fl.StringVar(&f.policy, "policy", "", "reference policy name, plugin binary or Go package path")
+	fl.StringVar(&f.policy, "policy", "", "reference policy name, plugin binary, Go package path or Python file")
 	fl.StringArrayVar(&f.params, "param", nil, "policy parameter `key=value` (repeatable)")
 	fl.StringArrayVar(&f.clean, "clean", nil, "trace cleaning setting `key=value` (repeatable; see docs/semantics.md)")
 	fl.Int64Var(&f.procs, "procs", 0, "platform size in processors (default: from the trace header)")

@@ -216,6 +216,9 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		"platform":     js(plat),
 		"stats.events": strconv.FormatInt(out.Stats.Events, 10), "stats.policy_calls": strconv.FormatInt(out.Stats.PolicyCalls, 10),
 	})
+	if t.pol.res.Python != "" {
+		meta["policy.python"] = t.pol.res.Python
+	}
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v
 	}

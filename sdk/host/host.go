@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/calls"
 	"github.com/schedlab/schedlab/sdk/internal/runmark"
 	"github.com/schedlab/schedlab/sdk/internal/stream"
 	"github.com/schedlab/schedlab/sdk/internal/wire"
@@ -121,6 +122,9 @@ type Plugin struct {
 	info   sdk.Info
 	out    *output
 	name   string
+	// conn is the socket of a policy served over the call protocol, whose
+	// runs the engine of this process simulates; nil for a Go plugin.
+	conn *callsEnd
 }
 
 // StderrLimit is how much of a plugin's output is kept for error messages:
@@ -145,9 +149,21 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	// reach the next run's log and error.
 	cmd.Env = append(cmd.Env, runmark.Env+"=1")
 	out := newOutput()
+	// A policy served over the call protocol (a Python policy) answers
+	// the engine's calls on a socket of its own, its file descriptor 3;
+	// a Go plugin leaves it alone. The host offers that protocol where it
+	// has the socket (Unix).
+	hostEnd, err := callsSocket(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", name, err)
+	}
+	versions := wire.HostPlugins()
+	if hostEnd != nil {
+		versions[calls.Version] = plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{Version: calls.Version}}
+	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake(),
-		VersionedPlugins: wire.HostPlugins(),
+		VersionedPlugins: versions,
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		// The process's own standard error (the runtime's panics and fatal
@@ -161,6 +177,9 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	})
 	p := &Plugin{client: client, cmd: cmd, out: out, name: name}
 	fail := func(err error) (*Plugin, error) {
+		if hostEnd != nil {
+			_ = hostEnd.Close()
+		}
 		if strings.Contains(err.Error(), "dial ") {
 			// A line on standard output that reads as a handshake, from a
 			// program that is not a schedlab plugin or one that printed
@@ -172,6 +191,8 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 		return nil, p.wrap(err, nil, ended)
 	}
 	rpcClient, err := client.Client()
+	// The process, if it started, has its own copy of its end.
+	closeChildEnd(cmd)
 	if err != nil {
 		return fail(fmt.Errorf("start: %w", err))
 	}
@@ -189,6 +210,12 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	if v := p.rpc.Version(); p.info.ProtocolVersion != v {
 		return fail(fmt.Errorf("plugin negotiated protocol %d but describes itself as speaking %d", v, p.info.ProtocolVersion))
 	}
+	// The process has its end of the socket; this one is the host's.
+	if p.rpc.Version() == calls.Version {
+		p.conn = hostEnd
+	} else if hostEnd != nil {
+		_ = hostEnd.Close()
+	}
 	if p.info.Name != "" {
 		// Errors of runs name the policy, not a command line that may be
 		// the long path of a cached build.
@@ -204,6 +231,9 @@ func (p *Plugin) Info() sdk.Info { return p.info }
 // process is killed. What the process writes meanwhile goes to spec.Log;
 // errors carry its last lines, and how the process ended when it did.
 func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
+	if p.conn != nil {
+		return p.runCalls(ctx, spec, jobs, sink)
+	}
 	run, k := p.out.lend(spec.Log)
 	defer p.out.unlend()
 	w := spec.wire()
@@ -267,6 +297,9 @@ const (
 // Close ends the plugin process.
 func (p *Plugin) Close() error {
 	p.client.Kill()
+	if p.conn != nil {
+		p.conn.Close()
+	}
 	return nil
 }
 

@@ -312,8 +312,9 @@ func TestOlderProtocolRefused(t *testing.T) {
 		t.Fatalf("error %q does not name the versions", err)
 	}
 	list, _, _ := strings.Cut(err.Error()[i+len("Client versions: ["):], "]")
-	if got := strings.Fields(list); len(got) != 4 || !slices.Contains(got, "3") || !slices.Contains(got, "4") || !slices.Contains(got, "5") || !slices.Contains(got, "6") {
-		t.Fatalf("error %q names client versions %v, want 3 to 6", err, got)
+	// 3 to 6, and 101, the call protocol of Python policies.
+	if got := strings.Fields(list); len(got) != 5 || !slices.Contains(got, "3") || !slices.Contains(got, "4") || !slices.Contains(got, "5") || !slices.Contains(got, "6") || !slices.Contains(got, "101") {
+		t.Fatalf("error %q names client versions %v, want 3 to 6 and 101", err, got)
 	}
 }
 

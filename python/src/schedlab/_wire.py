@@ -1,0 +1,251 @@
+"""The policy side of the call protocol (Go's sdk/internal/calls): frames
+on a stream socket, a State frame per scheduling point carrying what
+changed since the previous one, a Decisions frame in answer. A Session
+keeps the state of one run from frame to frame."""
+
+from __future__ import annotations
+
+import json
+import struct
+from bisect import bisect_left, insort
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from ._model import (
+    Action,
+    Alloc,
+    Completion,
+    Decision,
+    Env,
+    Job,
+    Platform,
+    Policy,
+    Refusal,
+    Running,
+    State,
+    Tasks,
+    parse_value,
+)
+from .rand import Rand
+
+VERSION = 101
+"""The go-plugin protocol version of the call protocol."""
+
+MSG_INIT = ord("I")
+MSG_STATE = ord("S")
+MSG_END = ord("X")
+MSG_READY = ord("R")
+MSG_DECISIONS = ord("D")
+MSG_ERROR = ord("E")
+MSG_OUTPUT = ord("O")
+
+_HEAD = struct.Struct("<q5I")
+_LEFT = struct.Struct("<iiqI")
+_U32 = struct.Struct("<I")
+_COMPLETED = struct.Struct("<iiqqB")
+_REFUSED = struct.Struct("<iiq")
+_NODE = struct.Struct("<iiqqq")
+_DECISION = struct.Struct("<BiiqdI")
+_DECISION_PLAIN = struct.Struct("<BiiqdII")
+_TASKS = "iiqiiBiQ"
+
+
+# Job's constructor, for the rows of a frame (whose length a type checker
+# cannot count).
+_new_job = cast(Callable[..., Job], Job)
+
+
+def _running_key(r: Running) -> tuple[int, int]:
+    return (r.expected_end, r.job.index)
+
+
+def _job_key(j: Job) -> int:
+    return j.index
+
+
+class ProtocolError(Exception):
+    """A frame that breaks the protocol."""
+
+
+class Session:
+    """One run of a policy: the state rebuilt from the host's frames."""
+
+    def __init__(self, policy: Policy, init: bytes) -> None:
+        doc = json.loads(init)
+        if doc.get("protocol") != VERSION:
+            raise ProtocolError(f"the host speaks call protocol {doc.get('protocol')}, this package {VERSION}")
+        self.platform = Platform.from_json(doc["platform"])
+        declared = {p.name: p for p in type(policy).params}
+        given = doc.get("params") or {}
+        params = {}
+        for name, p in declared.items():
+            params[name] = parse_value(p, given.get(name, p.default))
+        unknown = sorted(set(given) - set(declared))
+        if unknown:
+            raise ValueError(f"unknown parameters {', '.join(unknown)} (declared: {', '.join(declared) or 'none'})")
+        seed = int(doc.get("seed", 0))
+        self.env = Env(
+            platform=self.platform,
+            params=params,
+            seed=seed,
+            rand=Rand(seed),
+            exact_estimates=bool(doc.get("exact_estimates", False)),
+        )
+        self.policy = policy
+        self.state = State(self.platform)
+        self.jobs: list[Job] = []
+        self.dims = self.platform.dims
+        self.nclusters = len(self.platform.clusters)
+        nodes = self.platform.has_nodes
+        self.job_struct = struct.Struct("<iqqqiiiiidiq" + "q" * self.dims + (_TASKS if nodes else ""))
+        self.nodes = nodes
+        self.free_struct = struct.Struct("<" + "q" * (self.nclusters * self.dims))
+        self.units_count = [c.unit_count for c in self.platform.clusters]
+        self.units_struct = struct.Struct("<" + "q" * sum(self.units_count))
+        self.unit_stride = [c.unit_count for c in self.platform.clusters]
+        policy.init(self.env)
+
+    def schedule(self, p: bytes) -> Sequence[Decision]:
+        """Applies a State frame's payload and asks the policy."""
+        s = self.state
+        now, n_arrived, n_left, n_completed, n_refused, n_nodes = _HEAD.unpack_from(p, 0)
+        s.now = now
+        off = _HEAD.size
+        dims = self.dims
+        free = self.free_struct.unpack_from(p, off)
+        off += self.free_struct.size
+        for c in range(self.nclusters):
+            s.free[c] = list(free[c * dims : (c + 1) * dims])
+        if s.free_units is not None:
+            units = self.units_struct.unpack_from(p, off)
+            off += self.units_struct.size
+            k = 0
+            for c, n in enumerate(self.units_count):
+                s.free_units[c] = list(units[k : k + n])
+                k += n
+        jobs = self.jobs
+        queue = s.queue
+        running = s.running
+        for _ in range(n_left):
+            idx, cluster, start, nu = _LEFT.unpack_from(p, off)
+            off += _LEFT.size
+            units_t = None
+            if nu:
+                units_t = struct.unpack_from(f"<{nu}i", p, off)
+                off += 4 * nu
+            (na,) = _U32.unpack_from(p, off)
+            off += 4
+            alloc = None
+            if na:
+                v = struct.unpack_from(f"<{2 * na}i", p, off)
+                off += 8 * na
+                alloc = Alloc(v[:na], v[na:])
+            k = bisect_left(queue, idx, key=_job_key)
+            if k == len(queue) or queue[k].index != idx:
+                raise ProtocolError(f"job index {idx} left the queue, where it was not")
+            del queue[k]
+            if cluster >= 0:
+                j = jobs[idx]
+                insort(running, Running(j, cluster, start, start + j.walltime, units_t, alloc), key=_running_key)
+        completed = s.completed
+        completed.clear()
+        if n_completed:
+            for idx, cluster, start, end, killed in _COMPLETED.iter_unpack(
+                p[off : off + n_completed * _COMPLETED.size]
+            ):
+                j = jobs[idx]
+                key = (start + j.walltime, idx)
+                k = bisect_left(running, key, key=_running_key)
+                alloc = None
+                if k < len(running) and running[k].job is j:
+                    alloc = running[k].alloc
+                    del running[k]
+                completed.append(Completion(j, cluster, start, end, killed == 1, alloc))
+            off += n_completed * _COMPLETED.size
+        refused = s.refused
+        refused.clear()
+        if n_refused:
+            for idx, cluster, at in _REFUSED.iter_unpack(p[off : off + n_refused * _REFUSED.size]):
+                refused.append(Refusal(jobs[idx], cluster, at))
+            off += n_refused * _REFUSED.size
+        if s.nodes is not None:
+            for group in s.nodes:
+                if group is not None:
+                    group.changed = []
+        if n_nodes:
+            nodes = s.nodes
+            assert nodes is not None
+            for c, k, cores, memory, gpus in _NODE.iter_unpack(p[off : off + n_nodes * _NODE.size]):
+                group = nodes[c]
+                assert group is not None
+                group.cores[k] = cores
+                group.memory[k] = memory
+                group.gpus[k] = gpus
+                group.changed.append(k)
+            off += n_nodes * _NODE.size
+        if n_arrived:
+            size = self.job_struct.size
+            end = off + n_arrived * size
+            if self.nodes:
+                d = dims
+                for v in self.job_struct.iter_unpack(p[off:end]):
+                    t = v[12 + d :]
+                    j = _new_job(*v[:12], v[12 : 12 + d], Tasks(t[0], t[1], t[2], t[3], t[4], t[5] == 1, t[6], t[7]))
+                    if j.index != len(jobs):
+                        raise ProtocolError(f"job index {j.index} arrived after {len(jobs)} jobs")
+                    jobs.append(j)
+                    queue.append(j)
+            elif dims == 1:
+                for v in self.job_struct.iter_unpack(p[off:end]):
+                    j = _new_job(*v[:12], v[12:])
+                    jobs.append(j)
+                    queue.append(j)
+                if jobs[-1].index != len(jobs) - 1:
+                    raise ProtocolError(f"job index {jobs[-1].index} arrived as job {len(jobs) - 1}")
+            else:
+                for v in self.job_struct.iter_unpack(p[off:end]):
+                    j = _new_job(*v[:12], v[12:])
+                    jobs.append(j)
+                    queue.append(j)
+                if jobs[-1].index != len(jobs) - 1:
+                    raise ProtocolError(f"job index {jobs[-1].index} arrived as job {len(jobs) - 1}")
+            off = end
+        if off != len(p):
+            raise ProtocolError(f"state frame: {len(p) - off} bytes left over")
+        return self.policy.schedule(s)
+
+
+def encode_decisions(ds: Sequence[Decision]) -> bytes:
+    """The Decisions payload of ds."""
+    if not isinstance(ds, (list, tuple)):
+        if isinstance(ds, (str, bytes)) or not isinstance(ds, Sequence):
+            raise TypeError(f"schedule returned {type(ds).__name__} {ds!r:.80}, not a sequence of decisions")
+    parts = [_U32.pack(len(ds))]
+    plain = _DECISION_PLAIN.pack
+    for d in ds:
+        if not isinstance(d, Decision):
+            raise TypeError(f"schedule returned {type(d).__name__} {d!r} among its decisions, not a schedlab.Decision")
+        job = d.job
+        idx = -1 if job is None else job.index
+        action = d.action
+        if d.units is None and d.alloc is None:
+            parts.append(plain(action, idx, d.cluster, d.time, d.cost, 0, 0))
+            continue
+        units = d.units or ()
+        parts.append(_DECISION.pack(action, idx, d.cluster, d.time, d.cost, len(units)))
+        if units:
+            parts.append(struct.pack(f"<{len(units)}i", *units))
+        a = d.alloc
+        if a is None:
+            parts.append(_U32.pack(0))
+        else:
+            if len(a.nodes) != len(a.tasks):
+                raise ValueError(
+                    f"decision for job index {idx}: an alloc of {len(a.nodes)} nodes and {len(a.tasks)} task counts"
+                )
+            parts.append(_U32.pack(len(a.nodes)))
+            parts.append(struct.pack(f"<{2 * len(a.nodes)}i", *a.nodes, *a.tasks))
+    return b"".join(parts)
+
+
+__all__ = ["Session", "encode_decisions", "ProtocolError", "VERSION", "Action"]

@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedlab/schedlab/internal/pyenv"
+	"github.com/schedlab/schedlab/results/metrics"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/workload"
+)
+
+// pythonResolved resolves a Python policy file as a manifest's ref does.
+func pythonResolved(t *testing.T, path string) *Resolved {
+	t.Helper()
+	pyenv.ForTest(t, "grpc")
+	res, err := Resolver{}.Resolve(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != KindPython {
+		t.Fatalf("%s resolved as %s, want python", path, res.Kind)
+	}
+	return res
+}
+
+// TestPythonEqualsGo: FCFS and EASY written in Python (python/examples)
+// give every job of KTH-SP2 and NASA-iPSC the start the Go reference
+// policies give it, in each queue order and with requested or exact
+// estimates; the first differing start fails the test.
+func TestPythonEqualsGo(t *testing.T) {
+	cases := []struct {
+		goRef, file string
+		params      map[string]string
+		exact       bool
+	}{
+		{"fcfs", "fcfs.py", nil, false},
+		{"easy", "easy.py", map[string]string{"order": "submit"}, false},
+		{"easy", "easy.py", map[string]string{"order": "submit"}, true},
+		{"easy", "easy.py", map[string]string{"order": "shortest"}, false},
+		{"easy", "easy.py", map[string]string{"order": "largest"}, true},
+	}
+	traces := []string{"KTH-SP2-1996-2.1-cln.swf.gz", "NASA-iPSC-1993-3.1-cln.swf.gz"}
+	if testing.Short() {
+		cases, traces = cases[1:2], traces[1:]
+	}
+	procs := &Processes{}
+	defer procs.Close()
+	for _, trace := range traces {
+		w, err := workload.LoadSWF(filepath.Join("..", "experiments", "data", trace), 0, workload.DefaultClean())
+		if err != nil {
+			t.Fatal(err)
+		}
+		plat := sdk.SingleCluster(trace, w.Procs)
+		for _, c := range cases {
+			name := fmt.Sprintf("%s/%s/%v/exact=%v", trace, c.file, c.params, c.exact)
+			t.Run(name, func(t *testing.T) {
+				py := pythonResolved(t, filepath.Join("..", "python", "examples", c.file))
+				spec := Spec{Policy: &Resolved{Ref: c.goRef, Kind: KindReference}, Platform: plat, Jobs: w.Jobs,
+					Params: c.params, ExactEstimates: c.exact, Metrics: metrics.DefaultSettings(), InProcess: true}
+				want, err := Execute(context.Background(), spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				spec.Policy, spec.InProcess, spec.Processes = py, false, procs
+				got, err := Execute(context.Background(), spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameStarts(t, w.Jobs, want.Records, got.Records)
+				if got.Stats.PolicyCalls != want.Stats.PolicyCalls {
+					t.Errorf("%d policy calls in Python, %d in Go", got.Stats.PolicyCalls, want.Stats.PolicyCalls)
+				}
+			})
+		}
+	}
+}
+
+// sameStarts fails at the first job whose start differs.
+func sameStarts(t *testing.T, jobs []sim.Input, want, got []sim.Record) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			t.Fatalf("job id %d: Go %+v, Python %+v", jobs[i].Job.ID, want[i], got[i])
+		}
+	}
+}
+
+// TestPythonBadPolicies: a Python policy that fails in any of the ways a
+// policy can fails its run with a reason naming it and quoting Python,
+// and a sound policy then runs in a fresh process as before.
+func TestPythonBadPolicies(t *testing.T) {
+	pyenv.ForTest(t, "grpc")
+	jobs, plat := smallWorkload()
+	const head = "import schedlab\n\nclass P(schedlab.Policy):\n    name = \"bad\"\n"
+	cases := []struct {
+		name, body string
+		resolveErr bool
+		want       []string
+	}{
+		{"raises in init", head + "    def init(self, env):\n        raise RuntimeError('no platform for me')\n    def schedule(self, state):\n        return []\n",
+			false, []string{"bad raised RuntimeError in init: no platform for me", "Traceback", "line 6"}},
+		{"raises in schedule", head + "    def schedule(self, state):\n        return [1/0]\n",
+			false, []string{"bad raised ZeroDivisionError in schedule at t=0", "division by zero"}},
+		{"returns a non-decision", head + "    def schedule(self, state):\n        return ['start job 1']\n",
+			false, []string{"bad raised TypeError in schedule", "'start job 1'", "not a schedlab.Decision"}},
+		{"returns not a list", head + "    def schedule(self, state):\n        return 7\n",
+			false, []string{"bad raised TypeError in schedule", "returned int 7, not a sequence of decisions"}},
+		{"starts an unknown job", head + "    def schedule(self, state):\n        import copy\n        if not state.queue:\n            return []\n        j = copy.copy(state.queue[0])\n        j.index = 99\n        return [schedlab.start(j)]\n",
+			false, []string{"bad", "99"}},
+		{"starts a job twice", head + "    def schedule(self, state):\n        return [schedlab.start(j) for j in state.queue[:1]] * 2\n",
+			false, []string{"bad", "already running"}},
+		{"hangs", head + "    def schedule(self, state):\n        import time\n        time.sleep(60)\n        return []\n",
+			false, []string{"did not answer", "stall timeout"}},
+		{"exits", head + "    def schedule(self, state):\n        import os\n        os._exit(7)\n",
+			false, []string{"died", "exit status 7"}},
+		{"floods its output", head + "    def schedule(self, state):\n        for i in range(200000):\n            print('flood', i)\n        raise ValueError('drowned')\n",
+			false, []string{"bad raised ValueError in schedule", "drowned"}},
+		{"fails to import", "import schedlab\nimport no_such_module_here\n",
+			true, []string{"No module named 'no_such_module_here'"}},
+		{"declares a parameter badly", head + "    params = (schedlab.Param('k', 'int', 'ten'),)\n    def schedule(self, state):\n        return []\n",
+			true, []string{"k", "ten"}},
+		{"has no schedule", head + "    pass\n",
+			true, []string{"does not define schedule"}},
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, fmt.Sprintf("bad%d.py", i))
+			if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Resolver{}.Resolve(context.Background(), path)
+			if c.resolveErr {
+				if err == nil {
+					t.Fatal("resolved")
+				}
+				for _, w := range c.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("the error lacks %q:\n%v", w, err)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := Spec{Policy: res, Platform: plat, Jobs: jobs, Metrics: metrics.DefaultSettings(),
+				StallTimeout: 2 * time.Second, Timeout: time.Minute}
+			_, err = Execute(context.Background(), spec)
+			if err == nil {
+				t.Fatal("the run succeeded")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error lacks %q:\n%v", w, err)
+				}
+			}
+			if len(err.Error()) > 64<<10 {
+				t.Errorf("an error of %d bytes", len(err.Error()))
+			}
+		})
+	}
+	// A sound policy after them all.
+	spec := Spec{Policy: pythonResolved(t, filepath.Join("..", "python", "examples", "fcfs.py")), Platform: plat, Jobs: jobs,
+		Metrics: metrics.DefaultSettings(), Timeout: time.Minute}
+	if _, err := Execute(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPythonDocExample runs the policy of docs/python.md as written, on
+// a small workload, with its parameter set.
+func TestPythonDocExample(t *testing.T) {
+	pyenv.ForTest(t, "grpc")
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "python.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```python\n")
+	code, _, ok2 := strings.Cut(rest, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("docs/python.md has no python block")
+	}
+	path := filepath.Join(t.TempDir(), "smallest.py")
+	if err := os.WriteFile(path, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs, plat := smallWorkload()
+	for _, limit := range []string{"0", "1"} {
+		out, err := Execute(context.Background(), Spec{Policy: pythonResolved(t, path), Platform: plat, Jobs: jobs,
+			Params: map[string]string{"limit": limit}, Metrics: metrics.DefaultSettings(), Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The smallest first: job 3 (2 processors) starts at its submission.
+		if out.Records[2].Start != 2 {
+			t.Errorf("limit %s: job 3 starts at %d, want 2", limit, out.Records[2].Start)
+		}
+	}
+}
+
+// TestPythonTimeout: a Python policy stuck in a call, without a stall
+// timeout, is ended by the run's timeout, which the error names.
+func TestPythonTimeout(t *testing.T) {
+	pyenv.ForTest(t, "grpc")
+	path := filepath.Join(t.TempDir(), "stuck.py")
+	src := "import time\nimport schedlab\n\nclass P(schedlab.Policy):\n    name = \"stuck\"\n\n    def schedule(self, state):\n        time.sleep(120)\n        return []\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs, plat := smallWorkload()
+	begin := time.Now()
+	_, err := Execute(context.Background(), Spec{Policy: pythonResolved(t, path), Platform: plat, Jobs: jobs,
+		Metrics: metrics.DefaultSettings(), Timeout: 3 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "exceeded its timeout of 3s") {
+		t.Fatalf("error %v, want the run's timeout", err)
+	}
+	if d := time.Since(begin); d > time.Minute {
+		t.Errorf("the run ended after %v", d)
+	}
+}

@@ -1,0 +1,257 @@
+package calls_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	. "github.com/schedlab/schedlab/sdk/internal/calls"
+	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// prober is a policy that writes down everything it sees at each call and
+// decides at random (from its seeded stream) among what the engine
+// accepts: starts with and without a placement, promises, wake-ups and
+// rejections.
+type prober struct {
+	seen *[]string
+	rng  *rand.Rand
+	out  []sdk.Decision
+	a    sdk.Alloc
+}
+
+func (p *prober) Init(env sdk.Env) error { p.rng = env.Rand; return nil }
+
+func (p *prober) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	*p.seen = append(*p.seen, describe(s))
+	p.out = p.out[:0]
+	free := make([]sdk.Vector, len(s.Free))
+	for c := range free {
+		free[c] = s.Free[c].Clone()
+	}
+	freeUnits := make([][]int64, len(s.FreeUnits))
+	for c := range freeUnits {
+		freeUnits[c] = slices.Clone(s.FreeUnits[c])
+	}
+	var nodes []*sdk.Nodes
+	for _, n := range s.Nodes {
+		var m *sdk.Nodes
+		if n != nil {
+			m = n.Layout.NewNodes()
+			m.CopyFrom(n)
+		}
+		nodes = append(nodes, m)
+	}
+	for _, j := range s.Queue {
+		switch x := p.rng.IntN(10); {
+		case x == 0:
+			p.out = append(p.out, sdk.Promise(j, s.Now+p.rng.Int64N(100)))
+			continue
+		case x == 1 && p.rng.IntN(4) == 0:
+			p.out = append(p.out, sdk.Reject(j))
+			continue
+		case x == 2 && len(s.Nodes) == 0 && s.FreeUnits == nil && p.refused(s, j):
+			// A reservation the engine refuses: one that would keep it,
+			// and the starts it forbids, are beyond this policy.
+			p.out = append(p.out, sdk.Reserve(j, 0, s.Now+1))
+			continue
+		case x < 3:
+			continue
+		}
+		c := p.rng.IntN(len(s.Free))
+		if !j.Request.Fits(free[c]) {
+			continue
+		}
+		if c < len(nodes) && nodes[c] != nil {
+			n := nodes[c]
+			if !n.Place(j.Tasks, n.Layout.Rule(), &p.a) {
+				continue
+			}
+			n.Take(j.Tasks, p.a)
+			free[c].Sub(j.Request)
+			if p.rng.IntN(2) == 0 {
+				p.out = append(p.out, sdk.StartAlloc(j, c, sdk.Alloc{Nodes: slices.Clone(p.a.Nodes), Tasks: slices.Clone(p.a.Tasks)}))
+			} else {
+				p.out = append(p.out, sdk.StartOn(j, c))
+			}
+			continue
+		}
+		if us := s.Platform.Clusters[c].Units; len(us) == 1 {
+			// One divided resource: its pieces must fit its units.
+			n, size, err := us[0].Pieces(j.Request)
+			if err != nil {
+				return nil, err
+			}
+			units := make([]int32, len(freeUnits[c]))
+			if !sdk.PlacePieces(units, freeUnits[c], n, size) {
+				continue
+			}
+			for k, x := range units {
+				freeUnits[c][k] -= int64(x) * size
+			}
+			free[c].Sub(j.Request)
+			if p.rng.IntN(2) == 0 {
+				p.out = append(p.out, sdk.StartPlaced(j, c, units))
+			} else {
+				p.out = append(p.out, sdk.StartOn(j, c))
+			}
+			continue
+		}
+		free[c].Sub(j.Request)
+		p.out = append(p.out, sdk.StartOn(j, c))
+	}
+	if p.rng.IntN(3) == 0 || len(s.Running) == 0 {
+		p.out = append(p.out, sdk.WakeAt(s.Now+1+p.rng.Int64N(30)))
+	}
+	return p.out, nil
+}
+
+// refused reports whether a reservation of j on cluster 0 from the next
+// second is sure to be refused: it does not fit what is free now, and
+// every job running there still runs then.
+func (p *prober) refused(s *sdk.State, j *sdk.Job) bool {
+	if j.Request.Fits(s.Free[0]) {
+		return false
+	}
+	for _, r := range s.Running {
+		if r.Cluster == 0 && r.ExpectedEnd <= s.Now+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// describe writes down the state as a policy sees it.
+func describe(s *sdk.State) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "now %d free %v units %v\nqueue", s.Now, s.Free, s.FreeUnits)
+	for _, j := range s.Queue {
+		jj := *j
+		jj.Tasks = nil
+		fmt.Fprintf(&b, " %+v", jj)
+		if j.Tasks != nil {
+			fmt.Fprintf(&b, "%+v", *j.Tasks)
+		}
+	}
+	b.WriteString("\nrunning")
+	for _, r := range s.Running {
+		fmt.Fprintf(&b, " %d@%d/%d-%d %v", r.Job.Index, r.Cluster, r.Start, r.ExpectedEnd, r.Units)
+		if r.Alloc != nil {
+			fmt.Fprintf(&b, "%v", *r.Alloc)
+		}
+	}
+	b.WriteString("\ncompleted")
+	for _, c := range s.Completed {
+		fmt.Fprintf(&b, " %d@%d/%d-%d %v", c.Job.Index, c.Cluster, c.Start, c.End, c.Killed)
+		if c.Alloc != nil {
+			fmt.Fprintf(&b, "%v", *c.Alloc)
+		}
+	}
+	b.WriteString("\nrefused")
+	for _, r := range s.Refused {
+		fmt.Fprintf(&b, " %d@%d/%d", r.Job.Index, r.Cluster, r.At)
+	}
+	for c, n := range s.Nodes {
+		if n != nil {
+			fmt.Fprintf(&b, "\nnodes %d %v changed %v", c, n.Free, n.Changed())
+		}
+	}
+	return b.String()
+}
+
+func probe(seen *[]string) sdk.Plugin {
+	return sdk.Plugin{Info: sdk.Info{Name: "probe"}, New: func() sdk.Policy { return &prober{seen: seen} }}
+}
+
+// remote serves pl through the call protocol over an in-memory connection
+// to a mirror.
+func remote(t *testing.T, pl sdk.Plugin) sdk.Plugin {
+	host, side := net.Pipe()
+	m := &mirror{plugin: pl}
+	done := make(chan error, 1)
+	go func() { done <- m.serve(side) }()
+	t.Cleanup(func() {
+		host.Close()
+		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
+			t.Errorf("mirror: %v", err)
+		}
+	})
+	return sdk.Plugin{Info: pl.Info, New: func() sdk.Policy { return &Remote{Conn: host} }}
+}
+
+// TestMirrorSeesWhatTheEngineShows runs random workloads on pools, on
+// platforms of several clusters and resources and on nodes under a policy
+// that decides at random, called by the engine directly and through the
+// call protocol: at every call the policy must see the same state, and the
+// runs must give the same records.
+func TestMirrorSeesWhatTheEngineShows(t *testing.T) {
+	cases := []struct {
+		name string
+		r    policytest.Random
+	}{
+		{"pool", policytest.Random{Jobs: 150}},
+		{"multi", policytest.Random{Jobs: 150, Platform: &sdk.Platform{Name: "multi", Resources: []string{sdk.Processors, "mem"},
+			Clusters: []sdk.Cluster{{Name: "a", Capacity: sdk.Vector{16, 64}}, {Name: "b", Capacity: sdk.Vector{8, 8}}}}}},
+		{"units", policytest.Random{Jobs: 150, Platform: &sdk.Platform{Name: "bb", Resources: []string{sdk.Processors, "bb"},
+			Clusters: []sdk.Cluster{{Name: "a", Capacity: sdk.Vector{32, 40}, Units: []sdk.Units{{Resource: 1, Capacity: []int64{10, 10, 20}}}}}}}},
+		{"nodes", policytest.Random{Jobs: 150, Nodes: true}},
+		{"exact", policytest.Random{Jobs: 100, Nodes: true, Exact: true}},
+	}
+	saw := map[string]bool{}
+	for _, tc := range cases {
+		for seed := range uint64(12) {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
+				sc := tc.r.Scenario(seed)
+				cfg := sim.Config{Platform: sc.Platform, Jobs: sc.Inputs(), Seed: sc.Seed, ExactEstimates: sc.Exact}
+				if cfg.Platform == nil {
+					cfg.Platform = sdk.SingleCluster("test", 64)
+				}
+				var direct, mirrored []string
+				a, err := sim.Run(context.Background(), probe(&direct), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := sim.Run(context.Background(), remote(t, probe(&mirrored)), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(direct) != len(mirrored) {
+					t.Fatalf("%d calls directly, %d through the protocol", len(direct), len(mirrored))
+				}
+				for k := range direct {
+					if direct[k] != mirrored[k] {
+						t.Fatalf("call %d: the engine showed\n%s\nthe mirror\n%s", k, direct[k], mirrored[k])
+					}
+				}
+				if !slices.Equal(a.Records, b.Records) || !slices.Equal(a.Units, b.Units) {
+					t.Fatal("same calls, different records")
+				}
+				for _, r := range a.Records {
+					saw["rejected"] = saw["rejected"] || r.Rejected
+					saw["promise"] = saw["promise"] || r.HasPromise
+					saw["killed"] = saw["killed"] || r.Killed
+				}
+				saw["units"] = saw["units"] || slices.ContainsFunc(a.Units, func(u int32) bool { return u > 0 })
+				saw["nodes"] = saw["nodes"] || a.Allocs != nil
+				for _, d := range direct {
+					saw["refused"] = saw["refused"] || !strings.Contains(d, "refused\n") && !strings.HasSuffix(d, "refused")
+					saw["node changes"] = saw["node changes"] || strings.Contains(d, "changed [") && !strings.Contains(d, "changed []")
+				}
+			})
+		}
+	}
+	// The workloads must exercise every part of the frames, or the test
+	// proves little.
+	for _, what := range []string{"rejected", "promise", "killed", "units", "nodes", "node changes", "refused"} {
+		if !saw[what] {
+			t.Errorf("no run had %s", what)
+		}
+	}
+}

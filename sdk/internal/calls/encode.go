@@ -1,0 +1,306 @@
+package calls
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// Encoder writes the host's State frames and reads the policy's Decisions
+// frames of one run, keeping what the policy side was told: which jobs it
+// has seen, and which its previous decisions took out of the queue.
+//
+// A State payload is, little-endian:
+//
+//	now i64
+//	arrived, left, completed, refused, nodes: u32 counts
+//	free: i64 per cluster per resource
+//	free units: i64 per unit of each cluster with units, in cluster order
+//	left:      per job {index i32, cluster i32 (-1: rejected), start i64,
+//	           units u32, i32 each, alloc u32, node i32 each, tasks i32 each}
+//	completed: per job {index i32, cluster i32, start i64, end i64, killed u8}
+//	refused:   per reservation {index i32, cluster i32, at i64}
+//	nodes:     per node changed {cluster i32, node i32, cores i64, memory i64, gpus i64}
+//	arrived:   per job {index i32, id i64, submit i64, walltime i64,
+//	           user, group, app, queue, partition i32, priority f64, home i32,
+//	           transfer i64, request i64 per resource,
+//	           and on a platform of nodes: count i32, cores i32, memory i64,
+//	           gpus i32, nodes i32, exclusive u8, partition i32, features u64}
+//
+// Left lists, in the order of the decisions, the jobs the previous call
+// started (with their placement: the engine chose it where the decision
+// did not) or rejected; the policy side moves them out of its queue.
+type Encoder struct {
+	platform *sdk.Platform
+	dims     int
+	nodes    bool
+	jobs     []*sdk.Job // by index, the jobs shown so far
+	left     []left     // what the previous call's decisions took out of the queue
+	prevNow  int64
+	out      []byte
+	ds       []sdk.Decision
+	allocs   []sdk.Alloc
+	arena    []int32
+}
+
+type left struct {
+	idx     int32
+	cluster int32 // -1: rejected
+}
+
+// NewEncoder returns the encoder of a run on platform p.
+func NewEncoder(p *sdk.Platform) *Encoder {
+	return &Encoder{platform: p, dims: p.Dims(), nodes: p.HasNodes()}
+}
+
+// JobSize returns the bytes of a job in a State frame on a platform of dims
+// resources, with or without nodes.
+func JobSize(dims int, nodes bool) int {
+	n := 4 + 8 + 8 + 8 + 5*4 + 8 + 4 + 8 + 8*dims
+	if nodes {
+		n += 4 + 4 + 8 + 4 + 4 + 1 + 4 + 8
+	}
+	return n
+}
+
+// State returns the State payload of s, valid until the next call.
+func (e *Encoder) State(s *sdk.State) ([]byte, error) {
+	b := e.out[:0]
+	b = appendI64(b, s.Now)
+	q := s.Queue
+	k := len(q)
+	for k > 0 && q[k-1].Index >= len(e.jobs) {
+		k--
+	}
+	arrived := q[k:]
+	nodesChanged := 0
+	for _, n := range s.Nodes {
+		if n != nil {
+			nodesChanged += len(n.Changed())
+		}
+	}
+	for _, v := range []int{len(arrived), len(e.left), len(s.Completed), len(s.Refused), nodesChanged} {
+		b = appendI32(b, int32(v))
+	}
+	for c := range e.platform.Clusters {
+		for _, x := range s.Free[c] {
+			b = appendI64(b, x)
+		}
+	}
+	for c := range e.platform.Clusters {
+		if len(s.FreeUnits) > c {
+			for _, x := range s.FreeUnits[c] {
+				b = appendI64(b, x)
+			}
+		}
+	}
+	for _, l := range e.left {
+		b = appendI32(b, l.idx)
+		b = appendI32(b, l.cluster)
+		b = appendI64(b, e.prevNow)
+		var units []int32
+		var alloc *sdk.Alloc
+		if l.cluster >= 0 {
+			var err error
+			if units, alloc, err = e.placement(s, l); err != nil {
+				return nil, err
+			}
+		}
+		b = appendI32(b, int32(len(units)))
+		for _, u := range units {
+			b = appendI32(b, u)
+		}
+		if alloc == nil {
+			b = appendI32(b, 0)
+			continue
+		}
+		b = appendI32(b, int32(len(alloc.Nodes)))
+		for _, n := range alloc.Nodes {
+			b = appendI32(b, n)
+		}
+		for _, t := range alloc.Tasks {
+			b = appendI32(b, t)
+		}
+	}
+	for _, c := range s.Completed {
+		b = appendI32(b, int32(c.Job.Index))
+		b = appendI32(b, int32(c.Cluster))
+		b = appendI64(b, c.Start)
+		b = appendI64(b, c.End)
+		killed := byte(0)
+		if c.Killed {
+			killed = 1
+		}
+		b = append(b, killed)
+	}
+	for _, r := range s.Refused {
+		b = appendI32(b, int32(r.Job.Index))
+		b = appendI32(b, int32(r.Cluster))
+		b = appendI64(b, r.At)
+	}
+	for c, n := range s.Nodes {
+		if n == nil {
+			continue
+		}
+		for _, k := range n.Changed() {
+			f := n.Free[k]
+			b = appendI32(b, int32(c))
+			b = appendI32(b, k)
+			b = appendI64(b, f.Cores)
+			b = appendI64(b, f.Memory)
+			b = appendI64(b, f.GPUs)
+		}
+	}
+	for _, j := range arrived {
+		if j.Index != len(e.jobs) {
+			return nil, fmt.Errorf("calls: job index %d arrived after %d jobs", j.Index, len(e.jobs))
+		}
+		e.jobs = append(e.jobs, j)
+		b = e.appendJob(b, j)
+	}
+	e.left = e.left[:0]
+	e.prevNow = s.Now
+	e.out = b
+	return b, nil
+}
+
+func (e *Encoder) appendJob(b []byte, j *sdk.Job) []byte {
+	b = appendI32(b, int32(j.Index))
+	b = appendI64(b, j.ID)
+	b = appendI64(b, j.Submit)
+	b = appendI64(b, j.Walltime)
+	for _, v := range []int32{j.User, j.Group, j.App, j.Queue, j.Partition} {
+		b = appendI32(b, v)
+	}
+	b = appendF64(b, j.Priority)
+	b = appendI32(b, j.Home)
+	b = appendI64(b, j.Transfer)
+	for r := range e.dims {
+		b = appendI64(b, j.Request[r])
+	}
+	if e.nodes {
+		t := j.Tasks
+		if t == nil {
+			t = &sdk.Tasks{}
+		}
+		b = appendI32(b, t.Count)
+		b = appendI32(b, t.Cores)
+		b = appendI64(b, t.Memory)
+		b = appendI32(b, t.GPUs)
+		b = appendI32(b, t.Nodes)
+		excl := byte(0)
+		if t.Exclusive {
+			excl = 1
+		}
+		b = append(b, excl)
+		b = appendI32(b, t.Partition)
+		b = appendI64(b, int64(t.Features))
+	}
+	return b
+}
+
+// placement finds where the job l, started at the previous call, runs (or
+// ran, if it has already ended): its pieces on units and its nodes.
+func (e *Encoder) placement(s *sdk.State, l left) ([]int32, *sdk.Alloc, error) {
+	j := e.jobs[l.idx]
+	exp := e.prevNow + j.Walltime
+	run := s.Running
+	k, ok := slices.BinarySearchFunc(run, l.idx, func(r sdk.Running, idx int32) int {
+		if c := cmp.Compare(r.ExpectedEnd, exp); c != 0 {
+			return c
+		}
+		return cmp.Compare(int32(r.Job.Index), idx)
+	})
+	if ok {
+		return run[k].Units, run[k].Alloc, nil
+	}
+	for _, c := range s.Completed {
+		if c.Job.Index == int(l.idx) {
+			// A completion keeps no placement on units: none is sent, and
+			// the policy side never sees it running.
+			return nil, c.Alloc, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("calls: job id %d, started at %d, is neither running nor completed", j.ID, e.prevNow)
+}
+
+// Decisions decodes a Decisions payload into the engine's decisions, valid
+// until the next call, and notes which jobs they take out of the queue.
+//
+// A Decisions payload is, little-endian: a u32 count, then per decision
+// {action u8, job i32 (-1: none), cluster i32, time i64, cost f64, units
+// u32, i32 each, alloc u32, node i32 each, tasks i32 each}.
+func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
+	r := reader{b: p}
+	n := r.count(29)
+	e.ds = e.ds[:0]
+	e.allocs = e.allocs[:0]
+	e.arena = e.arena[:0]
+	e.left = e.left[:0]
+	// Allocations point into allocs and arena: size them first so that
+	// appending never moves what an earlier decision points to.
+	type span struct{ units, nodes, at int }
+	spans := make([]span, 0, n)
+	for range n {
+		d := sdk.Decision{Action: sdk.Action(r.u8())}
+		idx := r.i32()
+		d.Cluster = int(r.i32())
+		d.Time = r.i64()
+		d.Cost = r.f64()
+		sp := span{at: len(e.arena)}
+		sp.units = r.count(4)
+		for range sp.units {
+			e.arena = append(e.arena, r.i32())
+		}
+		sp.nodes = r.count(8)
+		for range 2 * sp.nodes {
+			e.arena = append(e.arena, r.i32())
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if idx >= 0 {
+			if int(idx) >= len(e.jobs) {
+				return nil, fmt.Errorf("decision %d names job index %d, which the policy was never shown", len(e.ds)+1, idx)
+			}
+			d.Job = e.jobs[idx]
+		} else if d.Action != sdk.ActionWake {
+			return nil, fmt.Errorf("decision %d (action %d) names no job", len(e.ds)+1, d.Action)
+		}
+		e.ds = append(e.ds, d)
+		spans = append(spans, sp)
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the decisions", ErrFrame, len(r.b))
+	}
+	for i := range e.ds {
+		d, sp := &e.ds[i], spans[i]
+		if sp.units > 0 {
+			d.Units = e.arena[sp.at : sp.at+sp.units : sp.at+sp.units]
+		}
+		if sp.nodes > 0 {
+			at := sp.at + sp.units
+			e.allocs = append(e.allocs, sdk.Alloc{
+				Nodes: e.arena[at : at+sp.nodes : at+sp.nodes],
+				Tasks: e.arena[at+sp.nodes : at+2*sp.nodes : at+2*sp.nodes],
+			})
+		}
+	}
+	a := 0
+	for i := range e.ds {
+		d := &e.ds[i]
+		if spans[i].nodes > 0 {
+			d.Alloc = &e.allocs[a]
+			a++
+		}
+		switch d.Action {
+		case sdk.ActionStart:
+			e.left = append(e.left, left{idx: int32(d.Job.Index), cluster: int32(d.Cluster)})
+		case sdk.ActionReject:
+			e.left = append(e.left, left{idx: int32(d.Job.Index), cluster: -1})
+		}
+	}
+	return e.ds, nil
+}

@@ -1,0 +1,113 @@
+package calls
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// InitDoc is the JSON of an Init frame.
+type InitDoc struct {
+	Protocol       int               `json:"protocol"`
+	Platform       *sdk.Platform     `json:"platform"`
+	Params         map[string]string `json:"params"`
+	Seed           uint64            `json:"seed"`
+	ExactEstimates bool              `json:"exact_estimates"`
+}
+
+// PolicyError is a failure the policy reported (an Error frame): its text,
+// for a Python policy the end of the traceback.
+type PolicyError struct{ Text string }
+
+func (e *PolicyError) Error() string { return e.Text }
+
+// Remote is the host's stand-in, for one run, for a policy served over the
+// call protocol on Conn: the engine calls it as any policy, and it asks the
+// other side.
+type Remote struct {
+	Conn io.ReadWriter
+	// Output, when set, is given what the policy printed, in order, before
+	// the call it printed in returns: stream 1 is its standard output, 2
+	// its standard error.
+	Output func(stream byte, text []byte)
+	enc    *Encoder
+	in     *bufio.Reader
+	rbuf   []byte
+	wbuf   []byte
+}
+
+// Init sends the run's platform, parameters and seed, and waits for the
+// policy to be ready.
+func (r *Remote) Init(env sdk.Env) error {
+	r.enc = NewEncoder(env.Platform)
+	doc, err := json.Marshal(InitDoc{
+		Protocol: Version, Platform: env.Platform, Params: env.Params.Values(),
+		Seed: env.Seed, ExactEstimates: env.ExactEstimates,
+	})
+	if err != nil {
+		return err
+	}
+	if r.wbuf, err = WriteFrame(r.Conn, r.wbuf, MsgInit, doc); err != nil {
+		return fmt.Errorf("send the run: %w", err)
+	}
+	_, err = r.answer(MsgReady)
+	return err
+}
+
+// Schedule sends the state and returns the policy's decisions.
+func (r *Remote) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	p, err := r.enc.State(s)
+	if err != nil {
+		return nil, err
+	}
+	if r.wbuf, err = WriteFrame(r.Conn, r.wbuf, MsgState, p); err != nil {
+		return nil, fmt.Errorf("send the state: %w", err)
+	}
+	p, err = r.answer(MsgDecisions)
+	if err != nil {
+		return nil, err
+	}
+	return r.enc.Decisions(p)
+}
+
+// End tells the policy side that the run is over, whichever way it ended.
+func (r *Remote) End() error {
+	var err error
+	r.wbuf, err = WriteFrame(r.Conn, r.wbuf, MsgEnd, nil)
+	return err
+}
+
+// answer reads frames until one of type want or an Error, passing Output
+// frames on.
+func (r *Remote) answer(want byte) ([]byte, error) {
+	if r.in == nil {
+		// One read takes a whole frame, as a rule, not its length first.
+		r.in = bufio.NewReaderSize(r.Conn, 64<<10)
+	}
+	for {
+		typ, p, buf, err := ReadFrame(r.in, r.rbuf)
+		r.rbuf = buf
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("the policy's connection closed: %w", err)
+			}
+			return nil, err
+		}
+		switch typ {
+		case want:
+			return p, nil
+		case MsgError:
+			return nil, &PolicyError{Text: string(p)}
+		case MsgOutput:
+			if len(p) > 0 && r.Output != nil {
+				r.Output(p[0], p[1:])
+			}
+		default:
+			return nil, fmt.Errorf("%w: a frame of type %q where %q was due", ErrFrame, typ, want)
+		}
+	}
+}
