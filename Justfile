@@ -45,7 +45,7 @@ deps:
     npm ci --prefix .ci/duckdb --no-audit --no-fund
     npm ci --prefix .ci/browser --no-audit --no-fund
     apt-get install -y --no-install-recommends python3-scipy python3-venv chromium glpk-utils coinor-cbc slurmd slurmctld slurm-client munge
-    python3 -m venv .venv && .venv/bin/pip install './python[test]'
+    python3 -m venv .venv && .venv/bin/pip install './python[test,gym]'
 
 # EASY and conservative on Lublin-Feitelson workloads with exact, f-model and
 # Tsafrir estimates: the tables and figures of docs/workloads.md.

@@ -7,17 +7,24 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/pyenv"
 )
 
-// TestPackage runs ruff (lint and format), mypy (strict, on the package
-// and the examples) and pytest in this folder with the interpreter of
-// Python policies.
+// TestPackage runs ruff (lint and format), mypy (strict, on the package,
+// the examples and the tests) and pytest in this folder with the
+// interpreter of Python policies, the environment's tests on a schedlab
+// built from this checkout.
 func TestPackage(t *testing.T) {
-	py := pyenv.ForTest(t, "grpc", "pytest", "mypy", "ruff")
+	py := pyenv.ForTest(t, "grpc", "pytest", "mypy", "ruff", "gymnasium", "numpy")
+	// The environment's tests run episodes on this checkout's schedlab.
+	bin := filepath.Join(t.TempDir(), "schedlab")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/schedlab").CombinedOutput(); err != nil {
+		t.Fatalf("go build schedlab: %v\n%s", err, out)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -30,7 +37,7 @@ func TestPackage(t *testing.T) {
 		args := c.args
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(py, args...)
-			cmd.Env = append(cmd.Environ(), "RUFF_NO_CACHE=true", "MYPY_CACHE_DIR=/dev/null")
+			cmd.Env = append(cmd.Environ(), "RUFF_NO_CACHE=true", "MYPY_CACHE_DIR=/dev/null", "SCHEDLAB="+bin)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s %s: %v\n%s", py, strings.Join(args, " "), err, out)

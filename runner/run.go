@@ -37,6 +37,9 @@ type Spec struct {
 	// StartTimeout bounds the start of a plugin process; zero means
 	// host.DefaultStartTimeout.
 	StartTimeout time.Duration
+	// Use, when set, is the policy the run uses, Policy naming it: one the
+	// caller holds, such as a learning environment's (host.CallsPolicy).
+	Use host.Policy
 	// Processes, when set, lends the run a plugin process that served
 	// earlier runs and takes it back afterwards; nil starts a fresh process
 	// for the run and ends it after. The records are the same either way.
@@ -180,6 +183,9 @@ func start(ctx context.Context, spec Spec) (host.Policy, string, error) {
 	if pol == nil {
 		return nil, "", errors.New("runner: no policy")
 	}
+	if spec.Use != nil {
+		return held{spec.Use}, "held", nil
+	}
 	if spec.InProcess {
 		ref, ok := reference.Lookup(pol.Ref)
 		if pol.Kind != KindReference || !ok {
@@ -208,3 +214,8 @@ func start(ctx context.Context, spec Spec) (host.Policy, string, error) {
 	}
 	return p, "plugin", nil
 }
+
+// held is a policy the caller holds (Spec.Use): a run does not close it.
+type held struct{ host.Policy }
+
+func (held) Close() error { return nil }

@@ -58,7 +58,7 @@ func ForTest(t testing.TB, modules ...string) string {
 		}
 		tried += fmt.Sprintf("\n%s: %v %s", py, err, lastLine(out))
 	}
-	msg := fmt.Sprintf("no Python with %q (python3 -m venv .venv && .venv/bin/pip install './python[test]' from the checkout, or set %s):%s", check, Env, tried)
+	msg := fmt.Sprintf("no Python with %q (python3 -m venv .venv && .venv/bin/pip install './python[test,gym]' from the checkout, or set %s):%s", check, Env, tried)
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}

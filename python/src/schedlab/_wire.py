@@ -107,6 +107,10 @@ class Session:
 
     def schedule(self, p: bytes) -> Sequence[Decision]:
         """Applies a State frame's payload and asks the policy."""
+        return self.policy.schedule(self.update(p))
+
+    def update(self, p: bytes) -> State:
+        """Applies a State frame's payload to the state and returns it."""
         s = self.state
         now, n_arrived, n_left, n_completed, n_refused, n_nodes = _HEAD.unpack_from(p, 0)
         s.now = now
@@ -212,7 +216,7 @@ class Session:
             off = end
         if off != len(p):
             raise ProtocolError(f"state frame: {len(p) - off} bytes left over")
-        return self.policy.schedule(s)
+        return s
 
 
 def encode_decisions(ds: Sequence[Decision]) -> bytes:

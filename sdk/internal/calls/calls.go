@@ -4,7 +4,7 @@
 // the process and negotiates the protocol (Version); the run itself goes
 // over a stream socket the host hands the process as its file descriptor 3,
 // because a gRPC message costs a Python process about seven times what a
-// socket write does (docs/policies.md, "How a Python policy is called").
+// socket write does (docs/python.md, "How a Python policy is called").
 //
 // Every message is a frame: a little-endian uint32 length, then that many
 // bytes, the first of which is the message type. The host sends Init at
@@ -15,8 +15,8 @@
 // (jobs that arrived, left the queue, completed; nodes whose free amounts
 // changed; reservations refused) and the free totals, so that a call costs
 // what changed, not the size of the queue; the policy side keeps the rest.
-// docs/policies.md spells out every field; python/src/schedlab/_wire.py is
-// the other side.
+// Encoder spells out every field; python/src/schedlab/_wire.py is the
+// other side.
 package calls
 
 import (

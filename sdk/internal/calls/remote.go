@@ -35,7 +35,7 @@ type Remote struct {
 	// its standard error.
 	Output func(stream byte, text []byte)
 	enc    *Encoder
-	in     *bufio.Reader
+	in     io.Reader
 	rbuf   []byte
 	wbuf   []byte
 }
@@ -85,8 +85,14 @@ func (r *Remote) End() error {
 // frames on.
 func (r *Remote) answer(want byte) ([]byte, error) {
 	if r.in == nil {
-		// One read takes a whole frame, as a rule, not its length first.
-		r.in = bufio.NewReaderSize(r.Conn, 64<<10)
+		// One read takes a whole frame, as a rule, not its length first;
+		// a Conn already buffered (a bufio.ReadWriter) is read as it is,
+		// so that no frame after the run's stays in a buffer of its own.
+		if br, ok := r.Conn.(io.ByteReader); ok {
+			r.in = br.(io.Reader)
+		} else {
+			r.in = bufio.NewReaderSize(r.Conn, 64<<10)
+		}
 	}
 	for {
 		typ, p, buf, err := ReadFrame(r.in, r.rbuf)

@@ -1,0 +1,467 @@
+"""A Gymnasium environment for learning schedulers, the engine being
+schedlab's own (run by a `schedlab serve-env` process this module starts).
+
+    import gymnasium
+    import schedlab.gym  # registers schedlab/Scheduling-v0
+
+    env = gymnasium.make("schedlab/Scheduling-v0")  # KTH-SP2, windows of 256 jobs
+    obs, info = env.reset(seed=1)
+
+An episode is a window of consecutive jobs of a trace, its first job drawn
+from the seed. At each decision the agent picks the waiting job to start
+next, as RLScheduler's environment does: one that fits starts at once and
+the agent picks again; one that does not is started as soon as it fits
+(with `backfill=True`, jobs behind it start meanwhile when they do not
+delay it, as EASY's do), and the agent is asked again once it has started.
+The reward is 0 until the episode's end, then the named metric of the
+whole window (`reward`). Every schedule is checked by the engine's host as
+any run's is; a decision it refuses ends the episode with an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+from heapq import merge
+from typing import Any, SupportsFloat
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import _wire
+from ._model import Decision, Job, Policy, State, start
+from ._plugin import _Conn
+
+ENV_ID = "schedlab/Scheduling-v0"
+
+REWARDS = ("bsld", "wait", "utilisation")
+"""The rewards: minus the mean bounded slowdown, minus the mean wait in
+hours, or the utilisation, of the episode's jobs."""
+
+FEATURES = 6
+"""The columns of an observation's rows."""
+
+_WAIT_SCALE = 12 * 3600  # a wait of 12 h or more reads 1
+_WALLTIME_SCALE = 24 * 3600  # a requested walltime of a day or more reads 1
+
+
+class _Agent(Policy):
+    """Stands for the agent in the protocol's session (never asked)."""
+
+    name = "environment"
+
+    def schedule(self, state: State) -> list[Decision]:
+        raise AssertionError("the environment answers the calls")
+
+
+def find_schedlab(path: str | None = None) -> str:
+    """The schedlab command: path, $SCHEDLAB, or schedlab on PATH."""
+    p = path or os.environ.get("SCHEDLAB") or shutil.which("schedlab")
+    if not p:
+        raise FileNotFoundError(
+            "no schedlab command: `go install ./cmd/schedlab` in a schedlab checkout puts it in $(go env GOPATH)/bin; "
+            "add that to PATH, or set SCHEDLAB to its path"
+        )
+    return p
+
+
+class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """Schedule a window of a trace's jobs on a pool of processors, one
+    pick of the next job at a time.
+
+    Observation: an array of (queue + 1) rows of FEATURES values in [0, 1].
+    Row i < queue is the i-th waiting job in submit order (among those not
+    started yet): its wait so far (12 h reads 1), requested walltime (a day
+    reads 1), processors over the pool's, whether it fits now, its user (a
+    hashed id), and 1 (a job is there; padding rows are all 0). The last
+    row: free processors over the pool's, running jobs over the pool's
+    processors, waiting jobs over queue (at most 1), 0, 0, 1.
+
+    Action: i < queue picks the i-th row's job; queue waits for the next
+    event (a job's end or submission) without starting more. A padding
+    row, or waiting when nothing runs (no event would come), picks the
+    first waiting job. The settings are named, and `info` of every step
+    holds them."""
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(
+        self,
+        trace: str = "",
+        window: int = 256,
+        queue: int = 64,
+        reward: str = "bsld",
+        backfill: bool = False,
+        exact: bool = False,
+        jobs: tuple[int, int] | None = None,
+        procs: int = 0,
+        schedlab: str | None = None,
+    ) -> None:
+        """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
+        window: jobs per episode; queue: the waiting jobs an observation
+        shows; reward: one of REWARDS; backfill: start jobs behind a picked
+        job that does not fit, when they do not delay it; exact: show
+        actual runtimes as walltimes; jobs: the range [first, last) of the
+        trace's jobs episodes are drawn from (to hold some out), default
+        all; procs: the pool's size (0: the trace's); schedlab: the
+        command (find_schedlab)."""
+        if reward not in REWARDS:
+            raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
+        if window < 1 or queue < 1:
+            raise ValueError("window and queue must be at least 1")
+        self.trace = os.path.abspath(trace) if trace else ""
+        self.window = window
+        self.queue_rows = queue
+        self.reward_name = reward
+        self.backfill = backfill
+        self.exact = exact
+        self.jobs_range = jobs
+        self.procs = procs
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
+        self.action_space = spaces.Discrete(queue + 1)
+        self._command = find_schedlab(schedlab)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._conn: _Conn | None = None
+        self._session: _wire.Session | None = None
+        self._trace_jobs = 0
+        self._running = False
+        self._episode: dict[str, Any] = {}
+        self._obs: np.ndarray = np.zeros((queue + 1, FEATURES), dtype=np.float32)
+
+    # The server process and its frames.
+
+    def _start(self) -> _Conn:
+        if self._conn is not None:
+            return self._conn
+        mine, theirs = socket.socketpair()
+        env = dict(os.environ, SCHEDLAB_CALLS_FD=str(theirs.fileno()))
+        self._proc = subprocess.Popen(
+            [self._command, "serve-env"], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL
+        )
+        theirs.close()
+        self._conn = _Conn(mine.detach())
+        return self._conn
+
+    def _read(self) -> tuple[int, bytes]:
+        assert self._conn is not None
+        frame = self._conn.read()
+        if frame is None:
+            code = self._proc.wait() if self._proc else None
+            self._conn = None
+            raise RuntimeError(f"schedlab serve-env ended (exit status {code})")
+        return frame
+
+    def _request(self, first: int, count: int, seed: int) -> None:
+        conn = self._start()
+        req = {"trace": self.trace, "procs": self.procs, "first": first, "count": count, "seed": seed}
+        req["exact"] = self.exact
+        conn.send(ord("Q"), json.dumps(req).encode())
+        typ, p = self._read()
+        if typ == _wire.MSG_END:
+            # The run failed before it began; the Finished frame says why.
+            typ, p = self._read()
+        if typ == ord("F"):
+            raise ValueError(f"schedlab: {json.loads(p).get('error')}")
+        if typ != _wire.MSG_INIT:
+            raise RuntimeError(f"schedlab serve-env sent a frame of type {typ} first")
+        self._session = _wire.Session(_Agent(), p)
+        self._cap = float(self._session.platform.clusters[0].capacity[0])
+        self._static = np.zeros((count, 5))
+        self._static_count = 0
+        conn.send(_wire.MSG_READY, b"")
+        self._running = True
+
+    def _jobs_in_trace(self) -> int:
+        """The number of jobs of the cleaned trace (asked once)."""
+        if self._trace_jobs == 0:
+            # An impossible window gets the count in its answer.
+            conn = self._start()
+            req = {"trace": self.trace, "procs": self.procs, "first": -1, "count": 1}
+            conn.send(ord("Q"), json.dumps(req).encode())
+            typ, p = self._read()
+            doc = json.loads(p)
+            if typ != ord("F") or not doc.get("jobs"):
+                raise ValueError(f"schedlab: {doc.get('error')}")
+            self._trace_jobs = int(doc["jobs"])
+        return self._trace_jobs
+
+    # The episode.
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Starts an episode on a window drawn from the seed (options
+        {"first": i} chooses it)."""
+        super().reset(seed=seed)
+        self._drain()
+        n = self._jobs_in_trace()
+        lo, hi = self.jobs_range or (0, n)
+        hi = min(hi, n)
+        if hi - lo < self.window:
+            raise ValueError(f"jobs {lo} to {hi}: fewer than a window of {self.window}")
+        if options and "first" in options:
+            first = int(options["first"])
+        else:
+            first = int(self.np_random.integers(lo, hi - self.window + 1))
+        run_seed = int(self.np_random.integers(0, 2**63))
+        self._request(first, self.window, run_seed)
+        self._episode = {"first": first, "seed": run_seed, "steps": 0, "calls": 0}
+        self._reserved: Job | None = None
+        done, summary = self._advance(None)
+        if done:
+            # A window no decision could change (never the case with
+            # waiting jobs); the episode is over before it began.
+            self._episode["summary"] = summary
+        return self._observe(), self._info()
+
+    def step(self, action: np.int64 | int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Starts the picked job now if it fits, else as soon as it does,
+        and runs the engine to the next decision."""
+        if not self._running:
+            raise RuntimeError("step before reset, or after the episode ended")
+        self._episode["steps"] += 1
+        waiting = self._waiting
+        a = int(action)
+        if a == self.queue_rows and (self._state.running or self._started):
+            # Wait for the next event: something runs, so there is one.
+            done, summary = self._advance(self._decisions)
+            if done:
+                return self._observe(), self._reward(summary), True, False, self._info(summary)
+            return self._observe(), 0.0, False, False, self._info()
+        job = waiting[a] if 0 <= a < min(len(waiting), self.queue_rows) else waiting[0]
+        if self._fits(job):
+            self._take(job)
+            if self._waiting:
+                return self._observe(), 0.0, False, False, self._info()
+            done, summary = self._advance(self._decisions)
+        else:
+            self._reserved = job
+            if self.backfill:
+                self._backfill(job)
+            done, summary = self._advance(self._decisions)
+        if done:
+            return self._observe(), self._reward(summary), True, False, self._info(summary)
+        return self._observe(), 0.0, False, False, self._info()
+
+    def close(self) -> None:
+        """Ends the serve-env process."""
+        if self._conn is not None:
+            self._conn.sock.close()
+            self._conn = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        super().close()
+
+    # Calls of the engine.
+
+    def _advance(self, answer: list[Decision] | None) -> tuple[bool, dict[str, Any]]:
+        """Answers the current call with answer (None: no call is under
+        way, at the start), then takes calls until one needs the agent
+        (True and the summary when the episode ends)."""
+        assert self._conn is not None and self._session is not None
+        conn = self._conn
+        while True:
+            if answer is not None:
+                conn.send(_wire.MSG_DECISIONS, _wire.encode_decisions(answer))
+            typ, p = self._read()
+            if typ == _wire.MSG_END:
+                typ, p = self._read()
+                self._running = False
+                doc = json.loads(p)
+                if doc.get("error"):
+                    raise RuntimeError(f"schedlab refused the episode: {doc['error']}")
+                summary: dict[str, Any] = doc["summary"]
+                self._episode["starts"] = doc.get("starts", [])
+                self._episode["ends"] = doc.get("ends", [])
+                return True, summary
+            if typ != _wire.MSG_STATE:
+                raise RuntimeError(f"schedlab serve-env sent a frame of type {typ} during an episode")
+            self._episode["calls"] += 1
+            state = self._session.update(p)
+            self._now = state.now
+            self._free = state.free[0][0]
+            self._waiting = list(state.queue)
+            self._started: list[tuple[int, int, int]] = []  # (expected end, index, procs) of this call's starts
+            self._decisions: list[Decision] = []
+            self._state = state
+            r = self._reserved
+            if r is not None:
+                if not self._fits(r):
+                    if self.backfill:
+                        self._backfill(r)
+                    answer = self._decisions
+                    continue
+                self._reserved = None
+                self._take(r)
+            if self._waiting:
+                return False, {}
+            answer = self._decisions
+
+    def _fits(self, job: Job) -> bool:
+        return job.request[0] <= self._free
+
+    def _take(self, job: Job) -> None:
+        self._free -= job.request[0]
+        self._waiting.remove(job)
+        self._started.append((self._now + job.walltime, job.index, job.request[0]))
+        self._decisions.append(start(job))
+
+    def _backfill(self, head: Job) -> None:
+        """Starts the waiting jobs that fit now and do not delay head, as
+        EASY does: ending by its shadow time, or within the processors
+        left over then."""
+        avail = self._free
+        shadow = -1
+        releases = merge(
+            ((r.expected_end, r.job.request[0]) for r in self._state.running),
+            sorted((end, procs) for end, _, procs in self._started),
+        )
+        for t, procs in releases:
+            if shadow >= 0 and t > shadow:
+                break
+            avail += procs
+            if shadow < 0 and head.request[0] <= avail:
+                shadow = t
+        if shadow < 0:
+            return
+        extra = avail - head.request[0]
+        for job in list(self._waiting):
+            if job is head or not self._fits(job):
+                continue
+            if self._now + job.walltime <= shadow:
+                self._take(job)
+            elif job.request[0] <= extra:
+                extra -= job.request[0]
+                self._take(job)
+
+    # What the agent sees.
+
+    def _observe(self) -> np.ndarray:
+        obs = self._obs
+        obs.fill(0.0)
+        if not self._running or self._session is None:
+            return np.array(obs)
+        self._learn_jobs()
+        rows = self._waiting[: self.queue_rows]
+        k = len(rows)
+        if k:
+            idx = np.fromiter((j.index for j in rows), dtype=np.int64, count=k)
+            static = self._static[idx]
+            obs[:k, 0] = np.minimum(1.0, (self._now - static[:, 0]) / _WAIT_SCALE)
+            obs[:k, 1:3] = static[:, 1:3]
+            obs[:k, 3] = static[:, 3] <= self._free
+            obs[:k, 4] = static[:, 4]
+            obs[:k, 5] = 1.0
+        cap = self._cap
+        last = obs[self.queue_rows]
+        last[0] = self._free / cap
+        last[1] = min(1.0, (len(self._state.running) + len(self._started)) / cap)
+        last[2] = min(1.0, len(self._waiting) / self.queue_rows)
+        last[5] = 1.0
+        return np.array(obs)
+
+    def _learn_jobs(self) -> None:
+        """Adds the rows of the jobs submitted since the last call to the
+        table of what does not change about a job: submit time, walltime
+        and processors scaled, processors, user."""
+        assert self._session is not None
+        jobs = self._session.jobs
+        n = self._static_count
+        if n == len(jobs):
+            return
+        cap = self._cap
+        table = self._static
+        for j in jobs[n:]:
+            table[j.index] = (
+                j.submit,
+                min(1.0, j.walltime / _WALLTIME_SCALE),
+                min(1.0, j.request[0] / cap),
+                j.request[0],
+                (j.user % 256) / 255.0,
+            )
+        self._static_count = len(jobs)
+
+    def action_masks(self) -> np.ndarray:
+        """The actions that do what they say (for masked agents)."""
+        m = np.zeros(self.queue_rows + 1, dtype=bool)
+        if self._running:
+            m[: min(len(self._waiting), self.queue_rows)] = True
+            m[self.queue_rows] = bool(self._state.running or self._started)
+        return m
+
+    def _reward(self, summary: dict[str, Any]) -> float:
+        if self.reward_name == "bsld":
+            return -float(summary["mean_bsld"])
+        if self.reward_name == "wait":
+            return -float(summary["mean_wait"]) / 3600.0
+        return float(summary["utilisation"])
+
+    def _info(self, summary: dict[str, Any] | None = None) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "first_job": self._episode.get("first"),
+            "steps": self._episode.get("steps"),
+            "calls": self._episode.get("calls"),
+            "settings": {
+                "trace": self.trace or "KTH-SP2 (shipped)",
+                "window": self.window,
+                "queue": self.queue_rows,
+                "reward": self.reward_name,
+                "backfill": self.backfill,
+                "exact": self.exact,
+            },
+        }
+        if summary is not None:
+            info["summary"] = summary
+            info["starts"] = self._episode.get("starts")
+        return info
+
+    def baseline(self, policy: str) -> dict[str, Any]:
+        """The last episode's window run under a reference policy of
+        schedlab's (fcfs, easy, conservative) with the same seed: its
+        summary, and each job's start and end. Call it once the episode
+        is over."""
+        if self._running:
+            raise RuntimeError("baseline: the episode is under way; call it once it is over")
+        if "first" not in self._episode:
+            raise RuntimeError("baseline: no episode yet")
+        conn = self._start()
+        req = {
+            "trace": self.trace,
+            "procs": self.procs,
+            "first": self._episode["first"],
+            "count": self.window,
+            "seed": self._episode["seed"],
+            "exact": self.exact,
+            "policy": policy,
+        }
+        conn.send(ord("Q"), json.dumps(req).encode())
+        typ, p = self._read()
+        doc: dict[str, Any] = json.loads(p)
+        if typ != ord("F") or doc.get("error"):
+            raise ValueError(f"schedlab: {doc.get('error')}")
+        return doc
+
+    def _drain(self) -> None:
+        """Ends an episode under way by starting jobs in submit order."""
+        while self._running:
+            self.step(0)
+
+
+def register() -> None:
+    """Registers ENV_ID with Gymnasium (importing this module does)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="schedlab.gym:SchedulingEnv")
+
+
+register()
+
+__all__ = ["ENV_ID", "FEATURES", "REWARDS", "SchedulingEnv", "find_schedlab", "register"]

@@ -1,0 +1,56 @@
+package host
+
+import (
+	"context"
+	"io"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/calls"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// CallsPolicy returns a Policy whose runs simulate in this process, each
+// scheduling point's decisions asked over rw by the call protocol of
+// Python policies, from a process that drives them: a learning
+// environment, which starts the host rather than the other way round.
+// Each run begins with the protocol's Init and ends with its End; what rw
+// carries between runs is the caller's (ReadCallsMessage, WriteCallsMessage).
+// Reads that rw buffers (an io.ByteReader, such as an embedded
+// *bufio.Reader beside an unbuffered writer) are taken as they are, so
+// that the caller may read from rw between runs; writes must not be
+// buffered.
+func CallsPolicy(info sdk.Info, rw io.ReadWriter) Policy {
+	return callsPolicy{info: info, rw: rw}
+}
+
+type callsPolicy struct {
+	info sdk.Info
+	rw   io.ReadWriter
+}
+
+func (c callsPolicy) Info() sdk.Info { return c.info }
+
+func (c callsPolicy) Close() error { return nil }
+
+func (c callsPolicy) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
+	remote := &calls.Remote{Conn: c.rw}
+	pl := sdk.Plugin{Info: c.info, New: func() sdk.Policy { return remote }}
+	res, err := local{pl}.Run(ctx, spec, jobs, sink)
+	if end := remote.End(); err == nil {
+		err = end
+	}
+	return res, err
+}
+
+// WriteCallsMessage writes a message in the call protocol's format: a
+// little-endian uint32 length, the type byte, the payload.
+func WriteCallsMessage(w io.Writer, typ byte, payload []byte) error {
+	_, err := calls.WriteFrame(w, nil, typ, payload)
+	return err
+}
+
+// ReadCallsMessage reads a message in the call protocol's format.
+func ReadCallsMessage(r io.Reader) (typ byte, payload []byte, err error) {
+	typ, payload, _, err = calls.ReadFrame(r, nil)
+	return typ, payload, err
+}
