@@ -98,7 +98,9 @@ func newPluginInitCmd() *cobra.Command {
 		Long: `init writes a Go module for a new scheduling policy into DIR (new or empty):
 the policy (NAME.go), its tests with sdk/policytest (NAME_test.go), the plugin
 binary (cmd/NAME), a campaign that runs it beside EASY on the KTH-SP2 log
-(NAME.toml, with the trace in data/), a Justfile and a README.
+(NAME.toml, with the trace in data/), a Justfile and a README. With --lang
+python: the policy in Python (NAME.py), its pytest tests through the Python
+package's policytest (NAME_test.py), the campaign and the trace.
 
 The module depends on the SDK of a local checkout (--sdk, by default the one
 of the schedlab checkout holding the working directory, if any) or, with
@@ -119,12 +121,19 @@ builds it as written, offline once the Go module cache holds those modules.`,
 			case !cmd.Flags().Changed("sdk"):
 				o.SDKPath = findSDK()
 			}
+			if o.Lang != "go" && o.Lang != "python" {
+				return &exitError{exitBadInput, fmt.Errorf("--lang %q: go or python", o.Lang)}
+			}
 			if err := checkScaffold(dir, &o); err != nil {
 				return &exitError{exitBadInput, err}
 			}
 			wrote, err := writeScaffold(dir, o)
 			if err != nil {
 				return fmt.Errorf("plugin init %s: %w (written so far: %s)", dir, err, strings.Join(wrote, ", "))
+			}
+			if o.Lang == "python" {
+				printPythonScaffold(cmd.OutOrStdout(), dir, o, wrote)
+				return nil
 			}
 			printScaffold(cmd.OutOrStdout(), dir, o, wrote)
 			return nil
@@ -133,6 +142,7 @@ builds it as written, offline once the Go module cache holds those modules.`,
 	cmd.Flags().StringVar(&o.Name, "name", "", "the policy's name: its package, binary and manifest (default: DIR's base name)")
 	cmd.Flags().StringVar(&o.Module, "module", "", "the module path (default example.com/NAME)")
 	cmd.Flags().StringVar(&o.SDKPath, "sdk", "", "the sdk folder of a schedlab checkout to build against (default: the checkout holding the working directory)")
+	cmd.Flags().StringVar(&o.Lang, "lang", "go", "the policy's language: go (a Go module) or python (a policy file for the schedlab Python package)")
 	cmd.Flags().BoolVar(&released, "released", false, "build against the released SDK (go get adds its checksums, online), not a checkout's")
 	return cmd
 }
@@ -171,4 +181,22 @@ func printScaffold(w io.Writer, dir string, o scaffoldOptions, wrote []string) {
 		checkout = filepath.Dir(o.SDKPath)
 	}
 	fmt.Fprintf(w, "no schedlab on your PATH: `go install ./cmd/schedlab`, run in %s, puts it in %s; add that folder to PATH\n", checkout, where)
+}
+
+// printPythonScaffold says what plugin init --lang python wrote and what to
+// do next.
+func printPythonScaffold(w io.Writer, dir string, o scaffoldOptions, wrote []string) {
+	fmt.Fprintf(w, "policy %s in Python in %s:\n", o.Name, dir)
+	for _, f := range wrote {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	fmt.Fprintf(w, "next, in %s, with the schedlab Python package installed (pip install './python[test]' in a schedlab checkout):\n", dir)
+	fmt.Fprintf(w, "  python -m pytest\n")
+	fmt.Fprintf(w, "  schedlab run %s.toml\n", o.Name)
+	fmt.Fprintf(w, "  schedlab compare out/%s --baseline policy=easy\n", o.Name)
+	if path, err := exec.LookPath("schedlab"); err == nil {
+		fmt.Fprintf(w, "schedlab is %s\n", path)
+		return
+	}
+	fmt.Fprintf(w, "no schedlab on your PATH: `go install ./cmd/schedlab`, run in a schedlab checkout, puts it in $(go env GOPATH)/bin; add that folder to PATH\n")
 }

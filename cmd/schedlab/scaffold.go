@@ -17,9 +17,10 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 )
 
-// The files of a new policy module, as templates (scaffold/*.tmpl).
+// The files of a new policy module, as templates (scaffold/*.tmpl; those of
+// a policy in Python in scaffold/python).
 //
-//go:embed scaffold/*.tmpl
+//go:embed scaffold/*.tmpl scaffold/python/*.tmpl
 var scaffoldFS embed.FS
 
 // sdkModule is the SDK's module path.
@@ -34,6 +35,8 @@ type scaffoldOptions struct {
 	// SDKPath is the absolute path of a local SDK checkout (its sdk folder),
 	// or empty for the released SDK.
 	SDKPath string
+	// Lang is the policy's language: "go" (a Go module) or "python".
+	Lang string
 }
 
 // scaffoldData is what the templates see.
@@ -53,6 +56,8 @@ type scaffoldData struct {
 	// ./cmd/schedlab` makes the schedlab command; empty for the released
 	// SDK.
 	Checkout string
+	// Class is a Python policy's class name.
+	Class string
 }
 
 // requirement is one module a go.mod requires.
@@ -158,6 +163,9 @@ func findSDK() string {
 func writeScaffold(dir string, o scaffoldOptions) ([]string, error) {
 	d := scaffoldData{scaffoldOptions: o, Package: o.Name, SDKVersion: sdk.Version,
 		Trace: data.KTH, TraceSHA256: data.KTHSHA256}
+	if o.Lang == "python" {
+		return writePythonScaffold(dir, d)
+	}
 	// The SDK's go.mod and go.sum: the checkout's, or those of the SDK
 	// this binary was built with for the released one. The new module
 	// requires what the SDK requires and starts with its checksums, so that
@@ -249,4 +257,54 @@ func replacePath(dir, sdkDir string) string {
 		return sdkDir
 	}
 	return rel
+}
+
+// writePythonScaffold writes a policy in Python into dir: the policy, its
+// pytest tests through policytest, a campaign beside EASY, the trace.
+func writePythonScaffold(dir string, d scaffoldData) ([]string, error) {
+	d.Class = strings.ToUpper(d.Name[:1]) + d.Name[1:]
+	if d.SDKPath != "" {
+		d.Checkout = filepath.Dir(d.SDKPath)
+	}
+	var wrote []string
+	for _, f := range []struct{ tmpl, path string }{
+		{"python/policy.py", d.Name + ".py"},
+		{"python/test_policy.py", d.Name + "_test.py"},
+		{"python/manifest.toml", d.Name + ".toml"},
+		{"python/README.md", "README.md"},
+		{"python/gitignore", ".gitignore"},
+	} {
+		t, err := template.ParseFS(scaffoldFS, "scaffold/"+f.tmpl+".tmpl")
+		if err != nil {
+			return wrote, err
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, d); err != nil {
+			return wrote, fmt.Errorf("%s: %w", f.path, err)
+		}
+		if err := writeFile(dir, f.path, b.Bytes()); err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, f.path)
+	}
+	for _, name := range []string{data.KTH, "SOURCES.md"} {
+		b, err := data.Files.ReadFile(name)
+		if err == nil {
+			err = writeFile(dir, filepath.Join("data", name), b)
+		}
+		if err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, filepath.Join("data", name))
+	}
+	return wrote, nil
+}
+
+// writeFile writes b to path under dir, making its folder.
+func writeFile(dir, path string, b []byte) error {
+	full := filepath.Join(dir, path)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(full, b, 0o644)
 }

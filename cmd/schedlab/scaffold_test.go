@@ -15,6 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/internal/pyenv"
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner/campaign"
 	"github.com/schedlab/schedlab/sdk"
 )
 
@@ -401,6 +404,7 @@ func TestPluginInitBadInput(t *testing.T) {
 		{[]string{full, "--name", "ok"}, "is not empty"},
 		{[]string{filepath.Join(t.TempDir(), "b"), "--sdk", t.TempDir()}, "not the schedlab SDK"},
 		{[]string{filepath.Join(t.TempDir(), "c"), "--sdk", "../../sdk", "--released"}, "--released and --sdk contradict"},
+		{[]string{filepath.Join(t.TempDir(), "d"), "--lang", "rust"}, `--lang "rust": go or python`},
 	} {
 		out, err := run(t, append([]string{"plugin", "init"}, tc.args...)...)
 		var ee *exec.ExitError
@@ -413,5 +417,41 @@ func TestPluginInitBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(full); len(entries) != 1 {
 		t.Errorf("the non-empty folder was written into: %v", entries)
+	}
+}
+
+// TestPluginInitPython makes a policy in Python as a new author does, runs
+// its pytest tests as written (through this schedlab, the package's
+// policytest and the real host), lints and type-checks it, and runs its
+// campaign: three runs, the Python policy's beside EASY.
+func TestPluginInitPython(t *testing.T) {
+	py := pyenv.ForTest(t, "grpc", "pytest", "ruff", "mypy")
+	dir := filepath.Join(t.TempDir(), "fairpy")
+	if out, err := run(t, "plugin", "init", "--lang", "python", dir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	env := append(os.Environ(), "SCHEDLAB="+schedlab, "SCHEDLAB_PYTHON="+py)
+	for _, args := range [][]string{
+		{"-m", "pytest", "-q", "-p", "no:cacheprovider"},
+		{"-m", "ruff", "check", "--no-cache", "."},
+		{"-m", "mypy", "--strict", "--cache-dir=/dev/null", "fairpy.py", "fairpy_test.py"},
+	} {
+		cmd := exec.Command(py, args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	cmd := exec.Command(schedlab, "run", "-q", "fairpy.toml")
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("schedlab run fairpy.toml: %v\n%s", err, out)
+	}
+	_, rows, _, err := results.ReadTable(filepath.Join(dir, "out", "fairpy", campaign.RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d runs, want 3", len(rows))
 	}
 }

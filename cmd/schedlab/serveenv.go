@@ -27,6 +27,7 @@ func newServeEnvCmd() *cobra.Command {
 			if err != nil || fd < 3 {
 				return &exitError{exitBadInput, errors.New("serve-env is started by the schedlab Python package's environment (schedlab.gym), which hands it a socket: run that instead")}
 			}
+			closeOnExec(fd)
 			f := os.NewFile(uintptr(fd), "schedlab-episodes")
 			if f == nil {
 				return fmt.Errorf("serve-env: no file descriptor %d", fd)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,18 +23,8 @@ func candidates() []string {
 		return []string{p}
 	}
 	var out []string
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; {
-			if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
-				out = append(out, filepath.Join(d, ".venv", "bin", "python"))
-				break
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
-		}
+	if root := checkout(); root != "" {
+		out = append(out, filepath.Join(root, ".venv", "bin", "python"))
 	}
 	return append(out, "python3")
 }
@@ -54,6 +45,7 @@ func ForTest(t testing.TB, modules ...string) string {
 		out, err := exec.Command(py, "-c", check).CombinedOutput()
 		if err == nil {
 			t.Setenv(Env, py)
+			readSources(t)
 			return py
 		}
 		tried += fmt.Sprintf("\n%s: %v %s", py, err, lastLine(out))
@@ -76,4 +68,51 @@ func lastLine(b []byte) string {
 		}
 	}
 	return string(b)
+}
+
+// readSources reads every file of the Python package's folder and
+// docs/python.md: go test caches a test's result by the files the test
+// itself opened, and Python reads these in other processes; opened here,
+// a change to any of them runs the test again.
+func readSources(t testing.TB) {
+	t.Helper()
+	root := checkout()
+	if root == "" {
+		return
+	}
+	_, _ = os.ReadFile(filepath.Join(root, "docs", "python.md"))
+	err := filepath.WalkDir(filepath.Join(root, "python"), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "__pycache__" || d.Name() == "build" || strings.HasSuffix(d.Name(), ".egg-info") || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			_, err = os.ReadFile(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("reading the Python package's sources: %v", err)
+	}
+}
+
+// checkout returns the folder of go.work above the working directory, or
+// "".
+func checkout() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for d := wd; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
+	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 )
@@ -55,10 +56,28 @@ type Request struct {
 	Exact bool   `json:"exact"`
 	// BSLDTau is bounded slowdown's runtime floor in seconds; 0 takes 10.
 	BSLDTau int64 `json:"bsld_tau"`
-	// Policy, when set, runs the window under that reference policy
-	// (fcfs, easy, conservative, in submit order) in this process instead
-	// of asking the environment: a baseline for the same jobs.
-	Policy string `json:"policy,omitempty"`
+	// Policy, when set, runs the jobs under that policy instead of asking
+	// the environment: a reference policy's name (fcfs, easy,
+	// conservative; a baseline for the same jobs), or the path of a
+	// policy (a Python file, a plugin binary) as a manifest's ref, with
+	// Params. Its process serves the requests after, unless Fresh.
+	Policy string            `json:"policy,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	Fresh  bool              `json:"fresh,omitempty"`
+	// Jobs, when set, are the workload instead of a window of a trace: a
+	// policy's test scenario, on a pool of Procs processors. Count and
+	// First are then ignored.
+	Jobs []Job `json:"jobs,omitempty"`
+}
+
+// Job is a job of a scenario (Request.Jobs).
+type Job struct {
+	ID       int64 `json:"id"`
+	Submit   int64 `json:"submit"`
+	Runtime  int64 `json:"runtime"`
+	Walltime int64 `json:"walltime"`
+	Procs    int64 `json:"procs"`
+	User     int32 `json:"user"`
 }
 
 // Finished ends an episode.
@@ -69,9 +88,16 @@ type Finished struct {
 	// First and Count.
 	Jobs    int              `json:"jobs"`
 	Summary *metrics.Summary `json:"summary,omitempty"`
-	// Starts and Ends are each window job's, in submit order.
-	Starts []int64 `json:"starts,omitempty"`
-	Ends   []int64 `json:"ends,omitempty"`
+	// IDs, Starts and Ends are each job's, in submit order (then id);
+	// Promised its first promised start, -1 without one; Killed whether
+	// it reached its walltime.
+	IDs      []int64 `json:"ids,omitempty"`
+	Starts   []int64 `json:"starts,omitempty"`
+	Ends     []int64 `json:"ends,omitempty"`
+	Promised []int64 `json:"promised,omitempty"`
+	Killed   []bool  `json:"killed,omitempty"`
+	// Policy is the description of the policy that ran (Request.Policy).
+	Policy *sdk.Info `json:"policy,omitempty"`
 }
 
 // conn reads through a buffer (host.CallsPolicy reads the same one) and
@@ -81,12 +107,22 @@ type conn struct {
 	io.Writer
 }
 
+// server is what Serve keeps from request to request.
+type server struct {
+	env    host.Policy
+	traces map[string]*workload.Workload
+	procs  *runner.Processes
+	// policies caches resolved policies by path, size and time of change.
+	policies map[string]*runner.Resolved
+}
+
 // Serve serves episodes on rw until it reads an end of file.
 func Serve(ctx context.Context, rw io.ReadWriter) error {
 	c := conn{bufio.NewReaderSize(rw, 64<<10), rw}
 	info := sdk.Info{Name: "environment", Version: "0", ProtocolVersion: 0}
-	pol := host.CallsPolicy(info, c)
-	traces := map[string]*workload.Workload{}
+	srv := &server{env: host.CallsPolicy(info, c), traces: map[string]*workload.Workload{},
+		procs: &runner.Processes{}, policies: map[string]*runner.Resolved{}}
+	defer srv.procs.Close()
 	for {
 		typ, p, err := host.ReadCallsMessage(c)
 		if errors.Is(err, io.EOF) || gone(err) {
@@ -98,7 +134,7 @@ func Serve(ctx context.Context, rw io.ReadWriter) error {
 		if typ != MsgRequest {
 			return fmt.Errorf("episodes: a frame of type %q where a request was due", typ)
 		}
-		fin := episode(ctx, pol, traces, p)
+		fin := srv.episode(ctx, p)
 		b, err := json.Marshal(fin)
 		if err != nil {
 			return err
@@ -114,18 +150,77 @@ func Serve(ctx context.Context, rw io.ReadWriter) error {
 }
 
 // episode runs one request, or says why it cannot.
-func episode(ctx context.Context, pol host.Policy, traces map[string]*workload.Workload, p []byte) Finished {
+func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	var req Request
 	if err := json.Unmarshal(p, &req); err != nil {
 		return Finished{Error: fmt.Sprintf("request: %v", err)}
 	}
-	w, ok := traces[req.Trace]
+	jobs, n, procs, err := srv.workload(req)
+	if err != nil {
+		return Finished{Jobs: n, Error: err.Error()}
+	}
+	ms := metrics.DefaultSettings()
+	if req.BSLDTau > 0 {
+		ms.SlowdownTau = req.BSLDTau
+	}
+	spec := runner.Spec{
+		Policy: &runner.Resolved{Ref: "environment"}, Use: srv.env,
+		Platform: sdk.SingleCluster(name(req.Trace), procs), Jobs: jobs, Params: req.Params,
+		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms,
+	}
+	if req.Policy != "" {
+		if spec.Policy, err = srv.resolve(ctx, req.Policy); err != nil {
+			return Finished{Jobs: n, Error: err.Error()}
+		}
+		spec.Use = nil
+		spec.InProcess = spec.Policy.Kind == runner.KindReference
+		if !spec.InProcess && !req.Fresh {
+			spec.Processes = srv.procs
+		}
+		spec.Timeout = runner.DefaultTimeout(len(jobs))
+	}
+	out, err := runner.Execute(ctx, spec)
+	if err != nil {
+		return Finished{Jobs: n, Error: err.Error()}
+	}
+	fin := Finished{Jobs: n, Summary: &out.Summary, IDs: make([]int64, len(jobs)), Starts: make([]int64, len(jobs)),
+		Ends: make([]int64, len(jobs)), Promised: make([]int64, len(jobs)), Killed: make([]bool, len(jobs))}
+	if req.Policy != "" {
+		fin.Policy = &out.Info
+	}
+	for i, r := range out.Records {
+		fin.IDs[i], fin.Starts[i], fin.Ends[i], fin.Killed[i] = jobs[i].Job.ID, r.Start, r.End, r.Killed
+		fin.Promised[i] = -1
+		if r.HasPromise {
+			fin.Promised[i] = r.Promised
+		}
+	}
+	return fin
+}
+
+// workload returns the request's jobs, numbered from 0 as a run's are,
+// the number of jobs in its trace and the pool's size.
+func (srv *server) workload(req Request) ([]sim.Input, int, int64, error) {
+	if len(req.Jobs) > 0 {
+		if req.Procs < 1 {
+			return nil, 0, 0, errors.New("a scenario's pool needs procs")
+		}
+		sc := policytest.Scenario{Procs: req.Procs}
+		for _, j := range req.Jobs {
+			sc.Jobs = append(sc.Jobs, policytest.Job{ID: j.ID, Submit: j.Submit, Runtime: j.Runtime,
+				Walltime: j.Walltime, Procs: j.Procs, User: j.User})
+		}
+		jobs := sc.Inputs()
+		sim.Sort(jobs)
+		return jobs, len(jobs), req.Procs, nil
+	}
+	w, ok := srv.traces[req.Trace]
 	if !ok {
 		var err error
 		if w, err = load(req.Trace); err != nil {
-			return Finished{Error: err.Error()}
+			return nil, 0, 0, err
 		}
-		traces[req.Trace] = w
+		srv.traces[req.Trace] = w
 	}
 	n := len(w.Jobs)
 	count := req.Count
@@ -133,40 +228,40 @@ func episode(ctx context.Context, pol host.Policy, traces map[string]*workload.W
 		count = n - req.First
 	}
 	if req.First < 0 || count <= 0 || req.First+count > n {
-		return Finished{Jobs: n, Error: fmt.Sprintf("jobs %d to %d: the trace has %d jobs", req.First, req.First+count-1, n)}
+		return nil, n, 0, fmt.Errorf("jobs %d to %d: the trace has %d jobs", req.First, req.First+count-1, n)
 	}
 	procs := w.Procs
 	if req.Procs > 0 {
 		procs = req.Procs
 	}
-	ms := metrics.DefaultSettings()
-	if req.BSLDTau > 0 {
-		ms.SlowdownTau = req.BSLDTau
-	}
 	// The window's jobs, numbered from 0 as a run's are (already in
 	// order, so sim.Sort only renumbers them).
 	jobs := slices.Clone(w.Jobs[req.First : req.First+count])
 	sim.Sort(jobs)
-	spec := runner.Spec{
-		Policy: &runner.Resolved{Ref: "environment"}, Use: pol,
-		Platform: sdk.SingleCluster(name(req.Trace), procs), Jobs: jobs,
-		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms,
+	return jobs, n, procs, nil
+}
+
+// resolve resolves a policy as a manifest's ref, once per file content:
+// a reference policy by name, else a path.
+func (srv *server) resolve(ctx context.Context, ref string) (*runner.Resolved, error) {
+	if _, ok := reference.Lookup(ref); ok {
+		return &runner.Resolved{Ref: ref, Kind: runner.KindReference}, nil
 	}
-	if req.Policy != "" {
-		if _, ok := reference.Lookup(req.Policy); !ok {
-			return Finished{Jobs: n, Error: fmt.Sprintf("no reference policy %q", req.Policy)}
-		}
-		spec.Policy, spec.Use, spec.InProcess = &runner.Resolved{Ref: req.Policy, Kind: runner.KindReference}, nil, true
-	}
-	out, err := runner.Execute(ctx, spec)
+	st, err := os.Stat(ref)
 	if err != nil {
-		return Finished{Jobs: n, Error: err.Error()}
+		// Not a file: the resolver says what it makes of the name.
+		return runner.Resolver{}.Resolve(ctx, ref)
 	}
-	fin := Finished{Jobs: n, Summary: &out.Summary, Starts: make([]int64, len(jobs)), Ends: make([]int64, len(jobs))}
-	for i, r := range out.Records {
-		fin.Starts[i], fin.Ends[i] = r.Start, r.End
+	key := fmt.Sprintf("%s\x00%d\x00%d", ref, st.Size(), st.ModTime().UnixNano())
+	if res, ok := srv.policies[key]; ok {
+		return res, nil
 	}
-	return fin
+	res, err := runner.Resolver{}.Resolve(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	srv.policies[key] = res
+	return res, nil
 }
 
 func name(trace string) string {

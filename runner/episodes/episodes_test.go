@@ -3,6 +3,7 @@ package episodes
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestServe(t *testing.T) {
 		t.Errorf("no such trace: %+v", fin)
 	}
 	fin = ask(t, env, Request{Count: 10, Policy: "nosuch"})
-	if !strings.Contains(fin.Error, `no reference policy "nosuch"`) {
+	if !strings.Contains(fin.Error, `policy "nosuch" is neither a reference policy`) {
 		t.Errorf("no such policy: %+v", fin)
 	}
 	// The first 100 jobs under FCFS: FCFS starts them in submit order.
@@ -58,6 +59,19 @@ func TestServe(t *testing.T) {
 		if fin.Starts[i] < fin.Starts[i-1] {
 			t.Fatalf("FCFS started job %d at %d, before job %d at %d", i, fin.Starts[i], i-1, fin.Starts[i-1])
 		}
+	}
+	// A scenario inline, by hand under FCFS on 10 processors: job 2 waits
+	// for job 1's end, job 3 starts with it, job 4 at job 3's end, job 5
+	// (all 10) once job 4 ends, and is killed at its walltime.
+	fin = ask(t, env, Request{Procs: 10, Policy: "fcfs", Jobs: []Job{
+		{ID: 1, Submit: 0, Runtime: 10, Walltime: 20, Procs: 6},
+		{ID: 2, Submit: 1, Runtime: 5, Walltime: 10, Procs: 6},
+		{ID: 3, Submit: 2, Runtime: 3, Walltime: 5, Procs: 2},
+		{ID: 4, Submit: 2, Runtime: 4, Walltime: 4, Procs: 4},
+		{ID: 5, Submit: 3, Runtime: 40, Walltime: 30, Procs: 10},
+	}})
+	if fmt.Sprint(fin.IDs, fin.Starts, fin.Ends, fin.Killed) != "[1 2 3 4 5] [0 10 10 13 17] [10 15 13 17 47] [false false false false true]" {
+		t.Errorf("the FCFS scenario: %+v", fin)
 	}
 	// A frame that is not a request ends the service with an error.
 	if err := host.WriteCallsMessage(env, 'Z', nil); err != nil {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -144,6 +145,11 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 		name = strings.Join(cmd.Args, " ")
 	}
 	dieWithParent(cmd)
+	// The plugin's environment: this process's, then cmd's own, then what
+	// the host adds below, which must win over the first (a host that is
+	// itself served over a socket has CallsFDEnv set); go-plugin would add
+	// this process's last.
+	cmd.Env = append(os.Environ(), cmd.Env...)
 	// Ask the plugin to mark each run's output (runmark): what a run
 	// writes last may reach this process after the run, and must not
 	// reach the next run's log and error.
@@ -163,6 +169,7 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Plugin, error) {
 	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake(),
+		SkipHostEnv:      true,
 		VersionedPlugins: versions,
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},

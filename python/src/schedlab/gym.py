@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
-import subprocess
 from heapq import merge
 from typing import Any, SupportsFloat
 
@@ -34,7 +31,7 @@ from gymnasium import spaces
 
 from . import _wire
 from ._model import Decision, Job, Policy, State, start
-from ._plugin import _Conn
+from ._service import MSG_FINISHED, MSG_REQUEST, Service, find_schedlab
 
 ENV_ID = "schedlab/Scheduling-v0"
 
@@ -56,17 +53,6 @@ class _Agent(Policy):
 
     def schedule(self, state: State) -> list[Decision]:
         raise AssertionError("the environment answers the calls")
-
-
-def find_schedlab(path: str | None = None) -> str:
-    """The schedlab command: path, $SCHEDLAB, or schedlab on PATH."""
-    p = path or os.environ.get("SCHEDLAB") or shutil.which("schedlab")
-    if not p:
-        raise FileNotFoundError(
-            "no schedlab command: `go install ./cmd/schedlab` in a schedlab checkout puts it in $(go env GOPATH)/bin; "
-            "add that to PATH, or set SCHEDLAB to its path"
-        )
-    return p
 
 
 class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -123,48 +109,27 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.procs = procs
         self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
-        self._command = find_schedlab(schedlab)
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._conn: _Conn | None = None
+        self._service = Service(schedlab)
         self._session: _wire.Session | None = None
         self._trace_jobs = 0
         self._running = False
         self._episode: dict[str, Any] = {}
         self._obs: np.ndarray = np.zeros((queue + 1, FEATURES), dtype=np.float32)
 
-    # The server process and its frames.
-
-    def _start(self) -> _Conn:
-        if self._conn is not None:
-            return self._conn
-        mine, theirs = socket.socketpair()
-        env = dict(os.environ, SCHEDLAB_CALLS_FD=str(theirs.fileno()))
-        self._proc = subprocess.Popen(
-            [self._command, "serve-env"], pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL
-        )
-        theirs.close()
-        self._conn = _Conn(mine.detach())
-        return self._conn
+    # The server process and its messages.
 
     def _read(self) -> tuple[int, bytes]:
-        assert self._conn is not None
-        frame = self._conn.read()
-        if frame is None:
-            code = self._proc.wait() if self._proc else None
-            self._conn = None
-            raise RuntimeError(f"schedlab serve-env ended (exit status {code})")
-        return frame
+        return self._service.read()
 
     def _request(self, first: int, count: int, seed: int) -> None:
-        conn = self._start()
         req = {"trace": self.trace, "procs": self.procs, "first": first, "count": count, "seed": seed}
         req["exact"] = self.exact
-        conn.send(ord("Q"), json.dumps(req).encode())
+        self._service.send(MSG_REQUEST, json.dumps(req).encode())
         typ, p = self._read()
         if typ == _wire.MSG_END:
             # The run failed before it began; the Finished frame says why.
             typ, p = self._read()
-        if typ == ord("F"):
+        if typ == MSG_FINISHED:
             raise ValueError(f"schedlab: {json.loads(p).get('error')}")
         if typ != _wire.MSG_INIT:
             raise RuntimeError(f"schedlab serve-env sent a frame of type {typ} first")
@@ -172,19 +137,15 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._cap = float(self._session.platform.clusters[0].capacity[0])
         self._static = np.zeros((count, 5))
         self._static_count = 0
-        conn.send(_wire.MSG_READY, b"")
+        self._service.send(_wire.MSG_READY, b"")
         self._running = True
 
     def _jobs_in_trace(self) -> int:
         """The number of jobs of the cleaned trace (asked once)."""
         if self._trace_jobs == 0:
             # An impossible window gets the count in its answer.
-            conn = self._start()
-            req = {"trace": self.trace, "procs": self.procs, "first": -1, "count": 1}
-            conn.send(ord("Q"), json.dumps(req).encode())
-            typ, p = self._read()
-            doc = json.loads(p)
-            if typ != ord("F") or not doc.get("jobs"):
+            doc = self._service.ask({"trace": self.trace, "procs": self.procs, "first": -1, "count": 1})
+            if not doc.get("jobs"):
                 raise ValueError(f"schedlab: {doc.get('error')}")
             self._trace_jobs = int(doc["jobs"])
         return self._trace_jobs
@@ -249,16 +210,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def close(self) -> None:
         """Ends the serve-env process."""
-        if self._conn is not None:
-            self._conn.sock.close()
-            self._conn = None
-        if self._proc is not None:
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            self._proc = None
+        self._service.close()
+        self._running = False
         super().close()
 
     # Calls of the engine.
@@ -267,11 +220,11 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         """Answers the current call with answer (None: no call is under
         way, at the start), then takes calls until one needs the agent
         (True and the summary when the episode ends)."""
-        assert self._conn is not None and self._session is not None
-        conn = self._conn
+        assert self._session is not None
+        service = self._service
         while True:
             if answer is not None:
-                conn.send(_wire.MSG_DECISIONS, _wire.encode_decisions(answer))
+                service.send(_wire.MSG_DECISIONS, _wire.encode_decisions(answer))
             typ, p = self._read()
             if typ == _wire.MSG_END:
                 typ, p = self._read()
@@ -433,7 +386,6 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise RuntimeError("baseline: the episode is under way; call it once it is over")
         if "first" not in self._episode:
             raise RuntimeError("baseline: no episode yet")
-        conn = self._start()
         req = {
             "trace": self.trace,
             "procs": self.procs,
@@ -443,11 +395,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             "exact": self.exact,
             "policy": policy,
         }
-        conn.send(ord("Q"), json.dumps(req).encode())
-        typ, p = self._read()
-        doc: dict[str, Any] = json.loads(p)
-        if typ != ord("F") or doc.get("error"):
-            raise ValueError(f"schedlab: {doc.get('error')}")
+        doc = self._service.ask(req)
+        if doc.get("error"):
+            raise ValueError(f"schedlab: {doc['error']}")
         return doc
 
     def _drain(self) -> None:

@@ -1,0 +1,257 @@
+"""Testing a Python policy through schedlab's real host, as the Go SDK's
+policytest does for Go policies: hand scenarios with the starts they must
+get, random workloads with invariants, no state carried between runs.
+
+    from schedlab import policytest
+
+    def test_backfills(host):          # host: a policytest.Host fixture
+        sc = policytest.Scenario(procs=10, jobs=[
+            policytest.Job(1, submit=0, runtime=10, walltime=20, procs=6),
+            policytest.Job(2, submit=1, runtime=5, walltime=10, procs=6),
+            policytest.Job(3, submit=2, runtime=3, walltime=5, procs=2),
+        ])
+        runs = host.run("my_policy.py", sc)
+        assert runs[3].start == 2
+
+Every run is a run of the engine in a `schedlab serve-env` process (the
+`schedlab` command on PATH, or $SCHEDLAB), the policy in a plugin process of
+its own, served by this package, and its schedule verified as any run's is:
+what passes here passes in a campaign.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._service import Service
+from .rand import Rand
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job of a scenario: what its user declared, and its actual runtime."""
+
+    id: int
+    submit: int
+    runtime: int
+    walltime: int
+    procs: int
+    user: int = 0
+
+
+@dataclass
+class Scenario:
+    """A small workload on a pool of procs processors."""
+
+    procs: int
+    jobs: list[Job]
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Record:
+    """What became of a job in a run: its start and end, its first promised
+    start (None without one), and whether it reached its walltime."""
+
+    id: int
+    start: int
+    end: int
+    promised: int | None
+    killed: bool
+
+
+@dataclass
+class Run:
+    """A run's records by job id, and the engine's summary (mean_wait,
+    mean_bsld, utilisation, ...)."""
+
+    records: dict[int, Record]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, job_id: int) -> Record:
+        return self.records[job_id]
+
+    def starts(self) -> dict[int, int]:
+        """Each job's start, by id."""
+        return {i: r.start for i, r in self.records.items()}
+
+
+class RunError(AssertionError):
+    """A run that failed: the host refused the schedule, or the policy
+    failed; the message is the host's."""
+
+
+class Host:
+    """Runs policies on scenarios through a schedlab serve-env process,
+    which keeps a policy's plugin process from run to run (as campaigns do)
+    unless a run asks for a fresh one. Close it when done (or use it as a
+    context manager)."""
+
+    def __init__(self, schedlab: str | None = None) -> None:
+        self._service = Service(schedlab)
+
+    def __enter__(self) -> Host:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Ends the serve-env process, and the policies' processes."""
+        self._service.close()
+
+    def run(
+        self,
+        policy: str | os.PathLike[str],
+        scenario: Scenario,
+        params: Mapping[str, str] | None = None,
+        *,
+        seed: int = 1,
+        exact: bool = False,
+        fresh: bool = False,
+    ) -> Run:
+        """Runs policy (a Python file, a plugin binary or a reference
+        policy's name) on scenario; raises RunError when the run fails."""
+        policy = os.fspath(policy)
+        if os.path.exists(policy):
+            policy = os.path.abspath(policy)
+        doc = self._service.ask(
+            {
+                "policy": policy,
+                "params": dict(params or {}),
+                "procs": scenario.procs,
+                "jobs": [
+                    {
+                        "id": j.id,
+                        "submit": j.submit,
+                        "runtime": j.runtime,
+                        "walltime": j.walltime,
+                        "procs": j.procs,
+                        "user": j.user,
+                    }
+                    for j in scenario.jobs
+                ],
+                "seed": seed,
+                "exact": exact,
+                "fresh": fresh,
+            }
+        )
+        if doc.get("error"):
+            name = f" {scenario.name}" if scenario.name else ""
+            raise RunError(f"{policy} on scenario{name}: {doc['error']}")
+        recs = {}
+        for i, job_id in enumerate(doc["ids"]):
+            p = doc["promised"][i]
+            recs[job_id] = Record(job_id, doc["starts"][i], doc["ends"][i], None if p < 0 else p, doc["killed"][i])
+        return Run(recs, doc.get("summary") or {})
+
+    def check(
+        self,
+        policy: str | os.PathLike[str],
+        scenario: Scenario,
+        *invariants: Callable[[Scenario, Run], None],
+        params: Mapping[str, str] | None = None,
+        exact: bool = False,
+    ) -> Run:
+        """Runs policy on scenario and checks each invariant on the run."""
+        run = self.run(policy, scenario, params, exact=exact)
+        for inv in invariants:
+            inv(scenario, run)
+        return run
+
+    def no_state_between_runs(
+        self,
+        policy: str | os.PathLike[str],
+        scenarios: Sequence[Scenario],
+        params: Mapping[str, str] | None = None,
+    ) -> None:
+        """Each scenario run in a fresh process, then all of them one after
+        the other in one process, twice: every run must give the records of
+        the fresh one. A policy that keeps state in its module, or from one
+        run to the next, fails."""
+        fresh = [self.run(policy, sc, params, fresh=True).records for sc in scenarios]
+        for rnd in range(2):
+            for k, sc in enumerate(scenarios):
+                got = self.run(policy, sc, params).records
+                if got != fresh[k]:
+                    diff = [i for i in fresh[k] if fresh[k][i] != got.get(i)]
+                    raise AssertionError(
+                        f"scenario {sc.name or k} in a process that served runs before (round {rnd + 1}): "
+                        f"jobs {diff[:10]} differ from a fresh process's run"
+                    )
+
+
+def expect_starts(want: Mapping[int, int]) -> Callable[[Scenario, Run], None]:
+    """An invariant: each job of want starts at its time."""
+
+    def check(sc: Scenario, run: Run) -> None:
+        for job_id, at in want.items():
+            got = run[job_id].start
+            if got != at:
+                raise AssertionError(f"scenario {sc.name}: job {job_id} starts at {got}, want {at}")
+
+    return check
+
+
+def starts_in_submit_order(sc: Scenario, run: Run) -> None:
+    """An invariant: no job starts before one submitted before it (FCFS)."""
+    order = sorted(sc.jobs, key=lambda j: (j.submit, j.id))
+    last = None
+    for j in order:
+        start = run[j.id].start
+        if last is not None and start < last[1]:
+            raise AssertionError(f"scenario {sc.name}: job {j.id} starts at {start}, before job {last[0]} at {last[1]}")
+        last = (j.id, start)
+
+
+def promises_kept(sc: Scenario, run: Run) -> None:
+    """An invariant: every job promised a start started by it (with exact
+    estimates, EASY's and conservative backfilling's promise)."""
+    for r in run.records.values():
+        if r.promised is not None and r.start > r.promised:
+            raise AssertionError(f"scenario {sc.name}: job {r.id} promised {r.promised}, started {r.start}")
+
+
+def random_scenario(seed: int, jobs: int = 100, procs: int = 64, name: str = "") -> Scenario:
+    """A random workload drawn from seed: arrivals every 0 to 99 s, runtimes
+    of 1 s to 2 h, requests of 1 processor to the whole pool (half of them
+    powers of two), walltimes from the runtime to three times it (one in
+    ten shorter: killed), ten users."""
+    r = Rand(seed, 0x90_11C7)
+    out: list[Job] = []
+    t = 0
+    for i in range(jobs):
+        t += r.int_n(100)
+        runtime = 1 + r.int_n(7200)
+        if r.int_n(2) == 0:
+            size = 1 << r.int_n(max(1, procs.bit_length() - 1))
+        else:
+            size = 1 + r.int_n(procs)
+        walltime = runtime + r.int_n(2 * runtime + 1)
+        if r.int_n(10) == 0:
+            walltime = max(1, runtime // 2)
+        out.append(Job(i + 1, t, runtime, walltime, min(size, procs), r.int_n(10)))
+    return Scenario(procs, out, name or f"random-{seed}")
+
+
+def scenarios(seeds: Iterable[int], jobs: int = 100, procs: int = 64) -> list[Scenario]:
+    """random_scenario for each seed."""
+    return [random_scenario(s, jobs, procs) for s in seeds]
+
+
+__all__ = [
+    "Host",
+    "Job",
+    "Record",
+    "Run",
+    "RunError",
+    "Scenario",
+    "expect_starts",
+    "promises_kept",
+    "random_scenario",
+    "scenarios",
+    "starts_in_submit_order",
+]

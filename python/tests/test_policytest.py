@@ -1,0 +1,92 @@
+"""policytest through the real host: hand scenarios, invariants, state
+between runs, and failures that name their cause."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from schedlab import policytest
+from schedlab._service import find_schedlab
+
+HAND = policytest.Scenario(
+    procs=10,
+    name="hand",
+    jobs=[
+        policytest.Job(1, submit=0, runtime=10, walltime=20, procs=6),
+        policytest.Job(2, submit=1, runtime=5, walltime=10, procs=6),
+        policytest.Job(3, submit=2, runtime=3, walltime=5, procs=2),
+        policytest.Job(4, submit=2, runtime=4, walltime=4, procs=4),
+        policytest.Job(5, submit=3, runtime=40, walltime=30, procs=10),
+    ],
+)
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[policytest.Host]:
+    try:
+        find_schedlab()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    with policytest.Host() as h:
+        yield h
+
+
+def test_hand_scenario(host: policytest.Host, examples: Path) -> None:
+    # By hand, FCFS on 10 processors: job 2 waits for job 1's end, job 3
+    # starts with it, job 4 at job 3's end, job 5 (all 10) at job 4's end,
+    # killed at its walltime.
+    run = host.check(examples / "fcfs.py", HAND, policytest.expect_starts({1: 0, 2: 10, 3: 10, 4: 13, 5: 17}))
+    assert run[5].killed and run[5].end == 47
+    # EASY promises job 2 the end of job 1's walltime, 20, and backfills
+    # job 3 at its submission: it ends by its walltime (7) before that;
+    # job 1 ends at 10, and job 2 starts then.
+    run = host.check(examples / "easy.py", HAND, policytest.expect_starts({1: 0, 2: 10, 3: 2}))
+    assert run[2].promised == 20
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_invariants_on_random_workloads(host: policytest.Host, examples: Path, seed: int) -> None:
+    sc = policytest.random_scenario(seed, jobs=150, procs=32)
+    host.check(examples / "fcfs.py", sc, policytest.starts_in_submit_order)
+    easy = host.check(examples / "easy.py", sc, policytest.promises_kept, exact=True)
+    # The Python EASY is the Go one, start for start.
+    assert easy.starts() == host.run("easy", sc, exact=True).starts()
+
+
+def test_no_state_between_runs(host: policytest.Host, examples: Path, tmp_path: Path) -> None:
+    scs = policytest.scenarios([4, 5], jobs=60, procs=16)
+    host.no_state_between_runs(examples / "easy.py", scs)
+    leaky = tmp_path / "leaky.py"
+    leaky.write_text(
+        "import schedlab\n\nCALLS = [0]\n\n"
+        "class Leaky(schedlab.Policy):\n"
+        "    name = 'leaky'\n\n"
+        "    def schedule(self, state):\n"
+        "        CALLS[0] += 1\n"
+        "        if CALLS[0] > 300 and state.queue:\n"
+        "            return [schedlab.start(j) for j in state.queue[-1:] if j.request[0] <= state.free[0][0]]\n"
+        "        out, free = [], state.free[0][0]\n"
+        "        for j in state.queue:\n"
+        "            if j.request[0] > free:\n"
+        "                break\n"
+        "            free -= j.request[0]\n"
+        "            out.append(schedlab.start(j))\n"
+        "        return out\n"
+    )
+    with pytest.raises(AssertionError, match="served runs before"):
+        host.no_state_between_runs(leaky, scs)
+
+
+def test_failures_name_their_cause(host: policytest.Host, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import schedlab\n\nclass Bad(schedlab.Policy):\n    name = 'bad'\n\n"
+        "    def schedule(self, state):\n        return [schedlab.start(j) for j in state.queue]\n"
+    )
+    with pytest.raises(policytest.RunError, match="does not fit|free"):
+        host.run(bad, HAND)
+    with pytest.raises(policytest.RunError, match='unknown parameter "zz"'):
+        host.run(Path(__file__).parent.parent / "examples" / "fcfs.py", HAND, {"zz": "1"})
