@@ -139,14 +139,47 @@ class Host:
                 "fresh": fresh,
             }
         )
+        return self._records(policy, f"scenario {scenario.name}".rstrip(), doc)
+
+    @staticmethod
+    def _records(policy: str, what: str, doc: dict[str, Any]) -> Run:
         if doc.get("error"):
-            name = f" {scenario.name}" if scenario.name else ""
-            raise RunError(f"{policy} on scenario{name}: {doc['error']}")
+            raise RunError(f"{policy} on {what}: {doc['error']}")
         recs = {}
         for i, job_id in enumerate(doc["ids"]):
             p = doc["promised"][i]
             recs[job_id] = Record(job_id, doc["starts"][i], doc["ends"][i], None if p < 0 else p, doc["killed"][i])
         return Run(recs, doc.get("summary") or {})
+
+    def run_trace(
+        self,
+        policy: str | os.PathLike[str],
+        first: int,
+        count: int,
+        trace: str | os.PathLike[str] = "",
+        params: Mapping[str, str] | None = None,
+        *,
+        seed: int = 1,
+        exact: bool = False,
+    ) -> Run:
+        """Runs policy on the jobs first to first+count-1 of a trace (with
+        schedlab's default cleaning; "" is the KTH-SP2 log schedlab ships),
+        the windows of schedlab.gym's episodes."""
+        policy = os.fspath(policy)
+        if os.path.exists(policy):
+            policy = os.path.abspath(policy)
+        doc = self._service.ask(
+            {
+                "policy": policy,
+                "params": dict(params or {}),
+                "trace": os.path.abspath(trace) if trace else "",
+                "first": first,
+                "count": count,
+                "seed": seed,
+                "exact": exact,
+            }
+        )
+        return self._records(policy, f"jobs {first} to {first + count - 1}", doc)
 
     def check(
         self,
