@@ -85,12 +85,12 @@ type Stats struct {
 	Ranks []RankStats `json:"ranks,omitempty"`
 	// Paths is the number of paths kept over all ranks (rank approach) and
 	// Cuts the extensions cut because no extension of them could satisfy a
-	// constraint (the paper's rule 1). Duplicates counts the paths cut as
-	// not unique (rule 2): extending a path only by variables after its
-	// last makes every selection's path unique, so it stays 0.
-	Paths      int64 `json:"paths,omitempty"`
-	Cuts       int64 `json:"cuts,omitempty"`
-	Duplicates int64 `json:"duplicates"`
+	// constraint (the paper's rule 1). There is no count for rule 2 ("the
+	// path is not unique"): extending a path only by variables after its
+	// last gives each selection one path, so the rule has nothing to cut;
+	// TestRankCounts checks that every rank holds each selection once.
+	Paths int64 `json:"paths,omitempty"`
+	Cuts  int64 `json:"cuts,omitempty"`
 	// Nodes is the number of branch-and-bound nodes, Pruned those cut by
 	// the objective's bound or by a constraint.
 	Nodes  int64 `json:"nodes,omitempty"`
