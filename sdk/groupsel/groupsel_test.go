@@ -290,3 +290,63 @@ func membersOf(mask, n int) []int {
 	}
 	return sel
 }
+
+// TestAnytime: a solver stopped by its budget returns ErrBudget with the
+// best selection it met, which satisfies the constraints, not optimal, and
+// a bound no worse than the true optimum (from an enumeration); with a
+// budget large enough the same call proves the optimum, gap 0.
+func TestAnytime(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 3))
+	cases := []struct {
+		method Method
+		opts   Options
+	}{
+		{MethodRank, Options{MaxPaths: 20}},
+		{MethodRank, Options{MaxPaths: 200}},
+		{MethodRank, Options{MaxPaths: 200, Workers: 3}},
+		{MethodBnB, Options{MaxNodes: 5}},
+		{MethodBnB, Options{MaxNodes: 30}},
+	}
+	stopped := 0
+	for i := range 60 {
+		general := i%4 == 3
+		in := randomInstance(r, 8+r.IntN(5), 10+r.IntN(30), 1+r.IntN(3), general)
+		if i%5 == 4 {
+			in.Sense = Minimise
+		}
+		want, ok := bruteForce(t, in, UseSum)
+		if !ok {
+			continue
+		}
+		opt, _, _ := in.Evaluate(want)
+		for _, c := range cases {
+			s, err := Solve(in, c.method, c.opts)
+			if err == nil {
+				if !s.Optimal || s.Gap != 0 || !slices.Equal(s.Selected, want) {
+					t.Errorf("instance %d, %s %+v: no error but %+v", i, c.method, c.opts, s)
+				}
+				continue
+			}
+			if !errors.Is(err, ErrBudget) {
+				t.Fatalf("instance %d, %s %+v: %v", i, c.method, c.opts, err)
+			}
+			if s == nil {
+				continue // stopped before any feasible selection
+			}
+			stopped++
+			_, _, feasible := in.Evaluate(s.Selected)
+			// The bound holds the optimum: above it when maximising,
+			// below when minimising.
+			holds := s.Bound >= opt-1e-9 && opt >= s.Value-1e-9
+			if in.Sense == Minimise {
+				holds = s.Bound <= opt+1e-9 && opt <= s.Value+1e-9
+			}
+			if !feasible || s.Optimal || !holds || s.Gap != abs(s.Bound-s.Value) {
+				t.Errorf("instance %d, %s %+v: %+v (feasible %v), optimum %v", i, c.method, c.opts, s, feasible, opt)
+			}
+		}
+	}
+	if stopped < 50 {
+		t.Errorf("only %d stopped solves returned a selection: the budgets test too little", stopped)
+	}
+}

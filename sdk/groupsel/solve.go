@@ -65,7 +65,8 @@ const (
 	DefaultMaxNodes = 1 << 30
 )
 
-// Solution is an optimal selection.
+// Solution is an optimal selection, or, returned beside ErrBudget, the best
+// selection found before the budget ran out.
 type Solution struct {
 	// Selected are the indices of the variables set to 1, ascending.
 	Selected []int
@@ -73,7 +74,16 @@ type Solution struct {
 	// order; LHS is each constraint's left-hand side.
 	Value float64
 	LHS   []float64
-	Stats Stats
+	// Optimal is true when the solver proved the selection first in the
+	// order of solutions; false beside ErrBudget.
+	Optimal bool
+	// Bound is the best objective that any selection can have, as far as
+	// the solver proved it (at least Value when maximising, at most when
+	// minimising); Gap is |Bound - Value|, 0 when Optimal. A gap of 0
+	// without Optimal means the value is optimal but a selection of equal
+	// value might come first in the order of solutions.
+	Bound, Gap float64
+	Stats      Stats
 }
 
 // Stats counts what a solver did.
@@ -286,7 +296,17 @@ func members(set []uint64) []int {
 func solution(in *Instance, best *candidate, st Stats) *Solution {
 	sel := members(best.set)
 	v, lhs, _ := in.Evaluate(sel)
-	return &Solution{Selected: sel, Value: v, LHS: lhs, Stats: st}
+	return &Solution{Selected: sel, Value: v, LHS: lhs, Optimal: true, Bound: v, Stats: st}
+}
+
+// stopped is solution for a search a budget stopped: best is the incumbent
+// and bound (maximised) bounds every selection the search did not meet.
+func stopped(in *Instance, best *candidate, st Stats, bound float64) *Solution {
+	s := solution(in, best, st)
+	s.Optimal = false
+	s.Bound = external(in, max(bound, best.value))
+	s.Gap = abs(s.Bound - s.Value)
+	return s
 }
 
 func sum(xs []float64) float64 {
