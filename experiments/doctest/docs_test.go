@@ -238,3 +238,35 @@ func TestPoolVsNodesDoc(t *testing.T) {
 	}
 	docTables(t, doc, 5, "../../experiments/pool-vs-nodes/summarize", "-campaigns", dir)
 }
+
+// TestMinukhinDoc checks the tables of docs/reproductions/minukhin2010.md
+// that do not need the Table 1 grid (minutes of solving): the sweep over
+// the number of variables, from the copies of its Parquet files committed
+// in experiments/minukhin2010/runs (timings are a record, not something a
+// rerun repeats), and the waits on KTH-SP2, from the campaign
+// kth-waits.toml run here (about 5 s, deterministic).
+func TestMinukhinDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no campaign")
+	}
+	root := filepath.Join("..", "..")
+	doc := reproductionDoc(t, "minukhin2010")
+	dir := t.TempDir()
+	vars, err := filepath.Glob(filepath.Join(root, "experiments", "minukhin2010", "runs", "vars-*.parquet"))
+	if err != nil || len(vars) == 0 {
+		t.Fatalf("no committed vars-*.parquet (%v)", err)
+	}
+	for _, f := range vars {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := run(t, "run", "../../experiments/minukhin2010/kth-waits.toml", "--out", filepath.Join(dir, "kth-waits"), "-q"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	docTables(t, doc, 2, "../../experiments/minukhin2010/summarize", "-dir", dir)
+}

@@ -9,6 +9,7 @@ package opb
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -85,6 +86,17 @@ func Read(r io.Reader, name string) (*groupsel.Instance, error) {
 	if s := strings.TrimSpace(stmt.String()); s != "" {
 		return nil, &Error{name, start, fmt.Sprintf("statement %q does not end with ;", clip(s))}
 	}
+	// An empty file (or comments only) is not an instance with nothing to
+	// choose: more likely a truncated or wrong file, so it is an error.
+	if !p.seenObj && len(p.cons) == 0 {
+		return nil, &Error{name, max(line, 1), "no objective and no constraint: the file holds no instance"}
+	}
+	// A literal beyond the header's count is a file that contradicts
+	// itself; growing N silently would hide the mistake. The statements
+	// check it as they go; this catches a header after them.
+	if p.declared > 0 && p.maxVar > p.declared {
+		return nil, &Error{name, p.maxVarLine, fmt.Sprintf("literal x%d beyond the header's #variable= %d", p.maxVar, p.declared)}
+	}
 	in := &groupsel.Instance{N: max(p.declared, p.maxVar), Terms: p.terms, Sense: p.sense, Constraints: p.cons}
 	in.Objective = make([]float64, len(p.terms))
 	for t, v := range p.obj {
@@ -97,15 +109,17 @@ func Read(r io.Reader, name string) (*groupsel.Instance, error) {
 }
 
 type parser struct {
-	name     string
-	declared int // #variable= of the header
-	maxVar   int
-	terms    [][]int
-	index    map[string]int // a term's variables, as text, to its index
-	obj      map[int]float64
-	sense    groupsel.Sense
-	seenObj  bool
-	cons     []groupsel.Constraint
+	name       string
+	declared   int // #variable= of the header
+	maxVar     int
+	maxVarLine int // the line of the statement where maxVar was first used
+	terms      [][]int
+	index      map[string]int // a term's variables, as text, to its index
+	obj        map[int]float64
+	sense      groupsel.Sense
+	seenObj    bool
+	cons       []groupsel.Constraint
+	line       int // the line where the current statement starts
 }
 
 // header reads "#variable= N" from a comment line.
@@ -127,6 +141,7 @@ func (p *parser) statement(s string, line int) error {
 	if s == "" {
 		return bad("an empty statement (a lone ;)")
 	}
+	p.line = line
 	for _, head := range []string{"min:", "max:"} {
 		if rest, ok := strings.CutPrefix(s, head); ok {
 			if p.seenObj {
@@ -213,7 +228,12 @@ func (p *parser) sum(f []string, bad func(string, ...any) error) (map[int]float6
 			if err != nil {
 				return nil, 0, bad("literal %q: %v", f[i], err)
 			}
-			p.maxVar = max(p.maxVar, v+1)
+			if p.declared > 0 && v+1 > p.declared {
+				return nil, 0, bad("literal %q beyond the header's #variable= %d", f[i], p.declared)
+			}
+			if v+1 > p.maxVar {
+				p.maxVar, p.maxVarLine = v+1, p.line
+			}
 			if negated {
 				neg = append(neg, v)
 			} else {
@@ -281,12 +301,16 @@ func literal(w string) (v int, negated bool, err error) {
 
 // number reads an integer coefficient, which a float64 must hold exactly.
 func number(w string) (float64, error) {
+	const beyond = "beyond 2^53, which the solvers cannot hold exactly"
 	n, err := strconv.ParseInt(w, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, errors.New(beyond) // an integer, too long for int64
+	}
 	if err != nil {
 		return 0, fmt.Errorf("not an integer")
 	}
 	if n > 1<<53 || n < -(1<<53) {
-		return 0, fmt.Errorf("beyond 2^53, which the solvers cannot hold exactly")
+		return 0, errors.New(beyond)
 	}
 	return float64(n), nil
 }

@@ -60,6 +60,14 @@ func TestErrors(t *testing.T) {
 		"min: +1 x1 ;\nmax: +1 x1 ;\n":     "f:2: a second objective",
 		";\n":                              "f:1: an empty statement (a lone ;)",
 		"+1 x1 x2 >= 1 ; +1 x3 >= 1 ; ;\n": "f:1: an empty statement (a lone ;)",
+		// A number too long for 64 bits is out of range, not "not an integer".
+		"+1 x1 >= 12345678901234567890 ;\n": `f:1: bound "12345678901234567890": beyond 2^53, which the solvers cannot hold exactly`,
+		"-12345678901234567890 x1 >= 1 ;\n": `f:1: coefficient "-12345678901234567890": beyond 2^53, which the solvers cannot hold exactly`,
+		"":                                  "f:1: no objective and no constraint: the file holds no instance",
+		"* #variable= 2\n* nothing else\n":  "f:2: no objective and no constraint: the file holds no instance",
+		"* #variable= 2\n+1 x1 >= 1 ;\n+1 x1\n +1 x3 >= 1 ;\n+1 x4 >= 0 ;\n": `f:3: literal "x3" beyond the header's #variable= 2`,
+		"* #variable= 2\nmin: +1 ~x3 ;\n+1 x1 >= 1 ;\n":                      `f:2: literal "~x3" beyond the header's #variable= 2`,
+		"+1 x5 >= 1 ;\n* #variable= 2\n":                                     "f:1: literal x5 beyond the header's #variable= 2",
 	} {
 		_, err := Read(strings.NewReader(src), "f")
 		var e *Error

@@ -28,7 +28,12 @@ func BranchAndBound(in *Instance, opts Options) (*Solution, error) {
 	s.best = p.greedy(s)
 	s.dfs(0)
 	if s.overflow {
-		return nil, fmt.Errorf("%w: more than %d branch-and-bound nodes (Options.MaxNodes)", ErrBudget, limit)
+		err := fmt.Errorf("%w: more than %d branch-and-bound nodes (Options.MaxNodes)", ErrBudget, limit)
+		if s.best == nil {
+			return nil, err
+		}
+		s.st.Workers = 1
+		return stopped(in, s.best, s.st, s.pending), err
 	}
 	if s.best == nil {
 		return nil, ErrInfeasible
@@ -60,7 +65,10 @@ type search struct {
 	st       Stats
 	limit    int64
 	overflow bool
-	depth    int // the variables below it are fixed
+	// pending bounds the subtrees left unexplored when the budget ran
+	// out: the node where it did and the 0-branches above it.
+	pending float64
+	depth   int // the variables below it are fixed
 }
 
 // knapsackBound bounds the objective of any completion by a fractional
@@ -119,7 +127,8 @@ func byRatio(p *problem, w []float64) []int {
 func newSearch(p *problem, limit int64) *search {
 	m := len(p.bound)
 	s := &search{p: p, ones: make([]int, len(p.terms)), dead: make([]int, len(p.terms)), set: make([]uint64, (p.n+63)/64),
-		lhs: make([]float64, m), lo: make([]float64, m), hi: make([]float64, m), scratch: make([]float64, m), limit: limit, st: Stats{Method: MethodBnB}}
+		lhs: make([]float64, m), lo: make([]float64, m), hi: make([]float64, m), scratch: make([]float64, m), limit: limit, st: Stats{Method: MethodBnB},
+		pending: math.Inf(-1)}
 	// The capacities get a fractional knapsack bound, unless they are too
 	// many for the memory it takes.
 	for c, mono := range p.monotone {
@@ -311,6 +320,7 @@ func (s *search) dfs(v int) {
 	s.st.Nodes++
 	if s.st.Nodes > s.limit {
 		s.overflow = true
+		s.pending = max(s.pending, s.nodeBound())
 		return
 	}
 	if s.prune() {
@@ -351,12 +361,32 @@ func (s *search) dfs(v int) {
 			s.kill(t)
 		}
 	}
-	s.dfs(v + 1)
+	if s.overflow {
+		// The budget ran out in the 1-branch: this 0-branch is never
+		// explored, and its bound is what the incumbent may miss.
+		s.pending = max(s.pending, s.nodeBound())
+	} else {
+		s.dfs(v + 1)
+	}
 	for _, t := range p.termsOf[v] {
 		if s.dead[t]--; s.dead[t] == 0 {
 			s.revive(t)
 		}
 	}
+}
+
+// nodeBound bounds the objective of every feasible completion of the
+// node: -Inf when the constraints' ranges exclude all of them.
+func (s *search) nodeBound() float64 {
+	for c, b := range s.p.bound {
+		eps := 1e-9 * max(1, abs(b))
+		lo, hi := s.lhs[c]+s.lo[c], s.lhs[c]+s.hi[c]
+		switch rel := s.p.rel[c]; {
+		case (rel == LE || rel == EQ) && lo > b+eps, (rel == GE || rel == EQ) && hi < b-eps:
+			return math.Inf(-1)
+		}
+	}
+	return min(s.value+s.potObj, s.knapsackBound())
 }
 
 // prune reports whether no completion of the node can satisfy the

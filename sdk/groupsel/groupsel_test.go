@@ -2,6 +2,8 @@ package groupsel
 
 import (
 	"errors"
+	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -215,5 +217,136 @@ func TestAgainstBruteForce(t *testing.T) {
 				t.Errorf("instance %d: %d workers give %+v, 1 gives %+v", i, w, par, rank)
 			}
 		}
+	}
+}
+
+// TestRankCounts checks the rank approach's counts against an enumeration,
+// on capacity-only instances (where a selection within the capacities has
+// all its subsets within them too): rank r keeps exactly the selections of
+// r variables within the capacities, so none twice (the paper's rule 2 has
+// nothing to cut), and cuts exactly those beyond them whose selection
+// without its last variable is within them (rule 1). A hand-built case
+// comes first, then random ones.
+func TestRankCounts(t *testing.T) {
+	// x0 + x1 + x2 <= 2 with x0 x1 x2 worth more: ranks 1 and 2 keep all
+	// 3 selections each, rank 3's one is cut and the rank holds no path.
+	hand := &Instance{N: 3, Terms: [][]int{{0}, {1}, {2}, {0, 1, 2}}, Objective: []float64{1, 1, 1, 10},
+		Constraints: []Constraint{{Coefs: []Coef{{0, 1}, {1, 1}, {2, 1}}, Rel: LE, Bound: 2}}}
+	cases := []struct {
+		name string
+		in   *Instance
+	}{{"hand", hand}}
+	r := rand.New(rand.NewPCG(34, 1))
+	for i := range 40 {
+		cases = append(cases, struct {
+			name string
+			in   *Instance
+		}{fmt.Sprintf("random %d", i), randomInstance(r, 4+r.IntN(9), 5+r.IntN(40), 1+r.IntN(3), false)})
+	}
+	for _, c := range cases {
+		in := c.in
+		paths, cuts := make([]int64, in.N+1), make([]int64, in.N+1)
+		within := func(mask int) bool {
+			_, _, ok := in.Evaluate(membersOf(mask, in.N))
+			return ok
+		}
+		for mask := range 1 << in.N {
+			k := bits.OnesCount(uint(mask))
+			switch {
+			case within(mask):
+				paths[k]++
+			case within(mask &^ (1 << (bits.Len(uint(mask)) - 1))):
+				cuts[k]++
+			}
+		}
+		s, err := Rank(in, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var gotPaths, gotCuts []int64
+		for _, rs := range s.Stats.Ranks {
+			gotPaths, gotCuts = append(gotPaths, rs.Paths), append(gotCuts, rs.Cuts)
+		}
+		// Ranks stop after the first with neither paths nor cuts.
+		last := len(paths) - 1
+		for last > 0 && paths[last] == 0 && cuts[last] == 0 {
+			last--
+		}
+		if !slices.Equal(gotPaths, paths[:last+1]) || !slices.Equal(gotCuts, cuts[:last+1]) {
+			t.Errorf("%s: paths %v cuts %v per rank, enumeration %v and %v", c.name, gotPaths, gotCuts, paths[:last+1], cuts[:last+1])
+		}
+		if c.name == "hand" && (!slices.Equal(gotPaths, []int64{1, 3, 3, 0}) || !slices.Equal(gotCuts, []int64{0, 0, 0, 1})) {
+			t.Errorf("hand: paths %v cuts %v, want [1 3 3 0] and [0 0 0 1]", gotPaths, gotCuts)
+		}
+	}
+}
+
+func membersOf(mask, n int) []int {
+	sel := []int{}
+	for v := range n {
+		if mask&(1<<v) != 0 {
+			sel = append(sel, v)
+		}
+	}
+	return sel
+}
+
+// TestAnytime: a solver stopped by its budget returns ErrBudget with the
+// best selection it met, which satisfies the constraints, not optimal, and
+// a bound no worse than the true optimum (from an enumeration); with a
+// budget large enough the same call proves the optimum, gap 0.
+func TestAnytime(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 3))
+	cases := []struct {
+		method Method
+		opts   Options
+	}{
+		{MethodRank, Options{MaxPaths: 20}},
+		{MethodRank, Options{MaxPaths: 200}},
+		{MethodRank, Options{MaxPaths: 200, Workers: 3}},
+		{MethodBnB, Options{MaxNodes: 5}},
+		{MethodBnB, Options{MaxNodes: 30}},
+	}
+	stopped := 0
+	for i := range 60 {
+		general := i%4 == 3
+		in := randomInstance(r, 8+r.IntN(5), 10+r.IntN(30), 1+r.IntN(3), general)
+		if i%5 == 4 {
+			in.Sense = Minimise
+		}
+		want, ok := bruteForce(t, in, UseSum)
+		if !ok {
+			continue
+		}
+		opt, _, _ := in.Evaluate(want)
+		for _, c := range cases {
+			s, err := Solve(in, c.method, c.opts)
+			if err == nil {
+				if !s.Optimal || s.Gap != 0 || !slices.Equal(s.Selected, want) {
+					t.Errorf("instance %d, %s %+v: no error but %+v", i, c.method, c.opts, s)
+				}
+				continue
+			}
+			if !errors.Is(err, ErrBudget) {
+				t.Fatalf("instance %d, %s %+v: %v", i, c.method, c.opts, err)
+			}
+			if s == nil {
+				continue // stopped before any feasible selection
+			}
+			stopped++
+			_, _, feasible := in.Evaluate(s.Selected)
+			// The bound holds the optimum: above it when maximising,
+			// below when minimising.
+			holds := s.Bound >= opt-1e-9 && opt >= s.Value-1e-9
+			if in.Sense == Minimise {
+				holds = s.Bound <= opt+1e-9 && opt <= s.Value+1e-9
+			}
+			if !feasible || s.Optimal || !holds || s.Gap != abs(s.Bound-s.Value) {
+				t.Errorf("instance %d, %s %+v: %+v (feasible %v), optimum %v", i, c.method, c.opts, s, feasible, opt)
+			}
+		}
+	}
+	if stopped < 50 {
+		t.Errorf("only %d stopped solves returned a selection: the budgets test too little", stopped)
 	}
 }

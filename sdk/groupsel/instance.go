@@ -91,7 +91,9 @@ var (
 	// ErrInfeasible: no selection satisfies the constraints.
 	ErrInfeasible = errors.New("no selection satisfies the constraints")
 	// ErrBudget: the search exceeded its budget (Options.MaxPaths or
-	// MaxNodes) before proving the optimum.
+	// MaxNodes) before proving the optimum. The solvers then also return
+	// the best selection they found, if any, with Optimal false and a
+	// bound on the optimum (Solution.Bound, Gap).
 	ErrBudget = errors.New("the search exceeded its budget")
 	// ErrInstance: the instance is malformed.
 	ErrInstance = errors.New("malformed instance")

@@ -3,6 +3,8 @@ package groupsel
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"sync"
 )
 
@@ -100,12 +102,27 @@ func Rank(in *Instance, opts Options) (*Solution, error) {
 			}()
 		}
 		wg.Wait()
+		// stop returns, beside ErrBudget, the best selection met so far
+		// (this rank's outputs included) and a bound on the optimum:
+		// every selection not yet met extends a path of the rank before.
+		stop := func() (*Solution, error) {
+			err := fmt.Errorf("%w: more than %d paths by rank %d (Options.MaxPaths; the branch and bound needs none)", ErrBudget, budget, r)
+			for _, o := range outs {
+				if o.best != nil {
+					consider(o.best)
+				}
+			}
+			if best == nil {
+				return nil, err
+			}
+			return stopped(in, best, st, p.frontierBound(masks, cur)), err
+		}
 		rs := RankStats{Rank: r}
 		next := make([]segment, 0, len(outs))
 		var local *candidate
 		for _, o := range outs {
 			if o.overflow {
-				return nil, fmt.Errorf("%w: more than %d paths by rank %d (Options.MaxPaths; the branch and bound needs none)", ErrBudget, budget, r)
+				return stop()
 			}
 			next = append(next, segment{paths: o.paths, lhs: o.lhs})
 			rs.Paths += int64(len(o.paths))
@@ -119,7 +136,7 @@ func Rank(in *Instance, opts Options) (*Solution, error) {
 		st.Paths += rs.Paths
 		st.Cuts += rs.Cuts
 		if st.Paths > int64(budget) {
-			return nil, fmt.Errorf("%w: more than %d paths by rank %d (Options.MaxPaths; the branch and bound needs none)", ErrBudget, budget, r)
+			return stop()
 		}
 		if local != nil {
 			consider(local)
@@ -135,6 +152,30 @@ func Rank(in *Instance, opts Options) (*Solution, error) {
 		return nil, ErrInfeasible
 	}
 	return solution(in, best, st), nil
+}
+
+// frontierBound bounds the objective of every extension of the paths of
+// segs: a path ending at last can still gain only the positive terms that
+// hold a variable after last (a term of its own variables alone is active
+// already or never will be), so the bound is the path's value plus those.
+func (p *problem) frontierBound(masks []uint64, segs []segment) float64 {
+	// gain[q+1]: the positive terms holding a variable after q.
+	gain := make([]float64, p.n+1)
+	for t, m := range masks {
+		if p.obj[t] > 0 && m != 0 {
+			top := 63 - bits.LeadingZeros64(m) // the term's last variable
+			for q := -1; q < top; q++ {
+				gain[q+1] += p.obj[t]
+			}
+		}
+	}
+	b := math.Inf(-1)
+	for _, sg := range segs {
+		for _, pa := range sg.paths {
+			b = max(b, pa.value+gain[pa.last+1])
+		}
+	}
+	return b
 }
 
 // segment is consecutive paths of a rank with their left-hand sides.

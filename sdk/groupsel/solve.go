@@ -65,7 +65,8 @@ const (
 	DefaultMaxNodes = 1 << 30
 )
 
-// Solution is an optimal selection.
+// Solution is an optimal selection, or, returned beside ErrBudget, the best
+// selection found before the budget ran out.
 type Solution struct {
 	// Selected are the indices of the variables set to 1, ascending.
 	Selected []int
@@ -73,7 +74,16 @@ type Solution struct {
 	// order; LHS is each constraint's left-hand side.
 	Value float64
 	LHS   []float64
-	Stats Stats
+	// Optimal is true when the solver proved the selection first in the
+	// order of solutions; false beside ErrBudget.
+	Optimal bool
+	// Bound is the best objective that any selection can have, as far as
+	// the solver proved it (at least Value when maximising, at most when
+	// minimising); Gap is |Bound - Value|, 0 when Optimal. A gap of 0
+	// without Optimal means the value is optimal but a selection of equal
+	// value might come first in the order of solutions.
+	Bound, Gap float64
+	Stats      Stats
 }
 
 // Stats counts what a solver did.
@@ -85,12 +95,12 @@ type Stats struct {
 	Ranks []RankStats `json:"ranks,omitempty"`
 	// Paths is the number of paths kept over all ranks (rank approach) and
 	// Cuts the extensions cut because no extension of them could satisfy a
-	// constraint (the paper's rule 1). Duplicates counts the paths cut as
-	// not unique (rule 2): extending a path only by variables after its
-	// last makes every selection's path unique, so it stays 0.
-	Paths      int64 `json:"paths,omitempty"`
-	Cuts       int64 `json:"cuts,omitempty"`
-	Duplicates int64 `json:"duplicates"`
+	// constraint (the paper's rule 1). There is no count for rule 2 ("the
+	// path is not unique"): extending a path only by variables after its
+	// last gives each selection one path, so the rule has nothing to cut;
+	// TestRankCounts checks that every rank holds each selection once.
+	Paths int64 `json:"paths,omitempty"`
+	Cuts  int64 `json:"cuts,omitempty"`
 	// Nodes is the number of branch-and-bound nodes, Pruned those cut by
 	// the objective's bound or by a constraint.
 	Nodes  int64 `json:"nodes,omitempty"`
@@ -286,7 +296,17 @@ func members(set []uint64) []int {
 func solution(in *Instance, best *candidate, st Stats) *Solution {
 	sel := members(best.set)
 	v, lhs, _ := in.Evaluate(sel)
-	return &Solution{Selected: sel, Value: v, LHS: lhs, Stats: st}
+	return &Solution{Selected: sel, Value: v, LHS: lhs, Optimal: true, Bound: v, Stats: st}
+}
+
+// stopped is solution for a search a budget stopped: best is the incumbent
+// and bound (maximised) bounds every selection the search did not meet.
+func stopped(in *Instance, best *candidate, st Stats, bound float64) *Solution {
+	s := solution(in, best, st)
+	s.Optimal = false
+	s.Bound = external(in, max(bound, best.value))
+	s.Gap = abs(s.Bound - s.Value)
+	return s
 }
 
 func sum(xs []float64) float64 {

@@ -12,7 +12,7 @@ import (
 
 // TestSummarize runs a small benchmark and a small sweep, and checks the
 // tables: the paper's times beside ours, every solve agreeing, the
-// sweep's 2^n.
+// sweep's 2^n and its columns for 2 workers.
 func TestSummarize(t *testing.T) {
 	dir := t.TempDir()
 	p := table1.Paper(0)
@@ -28,7 +28,7 @@ func TestSummarize(t *testing.T) {
 	}
 	for _, n := range []int{8, 9} {
 		s := b
-		s.Params.Vars, s.Params.Degree, s.Terms, s.Workers = n, n, []int{40}, []int{1}
+		s.Params.Vars, s.Params.Degree, s.Terms, s.Workers = n, n, []int{40}, []int{1, 2}
 		rows, err := s.Run(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func TestSummarize(t *testing.T) {
 	for _, want := range []string{
 		"| 50 | 0.05 | 0.04 | 0.80 |", "| 60 | 0.07 | 0.05 | 0.71 |",
 		"agrees with the branch and bound, value and selection, on 12 of 12 solves",
-		"| 8 | 256 |", "| 9 | 512 |", "3/3 |",
+		"| 8 | 256 |", "| 9 | 512 |", "6/6 |", "| rank, 2 workers (s) | 2 / 1 worker |",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text)
