@@ -163,6 +163,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"slurm", "submit", missing + ".toml", "--array", "2"},
 		{"slurm", "status", missing},
 		{"slurm", "merge", missing},
+		{"serve-env"},
 	} {
 		out, err := run(t, args...)
 		if exitCode(err) != exitBadInput || !strings.Contains(out, "schedlab: ") {

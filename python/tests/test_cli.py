@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,13 @@ def test_serving_by_hand_says_what_it_is(examples: Path) -> None:
     r = run(str(examples / "fcfs.py"))
     assert r.returncode == 2
     assert "serves the schedlab policy fcfs-py" in r.stderr
+
+
+def test_a_host_without_the_call_protocol(examples: Path) -> None:
+    env = dict(os.environ, SCHEDLAB_PLUGIN="policy-v1-2d5c8a0e", SCHEDLAB_CALLS_FD="3", PLUGIN_PROTOCOL_VERSIONS="5,6")
+    r = subprocess.run(
+        [sys.executable, "-m", "schedlab.plugin", str(examples / "fcfs.py")], capture_output=True, text=True, env=env
+    )
+    assert r.returncode == 1
+    assert "schedlab host speaks protocols 5, 6" in r.stderr
+    assert "needs the call protocol 101" in r.stderr
