@@ -166,6 +166,12 @@ func printScaffold(w io.Writer, dir string, o scaffoldOptions, wrote []string) {
 	fmt.Fprintf(w, "  go test ./...                     # the first build compiles gRPC and go-plugin: about 45 s on 2 cores, silently\n")
 	fmt.Fprintf(w, "  schedlab run %s.toml\n", o.Name)
 	fmt.Fprintf(w, "  schedlab compare out/%s --baseline policy=easy\n", o.Name)
+	sayWhereSchedlab(w, o)
+}
+
+// sayWhereSchedlab says which schedlab the PATH holds, or how to put one
+// there: a new author's next command calls it.
+func sayWhereSchedlab(w io.Writer, o scaffoldOptions) {
 	if path, err := exec.LookPath("schedlab"); err == nil {
 		fmt.Fprintf(w, "schedlab is %s\n", path)
 		return
@@ -194,9 +200,5 @@ func printPythonScaffold(w io.Writer, dir string, o scaffoldOptions, wrote []str
 	fmt.Fprintf(w, "  python -m pytest\n")
 	fmt.Fprintf(w, "  schedlab run %s.toml\n", o.Name)
 	fmt.Fprintf(w, "  schedlab compare out/%s --baseline policy=easy\n", o.Name)
-	if path, err := exec.LookPath("schedlab"); err == nil {
-		fmt.Fprintf(w, "schedlab is %s\n", path)
-		return
-	}
-	fmt.Fprintf(w, "no schedlab on your PATH: `go install ./cmd/schedlab`, run in a schedlab checkout, puts it in $(go env GOPATH)/bin; add that folder to PATH\n")
+	sayWhereSchedlab(w, o)
 }

@@ -201,11 +201,7 @@ func writeScaffold(dir string, o scaffoldOptions) ([]string, error) {
 	}
 	var wrote []string
 	write := func(path string, b []byte) error {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, b, 0o644); err != nil {
+		if err := writeFile(dir, path, b); err != nil {
 			return err
 		}
 		wrote = append(wrote, path)

@@ -103,6 +103,27 @@ func TestKovalenkoDoc(t *testing.T) {
 	docTables(t, doc, 8, "../../experiments/kovalenko2006/summarize", "-dir", dir)
 }
 
+// committedRuns lays out the committed copies runs/NAME.parquet of
+// campaigns' runs.parquet as campaign folders NAME/runs.parquet in a
+// temporary folder, which it returns, for a summarize program to read.
+func committedRuns(t *testing.T, runs string, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, c := range names {
+		b, err := os.ReadFile(filepath.Join(runs, c+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c, "runs.parquet"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // reproductionDoc reads docs/reproductions/NAME.md.
 func reproductionDoc(t *testing.T, name string) []byte {
 	t.Helper()
@@ -198,19 +219,7 @@ func TestPetuninDoc(t *testing.T) {
 func TestKopanskiDoc(t *testing.T) {
 	root := filepath.Join("..", "..")
 	doc := reproductionDoc(t, "kopanski2021")
-	dir := t.TempDir()
-	for _, c := range []string{"kth", "parts"} {
-		b, err := os.ReadFile(filepath.Join(root, "experiments", "kopanski2021", "runs", c+".parquet"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(dir, c), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, c, "runs.parquet"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := committedRuns(t, filepath.Join(root, "experiments", "kopanski2021", "runs"), "kth", "parts")
 	docTables(t, doc, 7, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
 }
 
@@ -223,19 +232,7 @@ func TestPoolVsNodesDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for _, c := range []string{"blue", "thunder", "ricc", "curie"} {
-		b, err := os.ReadFile(filepath.Join(root, "experiments", "pool-vs-nodes", "runs", c+".parquet"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(dir, c), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, c, "runs.parquet"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := committedRuns(t, filepath.Join(root, "experiments", "pool-vs-nodes", "runs"), "blue", "thunder", "ricc", "curie")
 	docTables(t, doc, 5, "../../experiments/pool-vs-nodes/summarize", "-campaigns", dir)
 }
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from schedlab import policytest
+from schedlab._service import find_schedlab
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -13,3 +17,15 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def examples() -> Path:
     """The folder of the shipped example policies."""
     return EXAMPLES
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[policytest.Host]:
+    """A policytest host (a serve-env process) for a test module; skipped,
+    saying why, without a schedlab command."""
+    try:
+        find_schedlab()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    with policytest.Host() as h:
+        yield h

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,16 +18,6 @@ from schedlab._service import find_schedlab  # noqa: E402
 from schedlab.gym import SchedulingEnv  # noqa: E402
 
 LEARNED = Path(__file__).resolve().parent.parent / "examples" / "learned"
-
-
-@pytest.fixture(scope="module")
-def host() -> Iterator[policytest.Host]:
-    try:
-        find_schedlab()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    with policytest.Host() as h:
-        yield h
 
 
 @pytest.mark.parametrize("first", [20000, 24000])

@@ -3,13 +3,11 @@ between runs, and failures that name their cause."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from schedlab import policytest
-from schedlab._service import find_schedlab
 
 HAND = policytest.Scenario(
     procs=10,
@@ -22,16 +20,6 @@ HAND = policytest.Scenario(
         policytest.Job(5, submit=3, runtime=40, walltime=30, procs=10),
     ],
 )
-
-
-@pytest.fixture(scope="module")
-def host() -> Iterator[policytest.Host]:
-    try:
-        find_schedlab()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    with policytest.Host() as h:
-        yield h
 
 
 def test_hand_scenario(host: policytest.Host, examples: Path) -> None:

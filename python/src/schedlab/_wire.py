@@ -199,13 +199,6 @@ class Session:
                         raise ProtocolError(f"job index {j.index} arrived after {len(jobs)} jobs")
                     jobs.append(j)
                     queue.append(j)
-            elif dims == 1:
-                for v in self.job_struct.iter_unpack(p[off:end]):
-                    j = _new_job(*v[:12], v[12:])
-                    jobs.append(j)
-                    queue.append(j)
-                if jobs[-1].index != len(jobs) - 1:
-                    raise ProtocolError(f"job index {jobs[-1].index} arrived as job {len(jobs) - 1}")
             else:
                 for v in self.job_struct.iter_unpack(p[off:end]):
                     j = _new_job(*v[:12], v[12:])

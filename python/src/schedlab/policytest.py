@@ -84,6 +84,13 @@ class RunError(AssertionError):
     failed; the message is the host's."""
 
 
+def _ref(policy: str | os.PathLike[str]) -> str:
+    """A policy as serve-env resolves it: a file by its absolute path (the
+    process's folder is not the caller's), a reference policy by name."""
+    p = os.fspath(policy)
+    return os.path.abspath(p) if os.path.exists(p) else p
+
+
 class Host:
     """Runs policies on scenarios through a schedlab serve-env process,
     which keeps a policy's plugin process from run to run (as campaigns do)
@@ -115,9 +122,7 @@ class Host:
     ) -> Run:
         """Runs policy (a Python file, a plugin binary or a reference
         policy's name) on scenario; raises RunError when the run fails."""
-        policy = os.fspath(policy)
-        if os.path.exists(policy):
-            policy = os.path.abspath(policy)
+        policy = _ref(policy)
         doc = self._service.ask(
             {
                 "policy": policy,
@@ -165,9 +170,7 @@ class Host:
         """Runs policy on the jobs first to first+count-1 of a trace (with
         schedlab's default cleaning; "" is the KTH-SP2 log schedlab ships),
         the windows of schedlab.gym's episodes."""
-        policy = os.fspath(policy)
-        if os.path.exists(policy):
-            policy = os.path.abspath(policy)
+        policy = _ref(policy)
         doc = self._service.ask(
             {
                 "policy": policy,
