@@ -237,10 +237,11 @@ func TestPoolVsNodesDoc(t *testing.T) {
 }
 
 // TestMinukhinDoc checks the tables of docs/reproductions/minukhin2010.md
-// that do not need the Table 1 grid (minutes of solving): the sweep over
-// the number of variables, from the copies of its Parquet files committed
-// in experiments/minukhin2010/runs (timings are a record, not something a
-// rerun repeats), and the waits on KTH-SP2, from the campaign
+// that do not need the Table 1 grid (minutes of solving): the sweeps over
+// the number of variables and over the capacity, from the copies of their
+// Parquet files committed in experiments/minukhin2010/runs (timings are a
+// record, not something a rerun repeats), and the waits on KTH-SP2, from
+// the campaign
 // kth-waits.toml run here (about 5 s, deterministic).
 func TestMinukhinDoc(t *testing.T) {
 	if testing.Short() {
@@ -249,11 +250,15 @@ func TestMinukhinDoc(t *testing.T) {
 	root := filepath.Join("..", "..")
 	doc := reproductionDoc(t, "minukhin2010")
 	dir := t.TempDir()
-	vars, err := filepath.Glob(filepath.Join(root, "experiments", "minukhin2010", "runs", "vars-*.parquet"))
-	if err != nil || len(vars) == 0 {
-		t.Fatalf("no committed vars-*.parquet (%v)", err)
+	var files []string
+	for _, pat := range []string{"vars-*.parquet", "capsweep-*.parquet"} {
+		fs, err := filepath.Glob(filepath.Join(root, "experiments", "minukhin2010", "runs", pat))
+		if err != nil || len(fs) == 0 {
+			t.Fatalf("no committed %s (%v)", pat, err)
+		}
+		files = append(files, fs...)
 	}
-	for _, f := range vars {
+	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -265,5 +270,5 @@ func TestMinukhinDoc(t *testing.T) {
 	if out, err := run(t, "run", "../../experiments/minukhin2010/kth-waits.toml", "--out", filepath.Join(dir, "kth-waits"), "-q"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	docTables(t, doc, 2, "../../experiments/minukhin2010/summarize", "-dir", dir)
+	docTables(t, doc, 3, "../../experiments/minukhin2010/summarize", "-dir", dir)
 }

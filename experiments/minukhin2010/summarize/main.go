@@ -6,12 +6,14 @@
 //
 // table1.parquet is `schedlab groupsel bench` on the paper's grid;
 // vars-N.parquet the same at one number of terms for N variables (the
-// sweep over n); kth-waits/ and policy/ the campaigns
+// sweep over n); capsweep-C.parquet at one number of terms and n for
+// capacity C (the sweep down to tight capacities); kth-waits/ and policy/ the campaigns
 // experiments/minukhin2010/kth-waits.toml and policy.toml. Each part is
 // printed when its files are there.
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -105,6 +107,9 @@ func run(w io.Writer, dir string, milp int) error {
 		return fmt.Errorf("-milp needs %s", filepath.Join(dir, "table1.parquet"))
 	}
 	if err := sweep(w, dir); err != nil {
+		return err
+	}
+	if err := capSweep(w, dir); err != nil {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kth-waits", results.RunsFile)); err == nil {
@@ -352,6 +357,70 @@ func sweep(w io.Writer, dir string) error {
 			fmt.Fprintf(w, " %.4f [%.4f, %.4f] | %.2f |", p.secs2.Mean, p.secs2.CI.Lo, p.secs2.CI.Hi, p.secs2.Mean/p.secs.Mean)
 		}
 		fmt.Fprintf(w, " %.3f | %d/%d |\n", 1000*p.bnb.Mean, p.agree, p.total)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// capSweep prints, from the capsweep-C.parquet files (one number of terms
+// and of variables, capacity C), the time of the rank approach on 1 worker
+// and of the branch and bound against the capacity, with the paths and
+// the share of the 2^n selections they are (every feasible selection is a
+// path: a selection's subsets use no more of any resource).
+func capSweep(w io.Writer, dir string) error {
+	files, _ := filepath.Glob(filepath.Join(dir, "capsweep-*.parquet"))
+	type point struct {
+		capacity           float64
+		n                  int
+		terms              string
+		rank, bnb, paths   stats.Summary
+		faster, agree, all int
+	}
+	var pts []point
+	for _, f := range files {
+		rows, meta, err := read(f)
+		if err != nil {
+			return err
+		}
+		p := point{terms: meta["table1.terms"]}
+		p.capacity, _ = strconv.ParseFloat(meta["table1.capacity"], 64)
+		p.n, _ = strconv.Atoi(meta["table1.vars"])
+		var rank, bnb, paths []float64
+		rankAt, bnbAt := map[int]float64{}, map[int]float64{}
+		for _, r := range rows {
+			switch {
+			case r.method == "rank" && r.workers == 1:
+				rank, paths = append(rank, r.secs), append(paths, r.paths)
+				rankAt[r.instance] = r.secs
+				p.all++
+				if r.agrees {
+					p.agree++
+				}
+			case r.method == "bnb":
+				bnb = append(bnb, r.secs)
+				bnbAt[r.instance] = r.secs
+			}
+		}
+		for i, b := range bnbAt {
+			if r, ok := rankAt[i]; ok && b < r {
+				p.faster++
+			}
+		}
+		p.rank, p.bnb, p.paths = stats.Describe(rank, 0.95), stats.Describe(bnb, 0.95), stats.Describe(paths, 0.95)
+		pts = append(pts, p)
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	slices.SortFunc(pts, func(a, b point) int { return -cmp.Compare(a.capacity, b.capacity) })
+	fmt.Fprintf(w, "### Time against the capacity\n\n%d instances per point, %d variables, %s terms, 1 worker.\n\n",
+		pts[0].bnb.N, pts[0].n, strings.Trim(pts[0].terms, "[]"))
+	fmt.Fprintln(w, "| capacity (share of each constraint's sum) | paths (mean) | paths / 2^n (feasible share) | rank, 1 worker (ms) | bnb (ms) | bnb / rank | bnb faster (instances) | agree |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, p := range pts {
+		fmt.Fprintf(w, "| %g | %.0f | %.3f | %.1f [%.1f, %.1f] | %.2f [%.2f, %.2f] | %.3f | %d/%d | %d/%d |\n", p.capacity, p.paths.Mean,
+			p.paths.Mean/math.Ldexp(1, p.n), 1000*p.rank.Mean, 1000*p.rank.CI.Lo, 1000*p.rank.CI.Hi,
+			1000*p.bnb.Mean, 1000*p.bnb.CI.Lo, 1000*p.bnb.CI.Hi, p.bnb.Mean/p.rank.Mean, p.faster, p.bnb.N, p.agree, p.all)
 	}
 	fmt.Fprintln(w)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +38,17 @@ func TestSummarize(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, c := range []float64{0.5, 0.05} {
+		s := b
+		s.Params.Vars, s.Params.Degree, s.Params.Capacity, s.Terms, s.Workers = 8, 8, c, []int{40}, []int{1}
+		rows, err := s.Run(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(filepath.Join(dir, fmt.Sprintf("capsweep-%g.parquet", c)), rows, meta); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var out bytes.Buffer
 	if err := run(&out, dir, 0); err != nil {
 		t.Fatal(err)
@@ -46,6 +58,7 @@ func TestSummarize(t *testing.T) {
 		"| 50 | 0.05 | 0.04 | 0.80 |", "| 60 | 0.07 | 0.05 | 0.71 |",
 		"agrees with the branch and bound, value and selection, on 12 of 12 solves",
 		"| 8 | 256 |", "| 9 | 512 |", "6/6 |", "| rank, 2 workers (s) | 2 / 1 worker |",
+		"### Time against the capacity", "| 0.5 | ", "| 0.05 | ", "| 3/3 |\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text)
