@@ -91,6 +91,19 @@ def test_first_job_always_is_a_reference_policy(schedlab_cmd: str, backfill: boo
         env.close()
 
 
+def test_cleaning_settings(schedlab_cmd: str) -> None:
+    # Clamping the 8 jobs of KTH-SP2 without a runtime, which the default
+    # drops, keeps 28,475 jobs, the last window ending there.
+    env = SchedulingEnv(schedlab=schedlab_cmd, clean={"nonpositive-runtime": "clamp"})
+    try:
+        _, info = env.reset(seed=1, options={"first": 28475 - 256})
+        assert info["settings"]["clean"] == {"nonpositive-runtime": "clamp"}
+        with pytest.raises(ValueError, match="the trace has 28475 jobs"):
+            env.reset(seed=1, options={"first": 28475 - 255})
+    finally:
+        env.close()
+
+
 def test_bad_settings(schedlab_cmd: str, tmp_path: Any) -> None:
     with pytest.raises(ValueError, match="reward 'speed'"):
         SchedulingEnv(reward="speed", schedlab=schedlab_cmd)

@@ -47,6 +47,9 @@ type Request struct {
 	Trace string `json:"trace"`
 	// Procs is the pool's size; 0 takes the trace's.
 	Procs int64 `json:"procs"`
+	// Clean are the trace's cleaning settings by name (docs/semantics.md),
+	// the others at their defaults.
+	Clean map[string]string `json:"clean,omitempty"`
 	// First and Count choose the window: jobs First to First+Count-1 of
 	// the cleaned trace, in submit order. Count 0 runs to the end.
 	First int `json:"first"`
@@ -214,13 +217,26 @@ func (srv *server) workload(req Request) ([]sim.Input, int, int64, error) {
 		sim.Sort(jobs)
 		return jobs, len(jobs), req.Procs, nil
 	}
-	w, ok := srv.traces[req.Trace]
+	clean := workload.DefaultClean()
+	names := make([]string, 0, len(req.Clean))
+	for k := range req.Clean {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	key := req.Trace
+	for _, k := range names {
+		if err := clean.Set(k, req.Clean[k]); err != nil {
+			return nil, 0, 0, fmt.Errorf("clean: %w", err)
+		}
+		key += "\x00" + k + "=" + req.Clean[k]
+	}
+	w, ok := srv.traces[key]
 	if !ok {
 		var err error
-		if w, err = load(req.Trace); err != nil {
+		if w, err = load(req.Trace, clean); err != nil {
 			return nil, 0, 0, err
 		}
-		srv.traces[req.Trace] = w
+		srv.traces[key] = w
 	}
 	n := len(w.Jobs)
 	count := req.Count
@@ -271,11 +287,11 @@ func name(trace string) string {
 	return filepath.Base(trace)
 }
 
-// load reads a trace with the default cleaning; "" is the KTH-SP2 log
-// schedlab ships.
-func load(trace string) (*workload.Workload, error) {
+// load reads a trace cleaned as c says; "" is the KTH-SP2 log schedlab
+// ships.
+func load(trace string, c workload.Clean) (*workload.Workload, error) {
 	if trace != "" {
-		return workload.LoadSWF(trace, 0, workload.DefaultClean())
+		return workload.LoadSWF(trace, 0, c)
 	}
 	b, err := data.Files.ReadFile(data.KTH)
 	if err != nil {
@@ -290,7 +306,7 @@ func load(trace string) (*workload.Workload, error) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		return nil, err
 	}
-	return workload.LoadSWF(path, 0, workload.DefaultClean())
+	return workload.LoadSWF(path, 0, c)
 }
 
 // gone reports an error of a connection the environment closed.

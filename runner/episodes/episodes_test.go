@@ -46,6 +46,16 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(fin.Error, "/nonexistent.swf") {
 		t.Errorf("no such trace: %+v", fin)
 	}
+	// Cleaning settings: clamping the 8 jobs without a runtime to 1 s,
+	// which the default drops, keeps 28,475 of the log's 28,476 jobs.
+	fin = ask(t, env, Request{First: -1, Count: 1, Clean: map[string]string{"nonpositive-runtime": "clamp"}})
+	if fin.Jobs != 28475 {
+		t.Errorf("with nonpositive-runtime=keep: %+v", fin)
+	}
+	fin = ask(t, env, Request{First: -1, Count: 1, Clean: map[string]string{"nosuch": "x"}})
+	if !strings.Contains(fin.Error, "clean: ") || !strings.Contains(fin.Error, "nosuch") {
+		t.Errorf("a bad cleaning setting: %+v", fin)
+	}
 	fin = ask(t, env, Request{Count: 10, Policy: "nosuch"})
 	if !strings.Contains(fin.Error, `policy "nosuch" is neither a reference policy`) {
 		t.Errorf("no such policy: %+v", fin)

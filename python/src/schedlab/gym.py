@@ -85,6 +85,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         exact: bool = False,
         jobs: tuple[int, int] | None = None,
         procs: int = 0,
+        clean: dict[str, str] | None = None,
         schedlab: str | None = None,
     ) -> None:
         """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
@@ -93,8 +94,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         job that does not fit, when they do not delay it; exact: show
         actual runtimes as walltimes; jobs: the range [first, last) of the
         trace's jobs episodes are drawn from (to hold some out), default
-        all; procs: the pool's size (0: the trace's); schedlab: the
-        command (find_schedlab)."""
+        all; procs: the pool's size (0: the trace's); clean: cleaning
+        settings by name (schedlab's docs/semantics.md; the others at
+        their defaults); schedlab: the command (find_schedlab)."""
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
         if window < 1 or queue < 1:
@@ -107,6 +109,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.exact = exact
         self.jobs_range = jobs
         self.procs = procs
+        self.clean = dict(clean or {})
         self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
         self._service = Service(schedlab)
@@ -122,7 +125,14 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._service.read()
 
     def _request(self, first: int, count: int, seed: int) -> None:
-        req = {"trace": self.trace, "procs": self.procs, "first": first, "count": count, "seed": seed}
+        req = {
+            "trace": self.trace,
+            "procs": self.procs,
+            "clean": self.clean,
+            "first": first,
+            "count": count,
+            "seed": seed,
+        }
         req["exact"] = self.exact
         self._service.send(MSG_REQUEST, json.dumps(req).encode())
         typ, p = self._read()
@@ -144,7 +154,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         """The number of jobs of the cleaned trace (asked once)."""
         if self._trace_jobs == 0:
             # An impossible window gets the count in its answer.
-            doc = self._service.ask({"trace": self.trace, "procs": self.procs, "first": -1, "count": 1})
+            doc = self._service.ask(
+                {"trace": self.trace, "procs": self.procs, "clean": self.clean, "first": -1, "count": 1}
+            )
             if not doc.get("jobs"):
                 raise ValueError(f"schedlab: {doc.get('error')}")
             self._trace_jobs = int(doc["jobs"])
@@ -370,6 +382,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 "reward": self.reward_name,
                 "backfill": self.backfill,
                 "exact": self.exact,
+                "clean": dict(self.clean),
             },
         }
         if summary is not None:
@@ -389,6 +402,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         req = {
             "trace": self.trace,
             "procs": self.procs,
+            "clean": self.clean,
             "first": self._episode["first"],
             "count": self.window,
             "seed": self._episode["seed"],
