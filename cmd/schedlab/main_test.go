@@ -164,6 +164,11 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"slurm", "status", missing},
 		{"slurm", "merge", missing},
 		{"serve-env"},
+		{"gantt", missing + ".parquet"},
+		{"gantt", badSWF},
+		{"gantt", tmp},
+		{"export", badSWF},
+		{"export", kth, "--format", "xml"},
 	} {
 		out, err := run(t, args...)
 		if exitCode(err) != exitBadInput || !strings.Contains(out, "schedlab: ") {

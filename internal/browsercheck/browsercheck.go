@@ -248,3 +248,21 @@ func open(t testing.TB, node, dir, page, shot string) Result {
 	}
 	return r
 }
+
+// Script runs the node script name of .ci/browser with args and returns
+// what it printed on its standard output; it skips the test (fails it
+// under CI) as Page does when the browser check cannot run here.
+func Script(t testing.TB, name string, args ...string) []byte {
+	t.Helper()
+	node, dir := setup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, name)}, args...)...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node %s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return stdout.Bytes()
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGanttAndExport draws and exports a run of sim, and checks that bad
+// options exit 2 before anything is written.
+func TestGanttAndExport(t *testing.T) {
+	tmp := t.TempDir()
+	jobs := filepath.Join(tmp, "kth.parquet")
+	if out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--out", jobs); err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	if out, err := run(t, "gantt", jobs, "--svg", filepath.Join(tmp, "w.svg"), "--from", "600000", "--to", "700000"); err != nil {
+		t.Fatalf("gantt: %v\n%s", err, out)
+	}
+	if out, err := run(t, "gantt", jobs); err != nil || !strings.Contains(out, "kth.gantt.html") {
+		t.Fatalf("gantt: %v\n%s", err, out)
+	}
+	for _, f := range []string{"w.svg", "kth.gantt.html"} {
+		if st, err := os.Stat(filepath.Join(tmp, f)); err != nil || st.Size() < 10_000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	csv := filepath.Join(tmp, "jobs.csv")
+	if out, err := run(t, "export", jobs, "--out", csv); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	f, err := os.Open(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	lines := 0
+	for sc.Scan() {
+		if lines == 0 && !strings.HasPrefix(sc.Text(), "job_id,workload_name,profile,") {
+			t.Errorf("header %q", sc.Text())
+		}
+		lines++
+	}
+	if lines != 28467+1 {
+		t.Errorf("%d lines, want a header and 28,467 jobs", lines)
+	}
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"gantt", jobs, "--colour", "mood", "--html", filepath.Join(tmp, "bad1.html")}, "want one of decision, none, user"},
+		{[]string{"gantt", jobs, "--from", "0", "--to", "1000", "--html", filepath.Join(tmp, "bad2.html")}, "outside the run, which spans [599850, 29363626)"},
+		{[]string{"gantt", jobs, "--run", "3", "--html", filepath.Join(tmp, "bad3.html")}, "is a jobs file, not a campaign folder"},
+		{[]string{"export", jobs, "--resources", "gpus", "--out", filepath.Join(tmp, "bad4.csv")}, "want hosts or lanes"},
+	} {
+		out, err := run(t, tc.args...)
+		if exitCode(err) != exitBadInput || !strings.Contains(out, tc.says) {
+			t.Errorf("%v: exit %d, want %d saying %q:\n%s", tc.args, exitCode(err), exitBadInput, tc.says, out)
+		}
+	}
+	for _, f := range []string{"bad1.html", "bad2.html", "bad3.html", "bad4.csv"} {
+		if _, err := os.Stat(filepath.Join(tmp, f)); err == nil {
+			t.Errorf("bad input created %s", f)
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package gantt
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/layout"
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// handRun is four jobs on 4 processors, from 0 to 15: job 1 on 0-2 for
+// [0, 10), job 2 (killed, user 8) on 3 for [1, 6), job 3 of no runtime,
+// job 4 (backfilled) on 0-3 for [10, 15).
+func handRun() *layout.Run {
+	return &layout.Run{
+		Jobs: []results.JobRow{
+			{JobID: 1, Submit: 0, Start: 0, End: 10, Procs: 3, User: 7},
+			{JobID: 2, Submit: 1, Start: 1, End: 6, Procs: 1, Killed: true, User: 8},
+			{JobID: 3, Submit: 2, Start: 4, End: 4, Procs: 1, User: 7},
+			{JobID: 4, Submit: 3, Start: 10, End: 15, Procs: 4, Backfilled: true, User: 7},
+		},
+		Meta:     results.Metadata{"run.label": "hand"},
+		Platform: sdk.Platform{Name: "four", Resources: []string{"procs"}, Clusters: []sdk.Cluster{{Capacity: sdk.Vector{4}}}},
+	}
+}
+
+type svgRect struct {
+	Class  string  `xml:"class,attr"`
+	Job    string  `xml:"data-job,attr"`
+	X      float64 `xml:"x,attr"`
+	Y      float64 `xml:"y,attr"`
+	Width  float64 `xml:"width,attr"`
+	Height float64 `xml:"height,attr"`
+	Fill   string  `xml:"fill,attr"`
+}
+
+type svgDoc struct {
+	Jobs []svgRect `xml:"g>rect"`
+	Rows []struct {
+		Y1 float64 `xml:"y1,attr"`
+	} `xml:"g>line"`
+	Texts []string `xml:"text"`
+}
+
+func drawSVG(t *testing.T, r *layout.Run, opts Options) svgDoc {
+	t.Helper()
+	c, err := New(r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	var d svgDoc
+	if err := xml.Unmarshal(b.Bytes(), &d); err != nil {
+		t.Fatalf("the SVG does not parse: %v", err)
+	}
+	var jobs []svgRect
+	for _, r := range d.Jobs {
+		if r.Class == "job" {
+			jobs = append(jobs, r)
+		}
+	}
+	d.Jobs = jobs
+	return d
+}
+
+func TestSVGLayout(t *testing.T) {
+	w := float64(svgWidth - plotLeft - plotRight)
+	near := func(a, b float64) bool { return a-b < 0.011 && b-a < 0.011 }
+	from, to := int64(5), int64(12)
+	tests := []struct {
+		name string
+		opts Options
+		want []svgRect // x, y, width, height and fill of each job's rectangle
+	}{
+		{"whole run, by decision", Options{}, []svgRect{
+			{Job: "1", X: plotLeft, Y: plotTop, Width: w * 10 / 15, Height: plotHeight * 3 / 4, Fill: "#0072B2"},
+			{Job: "2", X: plotLeft + w/15, Y: plotTop + plotHeight*3/4, Width: w * 5 / 15, Height: plotHeight / 4, Fill: "#D55E00"},
+			{Job: "4", X: plotLeft + w*10/15, Y: plotTop, Width: w * 5 / 15, Height: plotHeight, Fill: "#009E73"},
+		}},
+		{"a window clips the jobs, by user", Options{From: &from, To: &to, Colour: "user"}, []svgRect{
+			{Job: "1", X: plotLeft, Y: plotTop, Width: w * 5 / 7, Height: plotHeight * 3 / 4, Fill: "#0072B2"},
+			{Job: "2", X: plotLeft, Y: plotTop + plotHeight*3/4, Width: w / 7, Height: plotHeight / 4, Fill: "#D55E00"},
+			{Job: "4", X: plotLeft + w*5/7, Y: plotTop, Width: w * 2 / 7, Height: plotHeight, Fill: "#0072B2"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := drawSVG(t, handRun(), tc.opts)
+			if len(d.Jobs) != len(tc.want) {
+				t.Fatalf("%d job rectangles, want %d: %+v", len(d.Jobs), len(tc.want), d.Jobs)
+			}
+			for i, g := range d.Jobs {
+				e := tc.want[i]
+				if g.Job != e.Job || !near(g.X, e.X) || !near(g.Y, e.Y) || !near(g.Width, e.Width) || !near(g.Height, e.Height) || g.Fill != e.Fill {
+					t.Errorf("rectangle %d: %+v, want %+v", i, g, e)
+				}
+			}
+		})
+	}
+}
+
+func TestSVGNodes(t *testing.T) {
+	r := handRun()
+	r.Jobs = r.Jobs[:2]
+	r.Platform.Clusters[0].Nodes = []sdk.NodeGroup{{Name: "n", Count: 3, Cores: 2}}
+	r.Extras.Nodes = []results.NodeRow{
+		{AllocNodes: []int32{0, 1}, AllocCores: []int32{2, 1}, NodePartition: "a"},
+		{AllocNodes: []int32{1}, AllocCores: []int32{1}, NodePartition: "b"},
+	}
+	d := drawSVG(t, r, Options{Colour: "node_partition"})
+	// Six cores, 80 px each: job 1 on node 0's two cores and node 1's
+	// first, job 2 on node 1's second.
+	var got []string
+	for _, j := range d.Jobs {
+		got = append(got, j.Job+"@"+strconv.FormatFloat(j.Y-plotTop, 'f', 0, 64)+"+"+strconv.FormatFloat(j.Height, 'f', 0, 64))
+	}
+	if strings.Join(got, " ") != "1@0+160 1@160+80 2@240+80" {
+		t.Errorf("rectangles %v", got)
+	}
+	var lines []float64
+	for _, l := range d.Rows {
+		lines = append(lines, l.Y1-plotTop)
+	}
+	if len(lines) < 2 || lines[0] != 160 || lines[1] != 320 {
+		t.Errorf("row lines at %v, want 160 and 320 first", lines)
+	}
+	if !strings.Contains(strings.Join(d.Texts, "|"), "n[2]") {
+		t.Errorf("no row label n[2] in %q", d.Texts)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	at := func(v int64) *int64 { return &v }
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"an unknown column", Options{Colour: "colour"}},
+		{"a window after the run", Options{From: at(20), To: at(30)}},
+		{"a window before the run", Options{From: at(-10), To: at(0)}},
+		{"an empty window", Options{From: at(5), To: at(5)}},
+		{"node partitions on a pool", Options{Colour: "node_partition"}},
+		{"home outside a grid", Options{Colour: "home"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := New(handRun(), tc.opts); !errors.Is(err, ErrInput) {
+				t.Errorf("err %v, want ErrInput", err)
+			}
+		})
+	}
+}
+
+func TestHTMLData(t *testing.T) {
+	c, err := New(handRun(), Options{Colour: "user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := c.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	start := strings.Index(page, `<script id="gantt-data" type="application/json">`)
+	end := strings.Index(page[start:], "</script>")
+	if start < 0 || end < 0 {
+		t.Fatal("no data script")
+	}
+	raw := page[start+len(`<script id="gantt-data" type="application/json">`) : start+end]
+	var d data
+	if err := json.Unmarshal([]byte(raw), &d); err != nil {
+		t.Fatalf("data: %v\n%s", err, raw)
+	}
+	// Jobs that held lanes: 1, 2 and 4; user 7 (two of them) first.
+	if len(d.Jobs.ID) != 3 || d.Jobs.ID[2] != 4 || d.Cats[0][0] != "user 7" || len(d.Spans) != 2 {
+		t.Fatalf("data %+v", d)
+	}
+	want := [][]int32{{0, 0, 3, 2, 0, 4}, {1, 3, 1}}
+	for k := range want {
+		if !slices.Equal(d.Spans[k], want[k]) {
+			t.Errorf("spans of %v: %v, want %v", d.Cats[k][0], d.Spans[k], want[k])
+		}
+	}
+	if strings.Contains(page, "http://") || strings.Contains(page, "https://") {
+		t.Error("the page names a URL; it must be self-contained")
+	}
+}
+
+func TestTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 10, "0 2 4 6 8 10"},
+		{6.9, 13.9, "8 10 12"},
+		{0, 1, "0 0.2 0.4 0.6 0.8 1"},
+	} {
+		var got []string
+		for _, v := range ticks(tc.lo, tc.hi, 6) {
+			got = append(got, strconv.FormatFloat(v, 'g', 6, 64))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("ticks(%g, %g) = %v, want %s", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}

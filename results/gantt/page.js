@@ -1,0 +1,237 @@
+"use strict";
+(function () {
+  const t0 = performance.now();
+  const D = JSON.parse(document.getElementById("gantt-data").textContent);
+  const canvas = document.getElementById("gantt");
+  const tip = document.getElementById("tip");
+  const ctx = canvas.getContext("2d");
+  const M = { left: 90, right: 10, top: 10, bottom: 40 };
+  const first = { t0: D.from, t1: D.to, l0: 0, l1: D.lanes };
+  let v = Object.assign({}, first);
+  let frames = 0, firstPaint = -1, queued = false;
+  const J = D.jobs;
+  // colours holds each category's colour as a pixel of ImageData (RGBA
+  // bytes, little-endian).
+  const colours = D.cats.map((c) => {
+    const h = parseInt(c[1].slice(1), 16);
+    return (0xff << 24 | (h & 0xff) << 16 | (h >> 8 & 0xff) << 8 | h >> 16) >>> 0;
+  });
+
+  function unitOf(span) {
+    if (span >= 3 * 86400) return [86400, "days"];
+    if (span >= 3 * 3600) return [3600, "hours"];
+    if (span >= 180) return [60, "minutes"];
+    return [1, "seconds"];
+  }
+  function ticks(lo, hi, n) {
+    const raw = (hi - lo) / n;
+    let step = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) { if (step * m >= raw) { step *= m; break; } }
+    const out = [];
+    for (let x = Math.ceil(lo / step) * step; x <= hi; x += step) out.push(x);
+    return out;
+  }
+  // size matches the canvas's pixels to its box; setting a canvas's size
+  // reallocates it, so only when the box changed.
+  function size() {
+    const r = canvas.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
+    const w = Math.round(r.width * dpr), h = Math.round(r.height * dpr);
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w; canvas.height = h;
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return [r.width, r.height];
+  }
+  let W = 0, H = 0;
+  function draw() {
+    queued = false;
+    [W, H] = size();
+    const pw = W - M.left - M.right, ph = H - M.top - M.bottom;
+    const sx = pw / (v.t1 - v.t0), sy = ph / (v.l1 - v.l0);
+    ctx.clearRect(0, 0, W, H);
+    // The jobs are rasterised by hand into the plot's pixels: a canvas
+    // fillRect per job costs about 3 µs in a browser without a GPU, which
+    // is seconds for a whole log's million rectangles, while the jobs'
+    // rectangles never overlap, so filling pixels costs the rectangles
+    // plus the plot's pixels.
+    const dpr = window.devicePixelRatio || 1;
+    const iw = Math.max(1, Math.round(pw * dpr)), ih = Math.max(1, Math.round(ph * dpr));
+    const img = ctx.createImageData(iw, ih);
+    const px = new Uint32Array(img.data.buffer);
+    px.fill(0xfffafafa);
+    const fx = iw / (v.t1 - v.t0), fy = ih / (v.l1 - v.l0);
+    let drawn = 0;
+    for (let k = 0; k < D.spans.length; k++) {
+      const sp = D.spans[k], c = colours[k];
+      for (let i = 0; i < sp.length; i += 3) {
+        const j = sp[i], s = J.start[j], e = J.end[j];
+        if (e <= v.t0 || s >= v.t1) continue;
+        const lo = sp[i + 1], hi = lo + sp[i + 2];
+        if (hi <= v.l0 || lo >= v.l1) continue;
+        // At least one pixel each way, so that no job vanishes when
+        // zoomed out.
+        const x0 = Math.max(0, Math.round((s - v.t0) * fx)), y0 = Math.max(0, Math.round((lo - v.l0) * fy));
+        const x1 = Math.min(iw, Math.max(Math.round((e - v.t0) * fx), x0 + 1));
+        const y1 = Math.min(ih, Math.max(Math.round((hi - v.l0) * fy), y0 + 1));
+        if (x1 - x0 > 16) {
+          for (let y = y0; y < y1; y++) px.fill(c, y * iw + x0, y * iw + x1);
+        } else {
+          // Narrow, as most jobs are when zoomed out: a call per row
+          // costs more than the pixels.
+          for (let o = y0 * iw + x0, end = y1 * iw; o < end; o += iw) {
+            for (let x = 0; x < x1 - x0; x++) px[o + x] = c;
+          }
+        }
+        drawn++;
+      }
+    }
+    ctx.putImageData(img, Math.round(M.left * dpr), Math.round(M.top * dpr));
+    ctx.save();
+    ctx.beginPath(); ctx.rect(M.left, M.top, pw, ph); ctx.clip();
+    // Rows (nodes, or a pool's clusters): a line between them when they
+    // are at least 3 px apart, their names when there is room.
+    const rows = D.rows;
+    ctx.strokeStyle = "rgba(60,60,60,0.6)"; ctx.lineWidth = 0.6;
+    ctx.beginPath();
+    let visible = 0;
+    for (const r of rows) { if (r[1] + r[2] > v.l0 && r[1] < v.l1) visible++; }
+    if (visible > 1 && ph / visible >= 3) {
+      for (const r of rows) {
+        if (r[1] <= v.l0 || r[1] >= v.l1) continue;
+        const y = M.top + (r[1] - v.l0) * sy;
+        ctx.moveTo(M.left, y); ctx.lineTo(M.left + pw, y);
+      }
+    }
+    ctx.stroke();
+    ctx.restore();
+    ctx.strokeStyle = "#888"; ctx.strokeRect(M.left, M.top, pw, ph);
+    ctx.fillStyle = "#222"; ctx.font = "12px sans-serif"; ctx.textBaseline = "middle"; ctx.textAlign = "right";
+    if (rows.length > 1 && visible <= 40) {
+      for (const r of rows) {
+        const mid = r[1] + r[2] / 2;
+        if (mid <= v.l0 || mid >= v.l1) continue;
+        ctx.fillText(r[0], M.left - 4, M.top + (mid - v.l0) * sy);
+      }
+    } else {
+      for (const l of ticks(v.l0, v.l1, 8)) ctx.fillText(String(Math.round(l)), M.left - 4, M.top + (l - v.l0) * sy);
+    }
+    ctx.save(); ctx.translate(12, M.top + ph / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center";
+    ctx.fillText(D.unit === "core" ? rows.length + " nodes (cores down each row)" : D.lanes + " processors", 0, 0); ctx.restore();
+    const [u, uname] = unitOf(v.t1 - v.t0);
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    for (const t of ticks(v.t0 / u, v.t1 / u, 8)) {
+      const x = M.left + (t * u - v.t0) * sx;
+      ctx.fillRect(x, M.top + ph, 1, 5);
+      ctx.fillText(String(+t.toPrecision(6)), x, M.top + ph + 7);
+    }
+    ctx.fillText("time (" + uname + ", from the trace's time 0)", M.left + pw / 2, M.top + ph + 23);
+    frames++;
+    if (firstPaint < 0) firstPaint = performance.now() - t0;
+    document.getElementById("view").textContent =
+      "time " + v.t0.toFixed(0) + " to " + v.t1.toFixed(0) + " s; " + D.unit + "s " + v.l0.toFixed(0) + " to " + v.l1.toFixed(0) + " of " + D.lanes + "; " + drawn + " rectangles";
+    api.drawn = drawn;
+  }
+  function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
+  function clampView() {
+    const tspan = D.to - D.from, pad = tspan;
+    const w = Math.min(Math.max(v.t1 - v.t0, 1), tspan + 2 * pad);
+    v.t0 = Math.min(Math.max(v.t0, D.from - pad), D.to + pad - w); v.t1 = v.t0 + w;
+    const h = Math.min(Math.max(v.l1 - v.l0, 1), D.lanes);
+    v.l0 = Math.min(Math.max(v.l0, 0), D.lanes - h); v.l1 = v.l0 + h;
+  }
+  // zoom scales the view by f about the fraction (fx, fy) of the plot.
+  function zoom(f, fx, fy, lanes) {
+    if (lanes) {
+      const c = v.l0 + fy * (v.l1 - v.l0);
+      v.l0 = c - (c - v.l0) * f; v.l1 = c + (v.l1 - c) * f;
+    } else {
+      const c = v.t0 + fx * (v.t1 - v.t0);
+      v.t0 = c - (c - v.t0) * f; v.t1 = c + (v.t1 - c) * f;
+    }
+    clampView(); redraw();
+  }
+  // pan moves the view by fractions of its size.
+  function pan(dx, dy) {
+    const w = v.t1 - v.t0, h = v.l1 - v.l0;
+    v.t0 += dx * w; v.t1 += dx * w; v.l0 += dy * h; v.l1 += dy * h;
+    clampView(); redraw();
+  }
+  function frac(ev) {
+    const r = canvas.getBoundingClientRect();
+    return [(ev.clientX - r.left - M.left) / (r.width - M.left - M.right), (ev.clientY - r.top - M.top) / (r.height - M.top - M.bottom)];
+  }
+  // jobAt returns the index of the job drawn at plot fractions (fx, fy).
+  function jobAt(fx, fy) {
+    if (fx < 0 || fx > 1 || fy < 0 || fy > 1) return -1;
+    const t = v.t0 + fx * (v.t1 - v.t0), l = v.l0 + fy * (v.l1 - v.l0);
+    for (let k = 0; k < D.spans.length; k++) {
+      const sp = D.spans[k];
+      for (let i = 0; i < sp.length; i += 3) {
+        const j = sp[i];
+        if (J.start[j] <= t && t < J.end[j] && sp[i + 1] <= l && l < sp[i + 1] + sp[i + 2]) return j;
+      }
+    }
+    return -1;
+  }
+  function describe(j) {
+    return "job " + J.id[j] + " (" + D.cats[J.cat[j]][0] + ")\nuser " + J.user[j] + ", " + J.procs[j] + " " + D.unit + "s\n" +
+      "submit " + J.submit[j] + ", start " + J.start[j] + ", end " + J.end[j] + "\nwait " + (J.start[j] - J.submit[j]) +
+      " s, ran " + (J.end[j] - J.start[j]) + " s\n" + J.where[j];
+  }
+  canvas.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const [fx, fy] = frac(ev);
+    zoom(ev.deltaY > 0 ? 1.25 : 0.8, Math.min(Math.max(fx, 0), 1), Math.min(Math.max(fy, 0), 1), ev.shiftKey);
+  }, { passive: false });
+  let drag = null;
+  canvas.addEventListener("pointerdown", (ev) => { drag = [ev.clientX, ev.clientY]; canvas.setPointerCapture(ev.pointerId); canvas.classList.add("dragging"); });
+  canvas.addEventListener("pointerup", (ev) => { drag = null; canvas.releasePointerCapture(ev.pointerId); canvas.classList.remove("dragging"); });
+  canvas.addEventListener("pointermove", (ev) => {
+    const r = canvas.getBoundingClientRect();
+    if (drag) {
+      pan(-(ev.clientX - drag[0]) / (r.width - M.left - M.right), -(ev.clientY - drag[1]) / (r.height - M.top - M.bottom));
+      drag = [ev.clientX, ev.clientY];
+      tip.style.display = "none";
+      return;
+    }
+    const [fx, fy] = frac(ev);
+    const j = jobAt(fx, fy);
+    api.hovered = j < 0 ? null : J.id[j];
+    if (j < 0) { tip.style.display = "none"; return; }
+    tip.textContent = describe(j);
+    tip.style.display = "block";
+    tip.style.left = Math.min(ev.clientX - r.left + 14, r.width - 260) + "px";
+    tip.style.top = (ev.clientY - r.top + 14) + "px";
+  });
+  canvas.addEventListener("pointerleave", () => { tip.style.display = "none"; });
+  canvas.addEventListener("keydown", (ev) => {
+    const keys = { "+": () => zoom(0.8, 0.5, 0.5, false), "=": () => zoom(0.8, 0.5, 0.5, false), "-": () => zoom(1.25, 0.5, 0.5, false),
+      ArrowLeft: () => pan(-0.1, 0), ArrowRight: () => pan(0.1, 0), ArrowUp: () => pan(0, -0.1), ArrowDown: () => pan(0, 0.1) };
+    if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
+  });
+  document.getElementById("reset").addEventListener("click", () => { v = Object.assign({}, first); redraw(); });
+  window.addEventListener("resize", redraw);
+  const legend = document.getElementById("legend");
+  D.cats.slice(0, 24).forEach((c) => {
+    const e = document.createElement("span");
+    const sw = document.createElement("span");
+    sw.className = "sw"; sw.style.background = c[1];
+    e.appendChild(sw); e.appendChild(document.createTextNode(c[0] + " (" + c[2] + " jobs)"));
+    legend.appendChild(e);
+  });
+  if (D.cats.length > 24) legend.appendChild(document.createTextNode("and " + (D.cats.length - 24) + " more, colours repeating"));
+  // What a test (or a curious reader, in the console) can ask the page.
+  const api = {
+    view: () => Object.assign({}, v),
+    setView: (a, b, c, d) => { v = { t0: a, t1: b, l0: c, l1: d }; clampView(); draw(); },
+    zoom, pan,
+    firstPaint: () => firstPaint,
+    // margins returns the plot's box within the canvas, in CSS pixels.
+    margins: () => ({ left: M.left, top: M.top, w: W - M.left - M.right, h: H - M.top - M.bottom }),
+    frames: () => frames,
+    hovered: null,
+    drawn: 0,
+  };
+  window.schedlabGantt = api;
+  draw();
+})();

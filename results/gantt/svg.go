@@ -1,0 +1,131 @@
+package gantt
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strconv"
+)
+
+// The SVG's geometry, in CSS pixels: a 1,280 px wide page, as the report.
+const (
+	svgWidth   = 1280
+	plotLeft   = 110
+	plotRight  = 20
+	plotTop    = 44
+	plotHeight = 480
+	axisHeight = 56
+	legendRow  = 22
+	// titledSpans is the most spans that get a <title> (a hover text in
+	// SVG viewers); beyond it the file would double for little use.
+	titledSpans = 5000
+	// labelledRows is the most rows that get a name on the left.
+	labelledRows = 40
+	// ruledRows is the most rows that get a line between them.
+	ruledRows = 400
+)
+
+// SVG writes the chart as a standalone SVG: a rectangle (class "job", with
+// the job's number in data-job) per job and run of consecutive lanes within
+// the window, lines between rows (nodes, or the clusters of a pool), a
+// time axis and a legend.
+func (c *Chart) SVG(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	plotW := float64(svgWidth - plotLeft - plotRight)
+	cats := c.Categories()
+	legend := min(len(cats), 12)
+	height := plotTop + plotHeight + axisHeight + legendRow*((legend+3)/4+1)
+	unit, uname := timeUnit(float64(c.to - c.from))
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="13" role="img" aria-label="%s">`+"\n",
+		svgWidth, height, svgWidth, height, html.EscapeString(c.title))
+	fmt.Fprintf(bw, `<text x="%d" y="26" font-size="16" font-weight="bold">%s</text>`+"\n", plotLeft, html.EscapeString(c.title))
+	fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%g" height="%d" fill="#fafafa" stroke="#888"/>`+"\n", plotLeft, plotTop, plotW, plotHeight)
+	lanes := float64(c.lay.Lanes)
+	x := func(t int64) float64 { return plotLeft + float64(t-c.from)/float64(c.to-c.from)*plotW }
+	y := func(lane int32) float64 { return plotTop + float64(lane)/lanes*plotHeight }
+	spans := 0
+	for i := range c.run.Jobs {
+		if _, _, ok := c.clip(i); ok {
+			spans += len(c.lay.Spans[i])
+		}
+	}
+	titled := spans <= titledSpans
+	bw.WriteString(`<g class="jobs" stroke="#fff" stroke-width="0.3">` + "\n")
+	for i, j := range c.run.Jobs {
+		t0, t1, ok := c.clip(i)
+		if !ok {
+			continue
+		}
+		col := cats[c.cat[i]].Colour
+		for _, s := range c.lay.Spans[i] {
+			fmt.Fprintf(bw, `<rect class="job" data-job="%d" x="%s" y="%s" width="%s" height="%s" fill="%s"`,
+				j.JobID, num(x(t0)), num(y(s.Lo)), num(x(t1)-x(t0)), num(y(s.Lo+s.N)-y(s.Lo)), col)
+			if titled {
+				fmt.Fprintf(bw, `><title>job %d, %s: %d %ss, start %d, end %d, wait %d s</title></rect>`+"\n",
+					j.JobID, html.EscapeString(cats[c.cat[i]].Name), s.N, c.lay.Unit, j.Start, j.End, j.Start-j.Submit)
+			} else {
+				bw.WriteString("/>\n")
+			}
+		}
+	}
+	bw.WriteString("</g>\n")
+	// Rows: a line between nodes (or clusters), names when few.
+	rows := c.lay.Rows
+	if len(rows) > 1 && len(rows) <= ruledRows {
+		bw.WriteString(`<g class="rows" stroke="#555" stroke-width="0.6">` + "\n")
+		for _, r := range rows[1:] {
+			fmt.Fprintf(bw, `<line x1="%d" x2="%g" y1="%s" y2="%s"/>`+"\n", plotLeft, plotLeft+plotW, num(y(r.Lo)), num(y(r.Lo)))
+		}
+		bw.WriteString("</g>\n")
+	}
+	if len(rows) > 1 && len(rows) <= labelledRows {
+		for _, r := range rows {
+			fmt.Fprintf(bw, `<text class="row" x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n",
+				plotLeft-6, num(y(r.Lo)+float64(r.N)/lanes*plotHeight/2), html.EscapeString(r.Name))
+		}
+	}
+	what := fmt.Sprintf("%d processors", c.lay.Lanes)
+	if c.lay.Unit == "core" {
+		what = fmt.Sprintf("%d nodes (cores down each row)", len(rows))
+	}
+	fmt.Fprintf(bw, `<text x="14" y="%d" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>`+"\n",
+		plotTop+plotHeight/2, plotTop+plotHeight/2, html.EscapeString(what))
+	// The time axis, in the unit that suits the window, from time 0 of
+	// the jobs file.
+	base := plotTop + plotHeight
+	for _, v := range ticks(float64(c.from)/unit, float64(c.to)/unit, 8) {
+		px := plotLeft + (v*unit-float64(c.from))/float64(c.to-c.from)*plotW
+		fmt.Fprintf(bw, `<line x1="%s" x2="%s" y1="%d" y2="%d" stroke="#333"/><text x="%s" y="%d" text-anchor="middle">%s</text>`+"\n",
+			num(px), num(px), base, base+5, num(px), base+20, strconv.FormatFloat(v, 'g', 6, 64))
+	}
+	fmt.Fprintf(bw, `<text x="%g" y="%d" text-anchor="middle">time (%s, from the trace's time 0)</text>`+"\n", plotLeft+plotW/2, base+42, uname)
+	// The legend: the most frequent categories first.
+	ly := base + axisHeight + 6
+	for k, cat := range cats[:legend] {
+		lx := plotLeft + (k%4)*280
+		yy := ly + (k/4)*legendRow
+		fmt.Fprintf(bw, `<g class="legend"><rect x="%d" y="%d" width="14" height="14" fill="%s"/><text x="%d" y="%d">%s (%d jobs)</text></g>`+"\n",
+			lx, yy, cat.Colour, lx+20, yy+12, html.EscapeString(cat.Name), cat.Jobs)
+	}
+	if more := len(cats) - legend; more > 0 {
+		fmt.Fprintf(bw, `<text x="%d" y="%d">and %d more, colours repeating</text>`+"\n", plotLeft, ly+((legend+3)/4)*legendRow+12, more)
+	}
+	bw.WriteString("</svg>\n")
+	return bw.Flush()
+}
+
+// clip returns job i's time within the window, or false when it held no
+// lane there.
+func (c *Chart) clip(i int) (t0, t1 int64, ok bool) {
+	if c.lay.Spans[i] == nil {
+		return 0, 0, false
+	}
+	j := c.run.Jobs[i]
+	t0, t1 = max(j.Start, c.from), min(j.End, c.to)
+	return t0, t1, t1 > t0
+}
+
+// num writes a coordinate with two decimals at most.
+func num(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }

@@ -1,0 +1,63 @@
+package layout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// ErrNotRun is matched (errors.Is) by the error of a file that is not a
+// jobs file of a run: not Parquet, other columns, or no platform in its
+// footer.
+var ErrNotRun = errors.New("not a jobs file of a schedlab run")
+
+// Run is a jobs file read whole: its rows, extra columns, footer and the
+// platform the run was simulated on.
+type Run struct {
+	Path     string
+	Jobs     []results.JobRow
+	Extras   results.JobExtras
+	Meta     results.Metadata
+	Platform sdk.Platform
+}
+
+// Read reads the jobs file at path.
+func Read(path string) (*Run, error) {
+	jobs, x, meta, err := results.ReadJobsWith(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrNotRun, err)
+	}
+	r := &Run{Path: path, Jobs: jobs, Extras: x, Meta: meta}
+	p, ok := meta["platform"]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w: its footer has no platform key", path, ErrNotRun)
+	}
+	if err := json.Unmarshal([]byte(p), &r.Platform); err != nil {
+		return nil, fmt.Errorf("%s: %w: its platform key: %w", path, ErrNotRun, err)
+	}
+	return r, nil
+}
+
+// Layout lays out the run's jobs (Of).
+func (r *Run) Layout() (*Layout, error) {
+	l, err := Of(r.Jobs, r.Extras, &r.Platform)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Path, err)
+	}
+	return l, nil
+}
+
+// WorkloadName names the run's workload: its name in a campaign, the
+// trace's file name for a run of schedlab sim.
+func (r *Run) WorkloadName() string {
+	for _, k := range []string{"workload.name", "workload.file", "workload.path"} {
+		if v := r.Meta[k]; v != "" {
+			return filepath.Base(v)
+		}
+	}
+	return "schedlab"
+}
