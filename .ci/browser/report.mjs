@@ -32,26 +32,16 @@
 //
 // The browser is $CHROMIUM, else the first of chromium, chromium-browser,
 // google-chrome found in /usr/bin (as internal/browsercheck looks for it).
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
+import { browserPath } from './browser.mjs';
 
 const [file, shot] = process.argv.slice(2);
 if (!file || !shot) {
   console.error('usage: node report.mjs FILE.html SCREENSHOT.png');
   process.exit(2);
-}
-
-function browserPath() {
-  const candidates = process.env.CHROMIUM ? [process.env.CHROMIUM]
-    : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) {
-    console.error('no Chromium found (looked at ' + candidates.join(', ') + '); apt-get install chromium');
-    process.exit(3);
-  }
-  return found;
 }
 
 const url = pathToFileURL(resolve(file)).href;
