@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,32 @@ func TestGanttAndExport(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(tmp, f)); err == nil {
 			t.Errorf("bad input created %s", f)
 		}
+	}
+}
+
+// TestSeries writes a run's hourly series as CSV and its changes as
+// Parquet.
+func TestSeries(t *testing.T) {
+	tmp := t.TempDir()
+	jobs := filepath.Join(tmp, "kth.parquet")
+	if out, err := run(t, "sim", "--trace", kth, "--policy", "fcfs", "--out", jobs); err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	out, err := run(t, "series", jobs, "--step", "86400")
+	if err != nil || !strings.HasPrefix(out, "time,until,procs_in_use,procs_in_use_share,running_jobs,queue_length,queued_work\n599850,686250,") {
+		t.Fatalf("series: %v\n%.300s", err, out)
+	}
+	// Days from the first submit to the last end, the last one short.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := strings.Split(lines[len(lines)-1], ",")
+	end, _ := strconv.ParseInt(last[1], 10, 64)
+	if days := (end - 599850 + 86399) / 86400; int64(len(lines)) != 1+days || end <= 599850 {
+		t.Errorf("%d lines ending at %d, want a header and %d days", len(lines), end, days)
+	}
+	if out, err := run(t, "series", jobs, "--step", "0", "--out", filepath.Join(tmp, "s.parquet")); err != nil || !strings.Contains(out, "rows written to") {
+		t.Fatalf("series --step 0: %v\n%s", err, out)
+	}
+	if out, err := run(t, "series", jobs, "--step", "-5"); exitCode(err) != exitBadInput {
+		t.Errorf("--step -5: exit %d\n%s", exitCode(err), out)
 	}
 }

@@ -92,7 +92,7 @@ Exit status, the same for every command:
 	root.SetVersionTemplate(fmt.Sprintf("schedlab %s (SDK %s, protocol %d, %s %s/%s)\nreference policies: identity %s\n",
 		runner.Version, sdk.Version, sdk.ProtocolVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH, plugins.Identity()))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitBadInput, err} })
-	root.AddCommand(newSimCmd(), newRunCmd(), newExpandCmd(), newRerunCmd(), newCompareCmd(), newWorkloadCmd(), newReportCmd(), newPluginCmd(), newGroupselCmd(), newSlurmCmd(), newServeEnvCmd(), newGanttCmd(), newExportCmd())
+	root.AddCommand(newSimCmd(), newRunCmd(), newExpandCmd(), newRerunCmd(), newCompareCmd(), newWorkloadCmd(), newReportCmd(), newPluginCmd(), newGroupselCmd(), newSlurmCmd(), newServeEnvCmd(), newGanttCmd(), newExportCmd(), newSeriesCmd())
 	return root
 }
 

@@ -104,7 +104,7 @@ func TestReportInBrowser(t *testing.T) {
 		check(t, "quickstart", dir, Options{Axis: "policy", Baseline: "easy"}, []string{
 			"mean_wait by policy", "mean_bsld by policy", "ECDF of job wait", "ECDF of job bounded slowdown",
 			"Utilisation over time, workload=kth, param_order=submit",
-			"Queue length over time, workload=kth, param_order=submit",
+			"Queue length over time, workload=kth, param_order=submit", "Queued work over time, workload=kth, param_order=submit",
 		})
 	})
 	// EASY is drawn in one colour in the reports of two campaigns that
@@ -116,7 +116,7 @@ func TestReportInBrowser(t *testing.T) {
 		first := smallCampaign(t, [][2]string{{"fcfs", `ref = "fcfs"`}, {"easy", `ref = "easy"`}, {"conservative", `ref = "conservative"`}})
 		second := smallCampaign(t, [][2]string{{"easy-shortest", "ref = \"easy\"\nparams = { order = \"shortest\" }"}, {"fcfs", `ref = "fcfs"`}, {"easy", `ref = "easy"`}})
 		series := []string{"mean_wait by policy", "mean_bsld by policy", "ECDF of job wait", "ECDF of job bounded slowdown",
-			"Utilisation over time, all runs", "Queue length over time, all runs"}
+			"Utilisation over time, all runs", "Queue length over time, all runs", "Queued work over time, all runs"}
 		a := check(t, "first", first, Options{Baseline: "fcfs", Resamples: 100}, series)
 		b := check(t, "second", second, Options{Baseline: "easy-shortest", Resamples: 100}, series)
 		if ca, cb := swatch(t, a, "easy"), swatch(t, b, "easy"); ca != cb {
@@ -127,7 +127,7 @@ func TestReportInBrowser(t *testing.T) {
 		check(t, "replicates", fakeCampaign(t, 5), Options{Baseline: "fifo", Resamples: 2000}, []string{
 			"mean_wait by policy", "mean_wait ratio to fifo per pair", "mean_bsld by policy", "mean_bsld ratio to fifo per pair",
 			"mean_wait against depth", "mean_bsld against depth", "mean_wait over replicates", "mean_bsld over replicates", "ECDF of job wait", "ECDF of job bounded slowdown",
-			"Utilisation over time, workload=small, param_depth=1", "Queue length over time, workload=small, param_depth=1",
+			"Utilisation over time, workload=small, param_depth=1", "Queue length over time, workload=small, param_depth=1", "Queued work over time, workload=small, param_depth=1",
 		})
 	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/compare"
+	"github.com/schedlab/schedlab/results/series"
 	"github.com/schedlab/schedlab/results/stats"
 )
 
@@ -858,7 +859,7 @@ func panelNames(keys [][]compare.AxisValue) (names []string, common string) {
 func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]*figure, error) {
 	type curve struct {
 		run          compare.Run
-		procs, queue Step
+		procs, queue, work series.Step
 		size         float64
 	}
 	var curves []curve
@@ -868,7 +869,7 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 		if err != nil {
 			return nil, fmt.Errorf("report: time series of run %s: %w", r.Label, err)
 		}
-		f, t, ok := Span(rows)
+		f, t, ok := series.Span(rows)
 		if !ok {
 			continue
 		}
@@ -880,7 +881,7 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 		if !(size > 0) {
 			return nil, fmt.Errorf("report: %s: run %s has no platform size (procs column)", b.raw.path, r.Label)
 		}
-		curves = append(curves, curve{run: r, procs: ProcsInUse(rows), queue: QueueLength(rows), size: size})
+		curves = append(curves, curve{run: r, procs: series.ProcsInUse(rows), queue: series.QueueLength(rows), work: series.QueuedWork(rows), size: size})
 	}
 	if len(curves) == 0 || to <= from {
 		return nil, nil
@@ -912,8 +913,11 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 	build := func(kind string) (*figure, error) {
 		title := "Utilisation over time"
 		ylabel := "utilisation"
-		if kind == "queue" {
+		switch kind {
+		case "queue":
 			title, ylabel = "Queue length over time", "jobs waiting"
+		case "work":
+			title, ylabel = "Queued work over time", "processor-hours waiting"
 		}
 		title += ", " + group
 		var panels []*plot.Plot
@@ -921,8 +925,11 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 		var data []plotter.XYs
 		for _, c := range curves {
 			s, div := c.procs, c.size
-			if kind == "queue" {
+			switch kind {
+			case "queue":
 				s, div = c.queue, 1
+			case "work":
+				s, div = c.work, 3600
 			}
 			mid, mean := s.BinMeans(float64(from), float64(to), b.opts.Points)
 			xys := make(plotter.XYs, len(mid))
@@ -987,8 +994,10 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 			"(when there are several), each in its value's colour. ", group)
 		if kind == "util" {
 			caption += "Processors in use (the procs of the jobs with start ≤ t < end) over the platform size (the procs column of runs.parquet)"
-		} else {
+		} else if kind == "queue" {
 			caption += "Jobs submitted and not yet started (submit ≤ t < start)"
+		} else {
+			caption += "The work of the jobs submitted and not yet started, as policies see it: processors × requested walltime, in processor-hours"
 		}
 		caption += fmt.Sprintf(", averaged over %d bins of %s each.", b.opts.Points, duration(binW))
 		return &figure{ID: figureID(kind), Title: title, Caption: caption, SVG: svg}, nil
@@ -1001,7 +1010,11 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 	if err != nil {
 		return nil, err
 	}
-	return []*figure{util, queue}, nil
+	work, err := build("work")
+	if err != nil {
+		return nil, err
+	}
+	return []*figure{util, queue, work}, nil
 }
 
 // duration formats seconds for a caption.

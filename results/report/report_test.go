@@ -148,7 +148,7 @@ func TestWriteReplicated(t *testing.T) {
 		"mean_wait against depth", "mean_bsld against depth",
 		"mean_wait over replicates", "mean_bsld over replicates",
 		"ECDF of job wait", "ECDF of job bounded slowdown",
-		"Utilisation over time, workload=small, param_depth=1", "Queue length over time, workload=small, param_depth=1",
+		"Utilisation over time, workload=small, param_depth=1", "Queue length over time, workload=small, param_depth=1", "Queued work over time, workload=small, param_depth=1",
 	}
 	if got := figureTitles(page); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("figures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -179,7 +179,7 @@ func TestWriteSingleReplicate(t *testing.T) {
 	page := write(t, dir, Options{Metrics: []string{"mean_wait"}, Axis: "param.depth", Baseline: "1", Title: "Depth <study>"})
 	checkSelfContained(t, page)
 	want := []string{"mean_wait by param_depth", "mean_wait against depth", "ECDF of job wait", "ECDF of job bounded slowdown",
-		"Utilisation over time, workload=small, policy=fifo", "Queue length over time, workload=small, policy=fifo"}
+		"Utilisation over time, workload=small, policy=fifo", "Queue length over time, workload=small, policy=fifo", "Queued work over time, workload=small, policy=fifo"}
 	if got := figureTitles(page); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("figures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -1,4 +1,4 @@
-package report
+package series
 
 import (
 	"math"
@@ -23,11 +23,11 @@ import (
 // then 0.
 func handJobs() []results.JobRow {
 	return []results.JobRow{
-		{JobID: 1, Submit: 0, Start: 0, End: 10, Procs: 4},
-		{JobID: 2, Submit: 2, Start: 5, End: 15, Procs: 2},
-		{JobID: 3, Submit: 3, Start: 10, End: 12, Procs: 8},
-		{JobID: 4, Submit: 4, Start: 4, End: 4, Procs: 16},
-		{JobID: 5, Submit: 12, Start: 20, End: 30, Procs: 1},
+		{JobID: 1, Submit: 0, Start: 0, End: 10, Procs: 4, Walltime: 10},
+		{JobID: 2, Submit: 2, Start: 5, End: 15, Procs: 2, Walltime: 20},
+		{JobID: 3, Submit: 3, Start: 10, End: 12, Procs: 8, Walltime: 5},
+		{JobID: 4, Submit: 4, Start: 4, End: 4, Procs: 16, Walltime: 1},
+		{JobID: 5, Submit: 12, Start: 20, End: 30, Procs: 1, Walltime: 100},
 	}
 }
 
@@ -52,6 +52,24 @@ func TestStepFunctions(t *testing.T) {
 			jobs: handJobs(),
 			want: Step{T: []int64{2, 3, 5, 10, 12, 20}, V: []float64{1, 2, 1, 0, 1, 0}},
 			at:   map[int64]float64{0: 0, 1: 0, 2: 1, 3: 2, 4: 2, 5: 1, 9: 1, 10: 0, 11: 0, 12: 1, 19: 1, 20: 0},
+		},
+		{
+			// Running: [0,5) 1, [5,10) 2, [10,12) 2 (job 1 ends as job 3
+			// starts), [12,15) 1, [15,20) 0, [20,30) 1.
+			name: "running jobs",
+			step: RunningJobs,
+			jobs: handJobs(),
+			want: Step{T: []int64{0, 5, 12, 15, 20, 30}, V: []float64{1, 2, 1, 0, 1, 0}},
+			at:   map[int64]float64{0: 1, 10: 2, 12: 1, 20: 1, 30: 0},
+		},
+		{
+			// Waiting work, procs x walltime: job 2 40 over [2,5), job 3
+			// 40 over [3,10), job 5 100 over [12,20).
+			name: "queued work",
+			step: QueuedWork,
+			jobs: handJobs(),
+			want: Step{T: []int64{2, 3, 5, 10, 12, 20}, V: []float64{40, 80, 40, 0, 100, 0}},
+			at:   map[int64]float64{2: 40, 4: 80, 7: 40, 15: 100, 20: 0},
 		},
 		{
 			name: "procs in use, no jobs",

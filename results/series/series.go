@@ -1,4 +1,8 @@
-package report
+// Package series holds the time series of a run: step functions of
+// simulation time built from its jobs (processors in use, jobs running and
+// waiting, the work waiting), exact at every change, and their time
+// averages over bins, which keep the area under each curve.
+package series
 
 import (
 	"slices"
@@ -142,4 +146,55 @@ func Span(jobs []results.JobRow) (from, to int64, ok bool) {
 		to = max(to, j.End)
 	}
 	return from, to, true
+}
+
+// RunningJobs is the number of jobs running over time: at t, the jobs with
+// start <= t < end.
+func RunningJobs(jobs []results.JobRow) Step {
+	ev := make([]event, 0, 2*len(jobs))
+	for _, j := range jobs {
+		if j.End > j.Start {
+			ev = append(ev, event{j.Start, 1}, event{j.End, -1})
+		}
+	}
+	return sweep(ev)
+}
+
+// QueuedWork is the work waiting over time, in processor-seconds as the
+// policy sees it: at t, the sum of procs x requested walltime over the
+// jobs with submit <= t < start.
+func QueuedWork(jobs []results.JobRow) Step {
+	ev := make([]event, 0, 2*len(jobs))
+	for _, j := range jobs {
+		if j.Start > j.Submit {
+			w := float64(j.Procs) * float64(j.Walltime)
+			ev = append(ev, event{j.Submit, w}, event{j.Start, -w})
+		}
+	}
+	return sweep(ev)
+}
+
+// Held is what the jobs hold of one resource over time, on a platform of
+// nodes: at t, the sum over the jobs with start <= t < end of amount(i),
+// the amount job i holds (its cores, memory or GPUs over its nodes).
+func Held(jobs []results.JobRow, amount func(i int) float64) Step {
+	ev := make([]event, 0, 2*len(jobs))
+	for i, j := range jobs {
+		if j.End > j.Start {
+			if a := amount(i); a != 0 {
+				ev = append(ev, event{j.Start, a}, event{j.End, -a})
+			}
+		}
+	}
+	return sweep(ev)
+}
+
+// Integral returns a function that gives the area under s from -inf
+// (where s is 0) to t, in O(log n) a call after O(n) once.
+func (s Step) Integral() func(t float64) float64 {
+	cum := make([]float64, len(s.T))
+	for i := 1; i < len(s.T); i++ {
+		cum[i] = cum[i-1] + s.V[i-1]*float64(s.T[i]-s.T[i-1])
+	}
+	return func(t float64) float64 { return s.integral(cum, t) }
 }
