@@ -858,9 +858,9 @@ func panelNames(keys [][]compare.AxisValue) (names []string, common string) {
 // common time axis.
 func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]*figure, error) {
 	type curve struct {
-		run          compare.Run
+		run                compare.Run
 		procs, queue, work series.Step
-		size         float64
+		size               float64
 	}
 	var curves []curve
 	var from, to int64
