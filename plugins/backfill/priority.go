@@ -70,7 +70,8 @@ func wfp3(j *sdk.Job, now int64) float64 {
 // formula is undefined for n = 1 (log2 1 = 0) and negative below; Tang et
 // al. scheduled Blue Gene/P partitions of many nodes, where n = 1 does not
 // occur, and RLScheduler adds 1e-15 to n, which gives a one-processor job
-// that has waited a second a score some 10^15 times its peers'. Counting
+// about 6 x 10^14 times the score of a two-processor job of the same w/r,
+// putting every one that has waited at all first. Counting
 // log2(n) as at least 1 scores a one-processor job as a two-processor job
 // instead (and a job without processors, on a platform of other
 // resources, the same).
@@ -85,10 +86,11 @@ func unicep(j *sdk.Job, now int64) float64 {
 }
 
 // log10s is log10 of the submit time, with a submit time below 1 s read as
-// 0.1 s (log10 = -1): RLScheduler's F1 reads s <= 0 so; its F2 to F4 take
-// log10(0) = -Inf there, which puts such a job first, as -1 does for the
-// integer submit times of a trace (log10 1 = 0). Negative submit times
-// (a generated workload) get the same guard.
+// 0.1 s (log10 = -1), as RLScheduler's F1 reads s <= 0. Its F2 to F4 have
+// no guard: log10(0) = -Inf puts a job submitted at 0 first whatever its
+// size, and a negative submit time (a generated workload may have one)
+// gives NaN, which would make the order inconsistent. All four take F1's
+// guard here.
 func log10s(j *sdk.Job) float64 {
 	if j.Submit < 1 {
 		return -1
