@@ -239,6 +239,7 @@ func (p *conservative) pool(j *sdk.Job) *pool { return &p.pools[p.poolIndex(j)] 
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	now := s.Now
+	p.orderer.now = now
 	// A pass is due when a job ended before its walltime, whether or not
 	// the capacity it gave back lies in the future: jobs may also move into
 	// room left by jobs behind them in the previous pass.
@@ -352,6 +353,13 @@ func (p *conservative) takeNew(s *sdk.State) error {
 		p.queue = append(p.queue, p.fresh...)
 		return nil
 	}
+	if p.scoring.timed {
+		// Reserved in their order now; compress ranks the whole queue
+		// again at its own time.
+		p.rank(p.fresh)
+		p.queue = append(p.queue, p.fresh...)
+		return nil
+	}
 	slices.SortFunc(p.fresh, p.compare)
 	for _, j := range p.fresh {
 		i, _ := slices.BinarySearchFunc(p.queue, j, p.compare)
@@ -396,7 +404,17 @@ func (p *conservative) bound(j *sdk.Job, now int64) *classBound {
 
 // compress moves every reserved job, in queue order, to the earliest time it
 // now fits, dropping started jobs from the queue on the way.
+//
+// Under a timed order (wfp3, unicep) the queue order is that of the
+// scores now: the jobs are ranked again first. The order only says which
+// reservation moves first; a job whose priority rose never takes an
+// earlier reservation's place, since no reservation is ever delayed.
 func (p *conservative) compress(now int64) error {
+	if p.scoring.timed {
+		p.queue = slices.DeleteFunc(p.queue, func(j *sdk.Job) bool { return p.resv[j.Index] == started })
+		p.dead = 0
+		p.rank(p.queue)
+	}
 	kept := p.queue[:0]
 	// same is the class and reservation of the last job found unable to
 	// move, while no job has moved since. A job of the same class reserved

@@ -80,6 +80,30 @@ func TestConservativeMatchesReference(t *testing.T) {
 	}
 }
 
+// TestConservativeMatchesReferenceInEveryOrder does the same for the
+// orders of the literature (priority.go), on fewer backlogs. The reference
+// ranks the whole queue at every call in every order, so for the timed
+// orders (wfp3, unicep) it checks that ranking the fresh jobs and the
+// queue at compressions only, as Conservative does, is the same schedule.
+func TestConservativeMatchesReferenceInEveryOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	iters := 6
+	if testing.Short() {
+		iters = 2
+	}
+	for it := range iters {
+		procs := 4 + rng.Int64N(60)
+		plat := sdk.SingleCluster("random", procs)
+		jobs := policytest.Random{Jobs: 100 + rng.IntN(300), Platform: plat}.Scenario(rng.Uint64()).Inputs()
+		for _, order := range orderParam().Choices[4:] {
+			for _, exact := range []bool{false, true} {
+				cfg := sim.Config{Platform: plat, Jobs: jobs, Params: map[string]string{"order": order}, ExactEstimates: exact}
+				sameSchedule(t, fmt.Sprintf("random %d, order %s, exact %v", it, order, exact), cfg)
+			}
+		}
+	}
+}
+
 // TestConservativeMatchesReferenceOnTraces compares the two on the KTH-SP2
 // trace shipped with the repository and on the first jobs of every shared
 // trace (SCHEDLAB_CONSERVATIVE_JOBS of them, 3,000 by default).

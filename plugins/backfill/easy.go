@@ -104,7 +104,7 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.heldSlab = p.heldSlab[:0]
 	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
 	p.room.reset(s)
-	q := p.sorted(s.Queue)
+	q := p.sorted(s.Queue, s.Now)
 	i := 0
 	// The kept order must not change while q is read: the started jobs
 	// are dropped from it when the call returns.

@@ -33,7 +33,7 @@ func (p *fcfs) Init(env sdk.Env) error {
 func (p *fcfs) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	p.room.reset(s)
-	for _, j := range p.sorted(s.Queue) {
+	for _, j := range p.sorted(s.Queue, s.Now) {
 		if !p.room.fits(j) {
 			break
 		}

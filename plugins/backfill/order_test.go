@@ -10,15 +10,21 @@ import (
 
 // TestOrdererKeepsOrder drives the kept order as the engine and a policy
 // do, through random arrivals and starts (at its front and anywhere), and
-// checks it against a sort of the whole queue at every call.
+// checks it against a sort of the whole queue at every call, at that
+// call's time (which the timed orders score). Jobs come with 0 to 8
+// processors (0: UNICEP's guard) and ties of walltime and area.
 func TestOrdererKeepsOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
-	for _, order := range []string{OrderShortest, OrderSmallest, OrderLargest} {
-		jobs := make([]sdk.Job, 3000)
-		for i := range jobs {
-			jobs[i] = sdk.Job{Index: i, ID: int64(i), Walltime: 1 + r.Int64N(20), Request: sdk.Vector{1 + r.Int64N(8)}}
+	for _, order := range orderParam().Choices[1:] {
+		n := 3000
+		if scorings[order].timed {
+			n = 800 // ranked whole at every call
 		}
-		o := orderer{order: order}
+		jobs := make([]sdk.Job, n)
+		for i := range jobs {
+			jobs[i] = sdk.Job{Index: i, ID: int64(i), Submit: int64(i) * 3, Walltime: 1 + r.Int64N(20), Request: sdk.Vector{r.Int64N(9)}}
+		}
+		o := makeOrderer(order)
 		var queue []*sdk.Job // the engine's queue, in submit order
 		next := 0
 		for call := 0; next < len(jobs) || len(queue) > 0; call++ {
@@ -26,9 +32,10 @@ func TestOrdererKeepsOrder(t *testing.T) {
 				queue = append(queue, &jobs[next])
 				next++
 			}
-			got := o.sorted(queue)
+			now := int64(3 * next)
+			got := o.sorted(queue, now)
 			want := slices.Clone(queue)
-			slices.SortFunc(want, o.compare)
+			slices.SortStableFunc(want, o.compare)
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s, call %d: the kept order differs from a sort of the queue", order, call)
 			}
