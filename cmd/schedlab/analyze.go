@@ -72,7 +72,7 @@ the jobs, T_lim's mean and sd.
 
 Per cluster and parameter (processors, T_lim, runtime, wait), exponential,
 log-normal, Weibull and gamma laws are fitted by maximum likelihood (location
-0; non-positive values and, for runtimes, jobs that ran to their limit are
+0; non-positive values and, for runtimes, jobs killed at their limit are
 left out and counted), ranked by AIC, with Kolmogorov-Smirnov and
 Cramer-von Mises statistics on every value, as the paper reports them, and
 parametric-bootstrap p-values (--resamples), whose tests use at most 5000

@@ -80,8 +80,8 @@ type Class struct {
 	ReqTime Law `toml:"req_time"`
 	Runtime Law `toml:"runtime"`
 	KWall   Law `toml:"k_wall"`
-	// Censored is the share of the class's jobs that ran to their limit;
-	// a generated job of the class runs to its limit with this
+	// Censored is the share of the class's jobs killed at their limit
+	// (Rules); a generated job of the class runs to its limit with this
 	// probability.
 	Censored float64 `toml:"censored"`
 	// KWallBands, when set (Model.KWallFit = KWallByLimit), replace KWall
