@@ -67,6 +67,8 @@ petunin-models:
     go run ./cmd/schedlab run --overwrite experiments/petunin-models/kth.toml
     go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric mean_wait --by policy --no-jobs
     go run ./cmd/schedlab compare out/petunin-models/kth --baseline workload=real --metric utilisation --by policy --no-jobs
+    go run ./experiments/petunin-models/load -seeds 100
+    go run ./experiments/petunin-models/endings experiments/data/KTH-SP2-1996-2.1-cln.swf.gz ../shared/data/workloads/CEA-Curie-2011-2.1-cln.swf.gz ../shared/data/workloads/HPC2N-2002-2.2-cln.swf.gz ../shared/data/workloads/SDSC-BLUE-2000-4.2-cln.swf.gz
 
 # Paper 003: the grid brokers, C and the idle price, the ship rule, stale forecasts
 # (docs/reproductions/kovalenko2006.md).

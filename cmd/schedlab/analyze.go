@@ -43,6 +43,8 @@ type analyzeFlags struct {
 	resamples      int
 	activity       string
 	resource       string
+	rules          analysis.Rules
+	alarms         analysis.Alarms
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -53,8 +55,13 @@ func newAnalyzeCmd() *cobra.Command {
 		Long: `Describe the jobs of an SWF log per value of each factor (--by): jobs, share of
 jobs and of processor-seconds, and the distributions (mean with a 95 % interval,
 quantiles) of requested processors, requested time T_lim, runtime, wait and
-K_wall = T_run / T_lim, with the jobs that ran to their limit counted as
-censored. The values of each factor are then clustered by k-means (k-means++,
+K_wall = T_run / T_lim, with the jobs killed at their limit counted as
+censored and the jobs that never ran (T_run = 0) left out of the runtime,
+K_wall and wait. Which jobs were killed: on Slurm input, those in state
+TIMEOUT (--killed-by state); on SWF, or with --killed-by runtime, those with
+T_run >= T_lim or ending at most --limit-tolerance seconds (60) before a limit
+above --tolerance-min-limit seconds (300). --never-ran keep keeps the jobs
+that never ran. The output says how many jobs each rule touched. The values of each factor are then clustered by k-means (k-means++,
 seeded) on <A, R1, mean T_lim, mean K_wall>, standardised, with k chosen by
 the mean silhouette. By default A and R1 are paper 002's: the value's share of
 the jobs (--activity jobs) and its mean nodes where the log records nodes, else
@@ -65,7 +72,7 @@ the jobs, T_lim's mean and sd.
 
 Per cluster and parameter (processors, T_lim, runtime, wait), exponential,
 log-normal, Weibull and gamma laws are fitted by maximum likelihood (location
-0; non-positive values and, for runtimes, jobs that ran to their limit are
+0; non-positive values and, for runtimes, jobs killed at their limit are
 left out and counted), ranked by AIC, with Kolmogorov-Smirnov and
 Cramer-von Mises statistics on every value, as the paper reports them, and
 parametric-bootstrap p-values (--resamples), whose tests use at most 5000
@@ -84,8 +91,9 @@ the fits with their KS and CvM statistics and p-values, the ECDF of each
 cluster's parameters against the fitted laws (for the --report-clusters
 clusters with the most jobs per factor) and, for Slurm input, box plots of
 K_ef2 and K_ef1 by node-count group, paper 002's table of programs (job names
-with the most jobs, K_ef1 above 0.5 flagged) and K_ef2 by node-count group for
-the --report-clusters programs with the most jobs.`,
+with the most jobs, mean K_ef2 above --kef2-alarm or K_ef1 above --kef1-alarm
+flagged, 0.5 each) and K_ef2 by node-count group for the --report-clusters
+programs with the most jobs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args[0], f) },
 	}
@@ -100,7 +108,23 @@ the --report-clusters programs with the most jobs.`,
 	fl.Int64Var(&f.seed, "seed", 1, "seed of k-means++, the bootstrap and its subsamples")
 	fl.IntVar(&f.resamples, "resamples", 99, "parametric-bootstrap resamples of each goodness-of-fit test (0: no fits)")
 	featureFlags(fl, &f.activity, &f.resource)
+	rulesFlags(fl, &f.rules, true)
+	fl.Float64Var(&f.alarms.KEf1, "kef1-alarm", analysis.KEf1Alarm, "Slurm input: a program whose mean K_ef1 is above this is flagged alarming (paper 002's 0.5)")
+	fl.Float64Var(&f.alarms.KEf2, "kef2-alarm", analysis.KEf2Alarm, "Slurm input: a program whose mean K_ef2 is above this is flagged alarming (ours: the paper flags high K_ef2 without a number)")
 	return cmd
+}
+
+// rulesFlags adds the settings of analysis.Rules: --limit-tolerance,
+// --tolerance-min-limit and --never-ran, and --killed-by where the input
+// may record states (Slurm accounting).
+func rulesFlags(fl *pflag.FlagSet, r *analysis.Rules, states bool) {
+	*r = analysis.DefaultRules()
+	if states {
+		fl.StringVar(&r.KilledBy, "killed-by", r.KilledBy, "how a job killed at its limit is recognised: state (Slurm's TIMEOUT where the log records states, else the runtime rule) or runtime (T_run >= T_lim, or within --limit-tolerance)")
+	}
+	fl.Float64Var(&r.LimitTolerance, "limit-tolerance", r.LimitTolerance, "seconds: a job ending at most this long before a limit above --tolerance-min-limit counts as killed at its limit")
+	fl.Float64Var(&r.ToleranceMinLimit, "tolerance-min-limit", r.ToleranceMinLimit, "seconds: limits at or below this get no --limit-tolerance (only T_run >= T_lim counts as killed)")
+	fl.StringVar(&r.NeverRan, "never-ran", r.NeverRan, "jobs with T_run = 0: exclude (left out of runtime, K_wall and wait, and of a fitted model) or keep")
 }
 
 func readSWF(path string) ([]swf.Record, string, error) {
@@ -150,6 +174,12 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 	if !isSacct && feat.Resource == analysis.ResourceNodes {
 		return &exitError{exitBadInput, fmt.Errorf("--resource %s: %s is an SWF log, which records processors, not nodes", analysis.ResourceNodes, path)}
 	}
+	if err := f.rules.Check(); err != nil {
+		return &exitError{exitBadInput, err}
+	}
+	if err := f.alarms.Check(); err != nil {
+		return &exitError{exitBadInput, err}
+	}
 	w := cmd.OutOrStdout()
 	var jobs []analysis.Job
 	var sum string
@@ -176,6 +206,11 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		jobs, sum = analysis.FromSWF(recs), s
 	}
 	fmt.Fprintf(w, "%s: %d jobs (sha256 %.12s…)\n", path, len(jobs), sum)
+	endings := f.rules.Apply(jobs)
+	for _, l := range endings.Lines(f.rules) {
+		fmt.Fprintln(w, l)
+	}
+	rep.Rules, rep.Endings, rep.Alarms = &f.rules, endings, &f.alarms
 	var factorRows, clusterRows, fitRows [][]any
 	rng := manifest.NewRand(uint64(f.seed))
 	for _, factor := range f.by {
@@ -184,21 +219,21 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 		fa := &rep.Factors[len(rep.Factors)-1]
 		fmt.Fprintf(w, "\n== by %s: %d values\n", factor, len(st))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := "value\tjobs\tshare\twork share\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\t"
+		head := "value\tjobs\tshare\twork share\tprocs mean\tT_lim median (s)\truntime median (s)\twait mean (s)\tK_wall mean\tcensored\tnever ran\t"
 		if isSacct {
 			head += "K_ef1 mean\tK_ef2 mean (completed jobs)\t"
 		}
 		fmt.Fprintln(tw, head)
 		for i, s := range st {
 			if i < f.top {
-				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\t%.0f\t%.3f\t%d\t", orUnknown(s.Value), s.Jobs, s.Share, s.WorkShare,
-					s.Params["procs"].Mean, median(s, "req_time"), median(s, "runtime"), s.Params["wait"].Mean, s.Params["k_wall"].Mean, s.Censored)
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\t%.0f\t%.3f\t%d\t%d\t", orUnknown(s.Value), s.Jobs, s.Share, s.WorkShare,
+					s.Params["procs"].Mean, median(s, "req_time"), median(s, "runtime"), s.Params["wait"].Mean, s.Params["k_wall"].Mean, s.Censored, s.NeverRan)
 				if isSacct {
 					fmt.Fprintf(tw, "%.3f\t%.3f\t", s.Params["k_ef1"].Mean, s.Params["k_ef2"].Mean)
 				}
 				fmt.Fprintln(tw)
 			}
-			row := []any{factor, s.Value, int64(s.Jobs), s.Share, s.WorkShare, nullable(s.Nodes), int64(s.Censored)}
+			row := []any{factor, s.Value, int64(s.Jobs), s.Share, s.WorkShare, nullable(s.Nodes), int64(s.Censored), int64(s.NeverRan)}
 			for _, p := range analysis.Parameters() {
 				ps := s.Params[p]
 				row = append(row, int64(ps.N), nullable(ps.Mean), nullable(ps.SD), nullable(ps.CI.Lo), nullable(ps.CI.Hi))
@@ -218,7 +253,7 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 			fmt.Fprintf(w, "(%d more values in factors.parquet with --out)\n", len(st)-f.top)
 		}
 		if isSacct && factor == analysis.App {
-			printPrograms(w, st, f.top)
+			printPrograms(w, st, f.top, f.alarms)
 		}
 		c, err := analysis.Cluster(st, feat, f.kmax, f.restarts, rng)
 		if err != nil {
@@ -303,6 +338,9 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 			{"--restarts", fmt.Sprint(f.restarts)}, {"--seed", fmt.Sprint(f.seed)}, {"--resamples", fmt.Sprint(f.resamples)},
 			{"--top", fmt.Sprint(f.top)}, {"--report-clusters", fmt.Sprint(f.reportClusters)},
 			{"--activity", f.activity}, {"--resource", f.resource},
+			{"--killed-by", f.rules.KilledBy}, {"--limit-tolerance", fmt.Sprint(f.rules.LimitTolerance)},
+			{"--tolerance-min-limit", fmt.Sprint(f.rules.ToleranceMinLimit)}, {"--never-ran", f.rules.NeverRan},
+			{"--kef1-alarm", fmt.Sprint(f.alarms.KEf1)}, {"--kef2-alarm", fmt.Sprint(f.alarms.KEf2)},
 			{"goodness-of-fit sample", fmt.Sprintf("at most %d values per test", analysis.GoFSample)}}
 		if err := writeAnalysisReport(reportPath, rep); err != nil {
 			return err
@@ -328,11 +366,15 @@ func runAnalyze(cmd *cobra.Command, path string, f analyzeFlags) error {
 			meta["clustering.features."+fa.Factor] = strings.Join(fa.Clusters.Features, ",")
 		}
 	}
-	meta["censoring"] = "jobs with runtime >= requested time are counted in censored and kept at their observed values"
+	meta["censoring"] = "jobs killed at their limit (rules.*) are counted in censored and kept at their observed values"
+	maps.Copy(meta, endings.Meta(f.rules))
+	if isSacct {
+		meta["alarms.kef1"], meta["alarms.kef2"] = fmt.Sprint(f.alarms.KEf1), fmt.Sprint(f.alarms.KEf2)
+	}
 	cols := []results.Column{{Name: "factor", Kind: results.String}, {Name: "value", Kind: results.String},
 		{Name: "jobs", Kind: results.Int64}, {Name: "share", Kind: results.Float64}, {Name: "work_share", Kind: results.Float64},
 		{Name: "nodes_mean", Kind: results.Float64},
-		{Name: "censored", Kind: results.Int64}}
+		{Name: "censored", Kind: results.Int64}, {Name: "never_ran", Kind: results.Int64}}
 	for _, p := range analysis.Parameters() {
 		cols = append(cols, results.Column{Name: p + "_n", Kind: results.Int64})
 		for _, s := range []string{"mean", "sd", "ci_lo", "ci_hi"} {
@@ -453,19 +495,16 @@ func featureFlags(fl *pflag.FlagSet, activity, resource *string) {
 
 // printPrograms prints paper 002's table of programs: the top programs by
 // number of jobs with the means of K_ef2 and K_ef1 over their completed
-// jobs, flagging K_ef1 above analysis.KEf1Alarm.
-func printPrograms(w io.Writer, st []analysis.Stats, top int) {
-	fmt.Fprintf(w, "programs by number of jobs, K_ef over completed jobs (K_ef1 > %g flagged):\n", analysis.KEf1Alarm)
+// jobs, flagging those above the alarms' thresholds.
+func printPrograms(w io.Writer, st []analysis.Stats, top int, alarms analysis.Alarms) {
+	fmt.Fprintf(w, "programs by number of jobs, K_ef over completed jobs (%s flagged: --kef2-alarm, --kef1-alarm):\n", alarms.Text())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "program\tjobs\tn (K_ef1)\tK_ef2 mean\tK_ef1 mean\t\t")
 	for i, s := range analysis.ByJobs(st) {
 		if i == top {
 			break
 		}
-		flag := ""
-		if s.Alarming() {
-			flag = "alarming"
-		}
+		flag := alarms.Flag(s)
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%s\t\n", orUnknown(s.Value), s.Jobs, s.Params["k_ef1"].N,
 			s.Params["k_ef2"].Mean, s.Params["k_ef1"].Mean, flag)
 	}

@@ -15,6 +15,7 @@ import (
 
 func newFitCmd() *cobra.Command {
 	var out, by, arrivals, activity, resource, kwall string
+	var rules analysis.Rules
 	var seed int64
 	var kmax, restarts int
 	var procs int64
@@ -26,7 +27,10 @@ class per k-means cluster of the --by factor's values (see workload analyze;
 --activity and --resource as there),
 with the best-AIC laws of processors, requested time, runtime and K_wall =
 T_run / T_lim (the last two fitted on the jobs that did not run to their limit)
-and the share of jobs that did. A generated job's runtime is K_wall times its
+and the share of jobs that did (killed at their limit: T_run >= T_lim, or ending
+at most --limit-tolerance seconds before a limit above --tolerance-min-limit
+seconds; the jobs that never ran, T_run = 0, are not modelled unless
+--never-ran keep). A generated job's runtime is K_wall times its
 requested time: K_wall drawn from its law (--k-wall law), or from the class's
 own quantiles in the band of the job's requested time (--k-wall by-limit, ours:
 it keeps K_wall's mass near 1 and its growth with T_lim, which the laws lose).
@@ -56,6 +60,9 @@ or a manifest workload with generator = "model".`,
 			if arrivals != analysis.ArrivalsMLE && arrivals != analysis.ArrivalsMean {
 				return &exitError{exitBadInput, fmt.Errorf("--arrivals %q: want %s or %s", arrivals, analysis.ArrivalsMLE, analysis.ArrivalsMean)}
 			}
+			if err := rules.Check(); err != nil {
+				return &exitError{exitBadInput, err}
+			}
 			recs, sum, header, err := readSWFHeader(args[0])
 			if err != nil {
 				return &exitError{exitBadInput, err}
@@ -70,6 +77,7 @@ or a manifest workload with generator = "model".`,
 				}
 			}
 			jobs := analysis.FromSWF(recs)
+			endings := rules.Apply(jobs)
 			rng := manifest.NewRand(uint64(seed))
 			c, err := analysis.Cluster(analysis.Describe(jobs, by), feat, kmax, restarts, rng)
 			if err != nil {
@@ -84,6 +92,7 @@ or a manifest workload with generator = "model".`,
 					return err
 				}
 			}
+			m.Rules, m.Endings = &rules, &endings
 			if err := m.Write(out); err != nil {
 				return err
 			}
@@ -94,6 +103,9 @@ or a manifest workload with generator = "model".`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s: %d jobs, %d classes by %s on %s (silhouette %.3f) -> %s\n", args[0], len(jobs), len(m.Classes), by,
 				strings.Join(c.Features, ", "), c.Result.Silhouette, out)
+			for _, l := range endings.Lines(rules) {
+				fmt.Fprintln(w, "  "+l)
+			}
 			for i, cl := range m.Classes {
 				fmt.Fprintf(w, "  class %d: share %.3f, procs %s, req_time %s, runtime %s, k_wall %s, censored %.3f\n", i, cl.Share,
 					lawText(cl.Procs), lawText(cl.ReqTime), lawText(cl.Runtime), lawText(cl.KWall), cl.Censored)
@@ -124,6 +136,7 @@ or a manifest workload with generator = "model".`,
 	fl.IntVar(&restarts, "restarts", 10, "k-means restarts per k")
 	fl.Int64Var(&procs, "procs", 0, "platform size (default: from the log's header)")
 	featureFlags(fl, &activity, &resource)
+	rulesFlags(fl, &rules, false)
 	fl.StringVar(&kwall, "k-wall", analysis.KWallLaw, "how a job's K_wall = T_run / T_lim is drawn: law (its class's best law, redrawn below 1) or by-limit (its class's quantiles in the band of its requested time, which keeps most of the log's work per job)")
 	fl.StringVar(&arrivals, "arrivals", analysis.ArrivalsMLE, "inter-arrival law: mle (maximum likelihood) or mean (scaled to the log's mean time between submissions, so that the model keeps the log's offered load)")
 	return cmd

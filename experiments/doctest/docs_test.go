@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
 // TestWorkloadsDoc runs the campaign of docs/workloads.md and checks that
@@ -170,10 +172,11 @@ func TestMazalovDoc(t *testing.T) {
 	docTables(t, doc, 10, "../../experiments/mazalov2012/summarize", "-campaigns", dir, "-figures", t.TempDir())
 }
 
-// TestPetuninDoc runs the campaign of paper 002 (about 5 s) and every
-// command whose output docs/reproductions/petunin-models.md shows, from the
-// repository root, and checks that the committed models are what
-// `workload fit` writes now.
+// TestPetuninDoc runs the campaign of paper 002 and every command whose
+// output docs/reproductions/petunin-models.md shows, from the repository
+// root, checks that the committed models are what `workload fit` writes
+// now, and that the tables of the load program (the offered load of 100
+// traces per model) are in the write-up: about a minute on 2 cores.
 func TestPetuninDoc(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no campaign")
@@ -208,6 +211,28 @@ func TestPetuninDoc(t *testing.T) {
 			t.Errorf("experiments/petunin-models/%s is not what workload fit writes now (%v)", m, err)
 		}
 	}
+	docTables(t, doc, 2, "../../experiments/petunin-models/load", "-C", root, "-seeds", "100")
+}
+
+// TestPetuninEndingsDoc checks the tables of
+// docs/reproductions/petunin-models.md on how jobs end near their limit,
+// which the endings program prints from KTH-SP2 (shipped) and three logs of
+// the real traces (CEA-Curie, HPC2N, SDSC-BLUE; skipped without them,
+// failed under CI).
+func TestPetuninEndingsDoc(t *testing.T) {
+	doc := reproductionDoc(t, "petunin-models")
+	args := []string{"../../experiments/petunin-models/endings", "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz"}
+	for _, f := range []string{"CEA-Curie-2011-2.1-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"} {
+		p, err := tracedata.Path(f)
+		if errors.Is(err, tracedata.ErrNotFound) && os.Getenv("CI") == "" {
+			t.Skipf("real traces not available: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, p)
+	}
+	docTables(t, doc, 2, args...)
 }
 
 // TestKopanskiDoc checks that every table the summarize program of paper

@@ -43,6 +43,13 @@ type Analysis struct {
 	Jobs []analysis.Job
 	// Factors holds one analysis per factor, in page order.
 	Factors []FactorAnalysis
+	// Rules are the rules that marked the jobs killed at their limit and
+	// never run, and Endings the jobs they touched; nil Rules: not said.
+	Rules   *analysis.Rules
+	Endings analysis.Endings
+	// Alarms are the thresholds of the table of programs; nil means
+	// analysis.DefaultAlarms.
+	Alarms *analysis.Alarms
 	// Top bounds the rows of each statistics table (largest share of work
 	// first), 20 by default; MaxClusters bounds the clusters per factor
 	// whose fits are plotted (most jobs first), 4 by default. Both bounds
@@ -123,10 +130,15 @@ func (a *Analysis) overview() section {
 		"per cluster and parameter, exponential, log-normal, Weibull and gamma laws are fitted by maximum "+
 		"likelihood and tested by Kolmogorov–Smirnov (KS) and Cramér–von Mises (CvM) statistics with parametric-bootstrap p-values.",
 		a.Path, a.Format, len(a.Jobs), strings.Join(a.factorNames(), ", "))})
-	s.Blocks = append(s.Blocks, block{Note: "Censoring: a job that ran up to its limit (T_run >= T_lim) was killed there. " +
+	note := "Censoring: a job killed at its limit has a true runtime only known to be at least T_lim. " +
 		"Such jobs are counted (column censored) and kept at their observed values in the statistics tables, which " +
 		"therefore understate the runtime tail; the runtime fits leave them out (counted as dropped), as they do " +
-		"non-positive values, on which no fitted family lives (waits of 0 s, say)."})
+		"non-positive values, on which no fitted family lives (waits of 0 s, say). Jobs that never ran (T_run = 0) " +
+		"are counted (column never ran) and, unless kept, left out of the runtime, K_wall and wait."
+	if a.Rules != nil {
+		note += " Rules: " + strings.Join(a.Endings.Lines(*a.Rules), "; ") + "."
+	}
+	s.Blocks = append(s.Blocks, block{Note: note})
 	s.Blocks = append(s.Blocks, block{Para: fmt.Sprintf("To keep the page readable on large traces, each statistics "+
 		"table shows the %d values of largest share of work (all of them are in factors.parquet with `--out`), and the ECDF "+
 		"figures are drawn for the %d clusters with the most jobs of each factor; the fit tables list every cluster.",
@@ -192,7 +204,7 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 	if a.sacct() {
 		params = append(params, "k_ef1", "k_ef2")
 	}
-	t := &table{Head: []string{"value", "jobs", "share", "share of work", "censored"}, Class: []string{"", "n", "n", "n", "n"}}
+	t := &table{Head: []string{"value", "jobs", "share", "share of work", "censored", "never ran"}, Class: []string{"", "n", "n", "n", "n", "n"}}
 	t.Caption = fmt.Sprintf("%s: %d values; per parameter the mean (sd) over the known values and the median [25th–75th percentile]", fa.Factor, len(fa.Stats))
 	if len(fa.Stats) > a.Top {
 		t.Caption += fmt.Sprintf("; the %d values of largest share of work shown", a.Top)
@@ -205,7 +217,7 @@ func (a *Analysis) factorSection(fa FactorAnalysis) (section, error) {
 		if i >= a.Top {
 			break
 		}
-		row := []string{cmp.Or(st.Value, "(unknown)"), strconv.Itoa(st.Jobs), num(st.Share), num(st.WorkShare), strconv.Itoa(st.Censored)}
+		row := []string{cmp.Or(st.Value, "(unknown)"), strconv.Itoa(st.Jobs), num(st.Share), num(st.WorkShare), strconv.Itoa(st.Censored), strconv.Itoa(st.NeverRan)}
 		for _, p := range params {
 			ps := st.Params[p]
 			if ps.N == 0 {
@@ -546,23 +558,24 @@ func (a *Analysis) efficiency() (section, error) {
 
 // programs adds paper 002's view per program (the app factor, the job
 // name) to the efficiency section: a table of the programs with the most
-// jobs, their mean K_ef2 and K_ef1 and the alarming ones (K_ef1 above
-// analysis.KEf1Alarm), and K_ef2 by node-count group for each of the
+// jobs, their mean K_ef2 and K_ef1 and the alarming ones (above the
+// thresholds of a.Alarms), and K_ef2 by node-count group for each of the
 // MaxClusters programs with the most jobs that have it.
 func (a *Analysis) programs(s section) (section, error) {
 	st := analysis.ByJobs(analysis.Describe(a.Jobs, analysis.App))
+	alarms := analysis.DefaultAlarms()
+	if a.Alarms != nil {
+		alarms = *a.Alarms
+	}
 	t := &table{Caption: fmt.Sprintf("Programs (job names) with the most jobs, K_ef over their completed jobs; "+
-		"K_ef1 above %g is flagged, as paper 002 does", analysis.KEf1Alarm),
+		"%s is flagged (paper 002 calls K_ef1 above 0.5 and high K_ef2 alarming)", alarms.Text()),
 		Head:  []string{"program", "jobs", "n (K_ef1)", "K_ef2 mean", "K_ef1 mean", ""},
 		Class: []string{"", "n", "n", "n", "n", ""}}
 	var panels []*plot.Plot
 	for i, p := range st {
 		if i < a.Top {
-			flag := ""
-			if p.Alarming() {
-				flag = "alarming"
-			}
-			t.Rows = append(t.Rows, tableRow{Mark: p.Alarming(), Cells: []string{cmp.Or(p.Value, "(unknown)"), strconv.Itoa(p.Jobs),
+			flag := alarms.Flag(p)
+			t.Rows = append(t.Rows, tableRow{Mark: flag != "", Cells: []string{cmp.Or(p.Value, "(unknown)"), strconv.Itoa(p.Jobs),
 				strconv.Itoa(p.Params["k_ef1"].N), num(p.Params["k_ef2"].Mean), num(p.Params["k_ef1"].Mean), flag}})
 		}
 		if len(panels) == a.MaxClusters || i >= a.Top || p.Params["k_ef2"].N == 0 {

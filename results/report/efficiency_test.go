@@ -10,9 +10,11 @@ import (
 
 // TestEfficiencyPrograms: the efficiency section's table of programs and
 // its K_ef2 figure per program, by hand. Program "hot" has 3 jobs, two
-// completed with K_ef1 0.7 and 0.9 (alarming); "cool" 2 jobs with K_ef1
-// 0.1; "idle" 1 job, never completed (no K_ef). With MaxClusters 1 the
-// figure has one panel, for "hot", the program with the most jobs.
+// completed with K_ef1 0.7 and 0.9 (alarming on K_ef1) and K_ef2 0.2 and
+// 0.4; "cool" 2 jobs with K_ef1 0.1 and K_ef2 0.5 and 0.6 (mean 0.55:
+// alarming on K_ef2 by default, not above a threshold of 0.6); "idle" 1
+// job, never completed (no K_ef). With MaxClusters 1 the figure has one
+// panel, for "hot", the program with the most jobs.
 func TestEfficiencyPrograms(t *testing.T) {
 	nan := math.NaN()
 	job := func(app, nodes string, kef1, kef2 float64) analysis.Job {
@@ -40,13 +42,28 @@ func TestEfficiencyPrograms(t *testing.T) {
 		t.Fatalf("table of programs: %+v", programs)
 	}
 	want := []struct {
-		name, jobs, n string
-		alarming      bool
-	}{{"hot", "3", "2", true}, {"cool", "2", "2", false}, {"idle", "1", "0", false}}
+		name, jobs, n, flag string
+	}{{"hot", "3", "2", "alarming (K_ef1)"}, {"cool", "2", "2", "alarming (K_ef2)"}, {"idle", "1", "0", ""}}
 	for i, w := range want {
 		r := programs.Rows[i]
-		if r.Cells[0] != w.name || r.Cells[1] != w.jobs || r.Cells[2] != w.n || r.Mark != w.alarming || (r.Cells[5] == "alarming") != w.alarming {
-			t.Errorf("row %d: %v (marked %v), want %s with %s jobs, %s with K_ef1, alarming %v", i, r.Cells, r.Mark, w.name, w.jobs, w.n, w.alarming)
+		if r.Cells[0] != w.name || r.Cells[1] != w.jobs || r.Cells[2] != w.n || r.Mark != (w.flag != "") || r.Cells[5] != w.flag {
+			t.Errorf("row %d: %v (marked %v), want %s with %s jobs, %s with K_ef1, flag %q", i, r.Cells, r.Mark, w.name, w.jobs, w.n, w.flag)
+		}
+	}
+	if !strings.Contains(programs.Caption, "K_ef2 above 0.5 or K_ef1 above 0.5 is flagged") {
+		t.Errorf("caption %q does not give the thresholds", programs.Caption)
+	}
+	// A K_ef2 threshold of 0.6 leaves cool unflagged.
+	a.Alarms = &analysis.Alarms{KEf1: 0.5, KEf2: 0.6}
+	s2, err := a.efficiency()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range s2.Blocks {
+		if b.Table != nil && strings.HasPrefix(b.Table.Caption, "Programs") {
+			if r := b.Table.Rows[1]; r.Cells[0] != "cool" || r.Mark || r.Cells[5] != "" || !strings.Contains(b.Table.Caption, "K_ef2 above 0.6") {
+				t.Errorf("--kef2-alarm 0.6: cool's row %v (marked %v), caption %q", r.Cells, r.Mark, b.Table.Caption)
+			}
 		}
 	}
 	// hot: K_ef2 mean (0.2 + 0.4) / 2, K_ef1 mean (0.7 + 0.9) / 2.

@@ -7,11 +7,15 @@
 // activity A (share of the jobs) and requested resource R1 (nodes where the
 // log records them, else processors), other measures as Features settings.
 //
-// Censoring: a job that ran up to its limit (T_run >= T_lim) was killed
-// there, so its true runtime is only known to be at least T_lim. Such jobs
-// are counted (Stats.Censored) and kept in the runtime and K_wall
-// statistics at their observed values, which therefore understate the
-// tail; fits of runtime distributions must treat them separately.
+// Censoring: a job killed at its limit has a true runtime only known to be
+// at least T_lim. Which jobs were killed is a setting (Rules: the log's
+// state TIMEOUT where it has one, else T_run >= T_lim or an end within a
+// tolerance before a long enough limit). Such jobs are counted
+// (Stats.Censored) and kept in the runtime and K_wall statistics at their
+// observed values, which therefore understate the tail; fits of runtime
+// distributions leave them out. Jobs that never ran (T_run = 0) are left
+// out of the runtime, K_wall and wait statistics by default
+// (Rules.NeverRan), and counted (Stats.NeverRan).
 package analysis
 
 import (
@@ -51,6 +55,14 @@ type Job struct {
 	// T_user)) / T_CPU are the efficiency indicators of paper 002, known
 	// for completed jobs of Slurm logs only (NaN otherwise).
 	KEf1, KEf2 float64
+	// State is how the job ended as the log records it, Slurm's
+	// normalised state (sacct.StateTimeout...); "" when the log does not
+	// say (SWF).
+	State string
+	// Killed says the job was killed at its limit, and NeverRan that it
+	// never ran and is left out of the runtime, K_wall and wait: both as
+	// Rules.Apply set them (FromSWF and FromSacct apply DefaultRules).
+	Killed, NeverRan bool
 }
 
 // KWall is T_run / T_lim, NaN when either is unknown or T_lim is 0.
@@ -61,11 +73,12 @@ func (j Job) KWall() float64 {
 	return j.Runtime / j.ReqTime
 }
 
-// Censored reports whether the job ran to its limit.
-func (j Job) Censored() bool { return j.ReqTime > 0 && j.Runtime >= j.ReqTime }
+// Censored reports whether the job was killed at its limit, as the rules
+// last applied to it say (Killed).
+func (j Job) Censored() bool { return j.Killed }
 
 // FromSWF converts SWF records; -1 (unknown) becomes NaN and an unknown
-// factor is left out.
+// factor is left out. The jobs are marked by DefaultRules.
 func FromSWF(recs []swf.Record) []Job {
 	num := func(v int64) float64 {
 		if v < 0 {
@@ -88,6 +101,7 @@ func FromSWF(recs []swf.Record) []Job {
 		out[i] = Job{Factors: f, Procs: num(procs), Nodes: math.NaN(), ReqTime: num(r.ReqTime), Runtime: num(r.RunTime),
 			Wait: num(r.Wait), Submit: num(r.Submit), KEf1: math.NaN(), KEf2: math.NaN()}
 	}
+	DefaultRules().Apply(out)
 	return out
 }
 
@@ -96,7 +110,13 @@ func Parameters() []string {
 	return []string{"procs", "req_time", "runtime", "wait", "k_wall", "k_ef1", "k_ef2"}
 }
 
+// param is the job's value of parameter name; the runtime, wait and
+// K_wall of a job that never ran are NaN (unknown) when the rules left it
+// out.
 func param(j Job, name string) float64 {
+	if j.NeverRan && (name == "runtime" || name == "wait" || name == "k_wall") {
+		return math.NaN()
+	}
 	switch name {
 	case "procs":
 		return j.Procs
@@ -126,8 +146,10 @@ type Stats struct {
 	Share, WorkShare float64
 	// Nodes is the mean number of nodes of the jobs that record it, NaN
 	// when none does.
-	Nodes    float64
-	Censored int
+	Nodes float64
+	// Censored counts the jobs killed at their limit, NeverRan those
+	// left out of the runtime, K_wall and wait as never run (Rules).
+	Censored, NeverRan int
 	// Params holds, per parameter (see Parameters), the summary of the
 	// known values with a 95 % t interval of the mean, and Quantiles the
 	// 10th, 25th, 50th, 75th and 90th percentiles.
@@ -168,6 +190,9 @@ func Describe(jobs []Job, factor string) []Stats {
 			}
 			if j.Censored() {
 				s.Censored++
+			}
+			if j.NeverRan {
+				s.NeverRan++
 			}
 		}
 		if work > 0 {

@@ -312,12 +312,23 @@ func TestModelRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, last := recs[0].Submit, recs[len(recs)-1].Submit
+	// The model is of the jobs that ran: KTH's 8 jobs of runtime 0 are
+	// left out (DefaultRules).
+	var ran []swf.Record
+	for _, r := range recs {
+		if r.RunTime != 0 {
+			ran = append(ran, r)
+		}
+	}
+	if len(ran) != len(recs)-8 || m.Jobs != len(ran) || m.Endings != nil {
+		t.Errorf("%d of %d jobs ran, model of %d jobs (endings %v: set by the command, not FitModel)", len(ran), len(recs), m.Jobs, m.Endings)
+	}
+	first, last := ran[0].Submit, ran[len(ran)-1].Submit
 	d, err := mm.Arrival.fit().Dist(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := float64(last-first) / float64(len(recs)-1); math.Abs(d.Mean()-want) > 1e-6*want || mm.Arrival.Family != m.Arrival.Family ||
+	if want := float64(last-first) / float64(len(ran)-1); math.Abs(d.Mean()-want) > 1e-6*want || mm.Arrival.Family != m.Arrival.Family ||
 		mm.ArrivalFit != ArrivalsMean || !(mm.ArrivalScale > 0 && mm.ArrivalScale < 1) {
 		t.Errorf("arrivals scaled to the mean: mean %v (want %v), %s scaled by %v", d.Mean(), want, mm.Arrival.Family, mm.ArrivalScale)
 	}
@@ -333,7 +344,7 @@ func TestModelRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen, err := m2.Generate(0, 0, rand.New(rand.NewPCG(5, 6)))
-	if err != nil || len(gen) != len(recs) {
+	if err != nil || len(gen) != len(ran) {
 		t.Fatalf("%d jobs, %v", len(gen), err)
 	}
 	ks := Marginals(jobs, FromSWF(gen))
@@ -382,11 +393,11 @@ func TestModelRoundTrip(t *testing.T) {
 }
 
 // TestPrograms: paper 002's table of programs, by hand. Program A has 3
-// jobs, two completed with K_ef1 0.6 and 0.8 (mean 0.7: alarming), and
-// the most work (its jobs run 1,000 s, the others 5 s); B has 5, completed
-// with K_ef1 0.2; C has 5, none completed (no K_ef: never alarming). By
-// number of jobs: B and C (tied, by name), then A, where Describe puts A
-// first.
+// jobs, two completed with K_ef1 0.6 and 0.8 (mean 0.7: alarming) and
+// K_ef2 0.1 and 0.3, and the most work (its jobs run 1,000 s, the others
+// 5 s); B has 5, completed with K_ef1 0.2 and K_ef2 0.5 (not above 0.5);
+// C has 5, none completed (no K_ef: never alarming). By number of jobs: B
+// and C (tied, by name), then A, where Describe puts A first.
 func TestPrograms(t *testing.T) {
 	job := func(app string, run, kef1, kef2 float64) Job {
 		return Job{Factors: map[string]string{App: app}, Procs: 1, Nodes: 1, ReqTime: 2000, Runtime: run, Wait: 0, KEf1: kef1, KEf2: kef2}
@@ -408,16 +419,20 @@ func TestPrograms(t *testing.T) {
 		}
 	}
 	var order []string
-	alarming := map[string]bool{}
+	alarming := map[string]string{}
 	for _, s := range st {
 		order = append(order, s.Value)
-		alarming[s.Value] = s.Alarming()
+		alarming[s.Value] = DefaultAlarms().Flag(s)
 	}
 	if !slices.Equal(order, []string{"B", "C", "A"}) {
 		t.Errorf("order %v, want B C A", order)
 	}
-	if !alarming["A"] || alarming["B"] || alarming["C"] {
-		t.Errorf("alarming %v, want A only", alarming)
+	if alarming["A"] != "alarming (K_ef1)" || alarming["B"] != "" || alarming["C"] != "" {
+		t.Errorf("alarming %q, want A only, on K_ef1", alarming)
+	}
+	// A K_ef2 threshold below B's 0.5 flags B on K_ef2.
+	if f := (Alarms{KEf1: 0.5, KEf2: 0.4}).Flag(st[0]); f != "alarming (K_ef2)" {
+		t.Errorf("B with --kef2-alarm 0.4: %q", f)
 	}
 	if a := st[2].Params["k_ef1"]; a.N != 2 || math.Abs(a.Mean-0.7) > 1e-12 || math.Abs(st[2].Params["k_ef2"].Mean-0.2) > 1e-12 {
 		t.Errorf("A: K_ef1 %+v, K_ef2 %+v", a, st[2].Params["k_ef2"])
@@ -430,7 +445,10 @@ func TestPrograms(t *testing.T) {
 // (0.8, 0.9, 0.95 and one run to its limit). Four bands at the quartiles of
 // the requested time end at 100, 100, 1,000 and 1,000 s: two bands, each
 // with a censored share of 1/4 and its K_wall from 0.1 to 0.3, or from 0.8
-// to 0.95.
+// to 0.95, under the strict rules (killed at T_run >= T_lim only). Under
+// the default rules the job of 950 s ended 50 s before a limit above 300 s:
+// killed too, and the second band's censored share is 2/4, its K_wall from
+// 0.8 to 0.9.
 func TestKWallByLimit(t *testing.T) {
 	var recs []swf.Record
 	for _, j := range [][2]int64{{100, 10}, {100, 20}, {100, 30}, {100, 100}, {1000, 800}, {1000, 900}, {1000, 950}, {1000, 1000}} {
@@ -439,20 +457,31 @@ func TestKWallByLimit(t *testing.T) {
 	jobs := FromSWF(recs)
 	// One class, of user 1, as a clustering would give it.
 	c := Clusters{Factor: User, Values: []string{"1"}, Labels: []int{0}, Result: cluster.Result{K: 1}}
-	m := &Model{Classes: make([]Class, 1)}
-	if err := m.FitKWallByLimit(jobs, c); err != nil {
-		t.Fatal(err)
-	}
-	bands := m.Classes[0].KWallBands
-	if m.KWallFit != KWallByLimit || len(bands) != 2 || bands[0].ReqTimeMax != 100 || bands[1].ReqTimeMax != 1000 {
-		t.Fatalf("fit %q, bands %+v", m.KWallFit, bands)
-	}
-	for i, want := range [][3]float64{{0.1, 0.2, 0.3}, {0.8, 0.9, 0.95}} {
-		b := bands[i]
-		q := b.Quantiles
-		if b.Censored != 0.25 || len(q) != KWallQuantileCount || math.Abs(q[0]-want[0]) > 1e-12 ||
-			math.Abs(q[len(q)/2]-want[1]) > 1e-12 || math.Abs(q[len(q)-1]-want[2]) > 1e-12 {
-			t.Errorf("band %d: censored %v, quantiles %v, want %v at 0, 1/2 and 1", i, b.Censored, q, want)
+	for _, rc := range []struct {
+		name     string
+		rules    Rules
+		censored [2]float64
+		want     [2][3]float64
+	}{
+		{"strict", StrictRules(), [2]float64{0.25, 0.25}, [2][3]float64{{0.1, 0.2, 0.3}, {0.8, 0.9, 0.95}}},
+		{"default", DefaultRules(), [2]float64{0.25, 0.5}, [2][3]float64{{0.1, 0.2, 0.3}, {0.8, 0.85, 0.9}}},
+	} {
+		rc.rules.Apply(jobs)
+		m := &Model{Classes: make([]Class, 1)}
+		if err := m.FitKWallByLimit(jobs, c); err != nil {
+			t.Fatal(err)
+		}
+		bands := m.Classes[0].KWallBands
+		if m.KWallFit != KWallByLimit || len(bands) != 2 || bands[0].ReqTimeMax != 100 || bands[1].ReqTimeMax != 1000 {
+			t.Fatalf("%s: fit %q, bands %+v", rc.name, m.KWallFit, bands)
+		}
+		for i, want := range rc.want {
+			b := bands[i]
+			q := b.Quantiles
+			if b.Censored != rc.censored[i] || len(q) != KWallQuantileCount || math.Abs(q[0]-want[0]) > 1e-12 ||
+				math.Abs(q[len(q)/2]-want[1]) > 1e-12 || math.Abs(q[len(q)-1]-want[2]) > 1e-12 {
+				t.Errorf("%s: band %d: censored %v, quantiles %v, want %v and %v at 0, 1/2 and 1", rc.name, i, b.Censored, q, rc.censored[i], want)
+			}
 		}
 	}
 	// Drawing: a class asking 100 s (99.5 rounded up), its band's censored share

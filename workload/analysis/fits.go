@@ -17,7 +17,7 @@ type ParamFit struct {
 	// N counts the values fitted; Dropped the jobs left out: unknown or
 	// non-positive values (every family lives on x > 0, so waits of 0 are
 	// dropped and their share reported), and for the runtime the jobs that
-	// ran to their limit (right-censored).
+	// were killed at their limit (right-censored) or never ran (Rules).
 	N, Dropped int
 	// Fits holds every family, best AIC first, and GoF their
 	// goodness-of-fit statistics and parametric-bootstrap p-values, in
@@ -46,7 +46,8 @@ func FittedParameters() []string { return []string{"procs", "req_time", "runtime
 // Sample returns the values of parameter p over the jobs whose factor value
 // is in cluster k of c, as FitParameters fits them, and the number of jobs
 // of the cluster left out: unknown or non-positive values and, for the
-// runtime, the jobs that ran to their limit (right-censored).
+// runtime, the jobs killed at their limit (right-censored); the runtime and
+// wait of jobs that never ran are unknown (Rules).
 func (c Clusters) Sample(jobs []Job, k int, p string) (xs []float64, dropped int) {
 	label := make(map[string]int, len(c.Values))
 	for i, v := range c.Values {

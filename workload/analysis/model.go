@@ -45,8 +45,13 @@ type Model struct {
 	ArrivalScale float64 `toml:"arrival_scale,omitzero"`
 	// KWallFit says how K_wall is drawn: KWallLaw (also when empty) or
 	// KWallByLimit.
-	KWallFit string  `toml:"k_wall_fit,omitempty"`
-	Classes  []Class `toml:"classes"`
+	KWallFit string `toml:"k_wall_fit,omitempty"`
+	// Rules are the settings that said which jobs of the log were killed
+	// at their limit and which never ran, and Endings the jobs they
+	// touched (absent from models fitted before they were recorded).
+	Rules   *Rules   `toml:"rules,omitempty"`
+	Endings *Endings `toml:"endings,omitempty"`
+	Classes []Class  `toml:"classes"`
 }
 
 // The ways of fitting the inter-arrival law (Model.ArrivalFit).
@@ -75,8 +80,8 @@ type Class struct {
 	ReqTime Law `toml:"req_time"`
 	Runtime Law `toml:"runtime"`
 	KWall   Law `toml:"k_wall"`
-	// Censored is the share of the class's jobs that ran to their limit;
-	// a generated job of the class runs to its limit with this
+	// Censored is the share of the class's jobs killed at their limit
+	// (Rules); a generated job of the class runs to its limit with this
 	// probability.
 	Censored float64 `toml:"censored"`
 	// KWallBands, when set (Model.KWallFit = KWallByLimit), replace KWall
@@ -134,11 +139,14 @@ func (l Law) fit() fit.Fit {
 
 // FitModel fits a model to jobs: the inter-arrival law over all jobs (as
 // arrivals says: ArrivalsMLE or ArrivalsMean), and a class per cluster of
-// c (from Cluster) with the best-AIC law of each parameter.
+// c (from Cluster) with the best-AIC law of each parameter. Jobs that
+// never ran (Job.NeverRan, as the rules left them out) are not modelled:
+// the model's jobs, arrivals and classes are those of the jobs that ran.
 func FitModel(jobs []Job, c Clusters, procs int64, source, sha, arrivals string) (*Model, error) {
 	if arrivals != ArrivalsMLE && arrivals != ArrivalsMean {
 		return nil, fmt.Errorf("analysis: arrivals %q: want %s or %s", arrivals, ArrivalsMLE, ArrivalsMean)
 	}
+	jobs = slices.DeleteFunc(slices.Clone(jobs), func(j Job) bool { return j.NeverRan })
 	m := &Model{Source: source, SourceSHA256: sha, Factor: c.Factor, Clustering: c.Features, Procs: procs, Jobs: len(jobs), ArrivalFit: arrivals}
 	var submits []float64
 	for _, j := range jobs {
@@ -264,6 +272,11 @@ func ReadModel(path string) (*Model, error) {
 	}
 	if err := m.checkKWall(); err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if m.Rules != nil {
+		if err := m.Rules.Check(); err != nil {
+			return nil, fmt.Errorf("model %s: [rules]: %w", path, err)
+		}
 	}
 	return &m, nil
 }
@@ -453,7 +466,8 @@ func quantileDraw(q []float64, u float64) float64 {
 // FitKWallByLimit sets the model's K_wall to KWallByLimit: per class of c,
 // the jobs split into KWallBandCount bands at the quantiles of their
 // requested time, each with its censored share and KWallQuantileCount
-// quantiles of K_wall over the jobs that ended before their limit.
+// quantiles of K_wall over the jobs that ended before their limit (not
+// killed there). Jobs that never ran are left out, as FitModel does.
 func (m *Model) FitKWallByLimit(jobs []Job, c Clusters) error {
 	if len(m.Classes) != c.Result.K {
 		return fmt.Errorf("analysis: %d classes, %d clusters", len(m.Classes), c.Result.K)
@@ -468,7 +482,7 @@ func (m *Model) FitKWallByLimit(jobs []Job, c Clusters) error {
 	for k := range m.Classes {
 		var in []Job
 		for _, j := range jobs {
-			if l, ok := label[j.Factors[c.Factor]]; ok && l == k && j.ReqTime > 0 && !math.IsNaN(j.Runtime) {
+			if l, ok := label[j.Factors[c.Factor]]; ok && l == k && j.ReqTime > 0 && !math.IsNaN(j.Runtime) && !j.NeverRan {
 				in = append(in, j)
 			}
 		}
