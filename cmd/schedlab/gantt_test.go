@@ -95,3 +95,31 @@ func TestSeries(t *testing.T) {
 		t.Errorf("--step -5: exit %d\n%s", exitCode(err), out)
 	}
 }
+
+// TestGanttOnNodes lays out a run on shared nodes of 4 cores (KTH-SP2 as
+// 25 nodes), which replays every job's cores on its nodes: no node ever
+// holds more than its cores.
+func TestGanttOnNodes(t *testing.T) {
+	tmp := t.TempDir()
+	jobs := filepath.Join(tmp, "nodes.parquet")
+	if out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--nodes", "25", "--cores-per-node", "4", "--allocation", "shared", "--out", jobs); err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	svg := filepath.Join(tmp, "n.svg")
+	if out, err := run(t, "gantt", jobs, "--svg", svg, "--from", "600000", "--to", "900000", "--colour", "node_partition"); err != nil {
+		t.Fatalf("gantt: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "25 nodes (cores down each row)") || strings.Count(string(b), `<line x1="110"`) != 24 {
+		t.Errorf("the SVG lacks 25 node rows")
+	}
+	for _, res := range []string{"hosts", "lanes"} {
+		out, err := run(t, "export", jobs, "--resources", res)
+		if err != nil || !strings.HasPrefix(out, "job_id,") {
+			t.Fatalf("export --resources %s: %v\n%.300s", res, err, out)
+		}
+	}
+}

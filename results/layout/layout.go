@@ -161,12 +161,15 @@ func ofNodes(jobs []results.JobRow, rows []results.NodeRow, groups []sdk.NodeGro
 			l.Lanes += int32(g.Cores)
 		}
 	}
+	// owner[i][k] is the node of job i's k-th span: a node's cores may
+	// come in several spans, so spans and alloc_nodes do not pair up.
+	owner := make([][]int32, len(jobs))
 	for _, e := range order(jobs) {
 		i := e / 2
 		r := rows[i]
 		if e%2 == 1 {
 			for k, s := range l.Spans[i] {
-				free[r.AllocNodes[k]].put(s)
+				free[owner[i][k]].put(s)
 			}
 			continue
 		}
@@ -188,6 +191,9 @@ func ofNodes(jobs []results.JobRow, rows []results.NodeRow, groups []sdk.NodeGro
 			// take gives the lowest free cores, possibly in pieces: the
 			// node's spans are kept in node order, one node's after another's.
 			spans = append(spans, got...)
+			for range got {
+				owner[i] = append(owner[i], n)
+			}
 		}
 		l.Spans[i] = spans
 		l.Nodes[i] = r.AllocNodes

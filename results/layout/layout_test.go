@@ -137,6 +137,34 @@ func TestNodes(t *testing.T) {
 	}
 }
 
+// TestNodePieces: a job whose cores on one node come in two pieces frees
+// both on that node when it ends.
+func TestNodePieces(t *testing.T) {
+	plat := &sdk.Platform{Name: "n", Resources: []string{"procs"}, Clusters: []sdk.Cluster{{
+		Capacity: sdk.Vector{8},
+		Nodes:    []sdk.NodeGroup{{Name: "a", Count: 2, Cores: 4}},
+	}}}
+	jobs := []results.JobRow{job(1, 0, 5, 1, 0), job(2, 0, 10, 1, 0), job(3, 2, 8, 4, 0), job(4, 8, 9, 4, 0), job(5, 9, 12, 4, 0)}
+	x := results.JobExtras{Nodes: []results.NodeRow{
+		{AllocNodes: []int32{0}, AllocCores: []int32{1}},       // core 0 until 5
+		{AllocNodes: []int32{0}, AllocCores: []int32{1}},       // core 1 until 10
+		{AllocNodes: []int32{0, 1}, AllocCores: []int32{2, 2}}, // node 0's 2-3, node 1's 4-5
+		{AllocNodes: []int32{0, 1}, AllocCores: []int32{3, 1}}, // node 0's 0, 2-3 (two pieces); node 1's 4
+		{AllocNodes: []int32{1}, AllocCores: []int32{4}},       // all of node 1, once job 4 freed 4
+	}}
+	l, err := Of(jobs, x, plat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range l.Spans {
+		got = append(got, String(s))
+	}
+	if want := []string{"0", "1", "2-3 4-5", "0 2-3 4", "4-7"}; !slices.Equal(got, want) {
+		t.Errorf("lanes %q, want %q", got, want)
+	}
+}
+
 func TestString(t *testing.T) {
 	for _, tc := range []struct {
 		spans []Span
