@@ -79,7 +79,7 @@ on whole nodes (--allocation exclusive, the default) or on shared nodes
 	f.nodes.register(fl)
 	// Required but for --machine list, which lists the known machines.
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
-		if f.nodes.machine == "list" {
+		if f.nodes.Machine == "list" {
 			return nil
 		}
 		var missing []string
@@ -113,7 +113,7 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 
 func runSim(cmd *cobra.Command, f simFlags) error {
 	ctx := cmd.Context()
-	if f.nodes.machine == "list" {
+	if f.nodes.Machine == "list" {
 		printMachines(cmd.OutOrStdout())
 		return nil
 	}

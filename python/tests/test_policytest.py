@@ -78,3 +78,16 @@ def test_failures_name_their_cause(host: policytest.Host, tmp_path: Path) -> Non
         host.run(bad, HAND)
     with pytest.raises(policytest.RunError, match='unknown parameter "zz"'):
         host.run(Path(__file__).parent.parent / "examples" / "fcfs.py", HAND, {"zz": "1"})
+
+
+def test_run_trace_on_nodes(host: policytest.Host) -> None:
+    """A window of KTH-SP2 on nodes: as 100 exclusive nodes of one core,
+    EASY starts every job when it does on the pool; on 25 shared nodes of 4
+    cores it still runs every job; a spec the host refuses says why."""
+    pool = host.run_trace("easy", 1000, 200)
+    one = host.run_trace("easy", 1000, 200, nodes={"nodes": 100, "cores_per_node": 1})
+    assert one.starts() == pool.starts()
+    shared = host.run_trace("easy", 1000, 200, nodes={"nodes": 25, "cores_per_node": 4, "allocation": "shared"})
+    assert len(shared.records) == 200
+    with pytest.raises(policytest.RunError, match="cores_per_node"):
+        host.run_trace("easy", 1000, 10, nodes={"nodes": 25})

@@ -28,11 +28,13 @@ import (
 	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/nodes"
 )
 
 // The frame types around the runs.
@@ -71,6 +73,11 @@ type Request struct {
 	// policy's test scenario, on a pool of Procs processors. Count and
 	// First are then ignored.
 	Jobs []Job `json:"jobs,omitempty"`
+	// Nodes, when set, makes the platform one of nodes, as `schedlab
+	// sim`'s node flags do (manifest.NodeSpec, the same names): the whole
+	// trace's jobs are mapped onto it, and the window taken from the jobs
+	// the mapping keeps. Procs is then ignored.
+	Nodes *manifest.NodeSpec `json:"nodes,omitempty"`
 }
 
 // Job is a job of a scenario (Request.Jobs).
@@ -101,6 +108,11 @@ type Finished struct {
 	Killed   []bool  `json:"killed,omitempty"`
 	// Policy is the description of the policy that ran (Request.Policy).
 	Policy *sdk.Info `json:"policy,omitempty"`
+	// Nodes says, on a platform of nodes, what each rule of the mapping of
+	// the trace's jobs did (the nodes_* columns of runs.parquet), and
+	// Mapping its settings.
+	Nodes   map[string]int64  `json:"nodes,omitempty"`
+	Mapping map[string]string `json:"mapping,omitempty"`
 }
 
 // conn reads through a buffer (host.CallsPolicy reads the same one) and
@@ -114,6 +126,9 @@ type conn struct {
 type server struct {
 	env    host.Policy
 	traces map[string]*workload.Workload
+	// mapped caches a trace's jobs mapped onto nodes, by trace, cleaning
+	// and node settings.
+	mapped map[string]mappedJobs
 	procs  *runner.Processes
 	// policies caches resolved policies by path, size and time of change.
 	policies map[string]*runner.Resolved
@@ -123,7 +138,7 @@ type server struct {
 func Serve(ctx context.Context, rw io.ReadWriter) error {
 	c := conn{bufio.NewReaderSize(rw, 64<<10), rw}
 	info := sdk.Info{Name: "environment", Version: "0", ProtocolVersion: 0}
-	srv := &server{env: host.CallsPolicy(info, c), traces: map[string]*workload.Workload{},
+	srv := &server{env: host.CallsPolicy(info, c), traces: map[string]*workload.Workload{}, mapped: map[string]mappedJobs{},
 		procs: &runner.Processes{}, policies: map[string]*runner.Resolved{}}
 	defer srv.procs.Close()
 	for {
@@ -158,7 +173,7 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	if err := json.Unmarshal(p, &req); err != nil {
 		return Finished{Error: fmt.Sprintf("request: %v", err)}
 	}
-	jobs, n, procs, err := srv.workload(req)
+	jobs, n, plat, mj, err := srv.workload(req)
 	if err != nil {
 		return Finished{Jobs: n, Error: err.Error()}
 	}
@@ -168,7 +183,7 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	}
 	spec := runner.Spec{
 		Policy: &runner.Resolved{Ref: "environment"}, Use: srv.env,
-		Platform: sdk.SingleCluster(name(req.Trace), procs), Jobs: jobs, Params: req.Params,
+		Platform: plat, Jobs: jobs, Params: req.Params,
 		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms,
 	}
 	if req.Policy != "" {
@@ -191,6 +206,9 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	if req.Policy != "" {
 		fin.Policy = &out.Info
 	}
+	if mj != nil {
+		fin.Nodes, fin.Mapping = mj.counts, mj.mapping.Map()
+	}
 	for i, r := range out.Records {
 		fin.IDs[i], fin.Starts[i], fin.Ends[i], fin.Killed[i] = jobs[i].Job.ID, r.Start, r.End, r.Killed
 		fin.Promised[i] = -1
@@ -201,12 +219,24 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	return fin
 }
 
+// mappedJobs is a trace's jobs mapped onto a platform of nodes.
+type mappedJobs struct {
+	plat    *sdk.Platform
+	mapping *nodes.Settings
+	jobs    []sim.Input
+	counts  map[string]int64
+}
+
 // workload returns the request's jobs, numbered from 0 as a run's are,
-// the number of jobs in its trace and the pool's size.
-func (srv *server) workload(req Request) ([]sim.Input, int, int64, error) {
+// the number of jobs in its trace (after the mapping onto nodes, when
+// there are nodes) and the platform; on nodes also the mapping.
+func (srv *server) workload(req Request) ([]sim.Input, int, *sdk.Platform, *mappedJobs, error) {
 	if len(req.Jobs) > 0 {
 		if req.Procs < 1 {
-			return nil, 0, 0, errors.New("a scenario's pool needs procs")
+			return nil, 0, nil, nil, errors.New("a scenario's pool needs procs")
+		}
+		if req.Nodes != nil {
+			return nil, 0, nil, nil, errors.New("a scenario (jobs) runs on a pool of procs, not on nodes")
 		}
 		sc := policytest.Scenario{Procs: req.Procs}
 		for _, j := range req.Jobs {
@@ -215,7 +245,7 @@ func (srv *server) workload(req Request) ([]sim.Input, int, int64, error) {
 		}
 		jobs := sc.Inputs()
 		sim.Sort(jobs)
-		return jobs, len(jobs), req.Procs, nil
+		return jobs, len(jobs), sdk.SingleCluster("scenario", req.Procs), nil, nil
 	}
 	clean := workload.DefaultClean()
 	names := make([]string, 0, len(req.Clean))
@@ -226,7 +256,7 @@ func (srv *server) workload(req Request) ([]sim.Input, int, int64, error) {
 	key := req.Trace
 	for _, k := range names {
 		if err := clean.Set(k, req.Clean[k]); err != nil {
-			return nil, 0, 0, fmt.Errorf("clean: %w", err)
+			return nil, 0, nil, nil, fmt.Errorf("clean: %w", err)
 		}
 		key += "\x00" + k + "=" + req.Clean[k]
 	}
@@ -234,27 +264,47 @@ func (srv *server) workload(req Request) ([]sim.Input, int, int64, error) {
 	if !ok {
 		var err error
 		if w, err = load(req.Trace, clean); err != nil {
-			return nil, 0, 0, err
+			return nil, 0, nil, nil, err
 		}
 		srv.traces[key] = w
 	}
-	n := len(w.Jobs)
+	all := w.Jobs
+	plat := sdk.SingleCluster(name(req.Trace), w.Procs)
+	if req.Procs > 0 {
+		plat = sdk.SingleCluster(name(req.Trace), req.Procs)
+	}
+	var mj *mappedJobs
+	if req.Nodes != nil {
+		spec, _ := json.Marshal(req.Nodes)
+		nkey := key + "\x00nodes=" + string(spec)
+		m, ok := srv.mapped[nkey]
+		if !ok {
+			p, mapping, err := req.Nodes.Platform(name(req.Trace), func(k string) string { return "nodes." + k })
+			if err != nil {
+				return nil, 0, nil, nil, err
+			}
+			jobs, counts, err := nodes.Apply(p, w, w.Jobs, *mapping)
+			if err != nil {
+				return nil, 0, nil, nil, err
+			}
+			m = mappedJobs{plat: p, mapping: mapping, jobs: jobs, counts: counts}
+			srv.mapped[nkey] = m
+		}
+		mj, all, plat = &m, m.jobs, m.plat
+	}
+	n := len(all)
 	count := req.Count
 	if count == 0 {
 		count = n - req.First
 	}
 	if req.First < 0 || count <= 0 || req.First+count > n {
-		return nil, n, 0, fmt.Errorf("jobs %d to %d: the trace has %d jobs", req.First, req.First+count-1, n)
-	}
-	procs := w.Procs
-	if req.Procs > 0 {
-		procs = req.Procs
+		return nil, n, nil, nil, fmt.Errorf("jobs %d to %d: the trace has %d jobs", req.First, req.First+count-1, n)
 	}
 	// The window's jobs, numbered from 0 as a run's are (already in
 	// order, so sim.Sort only renumbers them).
-	jobs := slices.Clone(w.Jobs[req.First : req.First+count])
+	jobs := slices.Clone(all[req.First : req.First+count])
 	sim.Sort(jobs)
-	return jobs, n, procs, nil
+	return jobs, n, plat, mj, nil
 }
 
 // resolve resolves a policy as a manifest's ref, once per file content:

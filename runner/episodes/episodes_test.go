@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk/host"
 )
 
@@ -98,5 +99,39 @@ func TestServe(t *testing.T) {
 	env.Close()
 	if err := <-done; err != nil {
 		t.Errorf("Serve after the environment closed: %v", err)
+	}
+}
+
+// TestServeNodes runs windows of KTH-SP2 on platforms of nodes: as 100
+// exclusive nodes of one core EASY schedules it as on the pool of 100
+// processors (each job's processors are whole nodes), and on 25 shared
+// nodes of 4 cores the mapping's counts come back with the run.
+func TestServeNodes(t *testing.T) {
+	env, srv := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), srv) }()
+	defer func() {
+		env.Close()
+		<-done
+	}()
+	pool := ask(t, env, Request{First: 1000, Count: 300, Policy: "easy"})
+	one := ask(t, env, Request{First: 1000, Count: 300, Policy: "easy", Nodes: &manifest.NodeSpec{Nodes: 100, CoresPerNode: 1}})
+	if pool.Error != "" || one.Error != "" {
+		t.Fatalf("pool: %s; nodes: %s", pool.Error, one.Error)
+	}
+	if fmt.Sprint(pool.IDs, pool.Starts) != fmt.Sprint(one.IDs, one.Starts) || one.Nodes["exclusive"] != int64(one.Jobs) || one.Mapping["allocation"] != "exclusive" {
+		t.Errorf("EASY on 100 nodes of 1 core differs from the pool: %v jobs, counts %v, mapping %v", one.Jobs, one.Nodes, one.Mapping)
+	}
+	shared := ask(t, env, Request{First: 1000, Count: 300, Policy: "easy", Nodes: &manifest.NodeSpec{Nodes: 25, CoresPerNode: 4, Allocation: "shared"}})
+	if shared.Error != "" || shared.Nodes["shared"] != int64(shared.Jobs) || len(shared.Starts) != 300 {
+		t.Errorf("shared nodes: %+v", shared)
+	}
+	bad := ask(t, env, Request{Count: 10, Policy: "easy", Nodes: &manifest.NodeSpec{Nodes: 25}})
+	if !strings.Contains(bad.Error, "nodes.nodes 25 nodes.cores_per_node 0: a platform of nodes needs both") {
+		t.Errorf("nodes without cores: %q", bad.Error)
+	}
+	bad = ask(t, env, Request{Procs: 4, Policy: "easy", Jobs: []Job{{ID: 1, Runtime: 1, Walltime: 1, Procs: 1}}, Nodes: &manifest.NodeSpec{Nodes: 1, CoresPerNode: 4}})
+	if !strings.Contains(bad.Error, "not on nodes") {
+		t.Errorf("a scenario on nodes: %q", bad.Error)
 	}
 }

@@ -166,22 +166,28 @@ class Host:
         *,
         seed: int = 1,
         exact: bool = False,
+        nodes: Mapping[str, Any] | None = None,
     ) -> Run:
         """Runs policy on the jobs first to first+count-1 of a trace (with
         schedlab's default cleaning; "" is the KTH-SP2 log schedlab ships),
-        the windows of schedlab.gym's episodes."""
+        the windows of schedlab.gym's episodes. nodes, when given, makes
+        the platform one of nodes as `schedlab sim`'s node flags do, with
+        the same names: {"nodes": 25, "cores_per_node": 4, "allocation":
+        "shared"} or {"machine": "SDSC-BLUE"}; the window is then of the
+        jobs the mapping onto the nodes keeps."""
         policy = _ref(policy)
-        doc = self._service.ask(
-            {
-                "policy": policy,
-                "params": dict(params or {}),
-                "trace": os.path.abspath(trace) if trace else "",
-                "first": first,
-                "count": count,
-                "seed": seed,
-                "exact": exact,
-            }
-        )
+        req: dict[str, Any] = {
+            "policy": policy,
+            "params": dict(params or {}),
+            "trace": os.path.abspath(trace) if trace else "",
+            "first": first,
+            "count": count,
+            "seed": seed,
+            "exact": exact,
+        }
+        if nodes is not None:
+            req["nodes"] = dict(nodes)
+        doc = self._service.ask(req)
         return self._records(policy, f"jobs {first} to {first + count - 1}", doc)
 
     def check(
