@@ -1,6 +1,7 @@
 // browser.mjs finds the Chromium the scripts drive: $CHROMIUM, else the
 // first of the usual install paths (as internal/browsercheck looks).
 import { existsSync } from 'node:fs';
+import puppeteer from 'puppeteer-core';
 
 export function browserPath() {
   const candidates = process.env.CHROMIUM ? [process.env.CHROMIUM]
@@ -11,4 +12,14 @@ export function browserPath() {
     process.exit(3);
   }
   return found;
+}
+
+// launch starts headless Chromium as the scripts drive it.
+export function launch() {
+  return puppeteer.launch({
+    executablePath: browserPath(),
+    headless: true,
+    // --no-sandbox: CI runs as root, where Chromium refuses its sandbox.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'],
+  });
 }

@@ -35,8 +35,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import puppeteer from 'puppeteer-core';
-import { browserPath } from './browser.mjs';
+import { launch } from './browser.mjs';
 
 const [file, shot] = process.argv.slice(2);
 if (!file || !shot) {
@@ -45,12 +44,7 @@ if (!file || !shot) {
 }
 
 const url = pathToFileURL(resolve(file)).href;
-const browser = await puppeteer.launch({
-  executablePath: browserPath(),
-  headless: true,
-  // --no-sandbox: CI runs as root, where Chromium refuses its sandbox.
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'],
-});
+const browser = await launch();
 const out = { console_errors: [], page_errors: [], requests: [] };
 try {
   const page = await browser.newPage();

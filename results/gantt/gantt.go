@@ -239,19 +239,6 @@ func (c *Chart) Window() (from, to int64) { return c.from, c.to }
 // Layout returns the chart's layout.
 func (c *Chart) Layout() *layout.Layout { return c.lay }
 
-// timeUnit chooses the unit of a time axis spanning span seconds.
-func timeUnit(span float64) (seconds float64, name string) {
-	switch {
-	case span >= 3*86400:
-		return 86400, "days"
-	case span >= 3*3600:
-		return 3600, "hours"
-	case span >= 180:
-		return 60, "minutes"
-	}
-	return 1, "seconds"
-}
-
 // ticks returns about n round values between lo and hi.
 func ticks(lo, hi float64, n int) []float64 {
 	if hi <= lo {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/schedlab/schedlab/results/series"
 )
 
 // The SVG's geometry, in CSS pixels: a 1,280 px wide page, as the report.
@@ -37,7 +39,7 @@ func (c *Chart) SVG(w io.Writer) error {
 	cats := c.Categories()
 	legend := min(len(cats), 12)
 	height := plotTop + plotHeight + axisHeight + legendRow*((legend+3)/4+1)
-	unit, uname := timeUnit(float64(c.to - c.from))
+	unit, uname := series.TimeUnit(float64(c.to - c.from))
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="13" role="img" aria-label="%s">`+"\n",
 		svgWidth, height, svgWidth, height, html.EscapeString(c.title))
 	fmt.Fprintf(bw, `<text x="%d" y="26" font-size="16" font-weight="bold">%s</text>`+"\n", plotLeft, html.EscapeString(c.title))

@@ -886,7 +886,7 @@ func (b *builder) seriesFigures(sel []compare.AxisValue, runs []compare.Run) ([]
 	if len(curves) == 0 || to <= from {
 		return nil, nil
 	}
-	unit, unitName := timeUnit(float64(to - from))
+	unit, unitName := series.TimeUnit(float64(to - from))
 	xlabel := fmt.Sprintf("time since the first submit (%s)", unitName)
 	// Panel titles name the run by what varies among the plotted runs.
 	varying := []string{b.opts.Axis}

@@ -424,19 +424,6 @@ func ecdfXYs(e stats.ECDF, logX bool, lo, hi float64) plotter.XYs {
 	return xys
 }
 
-// timeUnit chooses the unit of a time axis spanning span seconds.
-func timeUnit(span float64) (seconds float64, name string) {
-	switch {
-	case span >= 3*86400:
-		return 86400, "days"
-	case span >= 3*3600:
-		return 3600, "hours"
-	case span >= 180:
-		return 60, "minutes"
-	}
-	return 1, "seconds"
-}
-
 // metricLabel is an axis label for a runs.parquet column.
 func metricLabel(metric string) string {
 	l := strings.ReplaceAll(metric, "_", " ")

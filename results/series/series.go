@@ -198,3 +198,17 @@ func (s Step) Integral() func(t float64) float64 {
 	}
 	return func(t float64) float64 { return s.integral(cum, t) }
 }
+
+// TimeUnit chooses the unit of a time axis spanning span seconds: its
+// length in seconds and its name (days, hours, minutes, seconds).
+func TimeUnit(span float64) (seconds float64, name string) {
+	switch {
+	case span >= 3*86400:
+		return 86400, "days"
+	case span >= 3*3600:
+		return 3600, "hours"
+	case span >= 180:
+		return 60, "minutes"
+	}
+	return 1, "seconds"
+}
