@@ -107,17 +107,18 @@ func drive(t *testing.T, name string, r *layout.Run, hover ...float64) driven {
 // where the test says, and of EASY on KTH-SP2 (committed).
 func TestPageInBrowser(t *testing.T) {
 	t.Run("hand", func(t *testing.T) {
+		promised := int64(1)
 		r := &layout.Run{
 			Jobs: []results.JobRow{
 				{JobID: 1, Submit: 0, Start: 0, End: 10, Procs: 3, User: 7},
-				{JobID: 2, Submit: 1, Start: 1, End: 6, Procs: 1, Killed: true, User: 8},
+				{JobID: 2, Submit: 1, Start: 1, End: 6, Procs: 1, Killed: true, User: 8, PromisedStart: &promised},
 				{JobID: 4, Submit: 3, Start: 10, End: 15, Procs: 4, Backfilled: true, User: 7},
 			},
 			Meta:     results.Metadata{"run.label": "hand"},
 			Platform: sdk.Platform{Name: "four", Resources: []string{"procs"}, Clusters: []sdk.Cluster{{Capacity: sdk.Vector{4}}}},
 		}
 		d := drive(t, "hand", r, 3, 3.5) // job 2 holds processor 3 over [1, 6)
-		if d.Hovered == nil || *d.Hovered != 2 || !strings.Contains(d.Tip, "job 2 (killed)") || !strings.Contains(d.Tip, "wait 0 s, ran 5 s") {
+		if d.Hovered == nil || *d.Hovered != 2 || !strings.Contains(d.Tip, "job 2 (killed)") || !strings.Contains(d.Tip, "wait 0 s, ran 5 s, promised start 1") {
 			t.Errorf("hovering job 2 shows %v: %q", d.Hovered, d.Tip)
 		}
 	})

@@ -39,14 +39,17 @@ type data struct {
 }
 
 type jobColumns struct {
-	ID     []int64  `json:"id"`
-	Submit []int64  `json:"submit"`
-	Start  []int64  `json:"start"`
-	End    []int64  `json:"end"`
-	Procs  []int64  `json:"procs"`
-	User   []int64  `json:"user"`
-	Cat    []int32  `json:"cat"`
-	Where  []string `json:"where"`
+	ID     []int64 `json:"id"`
+	Submit []int64 `json:"submit"`
+	Start  []int64 `json:"start"`
+	End    []int64 `json:"end"`
+	Procs  []int64 `json:"procs"`
+	User   []int64 `json:"user"`
+	Cat    []int32 `json:"cat"`
+	// Promised is the start the policy promised (a reservation), -1
+	// without one.
+	Promised []int64  `json:"promised"`
+	Where    []string `json:"where"`
 }
 
 // HTML writes the chart as a self-contained page (no request leaves it):
@@ -76,6 +79,11 @@ func (c *Chart) HTML(w io.Writer) error {
 		d.Jobs.Procs = append(d.Jobs.Procs, j.Procs)
 		d.Jobs.User = append(d.Jobs.User, j.User)
 		d.Jobs.Cat = append(d.Jobs.Cat, c.cat[i])
+		p := int64(-1)
+		if j.PromisedStart != nil {
+			p = *j.PromisedStart
+		}
+		d.Jobs.Promised = append(d.Jobs.Promised, p)
 		d.Jobs.Where = append(d.Jobs.Where, c.where(i))
 		cat := c.cat[i]
 		for _, s := range sp {

@@ -176,7 +176,7 @@
   function describe(j) {
     return "job " + J.id[j] + " (" + D.cats[J.cat[j]][0] + ")\nuser " + J.user[j] + ", " + J.procs[j] + " " + D.unit + "s\n" +
       "submit " + J.submit[j] + ", start " + J.start[j] + ", end " + J.end[j] + "\nwait " + (J.start[j] - J.submit[j]) +
-      " s, ran " + (J.end[j] - J.start[j]) + " s\n" + J.where[j];
+      " s, ran " + (J.end[j] - J.start[j]) + " s" + (J.promised[j] >= 0 ? ", promised start " + J.promised[j] : "") + "\n" + J.where[j];
   }
   canvas.addEventListener("wheel", (ev) => {
     ev.preventDefault();

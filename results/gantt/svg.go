@@ -65,8 +65,12 @@ func (c *Chart) SVG(w io.Writer) error {
 			fmt.Fprintf(bw, `<rect class="job" data-job="%d" x="%s" y="%s" width="%s" height="%s" fill="%s"`,
 				j.JobID, num(x(t0)), num(y(s.Lo)), num(x(t1)-x(t0)), num(y(s.Lo+s.N)-y(s.Lo)), col)
 			if titled {
-				fmt.Fprintf(bw, `><title>job %d, %s: %d %ss, start %d, end %d, wait %d s</title></rect>`+"\n",
-					j.JobID, html.EscapeString(cats[c.cat[i]].Name), s.N, c.lay.Unit, j.Start, j.End, j.Start-j.Submit)
+				promised := ""
+				if j.PromisedStart != nil {
+					promised = ", promised start " + strconv.FormatInt(*j.PromisedStart, 10)
+				}
+				fmt.Fprintf(bw, `><title>job %d, %s: %d %ss, start %d, end %d, wait %d s%s</title></rect>`+"\n",
+					j.JobID, html.EscapeString(cats[c.cat[i]].Name), s.N, c.lay.Unit, j.Start, j.End, j.Start-j.Submit, promised)
 			} else {
 				bw.WriteString("/>\n")
 			}
