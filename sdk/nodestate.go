@@ -105,12 +105,14 @@ func (n *Nodes) copyNode(m *Nodes, k int32) {
 // Fit returns how many tasks of t node k can take now: 0 when the node
 // lacks a feature of t, or when t is exclusive and the node not wholly
 // free. It does not look at partitions.
-func (n *Nodes) Fit(t *Tasks, k int32) int64 {
-	l := n.Layout
+func (n *Nodes) Fit(t *Tasks, k int32) int64 { return n.Layout.fit(t, k, n.Free[k]) }
+
+// fit returns how many tasks of t node k takes with f free: what Nodes.Fit
+// and Watch.fitOf compute, on their own copies of the nodes' free amounts.
+func (l *Layout) fit(t *Tasks, k int32, f Amount) int64 {
 	if l.feat[k]&t.Features != t.Features {
 		return 0
 	}
-	f := n.Free[k]
 	if t.Exclusive && f != l.caps[k] {
 		return 0
 	}

@@ -79,27 +79,7 @@ func (w *Watch) update(k int32) {
 }
 
 // fitOf is Nodes.Fit on the watched nodes.
-func (w *Watch) fitOf(k int32) int64 {
-	t, l := w.t, w.layout
-	if l.feat[k]&t.Features != t.Features {
-		return 0
-	}
-	f := w.free[k]
-	if t.Exclusive && f != l.caps[k] {
-		return 0
-	}
-	x := f.Cores
-	if t.Cores != 1 {
-		x /= int64(t.Cores)
-	}
-	if t.Memory > 0 {
-		x = min(x, f.Memory/t.Memory)
-	}
-	if t.GPUs > 0 {
-		x = min(x, f.GPUs/int64(t.GPUs))
-	}
-	return x
-}
+func (w *Watch) fitOf(k int32) int64 { return w.layout.fit(w.t, k, w.free[k]) }
 
 // set records that node k takes x tasks.
 func (w *Watch) set(k int32, x int64) {
