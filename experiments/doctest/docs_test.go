@@ -245,7 +245,7 @@ func TestKopanskiDoc(t *testing.T) {
 	root := filepath.Join("..", "..")
 	doc := reproductionDoc(t, "kopanski2021")
 	dir := committedRuns(t, filepath.Join(root, "experiments", "kopanski2021", "runs"), "kth", "parts")
-	docTables(t, doc, 7, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
+	docTables(t, doc, 8, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
 }
 
 // TestPoolVsNodesDoc checks that every table of docs/pool-vs-nodes.md that

@@ -26,7 +26,11 @@ import (
 // simulated annealing: "outer" rounds of "inner" moves, a move swapping two
 // random positions, accepted when it scores better or with probability
 // exp((S - S') / T); T starts at the spread of the nine scores and is
-// multiplied by "cooling" after every round, never below "t_min". The best
+// multiplied by "cooling" after every round, never below "t_min" (as the
+// authors' code and the seed article's Algorithm 2 read as lowering it at the
+// end of each outer iteration; the article's text says every N
+// iterations: docs/reproductions/kopanski2021.md, "When the temperature
+// falls"). The best
 // order seen is kept. The search is bounded by these counts, not by a
 // clock, so results do not depend on the machine's speed. No job is
 // promised a start: the plan is made again at the next event.

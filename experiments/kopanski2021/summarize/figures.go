@@ -238,7 +238,7 @@ func artefactTable(w io.Writer, c *compare.Campaign) error {
 	rng := func(xs []float64) string {
 		return fmt.Sprintf("%s - %s", thousands(slices.Min(xs)), thousands(slices.Max(xs)))
 	}
-	for _, pol := range []string{"fcfs-bb", "sjf-bb", "plan-2", "plan-3"} {
+	for _, pol := range []string{"fcfs-bb", "sjf-bb", "plan-1", "plan-2", "plan-3"} {
 		in := func(r compare.Run) bool { return r.Axes["policy"] == pol }
 		longest, _ := values(c, "max_wait", in)
 		median, _ := values(c, "median_wait", in)
@@ -249,16 +249,74 @@ func artefactTable(w io.Writer, c *compare.Campaign) error {
 		if err != nil {
 			return err
 		}
-		a := artefactTails[pol]
-		cells := []string{pol, ci(stats.Describe(longest, 0.95), 0), rng(longest), thousands(a[0])}
+		// plan-1 is not in the artefact's run set: "-".
+		a, ok := artefactTails[pol]
+		their := func(f func() string) string {
+			if !ok {
+				return "-"
+			}
+			return f()
+		}
+		cells := []string{pol, ci(stats.Describe(longest, 0.95), 0), rng(longest), their(func() string { return thousands(a[0]) })}
 		if pol == "sjf-bb" {
 			cells = append(cells, "1", "1", "1")
 		} else {
 			cells = append(cells, ci(stats.Describe(rs, 0.95), 3), fmt.Sprintf("%.2f - %.2f", slices.Min(rs), slices.Max(rs)),
-				fmt.Sprintf("%.3f", a[0]/artefactTails["sjf-bb"][0]))
+				their(func() string { return fmt.Sprintf("%.3f", a[0]/artefactTails["sjf-bb"][0]) }))
 		}
 		cells = append(cells, ci(stats.Describe(median, 0.95), 1), fmt.Sprintf("%.1f - %.1f", slices.Min(median), slices.Max(median)),
-			fmt.Sprintf("%.1f", a[1]))
+			their(func() string { return fmt.Sprintf("%.1f", a[1]) }))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// against says where one value of the authors' single run lies relative
+// to our runs' values: the yardstick for every single-run reference value
+// (a run of theirs is one draw of requests, so it is compared with our
+// runs, one draw each, not with the interval of our mean).
+func against(theirs float64, ours []float64) string {
+	switch {
+	case theirs > slices.Max(ours):
+		return fmt.Sprintf("above all %d", len(ours))
+	case theirs < slices.Min(ours):
+		return fmt.Sprintf("below all %d", len(ours))
+	}
+	return "within"
+}
+
+// artefactRuns sets each policy's mean wait, and its ratios to sjf-bb and
+// fcfs-bb in the same replicate, per run beside the artefact's one run
+// (artefactWait): the range over our runs and where the artefact's value
+// lies in it.
+func artefactRuns(w io.Writer, c *compare.Campaign) error {
+	fmt.Fprintf(w, "### Whole KTH: mean wait per run against the artefact's one run (range over our %d runs)\n\n", replicates(c))
+	fmt.Fprintln(w, "| policy | our runs: mean wait (s) | artefact (s) | artefact against our runs | our runs: / sjf-bb | artefact | artefact against our runs | our runs: / fcfs-bb | artefact | artefact against our runs |")
+	fmt.Fprintln(w, "|---|---|---:|---|---|---:|---|---|---:|---|")
+	all := func(compare.Run) bool { return true }
+	for _, pol := range c.Values("policy") {
+		a, ok := artefactWait[pol]
+		if !ok {
+			continue
+		}
+		waits, _ := values(c, "mean_wait", func(r compare.Run) bool { return r.Axes["policy"] == pol })
+		if len(waits) == 0 {
+			continue
+		}
+		cells := []string{pol, fmt.Sprintf("%s - %s", thousands(slices.Min(waits)), thousands(slices.Max(waits))), thousands(a), against(a, waits)}
+		for _, base := range []string{"sjf-bb", "fcfs-bb"} {
+			if pol == base {
+				cells = append(cells, "1", "1", "-")
+				continue
+			}
+			rs, err := pairRatios(c, "mean_wait", base, pol, all)
+			if err != nil {
+				return err
+			}
+			ar := a / artefactWait[base]
+			cells = append(cells, fmt.Sprintf("%.3f - %.3f", slices.Min(rs), slices.Max(rs)), fmt.Sprintf("%.3f", ar), against(ar, rs))
+		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	fmt.Fprintln(w)

@@ -94,3 +94,14 @@ func TestWaitTable(t *testing.T) {
 		t.Errorf("a policy without jobs has a row:\n%s", b.String())
 	}
 }
+
+// TestAgainst: a single run of the authors' is placed against the range of
+// our runs, bounds included in "within".
+func TestAgainst(t *testing.T) {
+	ours := []float64{3, 1, 2}
+	for theirs, want := range map[float64]string{0.5: "below all 3", 1: "within", 2.5: "within", 3: "within", 3.1: "above all 3"} {
+		if got := against(theirs, ours); got != want {
+			t.Errorf("against(%v) = %q, want %q", theirs, got, want)
+		}
+	}
+}
