@@ -2,11 +2,16 @@ package main
 
 import (
 	"bufio"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/workload/swf"
 )
 
 // TestGanttAndExport draws and exports a run of sim, and checks that bad
@@ -47,6 +52,37 @@ func TestGanttAndExport(t *testing.T) {
 	}
 	if lines != 28467+1 {
 		t.Errorf("%d lines, want a header and 28,467 jobs", lines)
+	}
+	// The SWF export read back by our own reader: every job's simulated
+	// wait and run time, and its status.
+	swfPath := filepath.Join(tmp, "kth.swf")
+	if out, err := run(t, "export", jobs, "--format", "swf", "--out", swfPath); err != nil {
+		t.Fatalf("export swf: %v\n%s", err, out)
+	}
+	rows, _, err := results.ReadJobs(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := swf.Open(swfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for i := 0; ; i++ {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			if i != len(rows) {
+				t.Errorf("%d records, want %d", i, len(rows))
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := rows[i]
+		if rec.JobNumber != j.JobID || rec.Submit != j.Submit || rec.Wait != j.Wait || rec.RunTime != j.Runtime || (rec.Status == 0) != j.Killed {
+			t.Fatalf("record %d: %+v, the jobs file's %+v", i, rec, j)
+		}
 	}
 	for _, tc := range []struct {
 		args []string
