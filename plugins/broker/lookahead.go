@@ -33,10 +33,10 @@ func Lookahead() sdk.Plugin {
 			Description: "lookahead scheduling of a grid's global stream by priced forecasts and advance reservations (Kovalenko et al. 2006)",
 			Params: []sdk.Param{
 				{Name: "c", Type: sdk.Float, Default: "1", Doc: "the administrator's price coefficient C of every cluster"},
-				{Name: "idle_price", Type: sdk.Float, Default: "0", Doc: "the P(t) of a processor the forecast leaves idle (the paper: free)"},
+				{Name: "idle_price", Type: sdk.Float, Default: "0", Doc: "the P(t) of a processor the forecast leaves idle; the paper defines P(t) only as the priority of the local job on the processor, and 0 (idle processors free) is our reading"},
 				{Name: "period", Type: sdk.Int, Default: "60", Doc: "seconds between two scheduling cycles"},
-				{Name: "ship", Type: sdk.String, Default: string(grid.ShipPaper), Choices: grid.ShipRules(),
-					Doc: "when to reserve and ship: paper (the preceding local job started, or the start is within the transfer time and one period), paper-and (both), transfer (the latter alone), immediate (at the first allocation)"},
+				{Name: "ship", Type: sdk.String, Default: string(grid.ShipEitherNext), Choices: grid.ShipRules(),
+					Doc: "when to reserve and ship: either (the paper's two conditions as written, either one: the preceding local job started, or the start is within the transfer time), either-next (the preceding local job started, or the start is within the transfer time plus one period), both-next (both of the latter), transfer-next (the start within the transfer time plus one period alone), immediate (at the first allocation)"},
 				{Name: "order", Type: sdk.String, Default: "payment", Choices: []string{"payment", "rate"},
 					Doc: "order of the global queue: payment, or payment per processor-second of walltime (rate); ties by submission"},
 				{Name: "refresh", Type: sdk.Int, Default: "0",

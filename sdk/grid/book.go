@@ -14,7 +14,8 @@
 //   - Market turns forecasts into prices, PR(t) = C * P(t) * F(R) per
 //     processor-second, and finds for a global job the earliest allocation
 //     whose price is within its payment.
-//   - ShipNow is the paper's rule for when to reserve and ship.
+//   - ShipNow says when to reserve and ship: the paper's two conditions
+//     as written (ShipEither) or one of our readings of them.
 //
 // Everything here counts processors (resource 0) only, as the paper does:
 // grid platforms have no other resource.

@@ -105,23 +105,32 @@ func TestFloor(t *testing.T) {
 }
 
 func TestShipRules(t *testing.T) {
-	// Tc = 1000, the next cycle at 1060, transfer 100: near when the
-	// allocation starts before 1160.
+	// Tc = 1000, the next cycle at 1060, transfer 100: within the transfer
+	// time when the allocation starts before 1100, near before 1160.
 	for _, tc := range []struct {
 		start    int64
 		preceded bool
 		want     map[ShipRule]bool
 	}{
-		{1159, false, map[ShipRule]bool{ShipPaper: true, ShipPaperAnd: false, ShipTransfer: true, ShipImmediate: true}},
-		{1160, false, map[ShipRule]bool{ShipPaper: false, ShipPaperAnd: false, ShipTransfer: false, ShipImmediate: true}},
-		{5000, true, map[ShipRule]bool{ShipPaper: true, ShipPaperAnd: false, ShipTransfer: false, ShipImmediate: true}},
-		{1100, true, map[ShipRule]bool{ShipPaper: true, ShipPaperAnd: true, ShipTransfer: true, ShipImmediate: true}},
+		{1099, false, map[ShipRule]bool{ShipEither: true, ShipEitherNext: true, ShipBothNext: false, ShipTransferNext: true, ShipImmediate: true}},
+		{1100, false, map[ShipRule]bool{ShipEither: false, ShipEitherNext: true, ShipBothNext: false, ShipTransferNext: true, ShipImmediate: true}},
+		{1159, false, map[ShipRule]bool{ShipEither: false, ShipEitherNext: true, ShipBothNext: false, ShipTransferNext: true, ShipImmediate: true}},
+		{1160, false, map[ShipRule]bool{ShipEither: false, ShipEitherNext: false, ShipBothNext: false, ShipTransferNext: false, ShipImmediate: true}},
+		{5000, true, map[ShipRule]bool{ShipEither: true, ShipEitherNext: true, ShipBothNext: false, ShipTransferNext: false, ShipImmediate: true}},
+		{1100, true, map[ShipRule]bool{ShipEither: true, ShipEitherNext: true, ShipBothNext: true, ShipTransferNext: true, ShipImmediate: true}},
 	} {
 		l := Lead{Now: 1000, Start: tc.start, Transfer: 100, Period: 60, Preceded: tc.preceded}
 		for r, want := range tc.want {
 			if got, err := r.ShipNow(l); err != nil || got != want {
 				t.Errorf("%s at %d (preceded %v): %v %v, want %v", r, tc.start, tc.preceded, got, err, want)
 			}
+		}
+	}
+	// The names before issue 34 are gone, not aliases: no committed
+	// manifest or record uses them.
+	for _, old := range []ShipRule{"paper", "paper-and", "transfer"} {
+		if _, err := old.ShipNow(Lead{}); err == nil {
+			t.Errorf("the old rule name %q is accepted", old)
 		}
 	}
 	if _, err := ShipRule("soon").ShipNow(Lead{}); err == nil {

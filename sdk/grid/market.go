@@ -19,7 +19,9 @@ type Prices struct {
 	// C holds each cluster's coefficient, indexed like Platform.Clusters.
 	C []float64
 	// Idle is the P(t) of a processor the forecast leaves idle. The paper
-	// gives idle processors no price; 0 makes them free.
+	// defines P(t) as the priority of the local job that is to run on the
+	// computer at t (section 4.2) and says nothing of a computer no local
+	// job holds; 0, idle processors free, is our reading.
 	Idle float64
 }
 

@@ -84,8 +84,11 @@ type runOf struct {
 	rho float64
 	// cheap and dear are the mean waits of the global jobs in the lowest
 	// and the highest quarter of payment rates.
-	cheap, dear     float64
-	exact, started  int
+	cheap, dear    float64
+	exact, started int
+	// charged counts the started global jobs charged more than 0 (the
+	// jobs file's cost): those for which a price bit.
+	charged         int
 	rejectedLocal   int
 	globalWorkShare float64
 	// topShare is the share of the global work of the user who ran the
@@ -164,6 +167,9 @@ func (r *runOf) readJobs(path string) error {
 		r.started++
 		if g.ReservedAt != nil && *g.ReservedAt == j.Start {
 			r.exact++
+		}
+		if g.Cost != nil && *g.Cost > 0 {
+			r.charged++
 		}
 		rate = append(rate, *g.Payment/(float64(j.Procs)*float64(j.Walltime)))
 		wait = append(wait, float64(j.Wait))
@@ -310,9 +316,9 @@ func ci(xs []float64, digits int) string {
 
 func table(w io.Writer, header string, runs []runOf) {
 	groups, by := groupRuns(runs)
-	fmt.Fprintf(w, "| %s | runs | global mean wait (h) | global max wait (h) | local mean wait (h) | utilisation | global share of work | global rejected | local rejected | rho(payment rate, wait) | global wait, cheapest / dearest quarter (h) | started at reservation | refusals | broken |\n",
+	fmt.Fprintf(w, "| %s | runs | global mean wait (h) | global max wait (h) | local mean wait (h) | utilisation | global share of work | global jobs charged > 0 | global rejected | local rejected | rho(payment rate, wait) | global wait, cheapest / dearest quarter (h) | started at reservation | refusals | broken |\n",
 		header)
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, g := range groups {
 		rs := by[g]
 		col := func(f func(r runOf) float64) []float64 {
@@ -333,9 +339,10 @@ func table(w io.Writer, header string, runs []runOf) {
 			refusals += r.metrics["refusals"]
 			broken += r.metrics["broken_reservations"]
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %d/%d | %.0f | %.0f |\n", g, len(rs),
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %d/%d | %.0f | %.0f |\n", g, len(rs),
 			ci(m("global_mean_wait", 3600), 2), ci(m("global_max_wait", 3600), 1), ci(m("local_mean_wait", 3600), 2),
 			ci(m("utilisation", 1), 3), ci(col(func(r runOf) float64 { return r.globalWorkShare }), 3),
+			ci(col(func(r runOf) float64 { return float64(r.charged) / float64(max(r.started, 1)) }), 3),
 			ci(m("global_rejected", 1), 1), ci(col(func(r runOf) float64 { return float64(r.rejectedLocal) }), 1),
 			ci(col(func(r runOf) float64 { return r.rho }), 3),
 			ci(col(func(r runOf) float64 { return r.cheap / 3600 }), 2), ci(col(func(r runOf) float64 { return r.dear / 3600 }), 2),

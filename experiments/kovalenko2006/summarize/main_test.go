@@ -32,12 +32,12 @@ func TestSpearman(t *testing.T) {
 func TestTable(t *testing.T) {
 	mk := func(wait float64, exact int) runOf {
 		return runOf{group: "lookahead", metrics: map[string]float64{"global_mean_wait": wait * 3600, "refusals": 1},
-			exact: exact, started: 10, rho: 0.5}
+			exact: exact, started: 10, charged: exact - 8, rho: 0.5}
 	}
 	var b bytes.Buffer
 	table(&b, "policy", []runOf{mk(1, 10), mk(3, 9)})
 	// Mean 2 h, t(0.975, 1) = 12.706, SD sqrt(2): 2 +- 12.706 = [-10.71, 14.71].
-	for _, want := range []string{"| lookahead | 2 | 2.00 [-10.71, 14.71] |", "| 19/20 | 2 | 0 |", "| 0.00 [0.00, 0.00] / 0.00 [0.00, 0.00] |", "0.500 [0.500, 0.500]"} {
+	for _, want := range []string{"| lookahead | 2 | 2.00 [-10.71, 14.71] |", "| 19/20 | 2 | 0 |", "| 0.00 [0.00, 0.00] / 0.00 [0.00, 0.00] |", "0.500 [0.500, 0.500]", "| 0.150 [-0.485, 0.785] |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, b.String())
 		}
