@@ -15,7 +15,7 @@ import (
 
 // All returns every reference policy, sorted by name.
 func All() []sdk.Plugin {
-	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin(), probfill.NF(), groupsel.Plugin()}
+	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), backfill.Multifactor(), probfill.Plugin(), probfill.NF(), groupsel.Plugin()}
 	ps = append(ps, burstbuffer.Plugins()...)
 	ps = append(ps, broker.Plugins()...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Info.Name < ps[j].Info.Name })
