@@ -72,7 +72,7 @@ func parseAccounts(s string) (*fsTree, error) {
 	accounts := map[string]bool{"root": true}
 	pos := 0
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("Accounts: at character %d of %q: %s", pos+1, s, fmt.Sprintf(format, a...))
+		return fmt.Errorf("at character %d of %q: %s", pos+1, s, fmt.Sprintf(format, a...))
 	}
 	skip := func() {
 		for pos < len(s) && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n') {
@@ -170,7 +170,7 @@ func parseAccounts(s string) (*fsTree, error) {
 		return nil, fail("unexpected %q", s[pos])
 	}
 	if t.nUsers == 0 {
-		return nil, fmt.Errorf("Accounts: %q declares no user", s)
+		return nil, fmt.Errorf("%q declares no user", s)
 	}
 	t.stored = make([]float64, len(t.nodes))
 	t.levels()

@@ -1,8 +1,10 @@
 package backfill
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,8 +142,54 @@ func (p *multifactor) Init(env sdk.Env) error {
 	return p.easy.init("multifactor", env, o)
 }
 
-// parseMultifactor reads and checks the parameters.
+// ParamError is a parameter a policy refuses: Param names it.
+type ParamError struct {
+	Param string
+	Err   error
+}
+
+func (e *ParamError) Error() string { return e.Err.Error() }
+func (e *ParamError) Unwrap() error { return e.Err }
+
+// CheckMultifactor checks multifactor's parameters as its Init does, so
+// that a host refuses bad values before any run: an error names its
+// parameter (a *ParamError, or an unknown or ill-typed name from
+// sdk.ResolveParams).
+func CheckMultifactor(params map[string]string) error {
+	ps, err := sdk.ResolveParams(Multifactor().Info.Params, params)
+	if err != nil {
+		return err
+	}
+	_, _, err = parseMultifactor(ps)
+	return err
+}
+
+// paramNames lists multifactor's parameters, longest first, so that an
+// error's leading name is found whole.
+var paramNames = func() []string {
+	var out []string
+	for _, p := range Multifactor().Info.Params {
+		out = append(out, p.Name)
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return out
+}()
+
+// parseMultifactor reads and checks the parameters; each error is a
+// *ParamError naming the parameter its message starts with.
 func parseMultifactor(ps sdk.Params) (mfConfig, *fsTree, error) {
+	c, t, err := parseMultifactorParams(ps)
+	if err != nil {
+		for _, n := range paramNames {
+			if strings.HasPrefix(err.Error(), n) {
+				return c, t, &ParamError{Param: n, Err: err}
+			}
+		}
+	}
+	return c, t, err
+}
+
+func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 	var c mfConfig
 	var err error
 	weight := func(name string) float64 {
@@ -234,7 +282,7 @@ func parseMultifactor(ps sdk.Params) (mfConfig, *fsTree, error) {
 	if a := strings.TrimSpace(ps.String("Accounts")); a != "" {
 		tree, err = parseAccounts(a)
 		if err != nil {
-			return c, nil, err
+			return c, nil, fmt.Errorf("%s: %w", "Accounts", err)
 		}
 	} else {
 		tree = newAutoTree()
@@ -358,8 +406,8 @@ func (p *multifactor) score(j *sdk.Job, _ int64) float64 {
 // before s.Now: the jobs that ended are charged up to their end (Slurm's
 // priority_p_job_end), the calculations due are made in order, each
 // decaying all usage, charging the running jobs for the time since the
-// previous one (_apply_new_usage, run_delta x D^run_delta x cpus), and
-// computing the fair-share factors.
+// previous one (_apply_new_usage, run_delta x D^run_delta x cpus); the
+// fair-share factors are those of the last.
 func (p *multifactor) account(s *sdk.State) error {
 	now := s.Now
 	if p.last < 0 {
@@ -373,6 +421,7 @@ func (p *multifactor) account(s *sdk.State) error {
 		p.tree.calc()
 	}
 	ended := s.Completed
+	ticked := false
 	for {
 		next := now
 		if p.cfg.period > 0 {
@@ -387,6 +436,13 @@ func (p *multifactor) account(s *sdk.State) error {
 			ended = ended[1:]
 		}
 		p.tick(next)
+		ticked = true
+	}
+	if ticked {
+		// Only the factors of the last calculation are ever read: the
+		// ones before it, between two calls, are not computed. The jobs
+		// that ended since are charged after it.
+		p.tree.calc()
 	}
 	for _, c := range ended {
 		p.end(c)
@@ -414,9 +470,10 @@ func (p *multifactor) charge(r mfRun, to int64) {
 	p.tree.charge(r.node, float64(d*math.Pow(p.decay, d))*r.cpus)
 }
 
-// tick is a calculation at time t: reset when due, decay, the charge of
-// the jobs running at t (those still running now, and those that ended
-// after t, not yet removed), and the fair-share factors.
+// tick is a calculation at time t: reset when due, decay, and the charge
+// of the jobs running at t (those still running now, and those that ended
+// after t, not yet removed); account computes the fair-share factors of
+// the last.
 func (p *multifactor) tick(t int64) {
 	if p.cfg.resetEvery > 0 && t >= p.nextReset {
 		p.tree.reset()
@@ -433,7 +490,6 @@ func (p *multifactor) tick(t int64) {
 		}
 	}
 	p.last = t
-	p.tree.calc()
 }
 
 // priority is the job's priority at time at (Slurm's
