@@ -53,6 +53,8 @@ type fsTree struct {
 	fairTree bool
 	damp     float64
 	nUsers   int
+	// arena holds the sibling lists of a Fair Tree walk.
+	arena []int
 }
 
 func newAutoTree() *fsTree {
@@ -308,7 +310,8 @@ func (t *fsTree) calcFairTree() {
 		return
 	}
 	rank, rnt := t.nUsers, t.nUsers
-	t.fairTreeLevel(append([]int(nil), t.nodes[0].kids...), &rank, &rnt, false)
+	t.arena = append(t.arena[:0], t.nodes[0].kids...)
+	t.fairTreeLevel(t.arena, &rank, &rnt, false)
 }
 
 func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
@@ -327,7 +330,10 @@ func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
 			n.levelFS = s / u // +Inf when u = 0
 		}
 	}
-	slices.SortStableFunc(sibs, func(a, b int) int {
+	// Equal keys (the same LF, both users or both accounts) rank alike
+	// whatever their order: tied users share a rank and tied accounts
+	// are merged.
+	slices.SortFunc(sibs, func(a, b int) int {
 		na, nb := &t.nodes[a], &t.nodes[b]
 		if na.levelFS != nb.levelFS {
 			if na.levelFS > nb.levelFS {
@@ -358,11 +364,13 @@ func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
 			for j+1 < len(sibs) && !t.nodes[sibs[j+1]].isUser && t.nodes[sibs[j+1]].levelFS == n.levelFS {
 				j++
 			}
-			var kids []int
+			// The merged children go at the end of the arena; sibs may be
+			// an older copy of it if append moves it, which stays valid.
+			k := len(t.arena)
 			for _, a := range sibs[i : j+1] {
-				kids = append(kids, t.nodes[a].kids...)
+				t.arena = append(t.arena, t.nodes[a].kids...)
 			}
-			t.fairTreeLevel(kids, rank, rnt, tied)
+			t.fairTreeLevel(t.arena[k:len(t.arena):len(t.arena)], rank, rnt, tied)
 			i = j
 		}
 		prev = n.levelFS

@@ -418,7 +418,9 @@ func (p *multifactor) account(s *sdk.State) error {
 		if p.cfg.resetEvery > 0 {
 			p.nextReset = (p.last/p.cfg.resetEvery + 1) * p.cfg.resetEvery
 		}
-		p.tree.calc()
+		if p.cfg.wFS > 0 {
+			p.tree.calc() // without usage: every factor 1
+		}
 	}
 	ended := s.Completed
 	ticked := false
@@ -438,7 +440,7 @@ func (p *multifactor) account(s *sdk.State) error {
 		p.tick(next)
 		ticked = true
 	}
-	if ticked {
+	if ticked && p.cfg.wFS > 0 {
 		// Only the factors of the last calculation are ever read: the
 		// ones before it, between two calls, are not computed. The jobs
 		// that ended since are charged after it.
