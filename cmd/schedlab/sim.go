@@ -47,7 +47,7 @@ func newSimCmd() *cobra.Command {
 the schedule, print the summary metrics and optionally write one Parquet row
 per job.
 
-POLICY is a reference policy (fcfs, easy, conservative), the path of a plugin
+POLICY is a reference policy (fcfs, easy, conservative, multifactor...), the path of a plugin
 binary, a Go package path (such as ./plugins/easy) that is built and cached, or
 a Python file (.py; docs/python.md).
 The platform is one cluster whose size comes from the trace header (MaxProcs,
