@@ -59,6 +59,11 @@ func Multifactor() sdk.Plugin {
 					Doc: "partitions' PriorityTier as PARTITION=VALUE,... (jobs of a higher tier come first whatever their priority; others 0)"},
 				{Name: "QOSPriority", Type: sdk.String, Default: "",
 					Doc: "QOS priorities as QUEUE=VALUE,...: the job's QOS is its trace queue number (others 0)"},
+				{Name: "PriorityWeightTRES", Type: sdk.String, Default: "",
+					Doc: "TRES weights of the priority, e.g. CPU=1000,Mem=2000,GRES/gpu=3000,Node=500: each times the job's request over the cluster's"},
+				{Name: "TRESBillingWeights", Type: sdk.String, Default: "",
+					Doc: "usage charged per second: the sum (MAX_TRES: the largest) of weight x TRES held, e.g. CPU=1.0,Mem=0.25G,GRES/gpu=2.0 " +
+						"(Mem per MiB, or per K, M, G, T, P as suffixed); empty: CPU=1"},
 				EASY().Info.Params[1],
 			},
 		},
@@ -74,9 +79,12 @@ const (
 	flagNoNormalQOS  = "NO_NORMAL_QOS"
 	flagNoNormalAll  = "NO_NORMAL_ALL"
 	flagAccrueAlways = "ACCRUE_ALWAYS"
+	flagMaxTRES      = "MAX_TRES"
+	flagNoNormalTRES = "NO_NORMAL_TRES"
 )
 
-var supportedFlags = []string{flagNoFairTree, flagSmallRel, flagNoNormalPart, flagNoNormalQOS, flagNoNormalAll, flagAccrueAlways}
+var supportedFlags = []string{flagNoFairTree, flagSmallRel, flagNoNormalPart, flagNoNormalQOS, flagNoNormalTRES, flagNoNormalAll,
+	flagMaxTRES, flagAccrueAlways}
 
 // mfConfig is the parsed configuration.
 type mfConfig struct {
@@ -87,8 +95,68 @@ type mfConfig struct {
 	fairTree                    bool
 	damp                        float64
 	part, tier, qos             map[int32]float64 // raw values
-	normPart, normQOS           bool
+	normPart, normQOS, normTRES bool
 	maxPart, maxQOS             float64
+	// wTRES weighs the TRES factors; bill the TRES charged (maxTRES: the
+	// largest term, else their sum).
+	wTRES, bill tres
+	maxTRES     bool
+}
+
+// tres is an amount, or a weight, of each TRES schedlab models: CPU, Mem
+// (MiB), GRES/gpu and Node.
+type tres struct{ cpu, mem, gpu, node float64 }
+
+// dot is the sum of w x t over the TRES, or its largest term.
+func (w tres) dot(t tres, largest bool) float64 {
+	terms := [4]float64{float64(w.cpu * t.cpu), float64(w.mem * t.mem), float64(w.gpu * t.gpu), float64(w.node * t.node)}
+	if largest {
+		return max(terms[0], terms[1], terms[2], terms[3])
+	}
+	return terms[0] + terms[1] + terms[2] + terms[3]
+}
+
+// parseTRES reads TYPE=WEIGHT,... over CPU, Mem, GRES/gpu and Node (any
+// case). With units, a Mem weight may end in K, M, G, T or P: the weight
+// of that unit (Slurm's base is MiB), turned into a weight per MiB.
+func parseTRES(name, s string, units bool) (tres, error) {
+	var t tres
+	for _, e := range strings.Split(s, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(e, "=")
+		if !ok {
+			return t, fmt.Errorf("%s: %q: want TYPE=WEIGHT", name, e)
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		scale := 1.0
+		if units && k == "mem" && v != "" {
+			if i := strings.IndexByte("KMGTP", strings.ToUpper(v[len(v)-1:])[0]); i >= 0 {
+				scale = math.Pow(1024, float64(1-i)) // per KiB: x1024 per MiB; per GiB: /1024
+				v = v[:len(v)-1]
+			}
+		}
+		w, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
+			return t, fmt.Errorf("%s: %q: the weight is not a number", name, e)
+		}
+		w *= scale
+		switch k {
+		case "cpu":
+			t.cpu = w
+		case "mem":
+			t.mem = w
+		case "gres/gpu":
+			t.gpu = w
+		case "node":
+			t.node = w
+		default:
+			return t, fmt.Errorf("%s: %q is not a TRES schedlab models (CPU, Mem, GRES/gpu, Node)", name, k)
+		}
+	}
+	return t, nil
 }
 
 type multifactor struct {
@@ -100,9 +168,11 @@ type multifactor struct {
 	// last is the time of the last calculation; -1 before the first.
 	last      int64
 	nextReset int64
-	// Cluster totals for the job size factor.
+	// Cluster totals for the job size and TRES factors.
 	cpus, nodes float64
 	hasNodes    bool
+	total       tres
+	mem, gpu    int // the resources' indices; -1 without
 	// prio is each waiting job's priority, by Index, set at each call.
 	prio []float64
 	// running: the jobs started and not yet seen to end, in the order
@@ -114,7 +184,7 @@ type multifactor struct {
 type mfRun struct {
 	idx   int
 	node  int
-	cpus  float64
+	cpus  float64 // the billing per second (TRESBillingWeights)
 	start int64
 }
 
@@ -137,6 +207,8 @@ func (p *multifactor) Init(env sdk.Env) error {
 		if p.hasNodes {
 			p.nodes = float64(c.NodeCount())
 		}
+		p.mem, p.gpu = env.Platform.Resource(sdk.Memory), env.Platform.Resource(sdk.GPUs)
+		p.total = p.amounts(c.Capacity, p.nodes)
 	}
 	o := orderer{order: "multifactor", scoring: scoring{score: p.score, higherFirst: true, timed: true}}
 	return p.easy.init("multifactor", env, o)
@@ -240,7 +312,7 @@ func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 	default:
 		return c, nil, fmt.Errorf("PriorityFavorSmall = %q: want YES or NO", ps.String("PriorityFavorSmall"))
 	}
-	c.fairTree, c.normPart, c.normQOS = true, true, true
+	c.fairTree, c.normPart, c.normQOS, c.normTRES = true, true, true, true
 	for _, f := range strings.Split(ps.String("PriorityFlags"), ",") {
 		f = strings.ToUpper(strings.TrimSpace(f))
 		switch f {
@@ -253,8 +325,12 @@ func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 			c.normPart = false
 		case flagNoNormalQOS:
 			c.normQOS = false
+		case flagNoNormalTRES:
+			c.normTRES = false
 		case flagNoNormalAll:
-			c.normPart, c.normQOS = false, false
+			c.normPart, c.normQOS, c.normTRES = false, false, false
+		case flagMaxTRES:
+			c.maxTRES = true
 		case flagAccrueAlways:
 		default:
 			return c, nil, fmt.Errorf("PriorityFlags: %q is not a flag schedlab models (it takes %s)", f, strings.Join(supportedFlags, ", "))
@@ -277,6 +353,15 @@ func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 		if m.max != nil {
 			*m.max = mx
 		}
+	}
+	if c.wTRES, err = parseTRES("PriorityWeightTRES", ps.String("PriorityWeightTRES"), false); err != nil {
+		return c, nil, err
+	}
+	if c.bill, err = parseTRES("TRESBillingWeights", ps.String("TRESBillingWeights"), true); err != nil {
+		return c, nil, err
+	}
+	if strings.TrimSpace(ps.String("TRESBillingWeights")) == "" {
+		c.bill = tres{cpu: 1}
 	}
 	var tree *fsTree
 	if a := strings.TrimSpace(ps.String("Accounts")); a != "" {
@@ -390,10 +475,39 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	for _, d := range out {
 		if d.Action == sdk.ActionStart {
 			j := d.Job
-			p.running = append(p.running, mfRun{idx: j.Index, node: p.tree.user(j.User), cpus: float64(j.Procs()), start: s.Now})
+			p.running = append(p.running, mfRun{idx: j.Index, node: p.tree.user(j.User), cpus: p.billing(j), start: s.Now})
 		}
 	}
 	return out, err
+}
+
+// billing is what job j, started in this call, is charged per second: its
+// TRES held (on nodes, what its allocation holds, whole nodes for an
+// exclusive job; on a pool, its request, each processor a node) weighed
+// by TRESBillingWeights.
+func (p *multifactor) billing(j *sdk.Job) float64 {
+	held, nodes := j.Request, float64(j.Procs())
+	if p.hasNodes {
+		for _, r := range p.easy.now {
+			if r.idx == j.Index {
+				held, nodes = r.held, float64(r.alloc.Len())
+				break
+			}
+		}
+	}
+	return p.cfg.bill.dot(p.amounts(held, nodes), p.cfg.maxTRES)
+}
+
+// amounts reads a vector's TRES (memory in MiB), with its node count.
+func (p *multifactor) amounts(v sdk.Vector, nodes float64) tres {
+	t := tres{cpu: float64(v[0]), node: nodes}
+	if p.mem >= 0 {
+		t.mem = float64(v[p.mem]) / (1 << 20)
+	}
+	if p.gpu >= 0 {
+		t.gpu = float64(v[p.gpu])
+	}
+	return t
 }
 
 // score is the queue order's key: PriorityTier x 2^32 + priority (both
@@ -499,7 +613,7 @@ func (p *multifactor) tick(t int64) {
 // summed in Slurm's order, at least 1, truncated to an integer.
 func (p *multifactor) priority(j *sdk.Job, at int64) float64 {
 	c := &p.cfg
-	var age, fs, js, part, qos float64
+	var age, fs, js, part, qos, tr float64
 	if c.wAge > 0 {
 		diff := max(at-j.Submit, 0)
 		if diff < c.maxAge {
@@ -528,11 +642,39 @@ func (p *multifactor) priority(j *sdk.Job, at int64) float64 {
 			qos = v / c.maxQOS
 		}
 	}
-	prio := float64(c.wAge*age) + float64(c.wFS*fs) + float64(c.wJS*js) + float64(c.wPart*part) + float64(c.wQOS*qos)
+	if c.wTRES != (tres{}) {
+		tr = c.wTRES.dot(p.tresFactors(j), false)
+	}
+	prio := float64(c.wAge*age) + float64(c.wFS*fs) + float64(c.wJS*js) + float64(c.wPart*part) + float64(c.wQOS*qos) + tr
 	if prio < 1 {
 		prio = 1
 	}
 	return min(math.Floor(prio), math.MaxUint32)
+}
+
+// tresFactors are a waiting job's TRES factors (_get_tres_factors): its
+// request of each over the cluster's total (the partition's, in Slurm),
+// or the request itself with NO_NORMAL_TRES. Its nodes are those it
+// names, else 1 (on a pool, its processors).
+func (p *multifactor) tresFactors(j *sdk.Job) tres {
+	nodes := float64(j.Procs())
+	if p.hasNodes {
+		nodes = 1
+		if j.Tasks != nil && j.Tasks.Nodes > 0 {
+			nodes = float64(j.Tasks.Nodes)
+		}
+	}
+	t := p.amounts(j.Request, nodes)
+	if !p.cfg.normTRES {
+		return t
+	}
+	div := func(a, b float64) float64 {
+		if b <= 0 {
+			return 0
+		}
+		return a / b
+	}
+	return tres{cpu: div(t.cpu, p.total.cpu), mem: div(t.mem, p.total.mem), gpu: div(t.gpu, p.total.gpu), node: div(t.node, p.total.node)}
 }
 
 // jobSize is Slurm's job size factor (set_priority_factors): with

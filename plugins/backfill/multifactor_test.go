@@ -308,8 +308,9 @@ func TestMultifactorDegenerates(t *testing.T) {
 func TestMultifactorInvariants(t *testing.T) {
 	all := map[string]string{"PriorityWeightAge": "1000", "PriorityWeightFairshare": "10000", "PriorityWeightJobSize": "1000",
 		"PriorityWeightPartition": "1000", "PriorityWeightQOS": "500", "PriorityMaxAge": "10", "PriorityDecayHalfLife": "30",
-		"PriorityCalcPeriod": "1", "QOSPriority": "0=1,1=3", "PriorityJobFactor": "0=5"}
-	for _, flags := range []string{"", "NO_FAIR_TREE", "NO_FAIR_TREE,SMALL_RELATIVE_TO_TIME"} {
+		"PriorityCalcPeriod": "1", "QOSPriority": "0=1,1=3", "PriorityJobFactor": "0=5",
+		"PriorityWeightTRES": "CPU=100,Mem=200,GRES/gpu=300", "TRESBillingWeights": "CPU=1,Mem=0.5G,GRES/gpu=4"}
+	for _, flags := range []string{"", "NO_FAIR_TREE", "NO_FAIR_TREE,SMALL_RELATIVE_TO_TIME,MAX_TRES"} {
 		params := maps.Clone(all)
 		params["PriorityFlags"] = flags
 		for seed := range uint64(4) {
@@ -355,5 +356,59 @@ func TestMultifactorBadParams(t *testing.T) {
 		Jobs: []policytest.Job{{ID: 1, Walltime: 10, Runtime: 10, Procs: 1, User: 2}}})
 	if err == nil || !strings.Contains(err.Error(), "user 2 is in no account") {
 		t.Errorf("a user outside the tree: error %v", err)
+	}
+}
+
+// TestTRES: the billing examples of Slurm's tres.shtml, and the TRES
+// factors of the priority.
+func TestTRES(t *testing.T) {
+	const gib = 1 << 30
+	plat := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "g", Count: 4, Cores: 16, Memory: 64 * gib, GPUs: 2}}, nil, "")
+	for _, c := range []struct {
+		weights, flags string
+		cpus, mem      int64
+		want           float64
+	}{
+		// TRESBillingWeights=CPU=1.0,Mem=0.25G on 16-CPU, 64 GiB nodes
+		// (priority_multifactor.shtml): Job1 (1 CPU, 60 GiB) 16, Job2 (16
+		// CPUs, 1 GiB) 16.25, Job3 (16, 60) 31. With MAX_TRES the page
+		// gives 15, 15 and 16, but writes Job2 with 15 CPUs and Job3 with
+		// 64 GiB: Job1 15, Job2 as sized above 16, Job3 as the page
+		// writes it 16.
+		{"CPU=1.0,Mem=0.25G", "", 1, 60, 16}, {"CPU=1.0,Mem=0.25G", "", 16, 1, 16.25}, {"CPU=1.0,Mem=0.25G", "", 16, 60, 31},
+		{"CPU=1.0,Mem=0.25G", "MAX_TRES", 1, 60, 15}, {"CPU=1.0,Mem=0.25G", "MAX_TRES", 16, 1, 16}, {"CPU=1.0,Mem=0.25G", "MAX_TRES", 16, 64, 16},
+		// tres.shtml: mem=0.25 on 8 GiB bills 2048, mem=0.25G bills 2.
+		{"mem=0.25", "", 0, 8, 2048}, {"mem=0.25G", "", 0, 8, 2},
+		// Default: CPU=1.
+		{"", "", 5, 60, 5},
+	} {
+		p, err := initMultifactor(plat, map[string]string{"TRESBillingWeights": c.weights, "PriorityFlags": c.flags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := make(sdk.Vector, plat.Dims())
+		v[0], v[p.mem] = c.cpus, c.mem*gib
+		if got := p.cfg.bill.dot(p.amounts(v, 1), p.cfg.maxTRES); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s %s, %d CPUs and %d GiB: billed %g; want %g", c.weights, c.flags, c.cpus, c.mem, got, c.want)
+		}
+	}
+	// PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000,Node=400 on 4
+	// nodes of 16 cores, 64 GiB and 2 GPUs: a job of 16 cores, 64 GiB, 1
+	// GPU on 2 nodes has factors 16/64, 64/256, 1/8, 2/4: 250 + 500 + 375
+	// + 200 = 1325.
+	p, err := initMultifactor(plat, map[string]string{"PriorityWeightTRES": "CPU=1000,Mem=2000,GRES/gpu=3000,Node=400"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make(sdk.Vector, plat.Dims())
+	v[0], v[p.mem], v[p.gpu] = 16, 64*gib, 1
+	j := &sdk.Job{Walltime: 60, Request: v, Tasks: &sdk.Tasks{Count: 2, Cores: 8, Memory: 32 * gib, Nodes: 2}}
+	if got := p.priority(j, 0); got != 1325 {
+		t.Errorf("TRES factors: priority %g; want 1325", got)
+	}
+	for _, bad := range []map[string]string{{"PriorityWeightTRES": "license/x=3"}, {"TRESBillingWeights": "CPU=lots"}} {
+		if _, err := initMultifactor(plat, bad); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
 	}
 }
