@@ -64,6 +64,12 @@ func Multifactor() sdk.Plugin {
 				{Name: "TRESBillingWeights", Type: sdk.String, Default: "",
 					Doc: "usage charged per second: the sum (MAX_TRES: the largest) of weight x TRES held, e.g. CPU=1.0,Mem=0.25G,GRES/gpu=2.0 " +
 						"(Mem per MiB, or per K, M, G, T, P as suffixed); empty: CPU=1"},
+				{Name: "SchedulerType", Type: sdk.String, Default: SchedEASY, Choices: []string{SchedEASY, SchedBackfill, SchedBuiltin},
+					Doc: "easy: EASY backfilling at every event over the priority order (schedlab's; Slurm's default is sched/backfill); " +
+						"sched/backfill: Slurm's main loop and backfill loop (SchedulerParameters; pools only); sched/builtin: the main loop only"},
+				{Name: "SchedulerParameters", Type: sdk.String, Default: "",
+					Doc: "with sched/*: sched_interval (60 s; -1 off, 0 every call), default_queue_depth (100), bf_interval (30 s; -1 off, " +
+						"0 every call), bf_window (1440 min), bf_resolution (60 s), bf_max_job_test (500; 0 no limit), bf_max_job_user (0: no limit), bf_continue"},
 				EASY().Info.Params[1],
 			},
 		},
@@ -101,6 +107,9 @@ type mfConfig struct {
 	// largest term, else their sum).
 	wTRES, bill tres
 	maxTRES     bool
+	// sched is the SchedulerType, sp its SchedulerParameters.
+	sched string
+	sp    slurmParams
 }
 
 // tres is an amount, or a weight, of each TRES schedlab models: CPU, Mem
@@ -175,6 +184,8 @@ type multifactor struct {
 	mem, gpu    int // the resources' indices; -1 without
 	// prio is each waiting job's priority, by Index, set at each call.
 	prio []float64
+	// loops are Slurm's scheduling loops; nil under SchedulerType easy.
+	loops *slurmLoops
 	// running: the jobs started and not yet seen to end, in the order
 	// they started (a slice, so that charges are summed in one order),
 	// with their user's node, cpus and start time.
@@ -209,6 +220,12 @@ func (p *multifactor) Init(env sdk.Env) error {
 		}
 		p.mem, p.gpu = env.Platform.Resource(sdk.Memory), env.Platform.Resource(sdk.GPUs)
 		p.total = p.amounts(c.Capacity, p.nodes)
+	}
+	if st := cfg.sched; st != SchedEASY {
+		if env.Platform.HasNodes() {
+			return fmt.Errorf("multifactor: SchedulerType = %s schedules pools; platform %q is made of nodes (use SchedulerType = %s)", st, env.Platform.Name, SchedEASY)
+		}
+		p.loops = &slurmLoops{sp: cfg.sp, backfill: st == SchedBackfill, users: map[int32]int64{}}
 	}
 	o := orderer{order: "multifactor", scoring: scoring{score: p.score, higherFirst: true, timed: true}}
 	return p.easy.init("multifactor", env, o)
@@ -363,6 +380,15 @@ func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 	if strings.TrimSpace(ps.String("TRESBillingWeights")) == "" {
 		c.bill = tres{cpu: 1}
 	}
+	if c.sched = ps.String("SchedulerType"); c.sched != SchedEASY {
+		if c.sp, err = parseSchedulerParameters(ps.String("SchedulerParameters")); err != nil {
+			return c, nil, err
+		}
+		if c.sp.schedInterval < 0 && (c.sched == SchedBuiltin || c.sp.bfInterval < 0) {
+			return c, nil, fmt.Errorf("%s: every scheduling loop is off (sched_interval = -1%s)", "SchedulerParameters",
+				map[bool]string{true: ", and bf_interval = -1", false: " under sched/builtin"}[c.sched == SchedBackfill])
+		}
+	}
 	var tree *fsTree
 	if a := strings.TrimSpace(ps.String("Accounts")); a != "" {
 		tree, err = parseAccounts(a)
@@ -471,7 +497,14 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	for _, j := range s.Queue {
 		p.prio[j.Index] = p.priority(j, max(p.last, j.Submit))
 	}
-	out, err := p.easy.Schedule(s)
+	var out []sdk.Decision
+	var err error
+	if p.loops != nil {
+		out = p.loops.schedule(s, p.sorted(s.Queue, s.Now))
+		p.easy.now = p.easy.now[:0] // billing reads the starts of EASY's call
+	} else {
+		out, err = p.easy.Schedule(s)
+	}
 	for _, d := range out {
 		if d.Action == sdk.ActionStart {
 			j := d.Job
