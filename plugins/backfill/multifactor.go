@@ -225,7 +225,8 @@ func (p *multifactor) Init(env sdk.Env) error {
 		if env.Platform.HasNodes() {
 			return fmt.Errorf("multifactor: SchedulerType = %s schedules pools; platform %q is made of nodes (use SchedulerType = %s)", st, env.Platform.Name, SchedEASY)
 		}
-		p.loops = &slurmLoops{sp: cfg.sp, backfill: st == SchedBackfill, users: map[int32]int64{}}
+		p.loops = &slurmLoops{sp: cfg.sp, backfill: st == SchedBackfill, users: map[int32]int64{},
+			nextSched: math.MinInt64, nextBF: math.MinInt64} // both run at the first call
 	}
 	o := orderer{order: "multifactor", scoring: scoring{score: p.score, higherFirst: true, timed: true}}
 	return p.easy.init("multifactor", env, o)
