@@ -412,3 +412,14 @@ func TestTRES(t *testing.T) {
 		}
 	}
 }
+
+// TestMultifactorAcceptance runs the plugin binary through the real
+// protocol against the policy linked in (skipped with -short).
+func TestMultifactorAcceptance(t *testing.T) {
+	ps := map[string]string{"PriorityWeightAge": "1000", "PriorityWeightFairshare": "10000", "PriorityDecayHalfLife": "30",
+		"PriorityCalcPeriod": "1", "Accounts": "A:2(0, 1), B:1(2, 3:3)"}
+	slurm := maps.Clone(ps)
+	slurm["SchedulerType"], slurm["SchedulerParameters"] = SchedBackfill, "bf_interval=7,sched_interval=20"
+	policytest.Acceptance(t, Multifactor(), "github.com/schedlab/schedlab/plugins/multifactor",
+		policytest.Random{Params: ps}.Scenario(3), policytest.Random{Exact: true, Params: slurm}.Scenario(4))
+}
