@@ -21,9 +21,20 @@ type fsNode struct {
 	user   int32  // the trace's user id, for a user
 	isUser bool
 	shares int64
-	parent int // index in fsTree.nodes; -1 for the root
-	kids   []int
-	// levelShares is the sum of the shares of the node and its siblings.
+	// useParent is Slurm's FairShare=parent: the node takes its fair
+	// share from its fs parent, and its shares count for nothing.
+	useParent bool
+	parent    int // index in fsTree.nodes; -1 for the root
+	kids      []int
+	// fsParent is the first ancestor without FairShare=parent (Slurm's
+	// fs_assoc_ptr), and fsKids the nodes whose fsParent this node is
+	// (Slurm's children_list): a FairShare=parent account's children are
+	// its fs parent's.
+	fsParent int
+	fsKids   []int
+	// levelShares is the sum of the shares of the node and its fs
+	// siblings (FairShare=parent ones counting the shares of their own
+	// fs kids, which is 0: theirs are their fs parent's).
 	levelShares int64
 	// usage is the node's decayed raw usage (processor-seconds), the sum
 	// of its users', as of the last calculation.
@@ -36,6 +47,11 @@ type fsNode struct {
 	// fs is a user's fair-share factor, as of the last calculation.
 	fs float64
 }
+
+// noVal is Slurm's NO_VAL, the level fair share its Fair Tree leaves on
+// an account with FairShare=parent (which sorts it after the users and
+// accounts of infinite LF and before every other).
+const noVal = 0xfffffffe
 
 // fsTree is the association tree with the usage charged to it.
 type fsTree struct {
@@ -69,6 +85,14 @@ func newAutoTree() *fsTree {
 // ID[:SHARES], ID the trace's user number; SHARES defaults to 1. For
 // example "A:40(B:30(1), C:10(2, 3)), D:60(E:25(4), F:35(5))".
 func parseAccounts(s string) (*fsTree, error) {
+	return parseAccountsWith(s, false)
+}
+
+// parseAccountsWith is parseAccounts, taking shares of 0 when zero is
+// set: Slurm takes them (an association without a share of the machine);
+// the Accounts parameter refuses them, as issue 36 asks, and the tests of
+// Slurm's own trees need them.
+func parseAccountsWith(s string, zero bool) (*fsTree, error) {
 	t := &fsTree{users: map[int32]int{}, scale: 1}
 	t.nodes = []fsNode{{name: "root", parent: -1, shares: 1}}
 	accounts := map[string]bool{"root": true}
@@ -97,6 +121,7 @@ func parseAccounts(s string) (*fsTree, error) {
 				return fail("want an account or a user")
 			}
 			shares := int64(1)
+			useParent := false
 			skip()
 			if pos < len(s) && s[pos] == ':' {
 				pos++
@@ -105,19 +130,22 @@ func parseAccounts(s string) (*fsTree, error) {
 				for pos < len(s) && !strings.ContainsRune("(),", rune(s[pos])) {
 					pos++
 				}
-				v, err := strconv.ParseInt(strings.TrimSpace(s[start:pos]), 10, 64)
-				if err != nil {
+				text := strings.TrimSpace(s[start:pos])
+				v, err := strconv.ParseInt(text, 10, 64)
+				switch {
+				case strings.EqualFold(text, "parent"):
+					useParent, v = true, 0
+				case err != nil:
 					pos = start
-					return fail("shares of %s: %q is not an integer", name, strings.TrimSpace(s[start:pos]))
-				}
-				if v <= 0 {
+					return fail("shares of %s: %q is neither an integer nor parent", name, text)
+				case v < 0 || v == 0 && !zero:
 					pos = start
 					return fail("shares of %s: %d; shares must be positive", name, v)
 				}
 				shares = v
 			}
 			skip()
-			n := fsNode{name: name, shares: shares, parent: parent}
+			n := fsNode{name: name, shares: shares, useParent: useParent, parent: parent}
 			if pos < len(s) && s[pos] == '(' {
 				if accounts[name] {
 					return fail("account %s declared twice", name)
@@ -140,10 +168,6 @@ func parseAccounts(s string) (*fsTree, error) {
 				if err != nil {
 					pos = start
 					return fail("%q is neither a user (the trace's user number) nor an account (NAME:SHARES(...))", name)
-				}
-				if depth == 0 {
-					pos = start
-					return fail("user %d is in no account: a user goes inside an account's parentheses", id)
 				}
 				if _, ok := t.users[int32(id)]; ok {
 					pos = start
@@ -179,14 +203,35 @@ func parseAccounts(s string) (*fsTree, error) {
 	return t, nil
 }
 
-// levels sets each node's level shares.
+// levels sets each node's fs parent, fs kids and level shares, as Slurm's
+// assoc_mgr does (_find_assoc_parent, _get_children_level_shares).
 func (t *fsTree) levels() {
 	for i := range t.nodes {
-		var sum int64
-		for _, k := range t.nodes[i].kids {
-			sum += t.nodes[k].shares
+		t.nodes[i].fsKids = t.nodes[i].fsKids[:0]
+	}
+	for i := 1; i < len(t.nodes); i++ {
+		f := t.nodes[i].parent
+		for f != 0 && t.nodes[f].useParent {
+			f = t.nodes[f].parent
 		}
-		for _, k := range t.nodes[i].kids {
+		t.nodes[i].fsParent = f
+		t.nodes[f].fsKids = append(t.nodes[f].fsKids, i)
+	}
+	var level func(k int) int64
+	level = func(k int) int64 {
+		var sum int64
+		for _, c := range t.nodes[k].fsKids {
+			if t.nodes[c].useParent {
+				sum += level(c)
+			} else {
+				sum += t.nodes[c].shares
+			}
+		}
+		return sum
+	}
+	for i := range t.nodes {
+		sum := level(i)
+		for _, k := range t.nodes[i].fsKids {
 			t.nodes[k].levelShares = sum
 		}
 	}
@@ -267,22 +312,43 @@ func (t *fsTree) sum(k int) float64 {
 // none, at most 1); the effective usage UE of a child of the root is its
 // UN, and below UE = UN + (UE_parent - UN) x shares / level shares; a
 // user's factor is 2^(-(UE/S)/damp).
+//
+// A node with FairShare=parent takes its fs parent's S and UE
+// (_normalize_assoc_shares_traditional, _set_assoc_usage_efctv); the
+// shares of its direct ancestors with FairShare=parent are skipped in S.
 func (t *fsTree) calcClassic() {
 	root := t.nodes[0].usage
 	t.nodes[0].sharesNorm, t.nodes[0].efctv = 1, 1
 	for k := 1; k < len(t.nodes); k++ { // parents come before their kids
 		n := &t.nodes[k]
-		p := &t.nodes[n.parent]
-		s := float64(n.shares) / float64(n.levelShares)
-		n.sharesNorm = p.sharesNorm * s
+		f := &t.nodes[n.fsParent]
 		un := 0.0
 		if root > 0 {
 			un = min(n.usage/root, 1)
 		}
-		if n.parent == 0 {
-			n.efctv = un
-		} else {
-			n.efctv = un + (p.efctv-un)*s
+		switch {
+		case n.useParent:
+			n.sharesNorm, n.efctv = f.sharesNorm, f.efctv
+		default:
+			// The product along the direct path, FairShare=parent
+			// ancestors skipped.
+			n.sharesNorm = t.nodes[n.parent].sharesNorm
+			if t.nodes[n.parent].useParent {
+				n.sharesNorm = f.sharesNorm
+			}
+			if n.levelShares == 0 {
+				n.sharesNorm = 0
+			} else {
+				n.sharesNorm *= float64(n.shares) / float64(n.levelShares)
+			}
+			switch {
+			case n.fsParent == 0:
+				n.efctv = un
+			case n.levelShares == 0:
+				n.efctv = f.efctv
+			default:
+				n.efctv = un + (f.efctv-un)*(float64(n.shares)/float64(n.levelShares))
+			}
 		}
 		if n.isUser {
 			if n.sharesNorm <= 0 {
@@ -310,20 +376,31 @@ func (t *fsTree) calcFairTree() {
 		return
 	}
 	rank, rnt := t.nUsers, t.nUsers
-	t.arena = append(t.arena[:0], t.nodes[0].kids...)
+	t.arena = append(t.arena[:0], t.nodes[0].fsKids...)
 	t.fairTreeLevel(t.arena, &rank, &rnt, false)
 }
 
 func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
 	for _, k := range sibs {
 		n := &t.nodes[k]
-		p := &t.nodes[n.parent]
+		p := &t.nodes[n.fsParent]
 		u := 0.0
 		if p.usage > 0 {
 			u = n.usage / p.usage
 		}
-		s := float64(n.shares) / float64(n.levelShares)
+		s := 0.0
+		if n.levelShares > 0 {
+			s = float64(n.shares) / float64(n.levelShares)
+		}
 		switch {
+		case n.useParent && n.isUser:
+			// _calc_assoc_fs: first in its account, subject to ties.
+			n.levelFS = math.Inf(1)
+		case n.useParent:
+			// An account with FairShare=parent has no LF of its own
+			// (Slurm leaves NO_VAL there); its kids are its fs
+			// parent's, so it has none to walk.
+			n.levelFS = noVal
 		case s == 0:
 			n.levelFS = 0
 		default:
@@ -368,7 +445,7 @@ func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
 			// an older copy of it if append moves it, which stays valid.
 			k := len(t.arena)
 			for _, a := range sibs[i : j+1] {
-				t.arena = append(t.arena, t.nodes[a].kids...)
+				t.arena = append(t.arena, t.nodes[a].fsKids...)
 			}
 			t.fairTreeLevel(t.arena[k:len(t.arena):len(t.arena)], rank, rnt, tied)
 			i = j

@@ -332,7 +332,8 @@ func TestMultifactorBadParams(t *testing.T) {
 		{map[string]string{"Accounts": "A:-3(1)"}, "shares of A: -3; shares must be positive"},
 		{map[string]string{"Accounts": "A(1:0)"}, "shares of 1: 0"},
 		{map[string]string{"Accounts": "A(1), B(1)"}, "user 1 declared twice"},
-		{map[string]string{"Accounts": "1"}, "user 1 is in no account"},
+		{map[string]string{"Accounts": "A(1), 1"}, "user 1 declared twice"},
+		{map[string]string{"Accounts": "A(1:none)"}, `shares of 1: "none" is neither an integer nor parent`},
 		{map[string]string{"Accounts": "A(1"}, "want ) closing account A"},
 		{map[string]string{"PriorityMaxAge": "7days"}, "PriorityMaxAge: \"7days\" is not a Slurm time"},
 		{map[string]string{"PriorityFlags": "FAIR_TREEE"}, "PriorityFlags: \"FAIR_TREEE\" is not a flag"},
@@ -422,4 +423,83 @@ func TestMultifactorAcceptance(t *testing.T) {
 	slurm["SchedulerType"], slurm["SchedulerParameters"] = SchedBackfill, "bf_interval=7,sched_interval=20"
 	policytest.Acceptance(t, Multifactor(), "github.com/schedlab/schedlab/plugins/multifactor",
 		policytest.Random{Params: ps}.Scenario(3), policytest.Random{Exact: true, Params: slurm}.Scenario(4))
+}
+
+// TestSlurmTestsuiteClassic replays Slurm's own test of classic fair share
+// (testsuite/expect/test24.1 and test24.1.prog.c at 284c3b9): the tree of
+// classic_fair_share.shtml with an account G of 0 shares whose user 6 used
+// 30, which makes the root's usage 100 and the page's usages normalized;
+// the expected normalized shares, normalized and effective usages and
+// factors are the test's (sshare's 6 decimals).
+func TestSlurmTestsuiteClassic(t *testing.T) {
+	tr, err := parseAccountsWith("A:40(B:30(1), C:10(2:1, 3:1)), D:60(E:25(4), F:35(5)), G:0(6:0)", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.damp = 1
+	setUsage(tr, map[int32]float64{1: 20, 2: 25, 3: 0, 4: 25, 5: 0, 6: 30})
+	tr.calcClassic()
+	for u, want := range map[int32][4]float64{
+		1: {0.3, 0.2, 0.3875, 0.408479}, 2: {0.05, 0.25, 0.275, 0.022097}, 3: {0.05, 0, 0.15, 0.125},
+		4: {0.25, 0.25, 0.25, 0.5}, 5: {0.35, 0, 0.145833, 0.749154}, 6: {0, 0.3, -1, 0},
+	} {
+		n := &tr.nodes[tr.users[u]]
+		un := n.usage / tr.nodes[0].usage
+		got := [4]float64{n.sharesNorm, un, n.efctv, n.fs}
+		for i := range got {
+			if want[i] >= 0 && math.Abs(got[i]-want[i]) > 5e-7 {
+				t.Errorf("user %d: S, UN, UE, F = %.6f; want %.6f", u, got, want)
+				break
+			}
+		}
+	}
+}
+
+// TestSlurmTestsuiteFairTree replays Slurm's own test of Fair Tree
+// (testsuite/expect/test24.4 and test24.4.prog.c at 284c3b9): 21 users,
+// two of them under the root, accounts and users of 0 shares and with
+// FairShare=parent, ties between users, between a user and accounts and
+// between accounts; the expected factors (rank / 21) and level fair
+// shares are the test's. Users are numbered here: u1 1, u2 2, uAA1 11,
+// uAB1 12, uAB2 13, uBA1 21, uBB1 22, uC1 31, uD1 41, uD2 42, uD3 43,
+// uDA1 44, uDA2 45, uDA3 46, aE1 51, aE2 52, uF1 61, uF2 62, uG1 71,
+// uGA1 72, uGA2 73.
+func TestSlurmTestsuiteFairTree(t *testing.T) {
+	tr, err := parseAccountsWith("1:10, 2:10, aA:40(aAA:30(11:1), aAB:10(12:1, 13:1)), aB:60(aBA:25(21:1), aBB:35(22:1)), "+
+		"aC:0(31:0), aD:50(aDA:parent(44:parent, 45:30, 46:50), 41:parent, 42:40, 43:50), aE:10(51:10, 52:10), "+
+		"aF:20(61:10, 62:20), aG:8(71:10, aGA:10(72:20, 73:20))", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.fairTree = true
+	setUsage(tr, map[int32]float64{2: 10, 11: 20, 12: 25, 21: 25, 31: 30, 44: 10, 45: 10, 46: 25, 41: 20, 42: 20, 43: 25,
+		71: 10, 72: 4, 73: 6})
+	tr.calc()
+	if got := tr.nodes[0].usage; got != 240 {
+		t.Fatalf("root usage %g; want 240", got)
+	}
+	for u, want := range map[int32]float64{
+		1: 1, 2: 0.666667, 11: 0.619048, 12: 0.523810, 13: 0.571429, 21: 0.714286, 22: 0.761905, 31: 0.047619,
+		41: 0.476190, 42: 0.238095, 43: 0.333333, 44: 0.476190, 45: 0.380952, 46: 0.333333,
+		51: 1, 52: 1, 61: 1, 62: 1, 71: 0.190476, 72: 0.190476, 73: 0.095238,
+	} {
+		if got := tr.nodes[tr.users[u]].fs; math.Abs(got-want) > 5e-7 {
+			t.Errorf("user %d: factor %.6f; want %.6f", u, got, want)
+		}
+	}
+	lf := map[string]float64{}
+	for i := range tr.nodes {
+		lf[tr.nodes[i].name] = tr.nodes[i].levelFS
+	}
+	for name, want := range map[string]float64{"2": 1.153846, "aA": 1.025641, "aAA": 1.6875, "12": 0.5, "aB": 2.769231,
+		"aBA": 0.416667, "aC": 0, "aD": 0.524476, "42": 1.294118, "45": 1.941176, "aG": 0.461538, "72": 1.25, "73": 0.833333} {
+		if got := lf[name]; math.Abs(got-want) > 5e-7 {
+			t.Errorf("%s: level fair share %.6f; want %.6f", name, got, want)
+		}
+	}
+	for _, name := range []string{"1", "aE", "13", "22"} {
+		if !math.IsInf(lf[name], 1) {
+			t.Errorf("%s: level fair share %g; want +Inf (no usage)", name, lf[name])
+		}
+	}
 }
