@@ -51,8 +51,8 @@ func Multifactor() sdk.Plugin {
 					Doc: "classic fair share: F = 2^(-UE/S/d)"},
 				{Name: "Accounts", Type: sdk.String, Default: "",
 					Doc: "the association tree: entries under the root, each an account NAME[:SHARES](ENTRIES) or a user ID[:SHARES], " +
-						"ID the trace's user number, SHARES > 0 (default 1); e.g. \"A:40(B:30(1), C:10(2,3)), D:60(4)\"; empty: every user " +
-						"of the trace its own account, all with one share"},
+						"ID the trace's user number, SHARES > 0 (default 1) or parent (FairShare=parent); e.g. \"A:40(B:30(1), C:10(2,3)), " +
+						"D:60(4)\"; empty: every user of the trace its own account, all with one share"},
 				{Name: "PriorityJobFactor", Type: sdk.String, Default: "",
 					Doc: "partitions' PriorityJobFactor as PARTITION=VALUE,... (the job's trace partition number; others 0)"},
 				{Name: "PriorityTier", Type: sdk.String, Default: "",
