@@ -66,7 +66,7 @@ func Multifactor() sdk.Plugin {
 						"(Mem per MiB, or per K, M, G, T, P as suffixed); empty: CPU=1"},
 				{Name: "SchedulerType", Type: sdk.String, Default: SchedEASY, Choices: []string{SchedEASY, SchedBackfill, SchedBuiltin},
 					Doc: "easy: EASY backfilling at every event over the priority order (schedlab's; Slurm's default is sched/backfill); " +
-						"sched/backfill: Slurm's main loop and backfill loop (SchedulerParameters; pools only); sched/builtin: the main loop only"},
+						"sched/backfill: Slurm's main loop and backfill loop (SchedulerParameters; on nodes the plan counts totals); sched/builtin: the main loop only"},
 				{Name: "SchedulerParameters", Type: sdk.String, Default: "",
 					Doc: "with sched/*: sched_interval (60 s; -1 off, 0 every call), default_queue_depth (100), bf_interval (30 s; -1 off, " +
 						"0 every call), bf_window (1440 min), bf_resolution (60 s), bf_max_job_test (500; 0 no limit), bf_max_job_user (0: no limit), bf_continue"},
@@ -221,15 +221,15 @@ func (p *multifactor) Init(env sdk.Env) error {
 		p.mem, p.gpu = env.Platform.Resource(sdk.Memory), env.Platform.Resource(sdk.GPUs)
 		p.total = p.amounts(c.Capacity, p.nodes)
 	}
-	if st := cfg.sched; st != SchedEASY {
-		if env.Platform.HasNodes() {
-			return fmt.Errorf("multifactor: SchedulerType = %s schedules pools; platform %q is made of nodes (use SchedulerType = %s)", st, env.Platform.Name, SchedEASY)
-		}
-		p.loops = &slurmLoops{sp: cfg.sp, backfill: st == SchedBackfill, users: map[int32]int64{},
-			nextSched: math.MinInt64, nextBF: math.MinInt64} // both run at the first call
-	}
 	o := orderer{order: "multifactor", scoring: scoring{score: p.score, higherFirst: true, timed: true}}
-	return p.easy.init("multifactor", env, o)
+	if err := p.easy.init("multifactor", env, o); err != nil {
+		return err
+	}
+	if st := cfg.sched; st != SchedEASY {
+		p.loops = &slurmLoops{sp: cfg.sp, backfill: st == SchedBackfill, users: map[int32]int64{}, blocked: map[int32]bool{},
+			room: &p.easy.room, nextSched: math.MinInt64, nextBF: math.MinInt64} // both run at the first call
+	}
+	return nil
 }
 
 // ParamError is a parameter a policy refuses: Param names it.
@@ -502,7 +502,6 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	var err error
 	if p.loops != nil {
 		out = p.loops.schedule(s, p.sorted(s.Queue, s.Now))
-		p.easy.now = p.easy.now[:0] // billing reads the starts of EASY's call
 	} else {
 		out, err = p.easy.Schedule(s)
 	}
@@ -521,7 +520,14 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 // by TRESBillingWeights.
 func (p *multifactor) billing(j *sdk.Job) float64 {
 	held, nodes := j.Request, float64(j.Procs())
-	if p.hasNodes {
+	if p.loops != nil {
+		for _, h := range p.loops.held {
+			if h.idx == j.Index {
+				held, nodes = h.held, float64(h.nodes)
+				break
+			}
+		}
+	} else if p.hasNodes {
 		for _, r := range p.easy.now {
 			if r.idx == j.Index {
 				held, nodes = r.held, float64(r.alloc.Len())

@@ -118,10 +118,23 @@ type slurmLoops struct {
 	nextSched, nextBF int64
 	seen              int // jobs of Index < seen were in an earlier call's queue
 	started           []bool
-	free              sdk.Vector
-	prof              plan.Profile
-	users             map[int32]int64
-	out               []sdk.Decision
+	// room is what is free now (on nodes, node by node), shared with the
+	// policy's EASY.
+	room    *room
+	prof    plan.Profile
+	users   map[int32]int64
+	blocked map[int32]bool // partitions the main loop blocked in this call
+	out     []sdk.Decision
+	// held is what each job started in this call holds, and on how many
+	// nodes (on a pool, its request and its processors), for billing.
+	held []loopStart
+}
+
+// loopStart is a job started by the loops and what it holds.
+type loopStart struct {
+	idx   int
+	held  sdk.Vector
+	nodes int
 }
 
 // roundUp is t rounded up to a multiple of the resolution, at least one
@@ -165,39 +178,65 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 			l.seen = j.Index + 1
 		}
 	}
-	l.free = append(l.free[:0], s.Free[0]...)
+	l.room.reset(s)
+	l.held = l.held[:0]
 	var startedNow []*sdk.Job
+	// start starts j, which l.room.fits placed: the engine places it by
+	// the cluster's rule as the room did (the starts go in the same order).
 	start := func(j *sdk.Job) {
-		l.free.Sub(j.Request)
+		h := loopStart{idx: j.Index, held: j.Request, nodes: int(j.Procs())}
+		if l.room.nodes != nil {
+			h.held, h.nodes = l.room.heldBy(j, l.room.alloc).Clone(), l.room.alloc.Len()
+		}
+		l.held = append(l.held, h)
+		l.room.take(j, l.room.alloc)
 		l.started[j.Index] = true
 		startedNow = append(startedNow, j)
 		l.out = append(l.out, sdk.Start(j))
 	}
 	// The main loop: a periodic run tests every job, an event's the first
-	// default_queue_depth; the first that does not fit blocks the rest
-	// (its partition, the only one).
+	// default_queue_depth; a job that does not fit blocks its partition
+	// (a pool is one), whose later jobs are skipped.
 	full := due(l.sp.schedInterval, &l.nextSched, now)
 	if full || (event && l.sp.schedInterval >= 0) {
 		depth := len(q)
 		if !full && l.sp.depth > 0 {
 			depth = min(depth, int(l.sp.depth))
 		}
+		clear(l.blocked)
 		for _, j := range q[:depth] {
-			if !j.Request.Fits(l.free) {
-				break
+			part := int32(0)
+			if j.Tasks != nil {
+				part = j.Tasks.Partition
+			}
+			if l.blocked[part] {
+				continue
+			}
+			if !l.room.fits(j) {
+				l.blocked[part] = true
+				if l.room.nodes == nil {
+					break
+				}
+				continue
 			}
 			start(j)
 		}
 	}
 	if l.backfill && due(l.sp.bfInterval, &l.nextBF, now) {
+		// The plan counts totals (on nodes, what running jobs hold on
+		// their nodes; a waiting job its request).
 		l.prof.Reset(now, s.Free[0])
 		for i := range s.Running {
 			r := &s.Running[i]
-			l.prof.Release(l.roundUp(r.ExpectedEnd), r.Job.Request)
+			held := r.Job.Request
+			if l.room.nodes != nil {
+				held = l.room.heldBy(r.Job, *r.Alloc)
+			}
+			l.prof.Release(l.roundUp(r.ExpectedEnd), held)
 		}
-		for _, j := range startedNow {
+		for k, j := range startedNow {
 			// It fits now: the reservation cannot fail.
-			_ = l.prof.Reserve(now, l.roundUp(j.Walltime), j.Request)
+			_ = l.prof.Reserve(now, l.roundUp(j.Walltime), l.held[k].held)
 		}
 		clear(l.users)
 		tested := int64(0)
@@ -220,9 +259,13 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 			switch {
 			case t < 0:
 				// No start within the window: it holds nothing.
-			case t == now:
-				_ = l.prof.Reserve(now, d, j.Request)
+			case t == now && l.room.fits(j):
+				_ = l.prof.Reserve(now, d, l.room.heldBy(j, l.room.alloc))
 				start(j)
+			case t == now:
+				// On nodes, the totals admit it now but the placement rule
+				// does not: it holds its request from now, as planned.
+				_ = l.prof.Reserve(now, d, j.Request)
 			default:
 				_ = l.prof.Reserve(t, d, j.Request)
 				l.out = append(l.out, sdk.Promise(j, t))

@@ -164,9 +164,40 @@ func TestSlurmLoopsBadParams(t *testing.T) {
 			t.Errorf("%s: %v; want an error saying %s", sp, err, want)
 		}
 	}
-	_, err := initMultifactor(sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "g", Count: 2, Cores: 4}}, nil, ""),
-		map[string]string{"SchedulerType": SchedBackfill})
-	if err == nil || !strings.Contains(err.Error(), "made of nodes") {
-		t.Errorf("on nodes: %v", err)
+}
+
+// TestSlurmLoopsOnNodes: on platforms of nodes (partitions, shared and
+// exclusive jobs, memory, GPUs), the loops' schedules pass the host's
+// verification, and jobs are billed what their allocations hold.
+func TestSlurmLoopsOnNodes(t *testing.T) {
+	params := map[string]string{"PriorityWeightAge": "1000", "PriorityWeightFairshare": "10000", "PriorityWeightJobSize": "1000",
+		"PriorityCalcPeriod": "1", "PriorityDecayHalfLife": "60", "TRESBillingWeights": "CPU=1,Mem=0.25G,GRES/gpu=4"}
+	for _, st := range []string{SchedBackfill, SchedBuiltin} {
+		for _, sp := range []string{"", "sched_interval=0,bf_interval=0,bf_resolution=1", "bf_interval=5,bf_window=2,bf_max_job_user=1"} {
+			ps := maps.Clone(params)
+			ps["SchedulerType"], ps["SchedulerParameters"] = st, sp
+			for seed := range uint64(3) {
+				policytest.Check(t, Multifactor(), policytest.Random{Nodes: true, Jobs: 120, Params: ps}.Scenario(seed))
+			}
+		}
+	}
+	// One partition of nodes all alike held whole, exact estimates, every
+	// weight 0 and the main loop alone at every call: FCFS, record for
+	// record.
+	plat := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "g", Count: 8, Cores: 4}}, nil, "")
+	for seed := range uint64(3) {
+		sc := policytest.Random{Platform: plat, Jobs: 150, Exact: true}.Scenario(seed)
+		want, err := policytest.Simulate(FCFS(), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Params = map[string]string{"SchedulerType": SchedBuiltin, "SchedulerParameters": "sched_interval=0"}
+		got, err := policytest.Simulate(Multifactor(), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("seed %d: on nodes, the main loop alone differs from FCFS", seed)
+		}
 	}
 }
