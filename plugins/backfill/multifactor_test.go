@@ -318,6 +318,11 @@ func TestMultifactorInvariants(t *testing.T) {
 			policytest.Check(t, Multifactor(), policytest.Random{Nodes: true, Jobs: 100, Params: params}.Scenario(seed))
 		}
 	}
+	batsched := maps.Clone(all)
+	batsched["reservation"] = ReservationBatsched
+	for seed := range uint64(3) {
+		policytest.Check(t, Multifactor(), policytest.Random{Nodes: true, Jobs: 100, Params: batsched}.Scenario(seed))
+	}
 	policytest.NoStateBetweenRuns(t, Multifactor(), policytest.Random{Params: all}.Scenario(1),
 		policytest.Random{Procs: 16, Params: all}.Scenario(2))
 }
