@@ -102,6 +102,10 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"--policy", "easy", "--clean", "oversize=keep"}, "cleaning setting oversize: unknown value \"keep\""},
 		{[]string{"--policy", "easy", "--clean", "procz=requested"}, `unknown cleaning setting "procz"`},
 		{[]string{"--policy", "eazy"}, `policy "eazy" is neither a reference policy`},
+		{[]string{"--policy", "easy", "--param", "ordr=submit"}, `unknown parameter "ordr" (did you mean order?)`},
+		{[]string{"--policy", "multifactor", "--param", "PriorityWeightAg=1000"}, `unknown parameter "PriorityWeightAg" (did you mean PriorityWeightAge?)`},
+		{[]string{"--policy", "multifactor", "--param", "Accounts=A(1:0)"}, `Accounts: at character 5 of "A(1:0)": shares of 1: 0; shares must be positive`},
+		{[]string{"--policy", "multifactor", "--param", "PriorityFlags=NO_FAIR_TREEE"}, `PriorityFlags: "NO_FAIR_TREEE" is not a flag schedlab models`},
 	} {
 		args := append([]string{"sim", "--trace", kth, "--out", filepath.Join(outDir, "jobs.parquet")}, tc.args...)
 		out, err := run(t, args...)

@@ -101,7 +101,8 @@ func TestNullStatistics(t *testing.T) {
 	}
 	for _, row := range rows {
 		wl := row[idx["workload"]]
-		for _, k := range []string{"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_bsld", "max_bsld", "mean_turnaround"} {
+		for _, k := range []string{"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_bsld", "max_bsld", "mean_turnaround",
+			"users", "user_mean_bsld_min", "user_mean_bsld_max", "user_bsld_jain"} {
 			if v := row[idx[k]]; (v == nil) != (wl == "nasa") {
 				t.Errorf("%s: %s = %v, want null for nasa only", wl, k, v)
 			}

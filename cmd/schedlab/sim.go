@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner"
@@ -45,7 +47,7 @@ func newSimCmd() *cobra.Command {
 the schedule, print the summary metrics and optionally write one Parquet row
 per job.
 
-POLICY is a reference policy (fcfs, easy, conservative), the path of a plugin
+POLICY is a reference policy (fcfs, easy, conservative, multifactor...), the path of a plugin
 binary, a Go package path (such as ./plugins/easy) that is built and cached, or
 a Python file (.py; docs/python.md).
 The platform is one cluster whose size comes from the trace header (MaxProcs,
@@ -187,8 +189,24 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
+	declared := make([]string, len(info.Params))
+	for i, d := range info.Params {
+		declared[i] = d.Name
+	}
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if !slices.Contains(declared, k) {
+			return &exitError{exitBadInput, fmt.Errorf("--param: policy %s: unknown parameter %q%s (declared: %s)",
+				info.Name, k, manifest.DidYouMean(k, declared), cmp.Or(strings.Join(declared, ", "), "none"))}
+		}
+	}
 	if _, err := sdk.ResolveParams(info.Params, params); err != nil {
 		return &exitError{exitBadInput, fmt.Errorf("--param: policy %s: %w", info.Name, err)}
+	}
+	if pol.Kind == runner.KindReference {
+		// What the policy's Init would refuse, refused before the run.
+		if _, err := reference.CheckParams(info.Name, params); err != nil {
+			return &exitError{exitBadInput, fmt.Errorf("--param: policy %s: %w", info.Name, err)}
+		}
 	}
 	timeout := f.timeout
 	if timeout < 0 {

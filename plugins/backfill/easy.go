@@ -100,14 +100,20 @@ type release struct {
 }
 
 func (p *easy) Init(env sdk.Env) error {
-	p.orderer = newOrderer(env)
+	return p.init("easy", env, newOrderer(env))
+}
+
+// init prepares EASY over the queue order o; name is the policy's, for
+// errors. multifactor runs EASY over its priorities this way.
+func (p *easy) init(name string, env sdk.Env, o orderer) error {
+	p.orderer = o
 	p.room = newRoom(env.Platform)
 	p.dims = env.Platform.Dims()
 	p.batsched = env.Params.String("reservation") == ReservationBatsched
 	if p.batsched && !env.Platform.HasNodes() {
-		return fmt.Errorf("easy: reservation = %s holds nodes; platform %q has none (use %s)", ReservationBatsched, env.Platform.Name, ReservationCount)
+		return fmt.Errorf("%s: reservation = %s holds nodes; platform %q has none (use %s)", name, ReservationBatsched, env.Platform.Name, ReservationCount)
 	}
-	return supported("easy", env.Platform)
+	return supported(name, env.Platform)
 }
 
 func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {

@@ -3,6 +3,7 @@
 package reference
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/schedlab/schedlab/plugins/backfill"
@@ -15,7 +16,7 @@ import (
 
 // All returns every reference policy, sorted by name.
 func All() []sdk.Plugin {
-	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), probfill.Plugin(), probfill.NF(), groupsel.Plugin()}
+	ps := []sdk.Plugin{backfill.FCFS(), backfill.EASY(), backfill.Conservative(), backfill.Multifactor(), probfill.Plugin(), probfill.NF(), groupsel.Plugin()}
 	ps = append(ps, burstbuffer.Plugins()...)
 	ps = append(ps, broker.Plugins()...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Info.Name < ps[j].Info.Name })
@@ -39,4 +40,28 @@ func Names() []string {
 		out = append(out, p.Info.Name)
 	}
 	return out
+}
+
+// checks are the reference policies that check their parameters' values
+// beyond their types (what their Init would refuse), so that a host
+// refuses bad values before any run.
+var checks = map[string]func(map[string]string) error{
+	"multifactor": backfill.CheckMultifactor,
+}
+
+// CheckParams checks the parameters of the reference policy called name
+// as its Init would, and returns the parameter at fault with the error
+// ("" when the error names no single parameter); nil for a policy that
+// makes no such checks.
+func CheckParams(name string, params map[string]string) (string, error) {
+	check, ok := checks[name]
+	if !ok {
+		return "", nil
+	}
+	err := check(params)
+	var pe *backfill.ParamError
+	if errors.As(err, &pe) {
+		return pe.Param, err
+	}
+	return "", err
 }

@@ -81,6 +81,17 @@ type Summary struct {
 	MaxBSLD  float64 `json:"max_bsld"`
 	// MeanTurnaround is the mean of wait + run, in seconds.
 	MeanTurnaround float64 `json:"mean_turnaround"`
+	// Fairness between users (issue 36), over the measured jobs grouped by
+	// their trace user (sdk.Job.User, -1 for a trace without users, one
+	// user then): Users counts them; UserMeanBSLDMin and UserMeanBSLDMax
+	// are the least and largest of the users' mean bounded slowdowns, and
+	// UserBSLDJain is Jain's fairness index over them, (sum m)^2 / (U x
+	// sum m^2): 1 when every user's mean is the same, 1/U when one user
+	// takes all the slowdown.
+	Users           int     `json:"users"`
+	UserMeanBSLDMin float64 `json:"user_mean_bsld_min"`
+	UserMeanBSLDMax float64 `json:"user_mean_bsld_max"`
+	UserBSLDJain    float64 `json:"user_bsld_jain"`
 	// Utilisation is processor-seconds used over processors times the span
 	// from the first submission to the last end.
 	Utilisation float64 `json:"utilisation"`
@@ -138,8 +149,9 @@ func (s Summary) HasSpan() bool { return s.Jobs > s.Rejected }
 // jobStatKeys and spanKeys are the JSON names of the statistics that
 // HasJobStats and HasSpan stand for.
 var (
-	jobStatKeys = []string{"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_bsld", "max_bsld", "mean_turnaround"}
-	spanKeys    = []string{"utilisation", "makespan"}
+	jobStatKeys = []string{"mean_wait", "median_wait", "p95_wait", "max_wait", "mean_bsld", "max_bsld", "mean_turnaround",
+		"users", "user_mean_bsld_min", "user_mean_bsld_max", "user_bsld_jain"}
+	spanKeys = []string{"utilisation", "makespan"}
 )
 
 // MarshalJSON writes the fields in their order, leaving out the grid
@@ -222,6 +234,11 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	}
 	first, last := jobs[0].Job.Submit, int64(0)
 	var used, bsld, turnaround float64
+	type userSum struct {
+		bsld float64
+		n    int
+	}
+	users := map[int32]userSum{}
 	sum.Grid = s.Grid || IsGrid(p, jobs)
 	for i := range recs {
 		r := &recs[i]
@@ -254,6 +271,10 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 		b := (w + float64(run)) / float64(max(run, s.SlowdownTau))
 		b = max(b, 1)
 		bsld += b
+		u := users[j.User]
+		u.bsld += b
+		u.n++
+		users[j.User] = u
 		sum.MaxBSLD = max(sum.MaxBSLD, b)
 		turnaround += w + float64(run)
 		switch {
@@ -290,6 +311,25 @@ func Compute(p *sdk.Platform, jobs []sim.Input, recs []sim.Record, s Settings) (
 	sum.MeanWait = stat.Mean(waits, nil)
 	sum.MeanBSLD = bsld / m
 	sum.MeanTurnaround = turnaround / m
+	// The users in order of their numbers, so that the sums are the same
+	// from run to run.
+	ids := make([]int32, 0, len(users))
+	for u := range users {
+		ids = append(ids, u)
+	}
+	slices.Sort(ids)
+	var s1, s2 float64
+	for k, u := range ids {
+		x := users[u].bsld / float64(users[u].n)
+		if k == 0 {
+			sum.UserMeanBSLDMin, sum.UserMeanBSLDMax = x, x
+		}
+		sum.UserMeanBSLDMin, sum.UserMeanBSLDMax = min(sum.UserMeanBSLDMin, x), max(sum.UserMeanBSLDMax, x)
+		s1 += x
+		s2 += float64(x * x)
+	}
+	sum.Users = len(ids)
+	sum.UserBSLDJain = float64(s1*s1) / float64(float64(len(ids))*s2)
 	sortKeys(iwaits)
 	for k, w := range iwaits {
 		waits[k] = float64(w)

@@ -414,7 +414,8 @@ func TestSummaryJSONOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"jobs":3,"measured_jobs":2,"killed":0,"backfilled":0,"rejected":0,"backfill_errors":0,"promised":0,"promises_broken":0,` +
-		`"mean_wait":1.5,"median_wait":0,"p95_wait":0,"max_wait":0,"mean_bsld":0,"max_bsld":0,"mean_turnaround":0,"utilisation":0.5,"makespan":9}`
+		`"mean_wait":1.5,"median_wait":0,"p95_wait":0,"max_wait":0,"mean_bsld":0,"max_bsld":0,"mean_turnaround":0,` +
+		`"users":0,"user_mean_bsld_min":0,"user_mean_bsld_max":0,"user_bsld_jain":0,"utilisation":0.5,"makespan":9}`
 	if string(got) != want {
 		t.Errorf("%s\nwant\n%s", got, want)
 	}
@@ -528,5 +529,32 @@ func TestNoJobStatistic(t *testing.T) {
 				t.Errorf("makespan %d", got.Makespan)
 			}
 		})
+	}
+}
+
+// TestUserFairness: the example's jobs of users 1 (idx 0, 1), 2 (idx 2,
+// 3) and 3 (idx 4), bounded slowdowns (tau 10) 1, 1, 5.95, 118.3 and
+// 65/60: user means 1, 62.125 and 13/12; Jain's index (sum)^2 / (3 x sum
+// of squares). With one user, its mean and an index of 1.
+func TestUserFairness(t *testing.T) {
+	p, jobs, recs := example()
+	for i, u := range []int32{1, 1, 2, 2, 3} {
+		jobs[i].Job.User = u
+	}
+	got, err := metrics.Compute(p, jobs, recs, metrics.Settings{SlowdownTau: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := []float64{1, 62.125, 13.0 / 12}
+	jain := (m[0] + m[1] + m[2]) * (m[0] + m[1] + m[2]) / (3 * (m[0]*m[0] + m[1]*m[1] + m[2]*m[2]))
+	if got.Users != 3 || got.UserMeanBSLDMin != 1 || math.Abs(got.UserMeanBSLDMax-62.125) > 1e-12 || math.Abs(got.UserBSLDJain-jain) > 1e-12 {
+		t.Errorf("users %d, min %g, max %g, Jain %g; want 3, 1, 62.125, %g", got.Users, got.UserMeanBSLDMin, got.UserMeanBSLDMax, got.UserBSLDJain, jain)
+	}
+	for i := range jobs {
+		jobs[i].Job.User = -1
+	}
+	got, _ = metrics.Compute(p, jobs, recs, metrics.Settings{SlowdownTau: 10})
+	if got.Users != 1 || got.UserBSLDJain != 1 || math.Abs(got.UserMeanBSLDMin-got.MeanBSLD) > 1e-12 || got.UserMeanBSLDMin != got.UserMeanBSLDMax {
+		t.Errorf("one user: %+v", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/schedlab/schedlab/plugins/reference"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
@@ -221,6 +222,28 @@ func checkParams(m *manifest.Manifest, tasks []task) manifest.Errors {
 				continue
 			}
 			errs = append(errs, m.ErrorAt(paramKey(m, t.run.Policy, k), "%s", msg))
+		}
+		if t.pol.res == nil || t.pol.res.Kind != runner.KindReference {
+			continue
+		}
+		// What a reference policy's Init would refuse, refused before any
+		// run, once per policy and values.
+		id := t.run.Policy + "\x00check"
+		for _, k := range slices.Sorted(maps.Keys(t.run.Params)) {
+			id += "\x00" + k + "=" + t.run.Params[k]
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		// An error that names no parameter of the policy's checks is an
+		// unknown or ill-typed one, reported above.
+		if k, err := reference.CheckParams(t.pol.info.Name, t.run.Params); err != nil && k != "" {
+			who := "policy " + t.run.Policy
+			if t.pol.info.Name != t.run.Policy {
+				who += " (" + t.pol.info.Name + ")"
+			}
+			errs = append(errs, m.ErrorAt(paramKey(m, t.run.Policy, k), "%s: %v", who, err))
 		}
 	}
 	return errs

@@ -61,6 +61,10 @@ func TestInputErrors(t *testing.T) {
 			`c.toml:13: matrix."param.ordr": policy easy has no parameter "ordr" \(did you mean order\?\)`},
 		{"ill-typed parameter", fmt.Sprintf("[workloads.w]\ntrace = %q\nsha256 = %q\n[policies.pf]\nref = \"probfill\"\nparams = { tau = \"high\" }\n[matrix]\nworkload = [\"w\"]\npolicy = [\"pf\"]\n", kth, kthSHA),
 			`c.toml:12: policies.pf.params.tau: policy pf \(probfill\): parameter "tau": "high" is not a valid float`},
+		{"misspelled Slurm parameter", fmt.Sprintf("[workloads.w]\ntrace = %q\nsha256 = %q\n[policies.mf]\nref = \"multifactor\"\nparams = { PriorityWeightAg = 1000 }\n[matrix]\nworkload = [\"w\"]\npolicy = [\"mf\"]\n", kth, kthSHA),
+			`c.toml:12: policies.mf.params.PriorityWeightAg: policy mf \(multifactor\) has no parameter "PriorityWeightAg" \(did you mean PriorityWeightAge\?\)`},
+		{"shares not positive", fmt.Sprintf("[workloads.w]\ntrace = %q\nsha256 = %q\n[policies.mf]\nref = \"multifactor\"\nparams = { Accounts = \"A:0(1)\" }\n[matrix]\nworkload = [\"w\"]\npolicy = [\"mf\"]\n", kth, kthSHA),
+			`c.toml:12: policies.mf.params.Accounts: policy mf \(multifactor\): Accounts: at character 3 of "A:0\(1\)": shares of A: 0; shares must be positive$`},
 		{"generator that fails", "[workloads.g]\ngenerator = \"failing\"\nprocs = 16\n[matrix]\nworkload = [\"g\"]\npolicy = [\"easy\"]\n",
 			`c.toml:8: workloads.g.generator: generator failing: no model file`},
 	}
