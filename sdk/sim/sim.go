@@ -242,8 +242,8 @@ type engine struct {
 	emitted int // records [0, emitted) were given to hooks.Emit
 	// deps holds the dependencies between jobs (Input.After); nil when no
 	// job depends on another, so that a replay pays nothing.
-	deps *deps
-	stats   Stats
+	deps  *deps
+	stats Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
 	// with time.Since, which reads the clock once where time.Now reads it
 	// twice: two reads per policy call instead of three.

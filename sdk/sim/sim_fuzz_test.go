@@ -22,15 +22,15 @@ import (
 // run is a function of its seed. It also checks that the state the engine
 // shows is consistent, and fails the run when it is not.
 type chaos struct {
-	rnd      *rand.Rand
-	plat     *sdk.Platform
-	exact    bool
-	prevNow  int64
-	called   bool
-	out      []sdk.Decision
-	free     []sdk.Vector
-	used     []sdk.Vector
-	seen     []bool // the jobs seen in the queue, by index
+	rnd     *rand.Rand
+	plat    *sdk.Platform
+	exact   bool
+	prevNow int64
+	called  bool
+	out     []sdk.Decision
+	free    []sdk.Vector
+	used    []sdk.Vector
+	seen    []bool // the jobs seen in the queue, by index
 }
 
 func (c *chaos) Init(env sdk.Env) error {
