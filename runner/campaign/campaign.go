@@ -720,7 +720,7 @@ func generate(gens []manifest.Generator, w manifest.Workload, procs int64, seed 
 	if err != nil {
 		return nil, err
 	}
-	wl, err := workload.FromRecords("generator "+g.Name, recs, procs, w.Clean)
+	wl, err := workload.FromRecordsWith("generator "+g.Name, recs, procs, w.Clean, w.Feedback)
 	if err != nil {
 		return nil, err
 	}
@@ -759,7 +759,7 @@ func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, archive 
 				return
 			}
 		}
-		e.wl, e.cause = workload.LoadSWF(path, e.procs, w.Clean)
+		e.wl, e.cause = workload.LoadSWFWith(path, e.procs, w.Clean, w.Feedback)
 		if e.cause == nil {
 			if e.cause = w.VerifySHA256(e.wl.SHA256); e.cause != nil {
 				e.errKey = "sha256"

@@ -222,6 +222,13 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v
 	}
+	if wl.Feedback.Counts != nil {
+		// Left out of a replay's files, which stay what they were.
+		for k, v := range wl.Feedback.Feedback.Settings() {
+			meta["workload."+k] = v
+		}
+		meta["workload.feedback.counts"] = js(wl.Feedback.Counts)
+	}
 	if t.wl.parts != nil {
 		meta["workload.streams"] = js(t.wl.streamReports)
 	}

@@ -116,6 +116,24 @@ func (d *deps) finalUpTo(status []uint8) int {
 	return d.final
 }
 
+// firstSubmitted returns the job of q submitted first (submittedBefore).
+// The queue is in that order but in one case: a job released at the
+// instant of a policy call (its predecessor rejected by that call, with a
+// think time of 0) joins the queue at a second call at that instant, after
+// jobs of that instant with higher indexes.
+func (d *deps) firstSubmitted(q []*sdk.Job) *sdk.Job {
+	first := q[0]
+	for _, j := range q[1:] {
+		if j.Submit > first.Submit {
+			break // past the jobs of first's instant: the rest come later
+		}
+		if submittedBefore(j, first) {
+			first = j
+		}
+	}
+	return first
+}
+
 // loadAll loads every job of a streamed workload, so that a job's think time
 // is known when the job it depends on ends.
 func (e *engine) loadAll() error {

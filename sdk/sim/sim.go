@@ -775,8 +775,15 @@ func (e *engine) call() error {
 		q = kept
 	}
 	e.state.Queue = q
+	if len(q) == 0 {
+		return nil
+	}
+	first := q[0]
+	if e.deps != nil {
+		first = e.deps.firstSubmitted(q)
+	}
 	for _, i := range e.started {
-		e.rec[i].Backfilled = len(q) > 0 && submittedBefore(q[0], &e.jobs[i]) && !e.rec[i].Rejected
+		e.rec[i].Backfilled = submittedBefore(first, &e.jobs[i]) && !e.rec[i].Rejected
 	}
 	return nil
 }
