@@ -397,7 +397,7 @@ type rawWorkload struct {
 	// Feedback and SessionThreshold are workload.Feedback's settings.
 	Feedback         string `toml:"feedback"`
 	SessionThreshold int64  `toml:"session_threshold"`
-	SeedName  string            `toml:"seed_name"`
+	SeedName         string `toml:"seed_name"`
 	// TransformParams are the transform's parameters.
 	TransformParams map[string]any       `toml:"transform_params"`
 	Streams         map[string]rawStream `toml:"streams"`
