@@ -35,11 +35,24 @@ const DefaultSessionThreshold = int64(20 * time.Minute / time.Second)
 const (
 	SettingFeedback         = "feedback"
 	SettingSessionThreshold = "session-threshold"
+	SettingUnknownWait      = "unknown-wait"
+)
+
+// Values of Feedback.UnknownWait: what a job's trace end is when its wait
+// (SWF field 3) is unknown.
+const (
+	// WaitNoEnd leaves its end unknown: no job can follow it.
+	WaitNoEnd = "no-end"
+	// WaitZero reads the wait as 0: the job ended at submit + run time.
+	// NASA-iPSC and LLNL-Thunder record no wait at all (NASA's header
+	// notes that its submit times are start times).
+	WaitZero = "zero"
 )
 
 // Feedback rule names: every kept job is counted by exactly one of the
-// first seven (it depends on a job, or why it does not); the last counts
-// dependent jobs whose think time came from the trace's gap.
+// first seven (it depends on a job, or why it does not); the last two
+// count dependent jobs whose think time came from the trace's gap, and
+// kept jobs whose wait the trace does not give.
 const (
 	// RuleDependent counts the jobs given a predecessor: they are
 	// submitted their think time after its simulated end.
@@ -73,6 +86,10 @@ const (
 	// (swf): their think time is the trace's gap between the
 	// predecessor's end and their submission, 0 when negative or unknown.
 	RuleThinkTimeUnknown = "think-time-unknown"
+	// RuleWaitUnknown counts the kept jobs whose wait (field 3) is unknown,
+	// so that their trace end is too, unless Feedback.UnknownWait reads it
+	// as 0.
+	RuleWaitUnknown = "wait-unknown"
 )
 
 // Feedback is a workload's feedback setting.
@@ -83,6 +100,9 @@ type Feedback struct {
 	// Threshold is the session gap of FeedbackSessions, in seconds (0:
 	// DefaultSessionThreshold); it must be 0 under the other modes.
 	Threshold int64
+	// UnknownWait is WaitNoEnd (the default under swf and sessions) or
+	// WaitZero; it must be empty under FeedbackNone.
+	UnknownWait string
 }
 
 // Resolved returns f with its defaults filled in, or an error naming the
@@ -94,6 +114,18 @@ func (f Feedback) Resolved() (Feedback, error) {
 	case FeedbackSWF, FeedbackSessions:
 	default:
 		return f, fmt.Errorf("%s: value %q: allowed are %s, %s, %s", SettingFeedback, f.Mode, FeedbackNone, FeedbackSWF, FeedbackSessions)
+	}
+	switch f.UnknownWait {
+	case "":
+		if f.Mode != FeedbackNone {
+			f.UnknownWait = WaitNoEnd
+		}
+	case WaitNoEnd, WaitZero:
+		if f.Mode == FeedbackNone {
+			return f, fmt.Errorf("%s: set under %s=%s, which reads no trace end; it needs %s=%s or %s", SettingUnknownWait, SettingFeedback, f.Mode, SettingFeedback, FeedbackSWF, FeedbackSessions)
+		}
+	default:
+		return f, fmt.Errorf("%s: value %q: allowed are %s, %s", SettingUnknownWait, f.UnknownWait, WaitNoEnd, WaitZero)
 	}
 	switch {
 	case f.Threshold < 0 || f.Threshold > sim.MaxTime:
@@ -113,7 +145,7 @@ func (f Feedback) Settings() map[string]string {
 	if f.Mode == "" || f.Mode == FeedbackNone {
 		return nil
 	}
-	s := map[string]string{SettingFeedback: f.Mode}
+	s := map[string]string{SettingFeedback: f.Mode, SettingUnknownWait: f.UnknownWait}
 	if f.Mode == FeedbackSessions {
 		s[SettingSessionThreshold] = strconv.FormatInt(f.Threshold, 10)
 	}
@@ -152,6 +184,7 @@ var feedbackRules = [...]struct{ rule, setting, action string }{
 	{RuleDroppedPredecessor, Independent, Counted},
 	{RuleForwardPredecessor, Independent, Counted},
 	{RuleThinkTimeUnknown, "trace-gap", Adjusted},
+	{RuleWaitUnknown, "", Counted}, // the setting is Feedback.UnknownWait
 }
 
 // traced is what the feedback needs of a record of the trace, kept or not:
@@ -165,14 +198,21 @@ type traced struct {
 	// kept is the job's position among the kept jobs in file order, -1
 	// for a record the cleaning dropped.
 	kept int32
+	// noWait says the trace gives no wait (field 3 negative).
+	noWait bool
 }
 
-// tracedOf returns what the feedback needs of rec.
-func tracedOf(rec *swf.Record) traced {
+// tracedOf returns what the feedback needs of rec; zeroWait reads an
+// unknown wait as 0 (WaitZero).
+func tracedOf(rec *swf.Record, zeroWait bool) traced {
 	t := traced{id: rec.JobNumber, submit: rec.Submit, end: -1, user: rec.User,
-		precede: rec.PrecedingJob, wait: rec.ThinkTime, kept: -1}
-	if rec.Wait >= 0 && rec.RunTime >= 0 && rec.Submit <= sim.MaxTime && rec.Wait <= sim.MaxTime && rec.RunTime <= sim.MaxTime {
-		t.end = rec.Submit + rec.Wait + rec.RunTime
+		precede: rec.PrecedingJob, wait: rec.ThinkTime, kept: -1, noWait: rec.Wait < 0}
+	w := rec.Wait
+	if w < 0 && zeroWait {
+		w = 0
+	}
+	if w >= 0 && rec.RunTime >= 0 && rec.Submit <= sim.MaxTime && w <= sim.MaxTime && rec.RunTime <= sim.MaxTime {
+		t.end = rec.Submit + w + rec.RunTime
 	}
 	return t
 }
@@ -251,9 +291,18 @@ func applyFeedback(f Feedback, recs []traced, jobs []sim.Input, index []int32) F
 			counts[rule(r)]++
 		})
 	}
+	for k := range recs {
+		if recs[k].kept >= 0 && recs[k].noWait {
+			counts[rule(RuleWaitUnknown)]++
+		}
+	}
 	rep := FeedbackReport{Feedback: f}
 	for k, r := range feedbackRules {
-		rep.Counts = append(rep.Counts, Count{Rule: r.rule, Setting: r.setting, Action: r.action, Jobs: counts[k]})
+		setting := r.setting
+		if r.rule == RuleWaitUnknown {
+			setting = f.UnknownWait
+		}
+		rep.Counts = append(rep.Counts, Count{Rule: r.rule, Setting: setting, Action: r.action, Jobs: counts[k]})
 	}
 	return rep
 }

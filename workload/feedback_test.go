@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/swf"
+	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
 // fbRec is a record of the feedback tests: job number, submit, wait, run
@@ -125,11 +126,11 @@ func TestFeedbackHandWorked(t *testing.T) {
 			if tc.fb.Mode != "" {
 				sum := 0
 				for _, c := range w.Feedback.Counts {
-					if c.Rule != workload.RuleThinkTimeUnknown {
+					if c.Rule != workload.RuleThinkTimeUnknown && c.Rule != workload.RuleWaitUnknown {
 						sum += c.Jobs
 					}
 				}
-				if sum != len(w.Jobs) || len(w.Feedback.Counts) != 8 {
+				if sum != len(w.Jobs) || len(w.Feedback.Counts) != 9 {
 					t.Errorf("rules count %d jobs in %d rules, the workload has %d", sum, len(w.Feedback.Counts), len(w.Jobs))
 				}
 			}
@@ -152,9 +153,11 @@ func TestFeedbackSettings(t *testing.T) {
 	}{
 		{workload.Feedback{}, "map[]"},
 		{workload.Feedback{Mode: "none"}, "map[]"},
-		{workload.Feedback{Mode: "swf"}, "map[feedback:swf]"},
-		{workload.Feedback{Mode: "sessions"}, "map[feedback:sessions session-threshold:1200]"},
-		{workload.Feedback{Mode: "sessions", Threshold: 600}, "map[feedback:sessions session-threshold:600]"},
+		{workload.Feedback{Mode: "swf"}, "map[feedback:swf unknown-wait:no-end]"},
+		{workload.Feedback{Mode: "sessions"}, "map[feedback:sessions session-threshold:1200 unknown-wait:no-end]"},
+		{workload.Feedback{Mode: "sessions", Threshold: 600, UnknownWait: "zero"}, "map[feedback:sessions session-threshold:600 unknown-wait:zero]"},
+		{workload.Feedback{Mode: "sessions", UnknownWait: "0"}, `unknown-wait: value "0": allowed are no-end, zero`},
+		{workload.Feedback{UnknownWait: "zero"}, "unknown-wait: set under feedback=none"},
 		{workload.Feedback{Mode: "session"}, `feedback: value "session": allowed are none, swf, sessions`},
 		{workload.Feedback{Mode: "swf", Threshold: 60}, "session-threshold: set under feedback=swf, which has no sessions"},
 		{workload.Feedback{Mode: "sessions", Threshold: -1}, "session-threshold: -1 s"},
@@ -172,4 +175,57 @@ func TestFeedbackSettings(t *testing.T) {
 		!strings.Contains(err.Error(), `t: feedback: value "sesions"`) {
 		t.Errorf("a bad mode: %v", err)
 	}
+}
+
+// TestRealTraceFeedback loads every shared trace with the default cleaning
+// under feedback = sessions and swf: every kept job is counted by one rule,
+// and with -v it prints, per trace, the jobs each rule counts, the table
+// of docs/semantics.md:
+//
+//	go test ./workload -run 'TestRealTraceFeedback$' -v
+func TestRealTraceFeedback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: loads every shared trace twice")
+	}
+	var rows []string
+	tracedata.EachForTest(t, func(t *testing.T, s tracedata.Source) {
+		p, err := tracedata.Path(s.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := []string{strings.TrimSuffix(s.File, ".swf.gz")}
+		for _, f := range []workload.Feedback{{Mode: workload.FeedbackSessions}, {Mode: workload.FeedbackSessions, UnknownWait: workload.WaitZero},
+			{Mode: workload.FeedbackSWF}} {
+			mode := f.Mode
+			w, err := workload.LoadSWFWith(p, 0, workload.Clean{}, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := 0
+			for _, c := range w.Feedback.Counts {
+				if c.Rule != workload.RuleThinkTimeUnknown && c.Rule != workload.RuleWaitUnknown {
+					sum += c.Jobs
+				}
+			}
+			if sum != len(w.Jobs) {
+				t.Errorf("%s: the rules count %d jobs of %d", mode, sum, len(w.Jobs))
+			}
+			share := fmt.Sprintf("%.1f %%", 100*float64(w.Feedback.Count(workload.RuleDependent))/float64(len(w.Jobs)))
+			switch {
+			case mode == workload.FeedbackSessions && f.UnknownWait == "":
+				row = append(row, fmt.Sprint(len(w.Jobs)))
+				for _, c := range w.Feedback.Counts[:7] {
+					row = append(row, fmt.Sprint(c.Jobs))
+				}
+				row = append(row, fmt.Sprint(w.Feedback.Count(workload.RuleWaitUnknown)), share)
+			case mode == workload.FeedbackSessions:
+				row = append(row, share)
+			default:
+				row = append(row, fmt.Sprint(w.Feedback.Count(workload.RuleDependent)))
+			}
+		}
+		rows = append(rows, "| "+strings.Join(row, " | ")+" |")
+	})
+	t.Log("\n| trace | kept | dependent | no-predecessor | unknown-user | session-break | missing-predecessor | dropped-predecessor | forward-predecessor | wait-unknown | dependent share | share, unknown-wait = zero | swf: dependent |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
+		strings.Join(rows, "\n"))
 }

@@ -266,7 +266,7 @@ func (cl *cleaner) add(rec swf.Record) error {
 	tracked := -1
 	if cl.fb.Mode != FeedbackNone && cl.fb.Mode != "" && rec.Submit >= 0 {
 		tracked = len(cl.traced)
-		cl.traced = append(cl.traced, tracedOf(&rec))
+		cl.traced = append(cl.traced, tracedOf(&rec, cl.fb.UnknownWait == WaitZero))
 	}
 	var touched [numRules]bool
 	drop := func(rule int) error { cl.counts[rule]++; return nil }

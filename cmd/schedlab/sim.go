@@ -68,6 +68,7 @@ on whole nodes (--allocation exclusive, the default) or on shared nodes
 	fl.StringArrayVar(&f.clean, "clean", nil, "trace cleaning setting `key=value` (repeatable; see docs/semantics.md)")
 	fl.StringVar(&f.feedback.Mode, "feedback", workload.FeedbackNone, "how jobs react to the scheduler: none (replay), swf (SWF fields 17 and 18) or sessions (inferred; docs/semantics.md)")
 	fl.Int64Var(&f.feedback.Threshold, "session-threshold", 0, "with --feedback sessions, the gap in seconds that breaks a session (default 1200)")
+	fl.StringVar(&f.feedback.UnknownWait, "unknown-wait", "", "with --feedback, a trace's unknown wait (field 3): no-end (default: the job's end is unknown, no job follows it) or zero")
 	fl.Int64Var(&f.procs, "procs", 0, "platform size in processors (default: from the trace header)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the policy's random stream")
 	fl.BoolVar(&f.exact, "exact", false, "show policies each job's actual runtime as its walltime")

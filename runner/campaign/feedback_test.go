@@ -103,10 +103,10 @@ policy = ["fcfs", "easy", "conservative"]
 			t.Errorf("%s: %d dependent jobs (the workload says %d), %d submitted after their trace time", label, dependent, want, later)
 		}
 		var counts []workload.Count
-		if err := json.Unmarshal([]byte(meta["workload.feedback.counts"]), &counts); err != nil || len(counts) != 8 {
+		if err := json.Unmarshal([]byte(meta["workload.feedback.counts"]), &counts); err != nil || len(counts) != 9 {
 			t.Errorf("%s: workload.feedback.counts %q: %v", label, meta["workload.feedback.counts"], err)
 		}
-		if meta["workload.feedback"] != "sessions" || meta["workload.session-threshold"] != "1200" {
+		if meta["workload.feedback"] != "sessions" || meta["workload.session-threshold"] != "1200" || meta["workload.unknown-wait"] != "no-end" {
 			t.Errorf("%s: feedback keys %q, %q", label, meta["workload.feedback"], meta["workload.session-threshold"])
 		}
 	}

@@ -23,11 +23,12 @@ func TestFeedback(t *testing.T) {
 	}{
 		{"default", base + matrix, workload.Feedback{Mode: "none"}, ""},
 		{"none", with("feedback = \"none\"\n"), workload.Feedback{Mode: "none"}, ""},
-		{"swf", with("feedback = \"swf\"\n"), workload.Feedback{Mode: "swf"}, `"feedback":{"feedback":"swf"}`},
-		{"sessions", with("feedback = \"sessions\"\n"), workload.Feedback{Mode: "sessions", Threshold: 1200},
-			`"feedback":{"feedback":"sessions","session-threshold":"1200"}`},
-		{"sessions, 600 s", with("feedback = \"sessions\"\nsession_threshold = 600\n"), workload.Feedback{Mode: "sessions", Threshold: 600},
-			`"feedback":{"feedback":"sessions","session-threshold":"600"}`},
+		{"swf", with("feedback = \"swf\"\n"), workload.Feedback{Mode: "swf", UnknownWait: "no-end"}, `"feedback":{"feedback":"swf","unknown-wait":"no-end"}`},
+		{"sessions", with("feedback = \"sessions\"\n"), workload.Feedback{Mode: "sessions", Threshold: 1200, UnknownWait: "no-end"},
+			`"feedback":{"feedback":"sessions","session-threshold":"1200","unknown-wait":"no-end"}`},
+		{"sessions, 600 s, waits of 0", with("feedback = \"sessions\"\nsession_threshold = 600\nunknown_wait = \"zero\"\n"),
+			workload.Feedback{Mode: "sessions", Threshold: 600, UnknownWait: "zero"},
+			`"feedback":{"feedback":"sessions","session-threshold":"600","unknown-wait":"zero"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, runs := mustExpand(t, tc.src)
@@ -58,6 +59,8 @@ func TestFeedback(t *testing.T) {
 		{"threshold without sessions", "feedback = \"swf\"\nsession_threshold = 60\n", "m.toml:8: workloads.a.session_threshold: session-threshold: set under feedback=swf"},
 		{"threshold alone", "session_threshold = 60\n", at + "session_threshold: session-threshold: set under feedback=none"},
 		{"zero threshold", "feedback = \"sessions\"\nsession_threshold = 0\n", "m.toml:8: workloads.a.session_threshold: must be a positive number of seconds"},
+		{"unknown wait without feedback", "unknown_wait = \"zero\"\n", at + "unknown_wait: unknown-wait: set under feedback=none"},
+		{"unknown wait's value", "feedback = \"swf\"\nunknown_wait = \"0\"\n", "m.toml:8: workloads.a.unknown_wait: unknown-wait: value \"0\""},
 		{"negative threshold", "feedback = \"sessions\"\nsession_threshold = -5\n", "m.toml:8: workloads.a.session_threshold: session-threshold: -5 s"},
 	} {
 		_, err := parse(t, with(tc.lines))

@@ -153,6 +153,7 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 			if t, ok := fb[workload.SettingSessionThreshold]; ok {
 				fmt.Fprintf(&b, "session_threshold = %s\n", t)
 			}
+			fmt.Fprintf(&b, "unknown_wait = %s\n", quote(fb[workload.SettingUnknownWait]))
 		}
 		if wl.Transform != "" {
 			fmt.Fprintf(&b, "transform = %s\ntransform_params = %s\n", quote(wl.Transform), inlineTable(wl.TransformParams))

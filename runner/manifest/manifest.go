@@ -394,9 +394,11 @@ type rawWorkload struct {
 	Procs     int64             `toml:"procs"`
 	Clean     map[string]string `toml:"clean"`
 	Transform string            `toml:"transform"`
-	// Feedback and SessionThreshold are workload.Feedback's settings.
+	// Feedback, SessionThreshold and UnknownWait are workload.Feedback's
+	// settings.
 	Feedback         string `toml:"feedback"`
 	SessionThreshold int64  `toml:"session_threshold"`
+	UnknownWait      string `toml:"unknown_wait"`
 	SeedName         string `toml:"seed_name"`
 	// TransformParams are the transform's parameters.
 	TransformParams map[string]any       `toml:"transform_params"`
@@ -900,7 +902,7 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 	key := func(k ...string) []string { return append([]string{"workloads", name}, k...) }
 	w := Workload{Name: name, Procs: rw.Procs}
 	if p.md.IsDefined(key("streams")...) {
-		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params", "feedback", "session_threshold"} {
+		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params", "feedback", "session_threshold", "unknown_wait"} {
 			if p.md.IsDefined(key(k)...) {
 				p.errAt(key(k), "a workload of streams has no %s of its own: its streams' workloads have theirs", k)
 			}
@@ -1026,7 +1028,7 @@ func isSHA256(s string) bool {
 
 // feedback reads the workload's feedback settings, naming the key at fault.
 func (p *parser) feedback(key func(k ...string) []string, rw rawWorkload) workload.Feedback {
-	f := workload.Feedback{Mode: rw.Feedback, Threshold: rw.SessionThreshold}
+	f := workload.Feedback{Mode: rw.Feedback, Threshold: rw.SessionThreshold, UnknownWait: rw.UnknownWait}
 	if p.md.IsDefined(key("feedback")...) && rw.Feedback == "" {
 		p.errAt(key("feedback"), "must not be empty: %s, %s or %s", workload.FeedbackNone, workload.FeedbackSWF, workload.FeedbackSessions)
 	}
@@ -1036,8 +1038,11 @@ func (p *parser) feedback(key func(k ...string) []string, rw rawWorkload) worklo
 	r, err := f.Resolved()
 	if err != nil {
 		k := key("feedback")
-		if strings.HasPrefix(err.Error(), workload.SettingSessionThreshold) {
+		switch {
+		case strings.HasPrefix(err.Error(), workload.SettingSessionThreshold):
 			k = key("session_threshold")
+		case strings.HasPrefix(err.Error(), workload.SettingUnknownWait):
+			k = key("unknown_wait")
 		}
 		p.errAt(k, "%v", err)
 	}
