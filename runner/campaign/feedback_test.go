@@ -111,4 +111,7 @@ policy = ["fcfs", "easy", "conservative"]
 		}
 	}
 	rerunIdentical(t, dir, filepath.Join(t.TempDir(), "again"))
+	// In a subtest, which skips without DuckDB, leaving the checks above
+	// their own result.
+	t.Run("duckdb", func(t *testing.T) { docQueries(t, dir, "feedback", "out/feedback") })
 }
