@@ -163,7 +163,7 @@ func TestApplyKeepsDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, counts, err := nodes.Apply(machine(), w, w.Jobs, s)
+	_, counts, err := nodes.Apply(machine(), w, w.Jobs, s)
 	if err != nil || counts[nodes.CountPredecessorDropped] != 0 {
 		t.Fatalf("without dependencies: %v, counts %v", err, counts)
 	}
@@ -172,7 +172,8 @@ func TestApplyKeepsDependencies(t *testing.T) {
 	}
 	w.Jobs[1].After, w.Jobs[1].Think = 1, 5
 	w.Jobs[2].After, w.Jobs[2].Think = 2, 7
-	if out, counts, err = nodes.Apply(machine(), w, w.Jobs, s); err != nil {
+	out, counts, err := nodes.Apply(machine(), w, w.Jobs, s)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
