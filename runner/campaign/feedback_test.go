@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -114,4 +116,66 @@ policy = ["fcfs", "easy", "conservative"]
 	// In a subtest, which skips without DuckDB, leaving the checks above
 	// their own result.
 	t.Run("duckdb", func(t *testing.T) { docQueries(t, dir, "feedback", "out/feedback") })
+}
+
+// replayRows are the sha256 of the rows of the quickstart's jobs files
+// (rowsSHA256) as the commit before feedback wrote them (20e6d39): a
+// replay, feedback = "none", must give them still.
+var replayRows = map[string]string{
+	"workload=kth policy=conservative estimates=requested param.order=shortest replicate=0":  "6c1e275ffa9193b7fd571b7c633470bb738dbe20fc6d68ce577bc6f9619f0175",
+	"workload=kth policy=conservative estimates=requested param.order=submit replicate=0":    "e72f5ca94d4ec678c3dc5a7a87b9dc7361668110b6a7f1db655c1a7d1c38ccaa",
+	"workload=kth policy=easy estimates=requested param.order=shortest replicate=0":          "82c5b7b53cec9fe0c44486131b5fc31aadd14ee58c0601a768cf93e97260e82f",
+	"workload=kth policy=easy estimates=requested param.order=submit replicate=0":            "2440cb390769213cb2a2b6c28e64278d1d98d98d137ecf4f8a7e98c30987b6ff",
+	"workload=kth policy=fcfs estimates=requested param.order=shortest replicate=0":          "1bffc4105cc5c23ba27d1b6ef0caf57e227bf43cd92f85db4ed8b429a7f83f92",
+	"workload=kth policy=fcfs estimates=requested param.order=submit replicate=0":            "1cff6cd6cfe966868dc7861f46a04a3083f2869660a65fdd36005e2f2c46d2f3",
+	"workload=nasa policy=conservative estimates=requested param.order=shortest replicate=0": "5f660528fdf48d1f438bbaef243c95130600195259e98d3f5196aacdd882d851",
+	"workload=nasa policy=conservative estimates=requested param.order=submit replicate=0":   "5f660528fdf48d1f438bbaef243c95130600195259e98d3f5196aacdd882d851",
+	"workload=nasa policy=easy estimates=requested param.order=shortest replicate=0":         "cc27143ec4271aed1b570e507dc33628b3f9b5ea8441d3b17e627b8a8f2de9a1",
+	"workload=nasa policy=easy estimates=requested param.order=submit replicate=0":           "415dadf19275652c98992e24a758261c8501ab423c26e272541b045564e40f0e",
+	"workload=nasa policy=fcfs estimates=requested param.order=shortest replicate=0":         "45e89021e170955109594d6a0b1b399cfaaf091591d87b442baef1a0f442189c",
+	"workload=nasa policy=fcfs estimates=requested param.order=submit replicate=0":           "b1408b432933f6170cfe74b173a63523b96377d3fa33cef66e5fafc3ed5e731f",
+}
+
+// rowsSHA256 hashes the rows of a jobs file, each field as text, a
+// promised start by its value.
+func rowsSHA256(t *testing.T, path string) string {
+	t.Helper()
+	rows, _, err := results.ReadJobs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	for _, r := range rows {
+		p := int64(-1 << 62)
+		if r.PromisedStart != nil {
+			p = *r.PromisedStart
+		}
+		r.PromisedStart = nil
+		fmt.Fprintf(h, "%+v %d\n", r, p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestReplayUnchanged runs the quickstart in process: every jobs file has
+// the rows it had before feedback existed, and no feedback column or key.
+func TestReplayUnchanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qs")
+	rep := run(t, quickstart(t, "", allPolicies), Options{Dir: dir, InProcess: true})
+	if rep.Done != len(replayRows) {
+		t.Fatalf("%d runs done, want %d", rep.Done, len(replayRows))
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, JobsDir, "*.parquet"))
+	for _, path := range names {
+		meta, err := results.ReadMetadata(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		label := meta["run.label"]
+		if got := rowsSHA256(t, path); got != replayRows[label] {
+			t.Errorf("%s: rows sha256 %s, before feedback %s", label, got, replayRows[label])
+		}
+		if _, x, _, err := results.ReadJobsWith(path); err != nil || x.Feedback != nil || meta["workload.feedback"] != "" {
+			t.Errorf("%s: feedback columns or keys in a replay (%v)", label, err)
+		}
+	}
 }
