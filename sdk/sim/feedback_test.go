@@ -227,3 +227,91 @@ func TestRandomDependentSchedules(t *testing.T) {
 		t.Errorf("coverage: backfilled %v, a job submitted after its trace time %v", sawBackfilled, sawLater)
 	}
 }
+
+// TestRejectReleases: a rejected job's dependants follow its rejection,
+// their think time after it. Job 1 is rejected at 0; job 2 depends on it
+// with think time 0, so it is submitted at 0, at a second call of that
+// instant, after job 3 (submitted at 0 by the trace, with a higher index,
+// and already waiting); job 4 depends on job 1 with think time 5 and comes
+// at 5. Job 2 starts at 0, not backfilled: submitted at the same instant
+// as job 3, it comes first by index, whatever the queue's order. Job 4
+// starts at 5 beside it while job 3 (2 processors) waits: backfilled; job
+// 3 starts at 15. Verification agrees.
+func TestRejectReleases(t *testing.T) {
+	in := jobs([4]int64{1, 0, 10, 1}, [4]int64{2, 0, 10, 1}, [4]int64{3, 0, 10, 2}, [4]int64{4, 50, 10, 1})
+	in[1].After, in[1].Think = 1, 0
+	in[3].After, in[3].Think = 1, 5
+	var queues []string
+	pol := &scripted{fn: func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		var ids []string
+		for _, j := range s.Queue {
+			ids = append(ids, fmt.Sprintf("%d@%d", j.ID, j.Submit))
+		}
+		queues = append(queues, fmt.Sprintf("t=%d [%s]", s.Now, strings.Join(ids, " ")))
+		switch call {
+		case 1:
+			return []sdk.Decision{sdk.Reject(s.Queue[0])}, nil // job 1
+		case 2:
+			return []sdk.Decision{sdk.Start(s.Queue[1])}, nil // job 2, ahead of job 3
+		}
+		var ds []sdk.Decision
+		free := s.Free[0].Clone()
+		for _, j := range s.Queue {
+			if j.Request.Fits(free) {
+				free.Sub(j.Request)
+				ds = append(ds, sdk.Start(j))
+			}
+		}
+		return ds, nil
+	}}
+	plat := sdk.SingleCluster("m", 2)
+	res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: plat, Jobs: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"t=0 [1@0 3@0]", "t=0 [3@0 2@0]", "t=5 [3@0 4@5]", "t=10 [3@0]", "t=15 [3@0]"}
+	if !slices.Equal(queues, want) {
+		t.Errorf("queues %q, want %q", queues, want)
+	}
+	var got []string
+	for _, r := range res.Records {
+		got = append(got, fmt.Sprintf("%d-%d rejected=%v backfilled=%v", r.Start, r.End, r.Rejected, r.Backfilled))
+	}
+	wantRecs := []string{"0-0 rejected=true backfilled=false", "0-10 rejected=false backfilled=false", "15-25 rejected=false backfilled=false", "5-15 rejected=false backfilled=true"}
+	if !slices.Equal(got, wantRecs) {
+		t.Errorf("records %q, want %q", got, wantRecs)
+	}
+	if err := verify.Records(plat, in, res.Records); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+}
+
+// TestBackfilledAfterSecondCall: the queue is out of submission order
+// after a second call of an instant (job 2, released by job 1's rejection
+// with think time 0, comes after jobs 3 and 4 of the trace, which have
+// higher indexes); job 3 started while job 2 waits was started ahead of a
+// job submitted before it, so it is backfilled, as verification says.
+func TestBackfilledAfterSecondCall(t *testing.T) {
+	in := jobs([4]int64{1, 0, 10, 1}, [4]int64{2, 0, 10, 2}, [4]int64{3, 0, 10, 1}, [4]int64{4, 0, 10, 2})
+	in[1].After = 1
+	pol := &scripted{fn: func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		switch call {
+		case 1:
+			return []sdk.Decision{sdk.Reject(s.Queue[0])}, nil
+		case 2: // the queue is [3 4 2]: start job 3 only
+			return []sdk.Decision{sdk.Start(s.Queue[0])}, nil
+		}
+		return startHead(s, call)
+	}}
+	plat := sdk.SingleCluster("m", 2)
+	res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: plat, Jobs: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Records[2]; r.Start != 0 || !r.Backfilled {
+		t.Errorf("job 3: %+v, want started at 0, backfilled", r)
+	}
+	if err := verify.Records(plat, in, res.Records); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+}
