@@ -174,6 +174,16 @@ func (r FeedbackReport) Count(rule string) int {
 // none: what they do with the job.
 const Independent = "independent"
 
+// FeedbackRuleNames returns the names of the feedback rules, in report
+// order.
+func FeedbackRuleNames() []string {
+	out := make([]string, len(feedbackRules))
+	for k, r := range feedbackRules {
+		out[k] = r.rule
+	}
+	return out
+}
+
 // feedbackRules are the rules in report order, with what each does.
 var feedbackRules = [...]struct{ rule, setting, action string }{
 	{RuleDependent, "after-predecessor", Adjusted},

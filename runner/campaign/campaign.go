@@ -181,6 +181,9 @@ type RunResult struct {
 	// NodeCounts holds what each rule of the mapping onto nodes did, on a
 	// platform of nodes (workload/nodes).
 	NodeCounts map[string]int64 `json:"node_counts,omitempty"`
+	// FeedbackCounts holds what each rule of the workload's feedback did,
+	// when it has some (workload.FeedbackReport).
+	FeedbackCounts map[string]int64 `json:"feedback_counts,omitempty"`
 	// Transform names the workload's transform and TransformCounts holds
 	// what it did (manifest.Transform.Apply), when it has one.
 	Transform       string           `json:"transform,omitempty"`

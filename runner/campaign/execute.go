@@ -79,6 +79,12 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		res.Transform, res.TransformCounts = m.Workloads[t.run.Workload].Transform, prep.counts
 	}
 	res.NodeCounts = prep.nodeCounts
+	if wl.Feedback.Counts != nil {
+		res.FeedbackCounts = map[string]int64{}
+		for _, c := range wl.Feedback.Counts {
+			res.FeedbackCounts[c.Rule] = int64(c.Jobs)
+		}
+	}
 	plat, jobs := prep.plat, prep.jobs
 	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
 		procs = nil

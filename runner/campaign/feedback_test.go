@@ -112,6 +112,30 @@ policy = ["fcfs", "easy", "conservative"]
 			t.Errorf("%s: feedback keys %q, %q", label, meta["workload.feedback"], meta["workload.session-threshold"])
 		}
 	}
+	// runs.parquet has the counts, NULL for the replay's runs.
+	cols, table, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(name string) int {
+		for k, c := range cols {
+			if c.Name == name {
+				return k
+			}
+		}
+		t.Fatalf("runs.parquet has no column %s", name)
+		return -1
+	}
+	dep, wcol := at("feedback_dependent"), at("workload")
+	for _, row := range table {
+		want := any(nil)
+		if row[wcol] == "kths" {
+			want = int64(wl.Feedback.Count(workload.RuleDependent))
+		}
+		if row[dep] != want {
+			t.Errorf("%v: feedback_dependent %v, want %v", row[wcol], row[dep], want)
+		}
+	}
 	rerunIdentical(t, dir, filepath.Join(t.TempDir(), "again"))
 	// In a subtest, which skips without DuckDB, leaving the checks above
 	// their own result.
