@@ -12,6 +12,20 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
+// sampleFeedback is n rows of feedback columns: every other job depends
+// on the one before it.
+func sampleFeedback(n int) []FeedbackRow {
+	out := make([]FeedbackRow, n)
+	for i := range out {
+		out[i].TraceSubmit = int64(100 * i)
+		if i%2 == 1 {
+			after, think := int64(i-1), int64(7*i)
+			out[i].AfterIndex, out[i].ThinkTime = &after, &think
+		}
+	}
+	return out
+}
+
 func sampleExtras(n int) JobExtras {
 	x := JobExtras{Resources: []string{"bb", "lic"}, Requests: [][]int64{make([]int64, n), make([]int64, n)},
 		HasUnits: true, Units: make([]string, n)}
@@ -41,6 +55,8 @@ func TestJobExtrasRoundTrip(t *testing.T) {
 		{"none", JobExtras{}, 4},
 		{"grid", JobExtras{Grid: sampleGrid(5)}, 5},
 		{"units and grid", JobExtras{HasUnits: true, Units: []string{"1,0", "0,1", "2,2"}, Grid: sampleGrid(3)}, 3},
+		{"feedback", JobExtras{Feedback: sampleFeedback(4)}, 4},
+		{"requests, grid and feedback", JobExtras{Resources: []string{"bb"}, Requests: [][]int64{{1, 2, 3}}, Grid: sampleGrid(3), Feedback: sampleFeedback(3)}, 3},
 		{"250k rows, several row groups", sampleExtras(250_000), 250_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,7 +72,7 @@ func TestJobExtrasRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(got, rows) && !(len(got) == 0 && len(rows) == 0) {
 				t.Errorf("rows differ")
 			}
-			if len(tc.x.Resources) == 0 && !tc.x.HasUnits && tc.x.Grid == nil {
+			if len(tc.x.Resources) == 0 && !tc.x.HasUnits && tc.x.Grid == nil && tc.x.Feedback == nil {
 				if !reflect.DeepEqual(x, JobExtras{}) {
 					t.Errorf("extras %+v, want none", x)
 				}

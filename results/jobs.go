@@ -96,6 +96,26 @@ type JobExtras struct {
 	// nodes, which NodeCols says the optional ones of; nil elsewhere.
 	Nodes    []NodeRow
 	NodeCols NodeColumns
+	// Feedback holds each row's feedback columns (FeedbackRow) in a run
+	// whose jobs depend on others; nil elsewhere, so that a replay's file
+	// is what it was before feedback existed.
+	Feedback []FeedbackRow
+}
+
+// FeedbackRow is what a jobs file says of a job in a run whose workload
+// has feedback (a workload's feedback setting, docs/semantics.md): the
+// row's submit is then the simulated submission, and
+//
+//   - trace_submit: the trace's submit time;
+//   - after_index: the row (0-based, the job's index) of the job it
+//     depends on; NULL for a job that depends on none, submitted at its
+//     trace time;
+//   - think_time: seconds between that job's end and this job's
+//     submission; NULL with after_index.
+type FeedbackRow struct {
+	TraceSubmit int64  `parquet:"trace_submit"`
+	AfterIndex  *int64 `parquet:"after_index,optional"`
+	ThinkTime   *int64 `parquet:"think_time,optional"`
 }
 
 // GridRow is what a jobs file says of a job of a grid (paper 003):
@@ -125,7 +145,7 @@ type GridRow struct {
 
 // empty reports whether x adds no column.
 func (x JobExtras) empty() bool {
-	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil
+	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil && x.Feedback == nil
 }
 
 // UnitsColumn is the name of the placement column of JobExtras.
@@ -160,6 +180,9 @@ func (x JobExtras) check(rows int) error {
 	}
 	if x.Nodes != nil && len(x.Nodes) != rows {
 		return fmt.Errorf("%d node rows for %d rows", len(x.Nodes), rows)
+	}
+	if x.Feedback != nil && len(x.Feedback) != rows {
+		return fmt.Errorf("%d feedback rows for %d rows", len(x.Feedback), rows)
 	}
 	if x.Nodes != nil && (x.Grid != nil || x.HasUnits) {
 		return errors.New("node columns with grid or units columns")
@@ -268,6 +291,12 @@ func extraType(x JobExtras) reflect.Type {
 			fields = append(fields, gt.Field(i))
 		}
 	}
+	if x.Feedback != nil {
+		ft := reflect.TypeFor[FeedbackRow]()
+		for i := range ft.NumField() {
+			fields = append(fields, ft.Field(i))
+		}
+	}
 	return reflect.StructOf(fields)
 }
 
@@ -299,6 +328,13 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 			gv := reflect.ValueOf(x.Grid[i])
 			for f := range gv.NumField() {
 				v.Field(next + f).Set(gv.Field(f))
+			}
+			next += gv.NumField()
+		}
+		if x.Feedback != nil {
+			fv := reflect.ValueOf(x.Feedback[i])
+			for f := range fv.NumField() {
+				v.Field(next + f).Set(fv.Field(f))
 			}
 		}
 		if err := pw.Write(v.Addr().Interface()); err != nil {
@@ -381,10 +417,16 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	if err != nil {
 		return nil, JobExtras{}, nil, err
 	}
+	fb, err := readFeedback(path, len(rows))
+	if err != nil {
+		return nil, JobExtras{}, nil, err
+	}
 	var x JobExtras
 	if x, err = readNodeExtras(path, len(rows)); err != nil || x.Nodes != nil {
+		x.Feedback = fb
 		return rows, x, meta, err
 	}
+	x.Feedback = fb
 	cols, table, _, err := ReadTable(path)
 	if err != nil {
 		return nil, JobExtras{}, nil, err
@@ -394,6 +436,9 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	}
 	nj := reflect.TypeFor[JobRow]().NumField()
 	for c := nj; c < len(cols); c++ {
+		if cols[c].Name == feedbackFirstColumn {
+			break
+		}
 		if cols[c].Name == gridFirstColumn {
 			x.Grid = readGrid(table, c)
 			break
@@ -414,6 +459,38 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 		x.Requests = append(x.Requests, vals)
 	}
 	return rows, x, meta, nil
+}
+
+// feedbackFirstColumn is the first of FeedbackRow's columns, which come
+// last.
+const feedbackFirstColumn = "trace_submit"
+
+// readFeedback reads FeedbackRow's columns of a jobs file; nil for a file
+// without them.
+func readFeedback(path string, rows int) ([]FeedbackRow, error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !slices.ContainsFunc(pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == feedbackFirstColumn }) {
+		return nil, nil
+	}
+	out := make([]FeedbackRow, rows)
+	r := parquet.NewGenericReader[FeedbackRow](pf)
+	defer r.Close()
+	n := 0
+	for n < rows {
+		k, err := r.Read(out[n:])
+		n += k
+		if err != nil {
+			if errors.Is(err, io.EOF) && n == rows {
+				break
+			}
+			return nil, fmt.Errorf("results: read %s: feedback columns: %w", path, err)
+		}
+	}
+	return out, nil
 }
 
 // gridFirstColumn is the first of GridRow's columns.
@@ -458,6 +535,16 @@ func jobColumns(got parquet.Node) (int, error) {
 		return 0, sameColumns(got, want)
 	}
 	extra := len(gf) - n
+	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == feedbackFirstColumn }); k >= 0 {
+		fb := parquet.SchemaOf(FeedbackRow{}).Fields()
+		if len(gf[n+k:]) != len(fb) {
+			return 0, fmt.Errorf("%d feedback columns, want %d", len(gf[n+k:]), len(fb))
+		}
+		if err := sameFields(gf[n+k:], fb); err != nil {
+			return 0, err
+		}
+		gf = gf[:n+k]
+	}
 	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == nodeFirstColumn }); k >= 0 {
 		if _, err := checkNodeColumns(gf[n+k:]); err != nil {
 			return 0, err
@@ -527,6 +614,9 @@ func readNodeExtras(path string, rows int) (JobExtras, error) {
 	}
 	defer f.Close()
 	gf := pf.Schema().Fields()
+	if fb := slices.IndexFunc(gf, func(f parquet.Field) bool { return f.Name() == feedbackFirstColumn }); fb >= 0 {
+		gf = gf[:fb] // the feedback columns come last; readFeedback reads them
+	}
 	k := slices.IndexFunc(gf, func(f parquet.Field) bool { return f.Name() == nodeFirstColumn })
 	if k < 0 {
 		return JobExtras{}, nil

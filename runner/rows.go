@@ -1,18 +1,25 @@
 package runner
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
 )
 
 // JobRows turns a verified run into the rows of its jobs file, in job index
 // (submit) order.
 func JobRows(jobs []sim.Input, recs []sim.Record) []results.JobRow {
 	rows := make([]results.JobRow, len(recs))
+	// A job that depends on another was submitted during the run: its
+	// submit and wait are the simulated submission's (the trace's time is
+	// in the feedback columns, JobExtras).
+	jobs = AsSubmitted(jobs, recs)
 	for i := range recs {
 		r, j := &recs[i], &jobs[i].Job
 		row := &rows[i]
@@ -46,6 +53,7 @@ func JobExtras(plat *sdk.Platform, jobs []sim.Input, recs []sim.Record, units []
 	if grid || metrics.IsGrid(plat, jobs) {
 		x.Grid = GridRows(jobs, recs)
 	}
+	x.Feedback = FeedbackRows(jobs)
 	for k, name := range plat.Resources[1:] {
 		vals := make([]int64, len(jobs))
 		for i := range jobs {
@@ -177,4 +185,51 @@ func NodeNumbering(plat *sdk.Platform) string {
 		first += g.Count
 	}
 	return string(b)
+}
+
+// HasDependencies reports whether a job of jobs depends on another
+// (sim.Input.After): a run of a workload with feedback.
+func HasDependencies(jobs []sim.Input) bool {
+	return slices.ContainsFunc(jobs, func(in sim.Input) bool { return in.After != 0 })
+}
+
+// AsSubmitted returns jobs as they were submitted in the run whose
+// verified records are recs: a job that depends on another with its
+// Job.Submit its simulated submission (verify.Submitted). Without
+// dependencies it returns jobs itself; otherwise copies, which share the
+// jobs' requests.
+func AsSubmitted(jobs []sim.Input, recs []sim.Record) []sim.Input {
+	if !HasDependencies(jobs) {
+		return jobs
+	}
+	sub, err := verify.Submitted(jobs, recs)
+	if err != nil {
+		// The records were verified, which checks what Submitted needs.
+		panic(fmt.Sprintf("runner: submissions of verified records: %v", err))
+	}
+	out := slices.Clone(jobs)
+	for i := range out {
+		out[i].Job.Submit = sub[i]
+	}
+	return out
+}
+
+// FeedbackRows returns the feedback columns of a jobs file (trace submit,
+// predecessor's index and think time) for jobs with their trace submit
+// times; nil when no job depends on another, so that a replay's file keeps
+// its columns.
+func FeedbackRows(jobs []sim.Input) []results.FeedbackRow {
+	if !HasDependencies(jobs) {
+		return nil
+	}
+	out := make([]results.FeedbackRow, len(jobs))
+	for i := range jobs {
+		in := &jobs[i]
+		out[i].TraceSubmit = in.Job.Submit
+		if in.After != 0 {
+			after, think := int64(in.After-1), in.Think
+			out[i].AfterIndex, out[i].ThinkTime = &after, &think
+		}
+	}
+	return out
 }

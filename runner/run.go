@@ -154,9 +154,12 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	computed := make(chan struct{})
 	go func() {
 		defer close(computed)
-		sum, merr = metrics.Compute(spec.Platform, spec.Jobs, res.Records, spec.Metrics)
+		// Waits and slowdowns count from each job's submission in the run:
+		// with feedback, a dependent job's simulated one.
+		jobs := AsSubmitted(spec.Jobs, res.Records)
+		sum, merr = metrics.Compute(spec.Platform, jobs, res.Records, spec.Metrics)
 		if merr == nil {
-			metrics.AddNodes(&sum, spec.Platform, spec.Jobs, res.Records, res.Allocs)
+			metrics.AddNodes(&sum, spec.Platform, jobs, res.Records, res.Allocs)
 		}
 	}()
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }

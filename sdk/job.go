@@ -42,7 +42,9 @@ type Job struct {
 	Index int
 	// ID is the job's number in the source trace (SWF field 1).
 	ID int64
-	// Submit is the submission time in seconds.
+	// Submit is the submission time in seconds: for a job that depends on
+	// another (sim.Input.After), its submission in the run, that job's end
+	// plus its think time.
 	Submit int64
 	// Walltime is the requested walltime in seconds: the engine kills the job
 	// when it has run this long. It is the only runtime estimate a policy

@@ -15,19 +15,22 @@
 package sdk
 
 // ProtocolVersion is the version of the host-plugin protocol that plugins
-// built with this SDK speak. A host of this SDK also speaks versions 5, 4
-// and 3, so plugins built with the previous SDKs keep working on platforms
-// without nodes (which only 6 carries), and for runs whose jobs have no
-// home cluster or transfer time (which only 5 and 6 carry); it refuses any
-// other. Version 6 adds the nodes, partitions and placement rule of each
+// built with this SDK speak. A host of this SDK also speaks versions 6, 5,
+// 4 and 3, so plugins built with the previous SDKs keep working for runs
+// whose jobs depend on none (which only 7 carries), on platforms without
+// nodes (which only 6 and 7 carry), and for runs whose jobs have no home
+// cluster or transfer time (which only 5 to 7 carry); it refuses any
+// other. Version 7 adds each job's dependency (sim.Input.After and Think,
+// jobs submitted during a run) and a header flag saying the run has some.
+// Version 6 adds the nodes, partitions and placement rule of each
 // cluster, each job's tasks, and the jobs' allocations on nodes with the
 // records. Version 5 adds to each job its home cluster and transfer time
 // and to each record its shipment, reservation and charge; version 4
 // spells every key of the protocol's JSON documents in snake_case, from a
 // schema of its own rather than from Go field names; version 3 streams
 // both ways, as 4 to 6 do.
-const ProtocolVersion = 6
+const ProtocolVersion = 7
 
 // Version is the version of this SDK, recorded in every result's provenance.
 // A release of the SDK module is tagged sdk/vVersion in the repository.
-const Version = "0.6.0"
+const Version = "0.7.0"

@@ -8,7 +8,13 @@ type State struct {
 	Now int64
 	// Platform is the simulated machine.
 	Platform *Platform
-	// Queue holds the waiting jobs in submit order (ties by Index).
+	// Queue holds the waiting jobs in submit order (ties by Index). The
+	// jobs submitted since the previous call end it; a job submitted
+	// during the run (it depends on another's end: sim.Input.After) may
+	// have a lower Index than jobs shown before it, so tell new jobs by
+	// their own mark rather than by a bound on Index. (A job released by
+	// a rejection in the previous call at this same instant comes last,
+	// even before a job of this instant with a higher Index.)
 	Queue []*Job
 	// Running holds the running jobs ordered by ExpectedEnd, then Index.
 	Running []Running

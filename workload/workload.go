@@ -59,6 +59,9 @@ type Workload struct {
 	Memory []Memory
 	// Report counts what each cleaning rule did.
 	Report Report
+	// Feedback says which jobs depend on others (sim.Input.After) and why
+	// the others do not; empty under FeedbackNone.
+	Feedback FeedbackReport
 }
 
 // Memory is what a trace says of a job's memory, in kilobytes per
@@ -81,8 +84,18 @@ var ErrNoJobs = errors.New("no job to simulate")
 // trace that leaves no job is an error wrapping ErrNoJobs, which says what
 // the cleaning dropped.
 func LoadSWF(path string, procs int64, c Clean) (*Workload, error) {
+	return LoadSWFWith(path, procs, c, Feedback{})
+}
+
+// LoadSWFWith is LoadSWF with a feedback setting: under FeedbackSWF or
+// FeedbackSessions, jobs depend on others (sim.Input.After, Think) as f
+// says, and Workload.Feedback counts what it did.
+func LoadSWFWith(path string, procs int64, c Clean, f Feedback) (*Workload, error) {
 	c, err := c.Resolved()
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if f, err = f.Resolved(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r, err := swf.Open(path)
@@ -96,6 +109,7 @@ func LoadSWF(path string, procs int64, c Clean) (*Workload, error) {
 		return nil, err
 	}
 	cl := newCleaner(path, procs, c)
+	cl.fb = f
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -122,14 +136,23 @@ func LoadSWF(path string, procs int64, c Clean) (*Workload, error) {
 // for the file in errors and in Workload.Path. There is no header, so procs
 // must be positive.
 func FromRecords(name string, recs []swf.Record, procs int64, c Clean) (*Workload, error) {
+	return FromRecordsWith(name, recs, procs, c, Feedback{})
+}
+
+// FromRecordsWith is FromRecords with a feedback setting (LoadSWFWith).
+func FromRecordsWith(name string, recs []swf.Record, procs int64, c Clean, f Feedback) (*Workload, error) {
 	c, err := c.Resolved()
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if f, err = f.Resolved(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if procs <= 0 {
 		return nil, fmt.Errorf("%s: platform size %d: give a positive number of processors (records carry no header)", name, procs)
 	}
 	cl := newCleaner(name, procs, c)
+	cl.fb = f
 	for i, rec := range recs {
 		if rec.Line == 0 {
 			rec.Line = -(i + 1) // so errors can still point at the record
@@ -186,7 +209,10 @@ const (
 type keptJob struct {
 	id, submit, walltime, runtime, procs int64
 	user, group, app, queue, partition   int32
-	memReq, memUsed                      float64
+	// pos is the job's position among the kept jobs in file order, which
+	// the feedback's records name (traced.kept); it fills what was padding.
+	pos             int32
+	memReq, memUsed float64
 }
 
 // chunkJobs is the jobs of one chunk of kept jobs: 256 KiB.
@@ -208,6 +234,12 @@ type cleaner struct {
 
 	// (prevSubmit, prevID) is the key of the last kept job, in file order.
 	prevSubmit, prevID int64
+
+	// fb is the feedback setting; under any but FeedbackNone, traced
+	// holds every record with a submit time, kept or not, in file order.
+	fb     Feedback
+	traced []traced
+	nkept  int32
 }
 
 func newCleaner(name string, procs int64, c Clean) *cleaner {
@@ -231,6 +263,11 @@ func (cl *cleaner) where(rec *swf.Record) string {
 // the drops.
 func (cl *cleaner) add(rec swf.Record) error {
 	cl.recs++
+	tracked := -1
+	if cl.fb.Mode != FeedbackNone && cl.fb.Mode != "" && rec.Submit >= 0 {
+		tracked = len(cl.traced)
+		cl.traced = append(cl.traced, tracedOf(&rec, cl.fb.UnknownWait == WaitZero))
+	}
 	var touched [numRules]bool
 	drop := func(rule int) error { cl.counts[rule]++; return nil }
 
@@ -319,6 +356,11 @@ func (cl *cleaner) add(rec swf.Record) error {
 	if n := len(cl.kept); n == 0 || len(cl.kept[n-1]) == chunkJobs {
 		cl.kept = append(cl.kept, make([]keptJob, 0, chunkJobs))
 	}
+	job.pos = cl.nkept
+	if tracked >= 0 {
+		cl.traced[tracked].kept = cl.nkept
+	}
+	cl.nkept++
 	last := &cl.kept[len(cl.kept)-1]
 	*last = append(*last, job)
 	return nil
@@ -404,9 +446,16 @@ func (cl *cleaner) finish() (*Workload, error) {
 	jobs := make([]sim.Input, 0, n)
 	block := make([]int64, n)
 	memory := make([]Memory, n)
+	var index []int32 // by file position, the job's index
+	if cl.traced != nil {
+		index = make([]int32, n)
+	}
 	for _, c := range cl.kept {
 		for i := range c {
 			k, x := &c[i], len(jobs)
+			if index != nil {
+				index[k.pos] = int32(x)
+			}
 			block[x] = k.procs
 			memory[x] = Memory{Requested: k.memReq, Used: k.memUsed}
 			jobs = append(jobs, sim.Input{Job: sdk.Job{Index: x, ID: k.id, Submit: k.submit, Walltime: k.walltime,
@@ -449,7 +498,12 @@ func (cl *cleaner) finish() (*Workload, error) {
 	if len(jobs) == 0 {
 		return nil, noJobs(cl.name, cl.procs, rep)
 	}
-	return &Workload{Path: cl.name, Procs: cl.procs, Clean: cl.c, Jobs: jobs, Memory: memory, Report: rep}, nil
+	w := &Workload{Path: cl.name, Procs: cl.procs, Clean: cl.c, Jobs: jobs, Memory: memory, Report: rep}
+	if cl.fb.Mode != FeedbackNone && cl.fb.Mode != "" {
+		w.Feedback = applyFeedback(cl.fb, cl.traced, jobs, index)
+		cl.traced = nil
+	}
+	return w, nil
 }
 
 // noJobs is the error for a workload of no job: no record, or the rules

@@ -87,6 +87,43 @@ func TestSimPluginAndInProcess(t *testing.T) {
 	}
 }
 
+// TestSimFeedback runs KTH-SP2 with inferred sessions under conservative
+// backfilling as a plugin and in process: the same rows, a summary that
+// says what the feedback did (11,509 of the 28,467 jobs depend on
+// another), and the setting in the provenance.
+func TestSimFeedback(t *testing.T) {
+	dir := t.TempDir()
+	rows := map[string][]results.JobRow{}
+	for _, mode := range []string{"plugin", "in-process"} {
+		out := filepath.Join(dir, mode, "jobs.parquet")
+		args := []string{"sim", "--trace", kth, "--policy", "conservative", "--feedback", "sessions", "--out", out}
+		if mode == "in-process" {
+			args = append(args, "--in-process")
+		}
+		text, err := run(t, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, text)
+		}
+		for _, want := range []string{"feedback          adjusted 11509 jobs: dependent (after-predecessor)",
+			"feedback          counted 16668 jobs: session-break (independent)"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: the summary does not say %q:\n%s", mode, want, text)
+			}
+		}
+		r, x, meta, err := results.ReadJobsWith(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[mode] = r
+		if len(x.Feedback) != len(r) || meta["workload.feedback"] != "sessions" || meta["workload.session-threshold"] != "1200" {
+			t.Errorf("%s: %d feedback rows for %d, provenance %q %q", mode, len(x.Feedback), len(r), meta["workload.feedback"], meta["workload.session-threshold"])
+		}
+	}
+	if !reflect.DeepEqual(rows["plugin"], rows["in-process"]) {
+		t.Fatal("plugin and in-process rows differ")
+	}
+}
+
 // TestSimBadInput: every mistake in sim's input exits 2 (bad input,
 // nothing ran), saying what is wrong, and creates no output.
 func TestSimBadInput(t *testing.T) {
@@ -106,6 +143,9 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"--policy", "multifactor", "--param", "PriorityWeightAg=1000"}, `unknown parameter "PriorityWeightAg" (did you mean PriorityWeightAge?)`},
 		{[]string{"--policy", "multifactor", "--param", "Accounts=A(1:0)"}, `Accounts: at character 5 of "A(1:0)": shares of 1: 0; shares must be positive`},
 		{[]string{"--policy", "multifactor", "--param", "PriorityFlags=NO_FAIR_TREEE"}, `PriorityFlags: "NO_FAIR_TREEE" is not a flag schedlab models`},
+		{[]string{"--policy", "easy", "--feedback", "sesions"}, `--feedback: value "sesions": allowed are none, swf, sessions`},
+		{[]string{"--policy", "easy", "--feedback", "swf", "--session-threshold", "60"}, "--session-threshold: set under feedback=swf"},
+		{[]string{"--policy", "easy", "--feedback", "sessions", "--session-threshold", "-1"}, "--session-threshold: -1 s"},
 	} {
 		args := append([]string{"sim", "--trace", kth, "--out", filepath.Join(outDir, "jobs.parquet")}, tc.args...)
 		out, err := run(t, args...)

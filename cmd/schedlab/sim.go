@@ -36,6 +36,7 @@ type simFlags struct {
 	timeout, stall     time.Duration
 	metrics            metrics.Settings
 	nodes              nodeFlags
+	feedback           workload.Feedback
 }
 
 func newSimCmd() *cobra.Command {
@@ -67,6 +68,9 @@ on whole nodes (--allocation exclusive, the default) or on shared nodes
 	fl.StringVar(&f.policy, "policy", "", "reference policy name, plugin binary, Go package path or Python file")
 	fl.StringArrayVar(&f.params, "param", nil, "policy parameter `key=value` (repeatable)")
 	fl.StringArrayVar(&f.clean, "clean", nil, "trace cleaning setting `key=value` (repeatable; see docs/semantics.md)")
+	fl.StringVar(&f.feedback.Mode, "feedback", workload.FeedbackNone, "how jobs react to the scheduler: none (replay), swf (SWF fields 17 and 18) or sessions (inferred; docs/semantics.md)")
+	fl.Int64Var(&f.feedback.Threshold, "session-threshold", 0, "with --feedback sessions, the gap in seconds that breaks a session (default 1200)")
+	fl.StringVar(&f.feedback.UnknownWait, "unknown-wait", "", "with --feedback, a trace's unknown wait (field 3): no-end (default: the job's end is unknown, no job follows it) or zero")
 	fl.Int64Var(&f.procs, "procs", 0, "platform size in processors (default: from the trace header)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the policy's random stream")
 	fl.BoolVar(&f.exact, "exact", false, "show policies each job's actual runtime as its walltime")
@@ -133,6 +137,10 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			return &exitError{exitBadInput, fmt.Errorf("--clean: %w", err)}
 		}
 	}
+	feedback, err := f.feedback.Resolved()
+	if err != nil {
+		return &exitError{exitBadInput, fmt.Errorf("--%w", err)}
+	}
 	r, err := resolver()
 	if err != nil {
 		return err
@@ -150,7 +158,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		<-resolved
 		return &exitError{exitBadInput, err}
 	}
-	w, err := workload.LoadSWF(path, f.procs, clean)
+	w, err := workload.LoadSWFWith(path, f.procs, clean, feedback)
 	<-resolved
 	// A policy that cannot be resolved or built and a trace that cannot be
 	// read, or leaves no job, are bad input: nothing ran.
@@ -251,7 +259,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"policy": out.Info, "transport": out.Transport, "summary": out.Summary, "stats": out.Stats,
-			"workload": map[string]any{"path": w.Path, "sha256": w.SHA256, "procs": w.Procs, "cleaning": w.Report},
+			"workload": workloadJSON(w),
 			"nodes":    nodesJSON(plat, mapping, nodeCounts),
 		})
 	}
@@ -281,6 +289,13 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 	for k, v := range w.Clean.Settings() {
 		meta["clean."+k] = v
 	}
+	if w.Feedback.Counts != nil {
+		// Left out of a replay's file, which stays what it was.
+		for k, v := range w.Feedback.Feedback.Settings() {
+			meta["workload."+k] = v
+		}
+		meta["workload.feedback.counts"] = js(w.Feedback.Counts)
+	}
 	maps.Copy(meta, f.metrics.Map())
 	return meta
 }
@@ -292,6 +307,11 @@ func printSummary(wr io.Writer, pol *runner.Resolved, out *runner.Outcome, w *wo
 	for _, c := range w.Report.Counts {
 		if c.Jobs > 0 {
 			fmt.Fprintf(tw, "cleaning\t%s %d jobs: %s (%s)\n", c.Action, c.Jobs, c.Rule, c.Setting)
+		}
+	}
+	for _, c := range w.Feedback.Counts {
+		if c.Jobs > 0 {
+			fmt.Fprintf(tw, "feedback\t%s %d jobs: %s (%s)\n", c.Action, c.Jobs, c.Rule, c.Setting)
 		}
 	}
 	fmt.Fprintf(tw, "policy\t%s %s (%s, %s)\n", out.Info.Name, out.Info.Version, pol.Kind, out.Transport)
@@ -330,4 +350,14 @@ func traceName(path string) string {
 		name = strings.TrimSuffix(name, ext)
 	}
 	return name
+}
+
+// workloadJSON is what --json says of the workload: its feedback only when
+// it has some, so that a replay's output is what it was.
+func workloadJSON(w *workload.Workload) map[string]any {
+	out := map[string]any{"path": w.Path, "sha256": w.SHA256, "procs": w.Procs, "cleaning": w.Report}
+	if w.Feedback.Counts != nil {
+		out["feedback"] = map[string]any{"settings": w.Feedback.Feedback.Settings(), "counts": w.Feedback.Counts}
+	}
+	return out
 }

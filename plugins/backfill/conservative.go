@@ -102,8 +102,8 @@ type conservative struct {
 	poolOf []int
 	// ready reports that profile has been built from a state.
 	ready bool
-	// seen is one more than the largest job index seen so far.
-	seen int
+	// arrived marks the jobs seen so far.
+	arrived arrivals
 	// queue holds the waiting jobs in queue order, and possibly jobs already
 	// started (resv == started), which are dropped lazily.
 	queue []*sdk.Job
@@ -327,17 +327,11 @@ func (p *conservative) reset(s *sdk.State) {
 // engine's queue, which is in submit order.
 func (p *conservative) takeNew(s *sdk.State) error {
 	p.fresh = p.fresh[:0]
-	q := s.Queue
-	k := len(q)
-	for k > 0 && q[k-1].Index >= p.seen {
-		k--
-	}
-	p.fresh = append(p.fresh, q[k:]...)
+	p.fresh = append(p.fresh, p.arrived.take(s.Queue)...)
 	if len(p.fresh) == 0 {
 		return nil
 	}
-	p.seen = p.fresh[len(p.fresh)-1].Index + 1
-	for len(p.resv) < p.seen {
+	for len(p.resv) < len(p.arrived.seen) {
 		p.resv = append(p.resv, noReservation)
 		p.class = append(p.class, 0)
 		p.jobs = append(p.jobs, nil)

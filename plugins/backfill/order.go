@@ -63,7 +63,7 @@ type orderer struct {
 	// the orders of integer keys.
 	scoring scoring
 	buf     []*sdk.Job // the waiting jobs in order
-	seen    int        // jobs of Index < seen were inserted
+	seen    arrivals   // the jobs inserted
 	// now is the time of the current call, at which the timed orders
 	// score the waits.
 	now   int64
@@ -100,21 +100,38 @@ func (o *orderer) sorted(q []*sdk.Job, now int64) []*sdk.Job {
 		o.rank(o.buf)
 		return o.buf
 	}
-	// The jobs submitted since the last call end the queue, which is in
-	// submit order.
-	k := len(q)
-	for k > 0 && q[k-1].Index >= o.seen {
-		k--
-	}
-	for _, j := range q[k:] {
+	for _, j := range o.seen.take(q) {
 		i, _ := slices.BinarySearchFunc(o.buf, j, o.compare)
 		o.buf = slices.Insert(o.buf, i, j)
 	}
-	if k < len(q) {
-		o.seen = q[len(q)-1].Index + 1
-	}
 	return o.buf
 }
+
+// arrivals finds the jobs submitted since the previous call. The engine
+// appends them to its queue, so they end it; but a job submitted during the
+// run (a workload's feedback: it depends on another job's end) may have a
+// lower index than jobs submitted before it, so a job is known by a mark of
+// its own rather than by a bound on indexes.
+type arrivals struct {
+	seen []bool // by job index
+}
+
+// take returns the jobs at the end of q not seen before, and marks them.
+func (a *arrivals) take(q []*sdk.Job) []*sdk.Job {
+	k := len(q)
+	for k > 0 && !a.has(q[k-1].Index) {
+		k--
+	}
+	for _, j := range q[k:] {
+		for j.Index >= len(a.seen) {
+			a.seen = append(a.seen, false)
+		}
+		a.seen[j.Index] = true
+	}
+	return q[k:]
+}
+
+func (a *arrivals) has(i int) bool { return i < len(a.seen) && a.seen[i] }
 
 // rank sorts js in the configured order of scores at o.now, ties by
 // submit order (Index): the order compare gives, with each score computed

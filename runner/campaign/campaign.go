@@ -181,6 +181,9 @@ type RunResult struct {
 	// NodeCounts holds what each rule of the mapping onto nodes did, on a
 	// platform of nodes (workload/nodes).
 	NodeCounts map[string]int64 `json:"node_counts,omitempty"`
+	// FeedbackCounts holds what each rule of the workload's feedback did,
+	// when it has some (workload.FeedbackReport).
+	FeedbackCounts map[string]int64 `json:"feedback_counts,omitempty"`
 	// Transform names the workload's transform and TransformCounts holds
 	// what it did (manifest.Transform.Apply), when it has one.
 	Transform       string           `json:"transform,omitempty"`
@@ -720,7 +723,7 @@ func generate(gens []manifest.Generator, w manifest.Workload, procs int64, seed 
 	if err != nil {
 		return nil, err
 	}
-	wl, err := workload.FromRecords("generator "+g.Name, recs, procs, w.Clean)
+	wl, err := workload.FromRecordsWith("generator "+g.Name, recs, procs, w.Clean, w.Feedback)
 	if err != nil {
 		return nil, err
 	}
@@ -759,7 +762,7 @@ func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, archive 
 				return
 			}
 		}
-		e.wl, e.cause = workload.LoadSWF(path, e.procs, w.Clean)
+		e.wl, e.cause = workload.LoadSWFWith(path, e.procs, w.Clean, w.Feedback)
 		if e.cause == nil {
 			if e.cause = w.VerifySHA256(e.wl.SHA256); e.cause != nil {
 				e.errKey = "sha256"

@@ -126,6 +126,9 @@ func compareJobs(a, b string) (string, error) {
 	if len(ra) != len(rb) {
 		return fmt.Sprintf("%d jobs, then %d", len(ra), len(rb)), nil
 	}
+	if (xa.Feedback == nil) != (xb.Feedback == nil) {
+		return fmt.Sprintf("feedback columns %t, then %t", xa.Feedback != nil, xb.Feedback != nil), nil
+	}
 	if !slices.Equal(xa.Resources, xb.Resources) || xa.HasUnits != xb.HasUnits || (xa.Grid == nil) != (xb.Grid == nil) {
 		return fmt.Sprintf("resources %v (units %t, grid %t), then %v (units %t, grid %t)", xa.Resources, xa.HasUnits, xa.Grid != nil,
 			xb.Resources, xb.HasUnits, xb.Grid != nil), nil
@@ -174,6 +177,15 @@ func extraDiff(a, b results.JobExtras, i int) string {
 	}
 	if a.Grid != nil && !reflect.DeepEqual(a.Grid[i], b.Grid[i]) {
 		return fmt.Sprintf("grid columns %s then %s", gridString(a.Grid[i]), gridString(b.Grid[i]))
+	}
+	if a.Feedback != nil && !reflect.DeepEqual(a.Feedback[i], b.Feedback[i]) {
+		f := func(r results.FeedbackRow) string {
+			if r.AfterIndex == nil {
+				return fmt.Sprintf("{trace_submit %d}", r.TraceSubmit)
+			}
+			return fmt.Sprintf("{trace_submit %d after_index %d think_time %d}", r.TraceSubmit, *r.AfterIndex, *r.ThinkTime)
+		}
+		return fmt.Sprintf("feedback columns %s then %s", f(a.Feedback[i]), f(b.Feedback[i]))
 	}
 	return ""
 }

@@ -79,6 +79,12 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		res.Transform, res.TransformCounts = m.Workloads[t.run.Workload].Transform, prep.counts
 	}
 	res.NodeCounts = prep.nodeCounts
+	if wl.Feedback.Counts != nil {
+		res.FeedbackCounts = map[string]int64{}
+		for _, c := range wl.Feedback.Counts {
+			res.FeedbackCounts[c.Rule] = int64(c.Jobs)
+		}
+	}
 	plat, jobs := prep.plat, prep.jobs
 	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
 		procs = nil
@@ -221,6 +227,13 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 	}
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v
+	}
+	if wl.Feedback.Counts != nil {
+		// Left out of a replay's files, which stay what they were.
+		for k, v := range wl.Feedback.Feedback.Settings() {
+			meta["workload."+k] = v
+		}
+		meta["workload.feedback.counts"] = js(wl.Feedback.Counts)
 	}
 	if t.wl.parts != nil {
 		meta["workload.streams"] = js(t.wl.streamReports)

@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/nodes"
 )
 
@@ -130,6 +131,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	)
 	cols = append(cols, transformColumns(m)...)
 	cols = append(cols, nodeColumns(m)...)
+	cols = append(cols, feedbackColumns(m)...)
 	cols = append(cols, clusterColumns(m)...)
 	cols = append(cols,
 		col("transport", results.String, optStr(func(r *RunResult) string { return r.Transport })),
@@ -337,6 +339,31 @@ func clusterColumns(m *manifest.Manifest) []runsColumn {
 				return v
 			}
 			return nil
+		}})
+	}
+	return cols
+}
+
+// feedbackColumns are the counts of the workloads' feedback, when some
+// workload of the manifest has feedback: feedback_NAME for each rule
+// (feedback_dependent, feedback_session_break, ...), NULL for a run of a
+// replay or not run, 0 where the rule touched no job. A manifest without
+// feedback has none, so that its runs.parquet keeps its columns.
+func feedbackColumns(m *manifest.Manifest) []runsColumn {
+	some := false
+	for _, w := range m.Workloads {
+		some = some || w.Feedback.Mode != workload.FeedbackNone && w.Feedback.Mode != ""
+	}
+	if !some {
+		return nil
+	}
+	var cols []runsColumn
+	for _, c := range workload.FeedbackRuleNames() {
+		cols = append(cols, runsColumn{results.Column{Name: "feedback_" + strings.ReplaceAll(c, "-", "_"), Kind: results.Int64}, func(r *RunResult) any {
+			if r.FeedbackCounts == nil {
+				return nil
+			}
+			return r.FeedbackCounts[c]
 		}})
 	}
 	return cols

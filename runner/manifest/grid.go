@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload"
 )
 
 // Cluster is a [platforms.NAME.clusters.CLUSTER] table: one cluster of a
@@ -219,6 +220,9 @@ func (p *parser) checkStreams(m *Manifest) {
 				p.errAt(key, "workload %q is made of streams itself", s.Workload)
 			case w.Transform != "":
 				p.errAt(key, "workload %q has a transform, which streams do not take yet", s.Workload)
+			case w.Feedback.Mode != workload.FeedbackNone:
+				// A stream's window cuts the jobs a dependency names.
+				p.errAt(key, "workload %q has feedback = %q, which streams do not take yet", s.Workload, w.Feedback.Mode)
 			}
 		}
 	}

@@ -98,6 +98,9 @@ type specWorkload struct {
 	// Partitions, the partitions table ("2=thin,4=fat"), is left out
 	// when the workload has none.
 	Partitions string `json:"partitions,omitempty"`
+	// Feedback, its settings (workload.Feedback.Settings), is left out
+	// for a replay (feedback none), whose spec is what it was before.
+	Feedback map[string]string `json:"feedback,omitempty"`
 }
 
 // specStream is a stream with the spec of the workload it holds.
@@ -121,6 +124,7 @@ func workloadSpec(m *Manifest, name string) specWorkload {
 	s := specWorkload{
 		Clean: specClean(w.Clean), Generator: w.Generator, Name: name,
 		Params: w.Params, Procs: w.Procs, SHA256: w.SHA256, SeedName: w.SeedName,
+		Feedback: w.Feedback.Settings(),
 	}
 	if w.Transform != "" {
 		s.Transform = &specTransform{Name: w.Transform, Params: nonNil(w.TransformParams)}

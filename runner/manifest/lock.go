@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/pwa"
 )
 
@@ -147,6 +148,13 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 			fmt.Fprintf(&b, "generator = %s\nparams = %s\n", quote(wl.Generator), inlineTable(wl.Params))
 		}
 		fmt.Fprintf(&b, "procs = %d\nclean = %s\n", wl.Procs, inlineTable(wl.Clean.Settings()))
+		if fb := wl.Feedback.Settings(); fb != nil {
+			fmt.Fprintf(&b, "feedback = %s\n", quote(fb[workload.SettingFeedback]))
+			if t, ok := fb[workload.SettingSessionThreshold]; ok {
+				fmt.Fprintf(&b, "session_threshold = %s\n", t)
+			}
+			fmt.Fprintf(&b, "unknown_wait = %s\n", quote(fb[workload.SettingUnknownWait]))
+		}
 		if wl.Transform != "" {
 			fmt.Fprintf(&b, "transform = %s\ntransform_params = %s\n", quote(wl.Transform), inlineTable(wl.TransformParams))
 		}

@@ -183,6 +183,9 @@ type Workload struct {
 	Procs int64
 	// Clean holds the cleaning settings, defaults filled in.
 	Clean workload.Clean
+	// Feedback is how the workload reacts to the scheduler (feedback and
+	// session_threshold), defaults filled in: none, a replay, by default.
+	Feedback workload.Feedback
 	// Transform names the transform applied to the cleaned jobs (see
 	// Transforms); empty for none. TransformParams are its parameters,
 	// defaults filled in, numbers in canonical form.
@@ -391,7 +394,12 @@ type rawWorkload struct {
 	Procs     int64             `toml:"procs"`
 	Clean     map[string]string `toml:"clean"`
 	Transform string            `toml:"transform"`
-	SeedName  string            `toml:"seed_name"`
+	// Feedback, SessionThreshold and UnknownWait are workload.Feedback's
+	// settings.
+	Feedback         string `toml:"feedback"`
+	SessionThreshold int64  `toml:"session_threshold"`
+	UnknownWait      string `toml:"unknown_wait"`
+	SeedName         string `toml:"seed_name"`
 	// TransformParams are the transform's parameters.
 	TransformParams map[string]any       `toml:"transform_params"`
 	Streams         map[string]rawStream `toml:"streams"`
@@ -894,7 +902,7 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 	key := func(k ...string) []string { return append([]string{"workloads", name}, k...) }
 	w := Workload{Name: name, Procs: rw.Procs}
 	if p.md.IsDefined(key("streams")...) {
-		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params"} {
+		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params", "feedback", "session_threshold", "unknown_wait"} {
 			if p.md.IsDefined(key(k)...) {
 				p.errAt(key(k), "a workload of streams has no %s of its own: its streams' workloads have theirs", k)
 			}
@@ -910,6 +918,7 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 			}
 		}
 		w.Clean, _ = workload.Clean{}.Resolved()
+		w.Feedback, _ = workload.Feedback{}.Resolved()
 		return w
 	}
 	hasTrace, hasGen := p.md.IsDefined(key("trace")...), p.md.IsDefined(key("generator")...)
@@ -996,6 +1005,7 @@ func (p *parser) finishWorkload(w Workload, key func(k ...string) []string, rw r
 		}
 	}
 	w.Clean = p.clean(key("clean"), rw.Clean)
+	w.Feedback = p.feedback(key, rw)
 	w.Partitions = p.workloadPartitions(w.Name, rw.Partitions)
 	p.transform(&w, key(), rw)
 	if p.md.IsDefined(key("seed_name")...) {
@@ -1014,6 +1024,29 @@ func isSHA256(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil
+}
+
+// feedback reads the workload's feedback settings, naming the key at fault.
+func (p *parser) feedback(key func(k ...string) []string, rw rawWorkload) workload.Feedback {
+	f := workload.Feedback{Mode: rw.Feedback, Threshold: rw.SessionThreshold, UnknownWait: rw.UnknownWait}
+	if p.md.IsDefined(key("feedback")...) && rw.Feedback == "" {
+		p.errAt(key("feedback"), "must not be empty: %s, %s or %s", workload.FeedbackNone, workload.FeedbackSWF, workload.FeedbackSessions)
+	}
+	if p.md.IsDefined(key("session_threshold")...) && rw.SessionThreshold == 0 {
+		p.errAt(key("session_threshold"), "must be a positive number of seconds (leave it out for the default, %d)", workload.DefaultSessionThreshold)
+	}
+	r, err := f.Resolved()
+	if err != nil {
+		k := key("feedback")
+		switch {
+		case strings.HasPrefix(err.Error(), workload.SettingSessionThreshold):
+			k = key("session_threshold")
+		case strings.HasPrefix(err.Error(), workload.SettingUnknownWait):
+			k = key("unknown_wait")
+		}
+		p.errAt(k, "%v", err)
+	}
+	return r
 }
 
 // clean applies the cleaning settings; '_' in a setting name is read as

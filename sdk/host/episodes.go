@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -33,6 +35,9 @@ func (c callsPolicy) Info() sdk.Info { return c.info }
 func (c callsPolicy) Close() error { return nil }
 
 func (c callsPolicy) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
+	if err := callsTakeJobs(jobs); err != nil {
+		return nil, err
+	}
 	remote := &calls.Remote{Conn: c.rw}
 	pl := sdk.Plugin{Info: c.info, New: func() sdk.Policy { return remote }}
 	res, err := local{pl}.Run(ctx, spec, jobs, sink)
@@ -40,6 +45,22 @@ func (c callsPolicy) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, si
 		err = end
 	}
 	return res, err
+}
+
+// ErrCallsFeedback is the error of a run whose jobs depend on others
+// (sim.Input.After) given to a policy of the call protocol (Python): its
+// encoder tells the jobs submitted since the previous call by their
+// indexes, which jobs submitted during a run do not follow.
+var ErrCallsFeedback = errors.New("policies of the call protocol (Python) do not take jobs submitted during a run (a workload's feedback) yet")
+
+// callsTakeJobs refuses jobs the call protocol cannot carry.
+func callsTakeJobs(jobs []sim.Input) error {
+	for i := range jobs {
+		if jobs[i].After != 0 {
+			return fmt.Errorf("host: job id %d depends on another: %w", jobs[i].Job.ID, ErrCallsFeedback)
+		}
+	}
+	return nil
 }
 
 // WriteCallsMessage writes a message in the call protocol's format: a

@@ -239,6 +239,9 @@ func (p *Plugin) Info() sdk.Info { return p.info }
 // errors carry its last lines, and how the process ended when it did.
 func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink func([]sim.Record)) (*sim.Result, error) {
 	if p.conn != nil {
+		if err := callsTakeJobs(jobs); err != nil {
+			return nil, err
+		}
 		return p.runCalls(ctx, spec, jobs, sink)
 	}
 	run, k := p.out.lend(spec.Log)

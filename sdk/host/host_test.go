@@ -312,9 +312,9 @@ func TestOlderProtocolRefused(t *testing.T) {
 		t.Fatalf("error %q does not name the versions", err)
 	}
 	list, _, _ := strings.Cut(err.Error()[i+len("Client versions: ["):], "]")
-	// 3 to 6, and 101, the call protocol of Python policies.
-	if got := strings.Fields(list); len(got) != 5 || !slices.Contains(got, "3") || !slices.Contains(got, "4") || !slices.Contains(got, "5") || !slices.Contains(got, "6") || !slices.Contains(got, "101") {
-		t.Fatalf("error %q names client versions %v, want 3 to 6 and 101", err, got)
+	// 3 to 7, and 101, the call protocol of Python policies.
+	if got := strings.Fields(list); len(got) != 6 || !slices.Contains(got, "3") || !slices.Contains(got, "4") || !slices.Contains(got, "5") || !slices.Contains(got, "6") || !slices.Contains(got, "7") || !slices.Contains(got, "101") {
+		t.Fatalf("error %q names client versions %v, want 3 to 7 and 101", err, got)
 	}
 }
 
@@ -339,6 +339,55 @@ func TestProtocol5(t *testing.T) {
 	_, err = p.Run(context.Background(), host.RunSpec{Platform: plat}, jobs, nil)
 	if err == nil || !strings.Contains(err.Error(), "speaks protocol 5") || !strings.Contains(err.Error(), "needs protocol 6") {
 		t.Fatalf("a protocol-5 plugin on a platform of nodes: %v", err)
+	}
+	// A refused run ends its process: another one.
+	p2, err := host.Start(context.Background(), exec.Command(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	_, err = p2.Run(context.Background(), host.RunSpec{Platform: gridPlatform(), Seed: 7}, dependentJobs(50), nil)
+	if err == nil || !strings.Contains(err.Error(), "speaks protocol 5") || !strings.Contains(err.Error(), "need protocol 7") {
+		t.Fatalf("a protocol-5 plugin given jobs that depend on others: %v", err)
+	}
+}
+
+// dependentJobs are gridJobs of which one in three depends on the job
+// before it, with think times of 0 to 99 s.
+func dependentJobs(n int) []sim.Input {
+	jobs := gridJobs(n)
+	for i := 1; i < len(jobs); i += 3 {
+		jobs[i].After, jobs[i].Think = int32(i), int64(i%100)
+	}
+	return jobs
+}
+
+// TestFeedbackOverTheWire runs jobs that depend on others (submitted
+// during the run, protocol 7) through a plugin of this SDK: the records
+// pass verification and are the in-process run's, and some job is
+// submitted after its trace time.
+func TestFeedbackOverTheWire(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
+	p, err := host.Start(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	jobs := dependentJobs(500)
+	res := runJobs(t, p, jobs)
+	sub, err := verify.Submitted(jobs, res.Records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := 0
+	for i := range jobs {
+		if sub[i] > jobs[i].Job.Submit {
+			later++
+		}
+	}
+	if later == 0 {
+		t.Error("no job submitted after its trace time: the test crosses too little of the wire")
 	}
 }
 

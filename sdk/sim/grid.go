@@ -259,6 +259,10 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 		if e.grid != nil {
 			e.grid.release(i)
 		}
+		if e.deps != nil {
+			// Its user has the answer: what depends on it follows.
+			e.deps.release(i, now)
+		}
 		// The queue drops it like a started job.
 		e.started = append(e.started, i)
 	}

@@ -5,8 +5,11 @@
 // Event order. Time advances to the earliest pending event. At one instant the
 // engine first ends every job whose end time has come (ties by job index),
 // then queues every job submitted at that instant (in index order, which is
-// submit order with ties broken by trace ID), then drops the wake-ups due, and
-// finally calls the policy once, if at least one job waits. Jobs started by
+// submit order with ties broken by trace ID; a job that depends on another,
+// Input.After, is submitted its think time after that job's end, and joins
+// the jobs of the trace submitted at that instant in index order), then drops
+// the wake-ups due, and finally calls the policy once, if at least one job
+// waits. Jobs started by
 // that call begin at the same instant. A job ends at
 // start + min(runtime, requested walltime); a job whose runtime exceeds its
 // requested walltime is killed then.
@@ -39,6 +42,16 @@ type Input struct {
 	// Runtime is the job's actual runtime in seconds (at least 1). The job
 	// runs min(Runtime, Job.Walltime) seconds.
 	Runtime int64
+	// After, when not 0, makes the job depend on another, as a user who
+	// waits for a result before submitting more: After is 1 + the index of
+	// that job, which comes before this one (After <= Index), and this job
+	// is submitted Think seconds after that job ends (or is rejected), not at
+	// Job.Submit, which stays the trace's submit time. Job.Submit, as the
+	// policy sees it, is the simulated submission.
+	After int32
+	// Think is the think time of a job with After, in seconds, 0 to
+	// MaxTime.
+	Think int64
 }
 
 // Config is one simulation run.
@@ -54,6 +67,12 @@ type Config struct {
 	// ExactEstimates shows the policy each job's actual duration,
 	// min(Runtime, Walltime), in place of the requested walltime.
 	ExactEstimates bool
+	// Dependencies says that some jobs may depend on others (Input.After).
+	// A streamed workload (a plugin's) must say so, because the engine then
+	// loads every job before it starts: a job's think time must be known
+	// when the job it depends on ends, however far in the workload it is.
+	// In process, where every job is given, the engine finds out by itself.
+	Dependencies bool
 }
 
 // Record is the outcome of one job.
@@ -221,7 +240,10 @@ type engine struct {
 	// has nodes, so that a platform of pooled resources pays nothing.
 	nodes   *nodeEngine
 	emitted int // records [0, emitted) were given to hooks.Emit
-	stats   Stats
+	// deps holds the dependencies between jobs (Input.After); nil when no
+	// job depends on another, so that a replay pays nothing.
+	deps  *deps
+	stats Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
 	// with time.Since, which reads the clock once where time.Now reads it
 	// twice: two reads per policy call instead of three.
@@ -388,8 +410,16 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 		e.place = make([]int32, n*e.stride)
 	}
 	e.nodes = newNodeEngine(cfg.Platform, n)
+	if cfg.Dependencies || hooks.More == nil && anyAfter(cfg.Jobs) {
+		e.deps = newDeps(n)
+	}
 	if err := e.loadJobs(cfg.Jobs); err != nil {
 		return nil, err
+	}
+	if e.deps != nil {
+		if err := e.loadAll(); err != nil {
+			return nil, err
+		}
 	}
 	free := make([]sdk.Vector, len(cfg.Platform.Clusters))
 	var units [][]int64
@@ -494,6 +524,13 @@ func (e *engine) loadJobs(jobs []Input) error {
 		if j.Transfer < 0 || j.Transfer > MaxTime {
 			return fmt.Errorf("sim: job id %d has transfer time %d; it must be between 0 and %d s (sim.MaxTime)", j.ID, j.Transfer, int64(MaxTime))
 		}
+		if e.deps != nil {
+			if err := e.deps.load(i, in); err != nil {
+				return err
+			}
+		} else if in.After != 0 || in.Think != 0 {
+			return fmt.Errorf("sim: job id %d depends on another in a streamed workload that announced no dependencies (sim.Config.Dependencies)", j.ID)
+		}
 		if e.nodes != nil {
 			if err := e.nodes.load(i, &j, j.Request); err != nil {
 				return err
@@ -530,9 +567,17 @@ func (e *engine) loop() error {
 				return err
 			}
 		}
+		if e.deps != nil {
+			next = e.deps.skip(next)
+		}
 		now := int64(math.MaxInt64)
 		if next < e.loaded {
 			now = e.jobs[next].Submit
+		}
+		if e.deps != nil {
+			if at, ok := e.deps.nextSub(); ok && at < now {
+				now = at
+			}
 		}
 		if e.ends.len() > 0 && e.ends.top().at < now {
 			now = e.ends.top().at
@@ -560,6 +605,20 @@ func (e *engine) loop() error {
 			if next == e.loaded && next < e.n {
 				if err := e.pull(); err != nil {
 					return err
+				}
+			}
+			if e.deps != nil {
+				// The trace's submissions and those released by ends, in
+				// index order.
+				next = e.deps.skip(next)
+				trace := next < e.loaded && e.jobs[next].Submit == now
+				if at, ok := e.deps.nextSub(); ok && at == now && (!trace || int(e.deps.subs.top().idx) < next) {
+					k := e.deps.subs.pop().idx
+					e.jobs[k].Submit = now
+					e.status[k] = statusQueued
+					e.state.Queue = append(e.state.Queue, &e.jobs[k])
+					changed = true
+					continue
 				}
 			}
 			if next == e.loaded || e.jobs[next].Submit != now {
@@ -592,7 +651,9 @@ func (e *engine) loop() error {
 			// Every job before the first waiting one, and before the next
 			// to be submitted, has started: their records are final.
 			final := next
-			if len(e.state.Queue) > 0 {
+			if e.deps != nil {
+				final = e.deps.finalUpTo(e.status)
+			} else if len(e.state.Queue) > 0 {
 				final = min(final, e.state.Queue[0].Index)
 			}
 			if err := e.emit(final); err != nil {
@@ -651,6 +712,9 @@ func (e *engine) end(i int32) {
 		c.Alloc = &e.nodes.allocs[i]
 	}
 	e.state.Completed = append(e.state.Completed, c)
+	if e.deps != nil {
+		e.deps.release(i, r.End)
+	}
 }
 
 func (e *engine) reqOf(i int32) sdk.Vector {
@@ -711,8 +775,15 @@ func (e *engine) call() error {
 		q = kept
 	}
 	e.state.Queue = q
+	if len(q) == 0 {
+		return nil
+	}
+	first := q[0]
+	if e.deps != nil {
+		first = e.deps.firstSubmitted(q)
+	}
 	for _, i := range e.started {
-		e.rec[i].Backfilled = len(q) > 0 && q[0].Index < int(i) && !e.rec[i].Rejected
+		e.rec[i].Backfilled = submittedBefore(first, &e.jobs[i]) && !e.rec[i].Rejected
 	}
 	return nil
 }

@@ -22,19 +22,19 @@ import (
 // run is a function of its seed. It also checks that the state the engine
 // shows is consistent, and fails the run when it is not.
 type chaos struct {
-	rnd      *rand.Rand
-	plat     *sdk.Platform
-	exact    bool
-	prevNow  int64
-	called   bool
-	out      []sdk.Decision
-	free     []sdk.Vector
-	used     []sdk.Vector
-	lastSeen int // highest job index seen in the queue, -1 before any
+	rnd     *rand.Rand
+	plat    *sdk.Platform
+	exact   bool
+	prevNow int64
+	called  bool
+	out     []sdk.Decision
+	free    []sdk.Vector
+	used    []sdk.Vector
+	seen    []bool // the jobs seen in the queue, by index
 }
 
 func (c *chaos) Init(env sdk.Env) error {
-	c.rnd, c.plat, c.exact, c.lastSeen = env.Rand, env.Platform, env.ExactEstimates, -1
+	c.rnd, c.plat, c.exact = env.Rand, env.Platform, env.ExactEstimates
 	return nil
 }
 
@@ -50,18 +50,23 @@ func (c *chaos) check(s *sdk.State) error {
 		if j.Submit > s.Now {
 			return fmt.Errorf("job index %d submitted at %d is queued at %d", j.Index, j.Submit, s.Now)
 		}
-		if k > 0 && s.Queue[k-1].Index >= j.Index {
-			return fmt.Errorf("queue out of index order at %d", k)
+		// Submit order, ties by index: index order when no job depends on
+		// another.
+		if p := s.Queue[max(k-1, 0)]; k > 0 && (p.Submit > j.Submit || p.Submit == j.Submit && p.Index >= j.Index) {
+			return fmt.Errorf("queue out of (submit, index) order at %d", k)
 		}
 	}
 	// The engine calls the policy at every submission time, so a job not
-	// seen before (jobs join in index order) must have been submitted now.
+	// seen before must have been submitted now.
 	for _, j := range s.Queue {
-		if j.Index > c.lastSeen {
+		for j.Index >= len(c.seen) {
+			c.seen = append(c.seen, false)
+		}
+		if !c.seen[j.Index] {
 			if j.Submit != s.Now {
 				return fmt.Errorf("job index %d submitted at %d is first shown at %d", j.Index, j.Submit, s.Now)
 			}
-			c.lastSeen = j.Index
+			c.seen[j.Index] = true
 		}
 	}
 	c.used = c.used[:0]

@@ -63,13 +63,23 @@ type Checker struct {
 	runs    []int
 	scratch []change
 	keys    []int64 // sortChanges' buffer
+	// fb holds what the checks of dependent jobs need; nil when no job
+	// depends on another.
+	fb *feedback
 }
 
 // NewChecker returns a Checker of the records of a run of jobs (sorted with
 // sim.Sort) on platform p. It allocates nothing big before the first Add,
 // so that a host can make it before starting a run without delaying it.
 func NewChecker(p *sdk.Platform, jobs []sim.Input) *Checker {
-	return &Checker{p: p, jobs: jobs}
+	c := &Checker{p: p, jobs: jobs}
+	for k := range jobs {
+		if jobs[k].After != 0 || jobs[k].Think != 0 {
+			c.fb = &feedback{}
+			break
+		}
+	}
+	return c
 }
 
 func (c *Checker) add(format string, args ...any) bool {
@@ -142,6 +152,13 @@ func (c *Checker) Add(recs []sim.Record) {
 		r, in := &recs[k], &c.jobs[i]
 		j := &in.Job
 		ok := true
+		if c.fb != nil {
+			// A dependent job's submission is its predecessor's end plus
+			// its think time: every check below is against it.
+			if j, ok = c.submitted(i, j, r); !ok {
+				break
+			}
+		}
 		switch {
 		case in.Runtime > sim.MaxTime || j.Walltime > sim.MaxTime || j.Submit > sim.MaxTime || j.Submit < -sim.MaxTime:
 			ok = c.add("job id %d: submit %d, runtime %d or walltime %d beyond sim.MaxTime: the workload itself is invalid", j.ID, j.Submit, in.Runtime, j.Walltime)
@@ -167,7 +184,9 @@ func (c *Checker) Add(recs []sim.Record) {
 			ok = c.add("job id %d: promised start %d before its submission at %d", j.ID, r.Promised, j.Submit)
 		case r.HasPromise && r.Promised > sim.Horizon(len(c.jobs)):
 			ok = c.add("job id %d: promised start %d after the run's horizon %d (sim.Horizon)", j.ID, r.Promised, sim.Horizon(len(c.jobs)))
-		case r.Backfilled != (i > 0 && c.maxStart > r.Start):
+		case c.fb == nil && r.Backfilled != (i > 0 && c.maxStart > r.Start):
+			// With dependencies, submit order is not index order: Finish
+			// checks the flag (feedback.checkBackfilled).
 			ok = c.add("job id %d: backfilled flag %v, but the latest start of earlier jobs is %d and it starts at %d", j.ID, r.Backfilled, c.maxStart, r.Start)
 		default:
 			ok = c.checkGrid(j, r)
@@ -261,6 +280,11 @@ func (c *Checker) Finish(units []int32, allocs *sim.Allocs) error {
 	}
 	if len(c.problems) > 0 {
 		return errors.New("verify: " + strings.Join(c.problems, "; "))
+	}
+	if c.fb != nil {
+		if err := c.fb.checkBackfilled(c.jobs); err != nil {
+			return err
+		}
 	}
 	if err := placements(c.p, c.jobs, c.clusters, units); err != nil {
 		return err

@@ -165,6 +165,13 @@ const (
 	CountOversizeClamped  = "oversize-clamped"     // cut down to fit
 	CountWalltimeDropped  = "walltime-over-limit-dropped"
 	CountWalltimeClamped  = "walltime-over-limit-clamped"
+	// CountPredecessorDropped counts the jobs kept whose predecessor
+	// (sim.Input.After, a workload's feedback) the mapping dropped: they
+	// depend on none, submitted at their trace time, as the workload's
+	// rule dropped-predecessor does for the cleaning. It is in the counts
+	// only when a job depends on another, so that a replay's counts, and
+	// the columns of runs.parquet (CountNames), are what they were.
+	CountPredecessorDropped = "predecessor-dropped"
 )
 
 // Apply maps jobs (index-aligned with w.Jobs, whose memory w.Memory
@@ -225,8 +232,35 @@ func Apply(p *sdk.Platform, w *workload.Workload, jobs []sim.Input, s Settings) 
 		m.l.Request(j.Tasks, j.Request)
 		out = append(out, in)
 	}
+	reindexAfter(out, len(jobs), counts)
 	sim.Sort(out)
 	return out, counts, nil
+}
+
+// reindexAfter points the dependencies of the jobs kept, out (in their
+// order, with their indexes among the n given), at their predecessors'
+// indexes among them, before sim.Sort gives them those indexes; a job whose
+// predecessor was dropped depends on none (CountPredecessorDropped).
+func reindexAfter(out []sim.Input, n int, counts map[string]int64) {
+	var index []int32 // by index among the n given, 1 + index in out; 0 dropped
+	for k := range out {
+		if out[k].After == 0 {
+			continue
+		}
+		if index == nil {
+			index = make([]int32, n)
+			for x := range out {
+				index[out[x].Job.Index] = int32(x + 1)
+			}
+			counts[CountPredecessorDropped] += 0
+		}
+		if p := index[out[k].After-1]; p != 0 {
+			out[k].After = p
+		} else {
+			out[k].After, out[k].Think = 0, 0
+			counts[CountPredecessorDropped]++
+		}
+	}
 }
 
 // mapper holds what the mapping needs of the platform, computed once.

@@ -144,3 +144,46 @@ func TestResolvedRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyKeepsDependencies: the jobs kept keep their dependencies on
+// their predecessors' new indexes; a job whose predecessor the mapping
+// dropped depends on none, counted as predecessor-dropped; and a workload
+// without dependencies has no such count.
+func TestApplyKeepsDependencies(t *testing.T) {
+	recs := records(
+		[6]float64{1, 40, -1, -1, 1, 100}, // more than the thin partition's 32 cores: dropped
+		[6]float64{2, 4, -1, -1, 1, 100},  // depends on job 1
+		[6]float64{3, 4, -1, -1, 1, 100},  // depends on job 2, 7 s after it
+	)
+	w, err := workload.FromRecords("trace", recs, 64, workload.DefaultClean())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := nodes.Settings{Memory: nodes.MemoryNone}.Resolved(machine())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, counts, err := nodes.Apply(machine(), w, w.Jobs, s)
+	if err != nil || counts[nodes.CountPredecessorDropped] != 0 {
+		t.Fatalf("without dependencies: %v, counts %v", err, counts)
+	}
+	if _, ok := counts[nodes.CountPredecessorDropped]; ok {
+		t.Errorf("without dependencies the counts name %s: %v", nodes.CountPredecessorDropped, counts)
+	}
+	w.Jobs[1].After, w.Jobs[1].Think = 1, 5
+	w.Jobs[2].After, w.Jobs[2].Think = 2, 7
+	out, counts, err := nodes.Apply(machine(), w, w.Jobs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, in := range out {
+		got = append(got, fmt.Sprintf("%d after %d +%d", in.Job.ID, in.After, in.Think))
+	}
+	if want := "2 after 0 +0, 3 after 1 +7"; strings.Join(got, ", ") != want || counts[nodes.CountPredecessorDropped] != 1 {
+		t.Errorf("jobs %s, want %s; counts %v", strings.Join(got, ", "), want, counts)
+	}
+	if w.Jobs[2].After != 2 {
+		t.Errorf("Apply changed the workload's dependency: %+v", w.Jobs[2])
+	}
+}

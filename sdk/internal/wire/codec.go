@@ -101,6 +101,10 @@ type RunSpec struct {
 	Params         map[string]string
 	Seed           uint64
 	ExactEstimates bool
+	// Dependencies says that some jobs depend on others (sim.Input.After,
+	// protocol 7): the plugin's engine then loads every job before it
+	// starts (sim.Config.Dependencies).
+	Dependencies bool
 	// Progress, on the host side, is given each heartbeat of the plugin
 	// (protocol 4), on the receiving goroutine.
 	Progress func(events, now int64)
@@ -110,10 +114,12 @@ type RunSpec struct {
 // Submit, Walltime, Runtime, five int32 attributes, Priority; from
 // protocol 5, Home and Transfer; from protocol 6, the tasks (Count,
 // Cores, Memory, GPUs, Nodes, Partition, Features and a flag byte for
-// Exclusive).
+// Exclusive); from protocol 7, the dependency (After, Think).
 func jobFixed(version int) int {
 	switch {
-	case version >= 6:
+	case version >= 7:
+		return 4*8 + 5*4 + 8 + 4 + 8 + tasksSize + 4 + 8
+	case version == 6:
 		return 4*8 + 5*4 + 8 + 4 + 8 + tasksSize
 	case version == 5:
 		return 4*8 + 5*4 + 8 + 4 + 8
@@ -147,6 +153,17 @@ const (
 	flagCharged
 	flagRejected
 )
+
+// DependentJobs reports whether any job has what only protocol 7 carries:
+// a dependency on another job.
+func DependentJobs(jobs []sim.Input) bool {
+	for i := range jobs {
+		if jobs[i].After != 0 || jobs[i].Think != 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // GridJobs reports whether any job has what only protocol 5 carries: a
 // home cluster or a transfer time.
@@ -201,6 +218,10 @@ func AppendJobsVersion(dst []byte, jobs []sim.Input, version int) []byte {
 				f = 1
 			}
 			dst = append(dst, f)
+		}
+		if version >= 7 {
+			dst = le.AppendUint32(dst, uint32(jobs[i].After))
+			dst = le.AppendUint64(dst, uint64(jobs[i].Think))
 		}
 		for _, x := range j.Request {
 			dst = le.AppendUint64(dst, uint64(x))
@@ -283,6 +304,10 @@ func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first, versio
 			if t != (sdk.Tasks{}) {
 				j.Tasks = &t
 			}
+		}
+		if version >= 7 {
+			in.After = int32(le.Uint32(b[109:]))
+			in.Think = int64(le.Uint64(b[113:]))
 		}
 		j.Request, reqs = sdk.Vector(reqs[:dims:dims]), reqs[dims:]
 		for k := range dims {

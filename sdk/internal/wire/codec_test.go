@@ -19,11 +19,13 @@ import (
 // Sizes worked out from the format: a job is 4 int64 (ID, Submit, Walltime,
 // Runtime) + 5 int32 attributes + a float64 priority = 32+20+8 = 60 bytes,
 // + an int32 home and an int64 transfer (protocol 5) = 72, + its tasks
-// (protocol 6: 5 int32, 2 int64 and a flag byte, 37) = 109 bytes, plus 8
-// per resource; a record is 2 int32 + 3 int64 + 1 flag byte = 33, + 3
+// (protocol 6: 5 int32, 2 int64 and a flag byte, 37) = 109, + its
+// dependency (protocol 7: an int32 After and an int64 Think) = 121 bytes,
+// plus 8 per resource; the tasks' flag byte is the job's 109th (flagAt); a record is 2 int32 + 3 int64 + 1 flag byte = 33, + 3
 // int64, 2 int32 and a float64 (protocol 5) = 65.
 const (
-	jobBytes    = 109
+	jobBytes    = 121
+	flagAt      = 108
 	recordBytes = 65
 )
 
@@ -47,6 +49,8 @@ func sampleJobs(dims int) []sim.Input {
 		{Job: sdk.Job{ID: 9, Submit: 9, Walltime: 9, Request: req(9), Priority: math.SmallestNonzeroFloat64}, Runtime: 9},
 		{Job: sdk.Job{ID: 10, Submit: 10, Walltime: 10, Request: req(10), Tasks: &sdk.Tasks{Count: math.MaxInt32, Cores: -1,
 			Memory: math.MinInt64, GPUs: 7, Nodes: math.MinInt32, Exclusive: true, Partition: 3, Features: math.MaxUint64}}, Runtime: 10},
+		{Job: sdk.Job{ID: 11, Submit: 11, Walltime: 11, Request: req(11)}, Runtime: 11, After: math.MaxInt32, Think: math.MinInt64},
+		{Job: sdk.Job{ID: 12, Submit: 12, Walltime: 12, Request: req(12)}, Runtime: 12, After: -1, Think: 1200},
 	}
 	for i := range jobs {
 		jobs[i].Job.Index = i
@@ -170,13 +174,13 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 		{"jobs: empty", decJobs, []byte{}, "not a jobs frame"},
 		{"jobs: records frame", decJobs, recs, "not a jobs frame"},
 		{"jobs: header kind", decJobs, append([]byte{wire.FrameHeader}, jobs3[1:]...), "not a jobs frame"},
-		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 133"},
-		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 133"},
-		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 66 bytes"},
-		// 6 jobs of 3 resources (798 bytes) read as 2 resources (125 bytes
-		// each): 798 is not a multiple of 125.
-		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 2); return err }, jobs3, "not a multiple of 125"},
-		{"jobs: a flag byte of 2", decJobs, func() []byte { b := slices.Clone(jobs3); b[jobBytes] = 2; return b }(), "tasks flag 2"},
+		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 145"},
+		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 145"},
+		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 72 bytes"},
+		// 8 jobs of 3 resources (1160 bytes) read as 2 resources (137 bytes
+		// each): 1160 is not a multiple of 137.
+		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 2); return err }, jobs3, "not a multiple of 137"},
+		{"jobs: a flag byte of 2", decJobs, func() []byte { b := slices.Clone(jobs3); b[1+flagAt] = 2; return b }(), "tasks flag 2"},
 		{"records: nil", decRecs, nil, "not a records frame"},
 		{"records: jobs frame", decRecs, jobs3, "not a records frame"},
 		{"records: stats kind", decRecs, []byte{wire.FrameStats, '{', '}'}, "not a records frame"},
@@ -215,14 +219,14 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 
 // TestFrameSizeLimit: a full frame stays within FrameBytes (1 MiB), far
 // below gRPC's default 4 MiB message limit, for any number of resources. By
-// hand: a job is 109 bytes plus 8 per resource and a record 65 bytes, so
-// with 4 resources a full frame has 1048576/141 = 7436 jobs (1 + 7436*141
-// = 1,048,477 bytes) and 1048576/65 = 16131 records (1 + 16131*65 =
+// hand: a job is 121 bytes plus 8 per resource and a record 65 bytes, so
+// with 4 resources a full frame has 1048576/153 = 6853 jobs (1 + 6853*153
+// = 1,048,510 bytes) and 1048576/65 = 16131 records (1 + 16131*65 =
 // 1,048,516 bytes).
 func TestFrameSizeLimit(t *testing.T) {
 	const grpcDefault = 4 << 20
-	if n := wire.JobsPerFrame(4); n != 7436 {
-		t.Errorf("JobsPerFrame(4) = %d, want 7436", n)
+	if n := wire.JobsPerFrame(4); n != 6853 {
+		t.Errorf("JobsPerFrame(4) = %d, want 6853", n)
 	}
 	if wire.RecordsPerFrame != 16131 {
 		t.Errorf("RecordsPerFrame = %d, want 16131", wire.RecordsPerFrame)
@@ -246,8 +250,8 @@ func TestFrameSizeLimit(t *testing.T) {
 		jobs[i] = sim.Input{Job: sdk.Job{ID: int64(i), Request: sdk.Vector{1, 2, 3, 4}}, Runtime: 1}
 	}
 	jf := wire.AppendJobs(nil, jobs)
-	if len(jf) != 1_048_477 {
-		t.Errorf("jobs frame of %d bytes, want 1048477", len(jf))
+	if len(jf) != 1_048_510 {
+		t.Errorf("jobs frame of %d bytes, want 1048510", len(jf))
 	}
 	if n := proto.Size(wrapperspb.Bytes(jf)); n >= grpcDefault || n != len(jf)+4 {
 		t.Errorf("wrapped jobs frame of %d bytes (limit %d)", n, grpcDefault)
@@ -294,7 +298,7 @@ func checkJobs(t *testing.T, data []byte, dimsByte uint8) {
 	size := jobBytes + 8*dims
 	jobs, err := wire.DecodeJobs(nil, data, dims)
 	valid := len(data) > 0 && data[0] == wire.FrameJobs && (len(data)-1)%size == 0
-	for i := 1 + jobBytes - 1; valid && i < len(data); i += size {
+	for i := 1 + flagAt; valid && i < len(data); i += size {
 		valid = data[i] <= 1
 	}
 	if valid != (err == nil) {

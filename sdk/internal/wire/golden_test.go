@@ -100,6 +100,21 @@ func goldenJobs6() []sim.Input {
 	return jobs
 }
 
+// goldenSpec7 and goldenJobs7 are a run of jobs that depend on others,
+// which only protocol 7 carries: the second job waits 600 s after the
+// first.
+func goldenSpec7() RunSpec {
+	spec := goldenSpec6()
+	spec.Dependencies = true
+	return spec
+}
+
+func goldenJobs7() []sim.Input {
+	jobs := goldenJobs6()
+	jobs[1].After, jobs[1].Think = 1, 600
+	return jobs
+}
+
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -126,7 +141,9 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v7.json", must(encodeHeader(7, goldenSpec7(), 2))},
 		{"header-v6.json", must(encodeHeader(6, goldenSpec6(), 2))},
+		{"header-v6.json", must(encodeHeader(6, goldenSpec7(), 2))}, // 6 cannot carry dependencies
 		{"header-v5.json", must(encodeHeader(5, goldenSpec(), 2))},
 		{"header-v4.json", must(encodeHeader(4, goldenSpec(), 2))},
 		{"header-v3.json", must(encodeHeader(3, goldenSpec(), 2))},
@@ -135,7 +152,8 @@ func TestGolden(t *testing.T) {
 		{"jobs.hex", AppendJobsVersion(nil, goldenJobs(), 4)},
 		{"records.hex", AppendRecordsVersion(nil, goldenRecords(), 4)},
 		{"jobs-v5.hex", AppendJobsVersion(nil, goldenJobs5(), 5)},
-		{"jobs-v6.hex", AppendJobs(nil, goldenJobs6())},
+		{"jobs-v6.hex", AppendJobsVersion(nil, goldenJobs6(), 6)},
+		{"jobs-v7.hex", AppendJobs(nil, goldenJobs7())},
 		{"records-v5.hex", AppendRecordsVersion(nil, goldenRecords5(), 5)},
 		{"records-v5.hex", AppendRecords(nil, goldenRecords5())},
 		{"allocs.hex", AppendAllocs(nil, AllocsStream(&sim.Allocs{Start: []int32{0, 1, 3}, Nodes: []int32{2, 0, 1}, Tasks: []int32{4, 1, 1}}))},
@@ -148,9 +166,9 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v6.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec6()) {
-		t.Errorf("header-v6.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v7.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec7()) {
+		t.Errorf("header-v7.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	for _, v := range []int{3, 4} {
 		st, err := decodeStats(v, readGolden(t, "stats-v"+string(rune('0'+v))+".json"))
@@ -173,8 +191,11 @@ func TestGolden(t *testing.T) {
 	if got, err := DecodeJobsVersion(nil, readGolden(t, "jobs-v5.hex"), 2, 5); err != nil || !reflect.DeepEqual(got, goldenJobs5()) {
 		t.Errorf("jobs-v5.hex decodes to %+v, %v", got, err)
 	}
-	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v6.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs6()) {
+	if got, err := DecodeJobsVersion(nil, readGolden(t, "jobs-v6.hex"), 2, 6); err != nil || !reflect.DeepEqual(got, goldenJobs6()) {
 		t.Errorf("jobs-v6.hex decodes to %+v, %v", got, err)
+	}
+	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v7.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs7()) {
+		t.Errorf("jobs-v7.hex decodes to %+v, %v", got, err)
 	}
 	if got, err := DecodeRecords(nil, readGolden(t, "records-v5.hex")); err != nil || !reflect.DeepEqual(got, goldenRecords5()) {
 		t.Errorf("records-v5.hex decodes to %+v, %v", got, err)

@@ -24,6 +24,9 @@ type header struct {
 	Seed           uint64            `json:"seed"`
 	ExactEstimates bool              `json:"exact_estimates"`
 	Jobs           int               `json:"jobs"`
+	// Dependencies is sent from protocol 7 on, when some job depends on
+	// another; a host refuses such a run to a plugin of an older protocol.
+	Dependencies bool `json:"dependencies,omitempty"`
 }
 
 type platformDoc struct {
@@ -137,8 +140,11 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 5, 4:
+	case sdk.ProtocolVersion, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
+		if version >= 7 {
+			h.Dependencies = spec.Dependencies
+		}
 		if p != nil {
 			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
 			for i, c := range p.Clusters {
@@ -203,7 +209,7 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 			p.Clusters[i].Units = append(p.Clusters[i].Units, sdk.Units{Resource: u.Resource, PiecesBy: u.PiecesBy, Capacity: u.Capacity})
 		}
 	}
-	spec := RunSpec{Platform: p, Params: h.Params, Seed: h.Seed, ExactEstimates: h.ExactEstimates}
+	spec := RunSpec{Platform: p, Params: h.Params, Seed: h.Seed, ExactEstimates: h.ExactEstimates, Dependencies: h.Dependencies}
 	return spec, h.Jobs, nil
 }
 
@@ -231,7 +237,7 @@ func decodeStats(version int, b []byte) (sim.Stats, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 5, 4:
+	case sdk.ProtocolVersion, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

@@ -34,14 +34,16 @@ func Handshake() plugin.HandshakeConfig {
 }
 
 // HostVersions returns the protocol versions a host of this SDK speaks, the
-// newest first: this SDK's (6) and those before it back to 3, so that a
+// newest first: this SDK's (7) and those before it back to 3, so that a
 // plugin published against an earlier SDK keeps working after the lab
 // upgrades. Protocol 3 differs from 4 only in the keys of its JSON
 // documents (schema.go); 5 adds the grid fields to the job and record
 // frames (codec.go), which a run needs only when its jobs have a home
 // cluster or a transfer time; 6 adds nodes (platforms, tasks and
-// allocations), which a run needs only on a platform of nodes.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 5, 4, 3} }
+// allocations), which a run needs only on a platform of nodes; 7 adds
+// dependencies between jobs, which a run needs only when a job depends on
+// another.
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -158,6 +160,7 @@ func (s *server) run(st grpc.ServerStream) error {
 	})
 	res, err := sim.Run(ctx, s.policy, sim.Config{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
+		Dependencies: spec.Dependencies,
 	})
 	stopBeat()
 	if serr := out.close(); serr != nil {
@@ -505,7 +508,11 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	nodes := spec.Platform != nil && spec.Platform.HasNodes()
 	if c.version < 6 && nodes {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; platform %q is made of nodes, which needs protocol %d (rebuild the plugin with SDK %s or later)",
-			c.version, spec.Platform.Name, sdk.ProtocolVersion, sdk.Version)
+			c.version, spec.Platform.Name, 6, "0.6")
+	}
+	spec.Dependencies = DependentJobs(jobs)
+	if c.version < 7 && spec.Dependencies {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; jobs that depend on others (feedback) need protocol 7 (rebuild it with SDK 0.7 or later)", c.version)
 	}
 	h, err := encodeHeader(c.version, spec, len(jobs))
 	if err != nil {
