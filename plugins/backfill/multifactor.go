@@ -485,10 +485,14 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if err := p.account(s); err != nil {
 		return nil, err
 	}
-	if n := len(s.Queue); n > 0 {
-		if top := s.Queue[n-1].Index; top >= len(p.prio) {
-			p.prio = append(p.prio, make([]float64, top+1-len(p.prio))...)
-		}
+	// With jobs submitted during a run (feedback), the queue's last job
+	// need not have its highest index.
+	top := -1
+	for _, j := range s.Queue {
+		top = max(top, j.Index)
+	}
+	if top >= len(p.prio) {
+		p.prio = append(p.prio, make([]float64, top+1-len(p.prio))...)
 	}
 	for _, j := range s.Queue {
 		if p.tree.user(j.User) < 0 {

@@ -116,7 +116,7 @@ type slurmLoops struct {
 	// nextSched and nextBF are the times of the next periodic runs
 	// (multiples of their intervals in trace time).
 	nextSched, nextBF int64
-	seen              int // jobs of Index < seen were in an earlier call's queue
+	seen              []bool // by Index: the job was in an earlier call's queue
 	started           []bool
 	// room is what is free now (on nodes, node by node), shared with the
 	// policy's EASY.
@@ -168,14 +168,21 @@ func due(every int64, next *int64, now int64) bool {
 func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 	now := s.Now
 	l.out = l.out[:0]
-	if n := len(s.Queue); n > 0 && s.Queue[n-1].Index >= len(l.started) {
-		l.started = append(l.started, make([]bool, s.Queue[n-1].Index+1-len(l.started))...)
+	// Jobs submitted during a run (feedback) come with lower indexes than
+	// jobs already queued: new jobs are told by a mark, not by index.
+	top := -1
+	for _, j := range s.Queue {
+		top = max(top, j.Index)
+	}
+	if top >= len(l.started) {
+		l.started = append(l.started, make([]bool, top+1-len(l.started))...)
+		l.seen = append(l.seen, make([]bool, top+1-len(l.seen))...)
 	}
 	event := len(s.Completed) > 0
 	for _, j := range s.Queue {
-		if j.Index >= l.seen {
+		if !l.seen[j.Index] {
 			event = true
-			l.seen = j.Index + 1
+			l.seen[j.Index] = true
 		}
 	}
 	l.room.reset(s)
