@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,12 +42,18 @@ type svgRect struct {
 	Fill   string  `xml:"fill,attr"`
 }
 
+type svgLine struct {
+	Class string  `xml:"class,attr"`
+	Job   string  `xml:"data-job,attr"`
+	X1    float64 `xml:"x1,attr"`
+	Y1    float64 `xml:"y1,attr"`
+	Y2    float64 `xml:"y2,attr"`
+}
+
 type svgDoc struct {
-	Jobs []svgRect `xml:"g>rect"`
-	Rows []struct {
-		Y1 float64 `xml:"y1,attr"`
-	} `xml:"g>line"`
-	Texts []string `xml:"text"`
+	Jobs  []svgRect `xml:"g>rect"`
+	Rows  []svgLine `xml:"g>line"`
+	Texts []string  `xml:"text"`
 }
 
 func drawSVG(t *testing.T, r *layout.Run, opts Options) svgDoc {
@@ -129,13 +136,40 @@ func TestSVGNodes(t *testing.T) {
 	}
 	var lines []float64
 	for _, l := range d.Rows {
-		lines = append(lines, l.Y1-plotTop)
+		if l.Class != "promise" {
+			lines = append(lines, l.Y1-plotTop)
+		}
 	}
 	if len(lines) < 2 || lines[0] != 160 || lines[1] != 320 {
 		t.Errorf("row lines at %v, want 160 and 320 first", lines)
 	}
 	if !strings.Contains(strings.Join(d.Texts, "|"), "n[2]") {
 		t.Errorf("no row label n[2] in %q", d.Texts)
+	}
+}
+
+// TestSVGPromises: a dashed line at the start promised to a job that
+// started at another time, across its lanes; none for a job that started
+// when promised.
+func TestSVGPromises(t *testing.T) {
+	r := handRun()
+	twelve, one := int64(12), int64(1)
+	r.Jobs[3].PromisedStart = &twelve // job 4 ran from 10 on processors 0-3
+	r.Jobs[1].PromisedStart = &one    // job 2 started at 1, as promised
+	d := drawSVG(t, r, Options{})
+	var promises []svgLine
+	for _, l := range d.Rows {
+		if l.Class == "promise" {
+			promises = append(promises, l)
+		}
+	}
+	w := float64(svgWidth - plotLeft - plotRight)
+	if len(promises) != 1 || promises[0].Job != "4" || math.Abs(promises[0].X1-(plotLeft+w*12/15)) > 0.01 ||
+		promises[0].Y1 != plotTop || promises[0].Y2 != plotTop+plotHeight {
+		t.Errorf("promise lines %+v", promises)
+	}
+	if !strings.Contains(strings.Join(d.Texts, "|"), "reservations) of the 1 jobs") {
+		t.Errorf("no note of the promises in %q", d.Texts)
 	}
 }
 

@@ -88,6 +88,27 @@
     ctx.putImageData(img, Math.round(M.left * dpr), Math.round(M.top * dpr));
     ctx.save();
     ctx.beginPath(); ctx.rect(M.left, M.top, pw, ph); ctx.clip();
+    // Reservations, once zoomed in enough to tell them apart: a dashed
+    // line at the start promised to a job that started at another time,
+    // across the lanes it ran on.
+    if (drawn <= 20000) {
+      ctx.strokeStyle = "#000"; ctx.lineWidth = 1; ctx.setLineDash([3, 2]);
+      ctx.beginPath();
+      for (let k = 0; k < D.spans.length; k++) {
+        const sp = D.spans[k];
+        for (let i = 0; i < sp.length; i += 3) {
+          const j = sp[i], p = J.promised[j];
+          if (p < 0 || p === J.start[j] || p < v.t0 || p > v.t1) continue;
+          const lo = sp[i + 1], hi = lo + sp[i + 2];
+          if (hi <= v.l0 || lo >= v.l1) continue;
+          const x = M.left + (p - v.t0) * sx;
+          ctx.moveTo(x, M.top + (Math.max(lo, v.l0) - v.l0) * sy);
+          ctx.lineTo(x, M.top + (Math.min(hi, v.l1) - v.l0) * sy);
+        }
+      }
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
     // Rows (nodes, or a pool's clusters): a line between them when they
     // are at least 3 px apart, their names when there is room.
     const rows = D.rows;

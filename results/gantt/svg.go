@@ -38,7 +38,7 @@ func (c *Chart) SVG(w io.Writer) error {
 	plotW := float64(svgWidth - plotLeft - plotRight)
 	cats := c.Categories()
 	legend := min(len(cats), 12)
-	height := plotTop + plotHeight + axisHeight + legendRow*((legend+3)/4+1)
+	height := plotTop + plotHeight + axisHeight + legendRow*((legend+3)/4+2)
 	unit, uname := series.TimeUnit(float64(c.to - c.from))
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="13" role="img" aria-label="%s">`+"\n",
 		svgWidth, height, svgWidth, height, html.EscapeString(c.title))
@@ -75,6 +75,26 @@ func (c *Chart) SVG(w io.Writer) error {
 				bw.WriteString("/>\n")
 			}
 		}
+	}
+	bw.WriteString("</g>\n")
+	// Reservations: a dashed line at the start the policy promised a job
+	// (its first promise), across the lanes it ran on, when it started at
+	// another time: how far from its reservation it ran.
+	promises := 0
+	bw.WriteString(`<g class="promises" stroke="#000" stroke-width="1" stroke-dasharray="3,2">` + "\n")
+	for i, j := range c.run.Jobs {
+		if j.PromisedStart == nil || *j.PromisedStart == j.Start || c.lay.Spans[i] == nil {
+			continue
+		}
+		p := *j.PromisedStart
+		if p < c.from || p > c.to {
+			continue
+		}
+		for _, s := range c.lay.Spans[i] {
+			fmt.Fprintf(bw, `<line class="promise" data-job="%d" x1="%s" x2="%s" y1="%s" y2="%s"/>`+"\n",
+				j.JobID, num(x(p)), num(x(p)), num(y(s.Lo)), num(y(s.Lo+s.N)))
+		}
+		promises++
 	}
 	bw.WriteString("</g>\n")
 	// Rows: a line between nodes (or clusters), names when few.
@@ -115,8 +135,14 @@ func (c *Chart) SVG(w io.Writer) error {
 		fmt.Fprintf(bw, `<g class="legend"><rect x="%d" y="%d" width="14" height="14" fill="%s"/><text x="%d" y="%d">%s (%d jobs)</text></g>`+"\n",
 			lx, yy, cat.Colour, lx+20, yy+12, html.EscapeString(cat.Name), cat.Jobs)
 	}
+	note := ly + ((legend+3)/4)*legendRow + 12
 	if more := len(cats) - legend; more > 0 {
-		fmt.Fprintf(bw, `<text x="%d" y="%d">and %d more, colours repeating</text>`+"\n", plotLeft, ly+((legend+3)/4)*legendRow+12, more)
+		fmt.Fprintf(bw, `<text x="%d" y="%d">and %d more, colours repeating</text>`+"\n", plotLeft, note, more)
+		note += legendRow
+	}
+	if promises > 0 {
+		fmt.Fprintf(bw, `<text x="%d" y="%d">dashed lines: the promised starts (reservations) of the %d jobs that started at another time</text>`+"\n",
+			plotLeft, note, promises)
 	}
 	bw.WriteString("</svg>\n")
 	return bw.Flush()
