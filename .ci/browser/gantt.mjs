@@ -21,7 +21,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch } from './browser.mjs';
+import { launch, openPage } from './browser.mjs';
 
 const [file, shot, hoverT, hoverL] = process.argv.slice(2);
 if (!file || !shot) {
@@ -32,12 +32,7 @@ const url = pathToFileURL(resolve(file)).href;
 const browser = await launch();
 const out = { console_errors: [], page_errors: [], requests: [] };
 try {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900, deviceScaleFactor: 1 });
-  page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text()); });
-  page.on('pageerror', (e) => out.page_errors.push(String(e && e.message ? e.message : e)));
-  page.on('request', (r) => { if (r.url() !== url) out.requests.push(r.url()); });
-  await page.goto(url, { waitUntil: 'load', timeout: 120000 });
+  const page = await openPage(browser, url, out, 120000);
   await page.waitForFunction(() => window.schedlabGantt && window.schedlabGantt.frames() > 0, { timeout: 120000 });
   Object.assign(out, await page.evaluate(() => {
     const g = window.schedlabGantt;

@@ -35,7 +35,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch } from './browser.mjs';
+import { launch, openPage } from './browser.mjs';
 
 const [file, shot] = process.argv.slice(2);
 if (!file || !shot) {
@@ -47,19 +47,7 @@ const url = pathToFileURL(resolve(file)).href;
 const browser = await launch();
 const out = { console_errors: [], page_errors: [], requests: [] };
 try {
-  const page = await browser.newPage();
-  // 1280 CSS pixels: a laptop's window, the width the pages are made for.
-  await page.setViewport({ width: 1280, height: 900, deviceScaleFactor: 1 });
-  page.on('console', (m) => {
-    if (m.type() === 'error') out.console_errors.push(m.text());
-  });
-  page.on('pageerror', (e) => out.page_errors.push(String(e && e.message ? e.message : e)));
-  page.on('requestfailed', (r) => out.console_errors.push('request failed: ' + r.url() + ' ' + (r.failure()?.errorText ?? '')));
-  page.on('request', (r) => {
-    if (r.url() !== url) out.requests.push(r.url());
-  });
-  const resp = await page.goto(url, { waitUntil: 'load', timeout: 60000 });
-  if (resp && !resp.ok()) out.console_errors.push('load status ' + resp.status());
+  const page = await openPage(browser, url, out, 60000);
   Object.assign(out, await page.evaluate(() => {
     const svgs = [...document.querySelectorAll('svg')];
     const nonempty = svgs.filter((s) => {

@@ -50,7 +50,7 @@ func Batsim(w io.Writer, r *layout.Run, l *layout.Layout, res Resources) error {
 		rejected := r.Extras.Grid != nil && r.Extras.Grid[i].Rejected
 		n := j.Procs
 		alloc := layout.String(l.Spans[i])
-		if res == Hosts && l.Nodes != nil {
+		if res == Hosts && r.Extras.Nodes != nil {
 			n = int64(len(r.Extras.Nodes[i].AllocNodes))
 			alloc = hostString(r.Extras.Nodes[i].AllocNodes)
 		}

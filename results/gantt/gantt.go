@@ -233,12 +233,6 @@ var decisionColours = map[string]string{"in order": "#0072B2", "backfilled": "#0
 // Categories returns the chart's categories by decreasing job count.
 func (c *Chart) Categories() []Category { return c.cats }
 
-// Window returns the chart's time window.
-func (c *Chart) Window() (from, to int64) { return c.from, c.to }
-
-// Layout returns the chart's layout.
-func (c *Chart) Layout() *layout.Layout { return c.lay }
-
 // ticks returns about n round values between lo and hi.
 func ticks(lo, hi float64, n int) []float64 {
 	if hi <= lo {

@@ -108,7 +108,7 @@ func (c *Chart) HTML(w io.Writer) error {
 // where names the rows job i ran on, for the hover text: its nodes on a
 // platform of nodes (at most eight, then a count), else its processors.
 func (c *Chart) where(i int) string {
-	if c.lay.Nodes == nil {
+	if c.run.Extras.Nodes == nil {
 		sp := c.lay.Spans[i]
 		s := c.lay.Unit + "s "
 		for k, x := range sp[:min(len(sp), 8)] {
@@ -125,7 +125,7 @@ func (c *Chart) where(i int) string {
 		}
 		return s
 	}
-	nodes := c.lay.Nodes[i]
+	nodes := c.run.Extras.Nodes[i].AllocNodes
 	s := ""
 	for k, n := range nodes[:min(len(nodes), 8)] {
 		if k > 0 {

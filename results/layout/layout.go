@@ -49,9 +49,6 @@ type Layout struct {
 	// Spans holds each job's lanes, in row order of the jobs file, lowest
 	// first; nil for a job that held none (no runtime, or rejected).
 	Spans [][]Span
-	// Nodes holds each job's node indexes on a platform of nodes (the rows
-	// it ran on, as alloc_nodes); nil on a pool.
-	Nodes [][]int32
 }
 
 // Of lays out the jobs of a run on plat, with the node columns x of the
@@ -149,7 +146,7 @@ func ofPool(jobs []results.JobRow, clusters []sdk.Cluster) (*Layout, error) {
 }
 
 func ofNodes(jobs []results.JobRow, rows []results.NodeRow, groups []sdk.NodeGroup) (*Layout, error) {
-	l := &Layout{Unit: "core", Spans: make([][]Span, len(jobs)), Nodes: make([][]int32, len(jobs))}
+	l := &Layout{Unit: "core", Spans: make([][]Span, len(jobs))}
 	var free []freeSet
 	for _, g := range groups {
 		for k := range g.Count {
@@ -196,7 +193,6 @@ func ofNodes(jobs []results.JobRow, rows []results.NodeRow, groups []sdk.NodeGro
 			}
 		}
 		l.Spans[i] = spans
-		l.Nodes[i] = r.AllocNodes
 	}
 	return l, nil
 }

@@ -112,21 +112,17 @@ func (s Step) BinMeans(from, to float64, n int) (mid, mean []float64) {
 	if n < 1 || !(to > from) {
 		return nil, nil
 	}
-	// cum[i] is the area from T[0] to T[i].
-	cum := make([]float64, len(s.T))
-	for i := 1; i < len(s.T); i++ {
-		cum[i] = cum[i-1] + s.V[i-1]*float64(s.T[i]-s.T[i-1])
-	}
+	integral := s.Integral()
 	mid, mean = make([]float64, n), make([]float64, n)
 	width := (to - from) / float64(n)
-	prev := s.integral(cum, from)
+	prev := integral(from)
 	for b := range n {
 		lo := from + float64(b)*width
 		hi := from + float64(b+1)*width
 		if b == n-1 {
 			hi = to // no rounding drift at the end
 		}
-		area := s.integral(cum, hi)
+		area := integral(hi)
 		mid[b] = (lo + hi) / 2
 		mean[b] = (area - prev) / (hi - lo)
 		prev = area
