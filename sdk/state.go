@@ -39,6 +39,13 @@ type State struct {
 	// previous call, in the order they were asked: the resources were not
 	// free for the whole of the job's walltime.
 	Refused []Refusal
+	// Outages lists, in CompareOutages order, the outages of nodes the
+	// policy knows of: every maintenance window not yet over (known from
+	// the run's start), and the failures and drains in effect. A failed
+	// node's repair time is not known: its outage shows End -1. Nil on a
+	// run without outages. Nodes out of service have nothing free in
+	// Nodes (and Free counts nothing of them) while the outage lasts.
+	Outages []Outage
 }
 
 // Refusal is a reservation the engine refused.
@@ -73,6 +80,12 @@ type Completion struct {
 	Killed bool
 	// Alloc is where the job ran on a cluster of nodes; nil elsewhere.
 	Alloc *Alloc
+	// Interrupted, when not 0, is the kind of outage of one of the job's
+	// nodes that ended it at End: End - Start is then not its runtime.
+	// Requeued says that the job went back to the queue (it is in Queue)
+	// to start again from its beginning.
+	Interrupted OutageKind
+	Requeued    bool
 }
 
 // Action says what a Decision asks the engine to do.

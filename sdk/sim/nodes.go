@@ -156,17 +156,38 @@ func (e *engine) startNodes(i int32, c int, d *sdk.Decision, free sdk.Vector) (*
 		}
 		return nil, nil
 	}
+	now := e.state.Now
+	hard := e.outs != nil && e.outs.faults.Maintenance == MaintenanceHard && e.outs.mfirst < len(e.outs.maint)
 	var a sdk.Alloc
 	if d.Alloc == nil {
-		if !priv.Place(t, ne.layouts[c].Rule(), &ne.place) {
-			return nil, fmt.Errorf("start job id %d on cluster %q: its %d tasks of %d cores, %d bytes and %d GPUs (nodes %d, exclusive %v, partition %d) do not fit on the free nodes by %s",
-				j.ID, name, t.Count, t.Cores, t.Memory, t.GPUs, t.Nodes, t.Exclusive, t.Partition, ne.layouts[c].Rule())
+		// Under the hard maintenance rule, the nodes a window reaches
+		// within the job's walltime are not the engine's to choose.
+		fenced := 0
+		if hard {
+			fenced = e.fenceOff(c, now, now+j.Walltime)
+		}
+		ok := priv.Place(t, ne.layouts[c].Rule(), &ne.place)
+		if fenced > 0 {
+			e.unfence(c)
+		}
+		if !ok {
+			why := ""
+			if fenced > 0 {
+				why = fmt.Sprintf(" (%d of them fenced off by maintenance windows that begin within its walltime)", fenced)
+			}
+			return nil, fmt.Errorf("start job id %d on cluster %q: its %d tasks of %d cores, %d bytes and %d GPUs (nodes %d, exclusive %v, partition %d) do not fit on the free nodes by %s%s",
+				j.ID, name, t.Count, t.Cores, t.Memory, t.GPUs, t.Nodes, t.Exclusive, t.Partition, ne.layouts[c].Rule(), why)
 		}
 		a = ne.place
 	} else if err := priv.CheckAlloc(t, *d.Alloc); err != nil {
 		return nil, fmt.Errorf("start job id %d on cluster %q: %w", j.ID, name, err)
 	} else {
 		a = *d.Alloc
+		if hard {
+			if at, k, ok := e.maintenanceBefore(c, a, now, now+j.Walltime); ok {
+				return nil, fmt.Errorf("start job id %d on cluster %q: node %d enters maintenance at %d, before the job's walltime of %d s is over", j.ID, name, k, at, j.Walltime)
+			}
+		}
 	}
 	ne.off[i], ne.cnt[i] = int32(len(ne.nodes)), int32(len(a.Nodes))
 	ne.nodes = append(ne.nodes, a.Nodes...)

@@ -67,6 +67,11 @@ type Config struct {
 	// ExactEstimates shows the policy each job's actual duration,
 	// min(Runtime, Walltime), in place of the requested walltime.
 	ExactEstimates bool
+	// Outages are the outages of nodes of the run, sorted by
+	// sdk.CompareOutages (sdk.SortOutages), and Faults the rules for the
+	// jobs they reach. Outages need a platform of nodes.
+	Outages []sdk.Outage
+	Faults  Faults
 	// Dependencies says that some jobs may depend on others (Input.After).
 	// A streamed workload (a plugin's) must say so, because the engine then
 	// loads every job before it starts: a job's think time must be known
@@ -112,6 +117,12 @@ type Record struct {
 	// unstarted (sdk.Reject): it never ran, Start and End are the time of
 	// the rejection and Cluster is -1.
 	Rejected bool
+	// Attempts counts the job's runs that an outage ended (Result.Attempts
+	// lists them). Interrupted, when not 0, is the kind of outage that
+	// ended its last run, Start to End, for good (FailKill); otherwise the
+	// job ran to its end from Start.
+	Attempts    int32
+	Interrupted sdk.OutageKind
 }
 
 // Broken reports whether the job had a reservation and did not start at
@@ -147,7 +158,12 @@ type Result struct {
 	// Allocs holds each job's allocation on a cluster of nodes; nil when
 	// no cluster has nodes.
 	Allocs *Allocs
-	Stats  Stats
+	// Attempts lists the runs of jobs that outages ended, in the order
+	// they ended (ties by job index), and AttemptAllocs their allocations,
+	// one per attempt; both nil on a run without outages.
+	Attempts      []Attempt
+	AttemptAllocs *Allocs
+	Stats         Stats
 }
 
 // Sort orders jobs by (Submit, ID), keeping the order of equal pairs, and sets
@@ -242,7 +258,9 @@ type engine struct {
 	emitted int // records [0, emitted) were given to hooks.Emit
 	// deps holds the dependencies between jobs (Input.After); nil when no
 	// job depends on another, so that a replay pays nothing.
-	deps  *deps
+	deps *deps
+	// outs holds the outages of nodes; nil on a run without any.
+	outs  *outEngine
 	stats Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
 	// with time.Since, which reads the clock once where time.Now reads it
@@ -281,6 +299,9 @@ func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error)
 	res = &Result{Records: e.rec, Units: e.place}
 	if e.nodes != nil {
 		res.Allocs = e.nodes.result(e.rec)
+	}
+	if e.outs != nil {
+		res.Attempts, res.AttemptAllocs = e.outs.result(e.nodes)
 	}
 	e.stats.WallNanos = time.Since(begin).Nanoseconds()
 	res.Stats = e.stats
@@ -410,6 +431,9 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 		e.place = make([]int32, n*e.stride)
 	}
 	e.nodes = newNodeEngine(cfg.Platform, n)
+	if e.outs, err = newOutEngine(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Dependencies || hooks.More == nil && anyAfter(cfg.Jobs) {
 		e.deps = newDeps(n)
 	}
@@ -435,6 +459,9 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 	e.state = sdk.State{Platform: cfg.Platform, Free: free, FreeUnits: units}
 	if e.nodes != nil {
 		e.state.Nodes = e.nodes.shownNodes()
+	}
+	if e.outs != nil {
+		e.showOutages(math.MinInt64)
 	}
 	e.policy = p.New()
 	env := sdk.Env{
@@ -579,11 +606,21 @@ func (e *engine) loop() error {
 				now = at
 			}
 		}
+		if e.outs != nil {
+			e.dropStaleEnds()
+		}
 		if e.ends.len() > 0 && e.ends.top().at < now {
 			now = e.ends.top().at
 		}
 		if e.wakes.len() > 0 && e.wakes.top() < now {
 			now = e.wakes.top()
+		}
+		if e.outs != nil {
+			// Outages after the last job are of no interest, unless jobs
+			// wait for nodes to come back.
+			if at, ok := e.outs.nextAt(); ok && at < now && (now != math.MaxInt64 || len(e.state.Queue) > 0) {
+				now = at
+			}
 		}
 		if now == math.MaxInt64 {
 			break
@@ -597,8 +634,16 @@ func (e *engine) loop() error {
 			p.Events.Store(e.stats.Events)
 		}
 		changed := false
+		if e.outs != nil && e.outageEnds(now) {
+			changed = true
+		}
 		for e.ends.len() > 0 && e.ends.top().at == now {
-			e.end(e.ends.pop().idx)
+			if ev := e.ends.pop(); e.outs == nil || e.liveEnd(ev) {
+				e.end(ev.idx)
+				changed = true
+			}
+		}
+		if e.outs != nil && e.outageStarts(now) {
 			changed = true
 		}
 		for {
@@ -647,7 +692,9 @@ func (e *engine) loop() error {
 		} else if idle++; idle > maxIdleCalls {
 			return fmt.Errorf("t=%d: policy %s: %d calls in a row started no job while nothing else changed", now, e.name, maxIdleCalls)
 		}
-		if e.hooks.Emit != nil {
+		if e.hooks.Emit != nil && e.outs == nil {
+			// (With outages a record is final only when the run is: a
+			// job that ran may be requeued.)
 			// Every job before the first waiting one, and before the next
 			// to be submitted, has started: their records are final.
 			final := next
@@ -686,13 +733,27 @@ func (e *engine) emit(final int) error {
 	return nil
 }
 
-// end releases job i's resources.
+// end ends job i for good at its record's End.
 func (e *engine) end(i int32) {
 	r := &e.rec[i]
 	e.status[i] = statusDone
+	c := sdk.Completion{Job: &e.jobs[i], Cluster: int(r.Cluster), Start: r.Start, End: r.End, Killed: r.Killed, Interrupted: r.Interrupted}
+	e.release(i, c)
+	if e.deps != nil {
+		e.deps.release(i, r.End)
+	}
+}
+
+// release gives back what job i holds and tells the policy of its end
+// (c, to which it adds the allocation).
+func (e *engine) release(i int32, c sdk.Completion) {
+	r := &e.rec[i]
 	e.state.Free[r.Cluster].Add(e.reqOf(i))
 	if e.nodes != nil {
 		e.endNodes(i, int(r.Cluster), e.state.Free[r.Cluster])
+		if e.outs != nil && e.nodes.private[r.Cluster] != nil {
+			e.rewithhold(int(r.Cluster), e.nodes.alloc(i))
+		}
 	}
 	if e.stride > 0 {
 		e.releaseUnits(i, int(r.Cluster))
@@ -707,14 +768,10 @@ func (e *engine) end(i int32) {
 		return cmp.Compare(int32(x.Job.Index), idx)
 	})
 	e.state.Running = slices.Delete(run, k, k+1)
-	c := sdk.Completion{Job: &e.jobs[i], Cluster: int(r.Cluster), Start: r.Start, End: r.End, Killed: r.Killed}
 	if e.nodes != nil && e.nodes.private[r.Cluster] != nil {
 		c.Alloc = &e.nodes.allocs[i]
 	}
 	e.state.Completed = append(e.state.Completed, c)
-	if e.deps != nil {
-		e.deps.release(i, r.End)
-	}
 }
 
 func (e *engine) reqOf(i int32) sdk.Vector {
@@ -779,7 +836,15 @@ func (e *engine) call() error {
 		return nil
 	}
 	first := q[0]
-	if e.deps != nil {
+	switch {
+	case e.outs != nil:
+		// A requeued job may wait anywhere in the queue.
+		for _, j := range q[1:] {
+			if submittedBefore(j, first) {
+				first = j
+			}
+		}
+	case e.deps != nil:
 		first = e.deps.firstSubmitted(q)
 	}
 	for _, i := range e.started {
@@ -852,6 +917,7 @@ func (e *engine) apply(d sdk.Decision) error {
 		e.status[i] = statusRunning
 		r := &e.rec[i]
 		r.Index, r.Cluster, r.Start = i, int32(d.Cluster), now
+		r.Backfilled = false // a requeued job's flag is its last start's
 		if e.grid != nil {
 			e.grid.release(i)
 		}

@@ -66,6 +66,10 @@ type Checker struct {
 	// fb holds what the checks of dependent jobs need; nil when no job
 	// depends on another.
 	fb *feedback
+	// ot holds what the checks of a run with outages need (Expect); nil
+	// for a run without.
+	ot          *outageRun
+	finalAllocs *sim.Allocs
 }
 
 // NewChecker returns a Checker of the records of a run of jobs (sorted with
@@ -159,6 +163,10 @@ func (c *Checker) Add(recs []sim.Record) {
 				break
 			}
 		}
+		if c.ot != nil {
+			c.ot.recs = append(c.ot.recs, *r)
+			c.ot.submit = append(c.ot.submit, j.Submit)
+		}
 		switch {
 		case in.Runtime > sim.MaxTime || j.Walltime > sim.MaxTime || j.Submit > sim.MaxTime || j.Submit < -sim.MaxTime:
 			ok = c.add("job id %d: submit %d, runtime %d or walltime %d beyond sim.MaxTime: the workload itself is invalid", j.ID, j.Submit, in.Runtime, j.Walltime)
@@ -176,6 +184,10 @@ func (c *Checker) Add(recs []sim.Record) {
 			// Past any schedule the engine can make; also keeps the
 			// arithmetic below from overflowing.
 			ok = c.add("job id %d: starts at %d, after twice the run's horizon %d (sim.Horizon)", j.ID, r.Start, sim.Horizon(len(c.jobs)))
+		case c.ot != nil && r.Interrupted != 0:
+			ok = c.interruptedOK(j, in, r)
+		case r.Interrupted != 0 || r.Attempts != 0 && c.ot == nil:
+			ok = c.add("job id %d: %d attempts, the last ended by an outage of kind %d, in a run without outages", j.ID, r.Attempts, r.Interrupted)
 		case r.End != r.Start+min(in.Runtime, j.Walltime):
 			ok = c.add("job id %d: ends at %d, expected start %d + min(runtime %d, walltime %d)", j.ID, r.End, r.Start, in.Runtime, j.Walltime)
 		case r.Killed != (in.Runtime > j.Walltime):
@@ -184,9 +196,10 @@ func (c *Checker) Add(recs []sim.Record) {
 			ok = c.add("job id %d: promised start %d before its submission at %d", j.ID, r.Promised, j.Submit)
 		case r.HasPromise && r.Promised > sim.Horizon(len(c.jobs)):
 			ok = c.add("job id %d: promised start %d after the run's horizon %d (sim.Horizon)", j.ID, r.Promised, sim.Horizon(len(c.jobs)))
-		case c.fb == nil && r.Backfilled != (i > 0 && c.maxStart > r.Start):
-			// With dependencies, submit order is not index order: Finish
-			// checks the flag (feedback.checkBackfilled).
+		case c.fb == nil && c.ot == nil && r.Backfilled != (i > 0 && c.maxStart > r.Start):
+			// With dependencies, submit order is not index order, and with
+			// outages a requeued job waits again: Finish checks the flag
+			// (feedback.checkBackfilled, outageBackfilled).
 			ok = c.add("job id %d: backfilled flag %v, but the latest start of earlier jobs is %d and it starts at %d", j.ID, r.Backfilled, c.maxStart, r.Start)
 		default:
 			ok = c.checkGrid(j, r)
@@ -281,7 +294,7 @@ func (c *Checker) Finish(units []int32, allocs *sim.Allocs) error {
 	if len(c.problems) > 0 {
 		return errors.New("verify: " + strings.Join(c.problems, "; "))
 	}
-	if c.fb != nil {
+	if c.fb != nil && c.ot == nil {
 		if err := c.fb.checkBackfilled(c.jobs); err != nil {
 			return err
 		}
@@ -295,7 +308,14 @@ func (c *Checker) Finish(units []int32, allocs *sim.Allocs) error {
 	if err := nodes(c.p, c.jobs, c.rejected, allocs, c.ch); err != nil {
 		return err
 	}
-	return capacity(c.p, c.jobs, c.clusters, units, c.ch)
+	if err := capacity(c.p, c.jobs, c.clusters, units, c.ch); err != nil {
+		return err
+	}
+	if c.ot != nil {
+		c.finalAllocs = allocs
+		return c.checkOutages()
+	}
+	return nil
 }
 
 // placements checks that every job's placement holds its pieces on units of

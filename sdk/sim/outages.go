@@ -1,0 +1,409 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// OnFailure says what becomes of a job running on a node when the node
+// fails (or enters maintenance under MaintenanceSoft).
+type OnFailure uint8
+
+// The rules for jobs on a failing node.
+const (
+	// FailKill ends the job for good: its record says Interrupted.
+	FailKill OnFailure = iota
+	// FailRequeue puts the job back in the queue, to start again from its
+	// beginning; its record counts the attempts lost.
+	FailRequeue
+)
+
+// MaintenanceRule says whether a job may run into a maintenance window.
+type MaintenanceRule uint8
+
+// The maintenance rules.
+const (
+	// MaintenanceHard refuses a start when a maintenance window begins on
+	// one of the job's nodes before its requested walltime is over, as
+	// Slurm refuses a job that would overlap a maintenance reservation;
+	// the engine's own placement leaves such nodes out.
+	MaintenanceHard MaintenanceRule = iota
+	// MaintenanceSoft lets jobs start; those still running when a window
+	// begins on one of their nodes are ended as a failure ends them
+	// (Faults.OnFailure).
+	MaintenanceSoft
+)
+
+// Faults are the rules of a run whose platform has outages.
+type Faults struct {
+	OnFailure OnFailure
+	// LosePlace sends a requeued job to the end of the queue; without it
+	// the job takes back its place by submission (Job.Submit, then Index).
+	LosePlace   bool
+	Maintenance MaintenanceRule
+}
+
+// Attempt is a run of a job that an outage ended.
+type Attempt struct {
+	Index      int32
+	Cluster    int32
+	Start, End int64
+	// Cause is the kind of the outage that ended it, on node Node.
+	Cause sdk.OutageKind
+	Node  int32
+}
+
+// outEngine is what the engine keeps of a run with outages.
+type outEngine struct {
+	outs   []sdk.Outage
+	faults Faults
+	next   int             // outs[next:] have not begun
+	ends   heap[endEvent]  // the outages in effect, by (end, index in outs)
+	down   [][]int32       // per cluster and node: outages in effect
+	held   [][]sdk.Amount  // per cluster and node: what the outages withhold
+	size   []int32         // per cluster: its node count (0 without nodes)
+	maint  []int32         // the maintenance windows, indexes in outs, by start
+	active []int32         // the failures and drains in effect, indexes in outs
+	fence  []fenced        // nodes fenced off by startNodes, to restore
+	shown  []sdk.Outage    // State.Outages
+	hit    []bool          // per node of a beginning outage: covered
+	atts   []Attempt       // the attempts outages ended
+	aoff   []int32         // their allocations' offsets in nodeEngine.nodes
+	acnt   []int32         // and lengths
+	victim []int32         // scratch: jobs to interrupt
+	mfirst int             // maint[:mfirst] have begun
+	nodes  map[int32]int32 // scratch
+}
+
+type fenced struct {
+	k    int32
+	free sdk.Amount
+}
+
+// newOutEngine returns the outage state of cfg, or nil without outages.
+func newOutEngine(cfg *Config) (*outEngine, error) {
+	if len(cfg.Outages) == 0 {
+		return nil, nil
+	}
+	p := cfg.Platform
+	if err := sdk.CheckOutages(p, cfg.Outages); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if p.UnitStride() > 0 {
+		// A requeued job's placement on units would replace the one of
+		// the run an outage ended, which the records must keep.
+		return nil, fmt.Errorf("sim: outages on a platform with divided resources (sdk.Units) are not supported")
+	}
+	if cfg.Faults.OnFailure > FailRequeue || cfg.Faults.Maintenance > MaintenanceSoft {
+		return nil, fmt.Errorf("sim: unknown fault rules %+v", cfg.Faults)
+	}
+	o := &outEngine{
+		outs:   cfg.Outages,
+		faults: cfg.Faults,
+		ends:   heap[endEvent]{less: func(a, b endEvent) bool { return a.at < b.at || (a.at == b.at && a.idx < b.idx) }},
+		down:   make([][]int32, len(p.Clusters)),
+		held:   make([][]sdk.Amount, len(p.Clusters)),
+		size:   make([]int32, len(p.Clusters)),
+	}
+	for c := range p.Clusters {
+		if n := p.Clusters[c].NodeCount(); p.Clusters[c].HasNodes() {
+			o.size[c] = int32(n)
+			o.down[c] = make([]int32, n)
+			o.held[c] = make([]sdk.Amount, n)
+		}
+	}
+	for i := range o.outs {
+		if o.outs[i].Kind == sdk.Maintenance {
+			o.maint = append(o.maint, int32(i))
+		}
+	}
+	return o, nil
+}
+
+// nextAt returns the time of the next outage to begin or end.
+func (o *outEngine) nextAt() (int64, bool) {
+	at, ok := int64(0), false
+	if o.next < len(o.outs) {
+		at, ok = o.outs[o.next].Start, true
+	}
+	if o.ends.len() > 0 && (!ok || o.ends.top().at < at) {
+		at, ok = o.ends.top().at, true
+	}
+	return at, ok
+}
+
+// outageEnds ends the outages due at now, giving their nodes back to
+// service; it reports whether any ended.
+func (e *engine) outageEnds(now int64) bool {
+	o := e.outs
+	any := false
+	for o.ends.len() > 0 && o.ends.top().at == now {
+		x := o.ends.pop().idx
+		out := &o.outs[x]
+		c := int(out.Cluster)
+		for k := range out.All(o.size[c]) {
+			if o.down[c][k]--; o.down[c][k] == 0 {
+				e.restoreNode(c, k)
+			}
+		}
+		if out.Kind != sdk.Maintenance {
+			o.active = slices.DeleteFunc(o.active, func(y int32) bool { return y == x })
+		}
+		any = true
+	}
+	if any {
+		e.showOutages(now)
+	}
+	return any
+}
+
+// outageStarts begins the outages due at now: the jobs on the nodes of a
+// failure (and of a maintenance window, under MaintenanceSoft) are ended
+// by the rule of the run, and the nodes withdrawn; it reports whether any
+// began.
+func (e *engine) outageStarts(now int64) bool {
+	o := e.outs
+	any := false
+	for o.next < len(o.outs) && o.outs[o.next].Start == now {
+		x := int32(o.next)
+		o.next++
+		out := &o.outs[x]
+		c := int(out.Cluster)
+		if out.Kind == sdk.Failure || out.Kind == sdk.Maintenance {
+			e.interruptOn(out)
+		}
+		for k := range out.All(o.size[c]) {
+			if o.down[c][k]++; o.down[c][k] == 1 {
+				e.withdrawNode(c, k)
+			}
+		}
+		o.ends.push(endEvent{at: out.End, idx: x})
+		if out.Kind == sdk.Maintenance {
+			o.mfirst++
+		} else {
+			o.active = append(o.active, x)
+		}
+		any = true
+	}
+	if any {
+		e.showOutages(now)
+	}
+	return any
+}
+
+// interruptOn ends, by the run's rule, every job running on a node of out.
+func (e *engine) interruptOn(out *sdk.Outage) {
+	o := e.outs
+	c := int(out.Cluster)
+	o.victim = o.victim[:0]
+	for _, r := range e.state.Running {
+		if r.Cluster != c || r.Alloc == nil {
+			continue
+		}
+		for _, k := range r.Alloc.Nodes {
+			if out.Covers(k) {
+				o.victim = append(o.victim, int32(r.Job.Index))
+				break
+			}
+		}
+	}
+	// By index, so that the queue takes requeued jobs in a documented
+	// order.
+	slices.Sort(o.victim)
+	for _, i := range o.victim {
+		node := int32(-1)
+		for _, k := range e.nodes.alloc(i).Nodes {
+			if out.Covers(k) {
+				node = k
+				break
+			}
+		}
+		e.interrupt(i, out.Kind, node)
+	}
+}
+
+// interrupt ends job i's attempt now, for an outage of kind cause on
+// node, and kills or requeues it.
+func (e *engine) interrupt(i int32, cause sdk.OutageKind, node int32) {
+	o := e.outs
+	now := e.state.Now
+	r := &e.rec[i]
+	ne := e.nodes
+	o.atts = append(o.atts, Attempt{Index: i, Cluster: r.Cluster, Start: r.Start, End: now, Cause: cause, Node: node})
+	o.aoff = append(o.aoff, ne.off[i])
+	o.acnt = append(o.acnt, ne.cnt[i])
+	r.Attempts++
+	r.End = now
+	if o.faults.OnFailure == FailKill {
+		r.Killed = false
+		r.Interrupted = cause
+		e.end(i)
+		return
+	}
+	e.release(i, sdk.Completion{Job: &e.jobs[i], Cluster: int(r.Cluster), Start: r.Start, End: now, Interrupted: cause, Requeued: true})
+	e.status[i] = statusQueued
+	j := &e.jobs[i]
+	q := e.state.Queue
+	if o.faults.LosePlace {
+		e.state.Queue = append(q, j)
+		return
+	}
+	k, _ := slices.BinarySearchFunc(q, j, func(a, b *sdk.Job) int {
+		if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	e.state.Queue = slices.Insert(q, k, j)
+}
+
+// withdrawNode takes node k of cluster c out of service: what it has free
+// is withheld, from it and from the cluster's free totals.
+func (e *engine) withdrawNode(c int, k int32) {
+	priv := e.nodes.private[c]
+	f := priv.Free[k]
+	e.outs.held[c][k].Cores += f.Cores
+	e.outs.held[c][k].Memory += f.Memory
+	e.outs.held[c][k].GPUs += f.GPUs
+	e.nodes.adjustFree(e.state.Free[c], f, -1)
+	priv.SetFree(k, sdk.Amount{})
+	e.state.Nodes[c].SetFree(k, sdk.Amount{})
+}
+
+// restoreNode puts node k of cluster c back in service.
+func (e *engine) restoreNode(c int, k int32) {
+	h := e.outs.held[c][k]
+	e.outs.held[c][k] = sdk.Amount{}
+	priv := e.nodes.private[c]
+	f := priv.Free[k]
+	f.Cores, f.Memory, f.GPUs = f.Cores+h.Cores, f.Memory+h.Memory, f.GPUs+h.GPUs
+	priv.SetFree(k, f)
+	e.state.Nodes[c].SetFree(k, f)
+	e.nodes.adjustFree(e.state.Free[c], h, 1)
+}
+
+// rewithhold withdraws again what a job that ended gave back to the nodes
+// of allocation a that are out of service.
+func (e *engine) rewithhold(c int, a sdk.Alloc) {
+	for _, k := range a.Nodes {
+		if e.outs.down[c][k] > 0 {
+			e.withdrawNode(c, k)
+		}
+	}
+}
+
+// adjustFree changes the free totals free by sign x f.
+func (ne *nodeEngine) adjustFree(free sdk.Vector, f sdk.Amount, sign int64) {
+	free[0] += sign * f.Cores
+	if ne.mem >= 0 {
+		free[ne.mem] += sign * f.Memory
+	}
+	if ne.gpu >= 0 {
+		free[ne.gpu] += sign * f.GPUs
+	}
+}
+
+// fenceOff withholds, on the private nodes of cluster c, the nodes that a
+// maintenance window reaches before until, so that a start there fails,
+// and reports how many it fenced; unfence undoes it.
+func (e *engine) fenceOff(c int, now, until int64) int {
+	o := e.outs
+	priv := e.nodes.private[c]
+	o.fence = o.fence[:0]
+	for _, x := range o.maint[o.mfirst:] {
+		out := &o.outs[x]
+		if out.Start >= until {
+			break
+		}
+		if int(out.Cluster) != c || out.Start <= now {
+			continue
+		}
+		for k := range out.All(o.size[c]) {
+			if f := priv.Free[k]; f != (sdk.Amount{}) {
+				o.fence = append(o.fence, fenced{k, f})
+				priv.SetFree(k, sdk.Amount{})
+			}
+		}
+	}
+	return len(o.fence)
+}
+
+// unfence gives back what fenceOff withheld.
+func (e *engine) unfence(c int) {
+	priv := e.nodes.private[c]
+	for _, f := range e.outs.fence {
+		priv.SetFree(f.k, f.free)
+	}
+	e.outs.fence = e.outs.fence[:0]
+}
+
+// maintenanceBefore returns the start of a maintenance window that
+// reaches a node of a before until, if one does.
+func (e *engine) maintenanceBefore(c int, a sdk.Alloc, now, until int64) (int64, int32, bool) {
+	o := e.outs
+	for _, x := range o.maint[o.mfirst:] {
+		out := &o.outs[x]
+		if out.Start >= until {
+			break
+		}
+		if int(out.Cluster) != c || out.Start <= now {
+			continue
+		}
+		for _, k := range a.Nodes {
+			if out.Covers(k) {
+				return out.Start, k, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// showOutages rebuilds State.Outages.
+func (e *engine) showOutages(now int64) {
+	o := e.outs
+	sh := o.shown[:0]
+	for _, x := range o.active {
+		out := o.outs[x]
+		if out.Kind == sdk.Failure {
+			out.End = -1
+		}
+		sh = append(sh, out)
+	}
+	for _, x := range o.maint {
+		if out := o.outs[x]; out.End > now {
+			sh = append(sh, out)
+		}
+	}
+	slices.SortFunc(sh, sdk.CompareOutages)
+	o.shown = sh
+	e.state.Outages = sh
+}
+
+// result returns the attempts outages ended, and their allocations.
+func (o *outEngine) result(ne *nodeEngine) ([]Attempt, *Allocs) {
+	a := &Allocs{Start: make([]int32, len(o.atts)+1)}
+	for x := range o.atts {
+		lo, hi := o.aoff[x], o.aoff[x]+o.acnt[x]
+		a.Nodes = append(a.Nodes, ne.nodes[lo:hi]...)
+		a.Tasks = append(a.Tasks, ne.ntask[lo:hi]...)
+		a.Start[x+1] = int32(len(a.Nodes))
+	}
+	return o.atts, a
+}
+
+// liveEnd reports whether end event ev is still the end of its job: an
+// outage may have ended the job's run before it.
+func (e *engine) liveEnd(ev endEvent) bool {
+	return e.status[ev.idx] == statusRunning && e.rec[ev.idx].End == ev.at
+}
+
+// dropStaleEnds pops the end events that are no longer ends, so that the
+// next event time is a real one.
+func (e *engine) dropStaleEnds() {
+	for e.ends.len() > 0 && !e.liveEnd(e.ends.top()) {
+		e.ends.pop()
+	}
+}

@@ -1,0 +1,279 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
+)
+
+// fcfsAround starts waiting jobs in order while they fit on the nodes,
+// leaving out for each job the nodes that a maintenance window reaches
+// before its walltime is over, as a policy must under MaintenanceHard.
+func fcfsAround(s *sdk.State, _ int) ([]sdk.Decision, error) {
+	var out []sdk.Decision
+	n, try := new(sdk.Nodes), new(sdk.Nodes)
+	n.CopyFrom(s.Nodes[0])
+	for _, j := range s.Queue {
+		var a sdk.Alloc // a fresh one each time: the decision keeps it
+		try.CopyFrom(n)
+		for _, o := range s.Outages {
+			if o.Kind == sdk.Maintenance && o.Start > s.Now && o.Start < s.Now+j.Walltime {
+				for k := range o.All(int32(n.Layout.Len())) {
+					try.SetFree(k, sdk.Amount{})
+				}
+			}
+		}
+		if !try.Place(j.Tasks, n.Layout.Rule(), &a) {
+			break
+		}
+		n.Take(j.Tasks, a)
+		out = append(out, sdk.StartAlloc(j, 0, a))
+	}
+	return out, nil
+}
+
+func outageText(r sim.Record, a sdk.Alloc) string {
+	s := fmt.Sprintf("%d %d %s", r.Start, r.End, allocText(a))
+	if r.Interrupted != 0 {
+		s += " " + r.Interrupted.String()
+	}
+	if r.Attempts > 0 {
+		s += fmt.Sprintf(" attempts=%d", r.Attempts)
+	}
+	return s
+}
+
+// TestOutagesHandWorked runs small platforms with failures, drains and
+// maintenance windows whose schedules were worked out by hand, and checks
+// them with the host's verification.
+func TestOutagesHandWorked(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	four := sdk.Tasks{Count: 4, Cores: 1}
+	fail := func(node int32, from, to int64) sdk.Outage {
+		return sdk.Outage{Nodes: []int32{node}, Start: from, End: to, Kind: sdk.Failure}
+	}
+	requeue := sim.Faults{OnFailure: sim.FailRequeue}
+	for _, tc := range []struct {
+		name   string
+		jobs   []nodeJob
+		outs   []sdk.Outage
+		faults sim.Faults
+		policy func(*sdk.State, int) ([]sdk.Decision, error)
+		want   []string // per job: "start end alloc [cause] [attempts=n]"
+		tries  []string // Result.Attempts: "job start end cause node"
+	}{
+		// Node 0 fails at 30 under job 1, which is killed; job 3 waits
+		// for the repair at 50.
+		{"failure kills", []nodeJob{{1, 0, 100, four}, {2, 0, 100, four}, {3, 0, 10, four}},
+			[]sdk.Outage{fail(0, 30, 50)}, sim.Faults{}, fcfsNodes,
+			[]string{"0 30 0:4 failure attempts=1", "0 100 1:4", "50 60 0:4"},
+			[]string{"1 0 30 failure 0"}},
+		// Requeued, job 1 keeps its place before job 3 and starts again
+		// at the repair; job 3 waits for job 2.
+		{"failure requeues in place", []nodeJob{{1, 0, 100, four}, {2, 0, 100, four}, {3, 0, 10, four}},
+			[]sdk.Outage{fail(0, 30, 50)}, requeue, fcfsNodes,
+			[]string{"50 150 0:4 attempts=1", "0 100 1:4", "100 110 1:4"},
+			[]string{"1 0 30 failure 0"}},
+		// Losing its place, job 1 comes after job 3, which takes node 0
+		// at the repair; job 1 follows it at 60.
+		{"failure requeues last", []nodeJob{{1, 0, 100, four}, {2, 0, 100, four}, {3, 0, 10, four}},
+			[]sdk.Outage{fail(0, 30, 50)}, sim.Faults{OnFailure: sim.FailRequeue, LosePlace: true}, fcfsNodes,
+			[]string{"60 160 0:4 attempts=1", "0 100 1:4", "50 60 0:4"},
+			[]string{"1 0 30 failure 0"}},
+		// A job ending when its node fails has ended: the end comes first.
+		{"end before failure", []nodeJob{{1, 0, 30, four}, {2, 0, 10, four}},
+			[]sdk.Outage{fail(0, 30, 40)}, sim.Faults{}, fcfsNodes,
+			[]string{"0 30 0:4", "0 10 1:4"}, nil},
+		// Twice requeued: node 0 fails at 10 and, after the restart at
+		// 20, again at 25.
+		{"failing twice", []nodeJob{{1, 0, 50, four}, {2, 0, 1000, four}},
+			[]sdk.Outage{fail(0, 10, 20), fail(0, 25, 30)}, requeue, fcfsNodes,
+			[]string{"30 80 0:4 attempts=2", "0 1000 1:4"},
+			[]string{"1 0 10 failure 0", "1 20 25 failure 0"}},
+		// Node 0 drains from 50: job 1 runs to its end there, and job 3
+		// goes to node 1 after job 2.
+		{"drain", []nodeJob{{1, 0, 100, four}, {2, 0, 100, four}, {3, 10, 10, four}},
+			[]sdk.Outage{{Nodes: []int32{0}, Start: 50, End: 300, Kind: sdk.Drain}}, sim.Faults{}, fcfsNodes,
+			[]string{"0 100 0:4", "0 100 1:4", "100 110 1:4"}, nil},
+		// A window on node 0 from 100: job 1 (150 s) cannot start there,
+		// job 2 (50 s) can; job 3 (submitted at 60, 60 s) would reach the
+		// window on node 0 and waits for node 1 at 150.
+		{"maintenance hard", []nodeJob{{1, 0, 150, four}, {2, 0, 50, four}, {3, 60, 60, four}},
+			[]sdk.Outage{{Nodes: []int32{0}, Start: 100, End: 200, Kind: sdk.Maintenance}}, sim.Faults{}, fcfsAround,
+			[]string{"0 150 1:4", "0 50 0:4", "150 210 1:4"}, nil},
+		// The same, the engine placing: it leaves node 0 out for job 1.
+		{"maintenance hard, engine placing", []nodeJob{{1, 0, 150, four}, {2, 0, 50, four}},
+			[]sdk.Outage{{Nodes: []int32{0}, Start: 100, End: 200, Kind: sdk.Maintenance}}, sim.Faults{}, func(s *sdk.State, call int) ([]sdk.Decision, error) {
+				return []sdk.Decision{sdk.Start(s.Queue[0]), sdk.Start(s.Queue[1])}, nil
+			},
+			[]string{"0 150 1:4", "0 50 0:4"}, nil},
+		// Soft: job 1 starts on node 0 and is killed when the window
+		// begins; job 2, on node 1, is not reached by it.
+		{"maintenance soft", []nodeJob{{1, 0, 150, four}, {2, 0, 150, four}},
+			[]sdk.Outage{{Nodes: []int32{0}, Start: 100, End: 200, Kind: sdk.Maintenance}}, sim.Faults{Maintenance: sim.MaintenanceSoft}, fcfsNodes,
+			[]string{"0 100 0:4 maintenance attempts=1", "0 150 1:4"},
+			[]string{"1 0 100 maintenance 0"}},
+		// A machine-wide window (no nodes named) with requeue: both jobs
+		// go back to the queue and start again at its end.
+		{"machine-wide soft, requeued", []nodeJob{{1, 0, 150, four}, {2, 0, 150, four}},
+			[]sdk.Outage{{Start: 100, End: 200, Kind: sdk.Maintenance}}, sim.Faults{Maintenance: sim.MaintenanceSoft, OnFailure: sim.FailRequeue}, fcfsNodes,
+			[]string{"200 350 0:4 attempts=1", "200 350 1:4 attempts=1"},
+			[]string{"1 0 100 maintenance 0", "2 0 100 maintenance 1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := nodeInputs(two, tc.jobs...)
+			res, err := sim.Run(context.Background(), plugin(&scripted{fn: tc.policy}), sim.Config{Platform: two, Jobs: in, Outages: tc.outs, Faults: tc.faults})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res.Records {
+				if got := outageText(r, res.Allocs.Of(i)); got != tc.want[i] {
+					t.Errorf("job id %d: %q, want %q", in[i].Job.ID, got, tc.want[i])
+				}
+			}
+			var tries []string
+			for _, a := range res.Attempts {
+				tries = append(tries, fmt.Sprintf("%d %d %d %s %d", in[a.Index].Job.ID, a.Start, a.End, a.Cause, a.Node))
+			}
+			if strings.Join(tries, "; ") != strings.Join(tc.tries, "; ") {
+				t.Errorf("attempts %q, want %q", tries, tc.tries)
+			}
+			if err := verify.Outages(two, in, tc.outs, tc.faults, res); err != nil {
+				t.Errorf("verification: %v", err)
+			}
+		})
+	}
+}
+
+// TestOutagesShown checks what a policy sees of outages: maintenance
+// windows from the start, failures and drains while in effect, a
+// failure's end unknown, and nodes out of service with nothing free.
+func TestOutagesShown(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	outs := []sdk.Outage{
+		{Nodes: []int32{1}, Start: 10, End: 20, Kind: sdk.Failure},
+		{Start: 50, End: 60, Kind: sdk.Maintenance},
+	}
+	in := nodeInputs(two, nodeJob{1, 0, 1, sdk.Tasks{Count: 1, Cores: 1}}, nodeJob{2, 10, 1, sdk.Tasks{Count: 1, Cores: 1}},
+		nodeJob{3, 20, 1, sdk.Tasks{Count: 1, Cores: 1}})
+	var seen []string
+	p := &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		var parts []string
+		for _, o := range s.Outages {
+			parts = append(parts, fmt.Sprintf("%s %v %d-%d", o.Kind, o.Nodes, o.Start, o.End))
+		}
+		seen = append(seen, fmt.Sprintf("t=%d free=%d node1=%d [%s]", s.Now, s.Free[0][0], s.Nodes[0].Free[1].Cores, strings.Join(parts, ", ")))
+		return fcfsNodes(s, 0)
+	}}
+	if _, err := sim.Run(context.Background(), plugin(p), sim.Config{Platform: two, Jobs: in, Outages: outs}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"t=0 free=8 node1=4 [maintenance [] 50-60]",
+		"t=10 free=4 node1=0 [failure [1] 10--1, maintenance [] 50-60]",
+		"t=20 free=8 node1=4 [maintenance [] 50-60]",
+	}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the policy saw\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestOutagesBadInput checks that outages a platform cannot have are
+// refused before the run starts, naming the outage.
+func TestOutagesBadInput(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	pool := sdk.SingleCluster("pool", 8)
+	in := nodeInputs(two, nodeJob{1, 0, 1, sdk.Tasks{Count: 1, Cores: 1}})
+	for _, tc := range []struct {
+		name string
+		p    *sdk.Platform
+		outs []sdk.Outage
+		want string
+	}{
+		{"unknown node", two, []sdk.Outage{{Nodes: []int32{2}, Start: 0, End: 1, Kind: sdk.Failure}}, "node 2 of cluster"},
+		{"negative duration", two, []sdk.Outage{{Start: 5, End: 4, Kind: sdk.Maintenance}}, "ends before it starts"},
+		{"overlap", two, []sdk.Outage{{Nodes: []int32{1}, Start: 0, End: 10, Kind: sdk.Failure}, {Nodes: []int32{1}, Start: 5, End: 20, Kind: sdk.Failure}}, "overlaps an earlier one"},
+		{"out of order", two, []sdk.Outage{{Start: 5, End: 6, Kind: sdk.Drain}, {Start: 1, End: 2, Kind: sdk.Drain}}, "not in order"},
+		{"no nodes", pool, []sdk.Outage{{Start: 0, End: 1, Kind: sdk.Failure}}, "has no nodes"},
+		{"unknown kind", two, []sdk.Outage{{Start: 0, End: 1}}, "unknown kind"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs := in
+			if tc.p == pool {
+				jobs = jobs[:0:0]
+				jobs = append(jobs, sim.Input{Job: sdk.Job{ID: 1, Walltime: 1, Request: sdk.Vector{1}}, Runtime: 1})
+			}
+			_, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: tc.p, Jobs: jobs, Outages: tc.outs})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestOutagesRandom runs random workloads on random machines with random
+// failures, drains and maintenance windows under every rule, and checks
+// each schedule with the host's verification, which sweeps every node
+// independently of the engine, and that a rerun gives the same records.
+func TestOutagesRandom(t *testing.T) {
+	for seed := range uint64(60) {
+		rng := rand.New(rand.NewPCG(seed, 37))
+		nodes := 2 + rng.IntN(6)
+		p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: nodes, Cores: 4}}, nil, sdk.Placements()[rng.IntN(3)])
+		var js []nodeJob
+		for id := range int64(10 + rng.IntN(40)) {
+			tasks := sdk.Tasks{Count: int32(1 + rng.IntN(8)), Cores: 1}
+			if rng.IntN(3) == 0 {
+				tasks = sdk.Tasks{Count: int32(1 + rng.IntN(2)), Cores: 1, Nodes: 1, Exclusive: true}
+				tasks.Nodes = tasks.Count
+			}
+			js = append(js, nodeJob{id + 1, rng.Int64N(500), 1 + rng.Int64N(120), tasks})
+		}
+		var outs []sdk.Outage
+		for k := range int32(nodes) {
+			at := int64(0)
+			for {
+				at += 1 + rng.Int64N(300)
+				if at > 700 {
+					break
+				}
+				d := 1 + rng.Int64N(60)
+				outs = append(outs, sdk.Outage{Nodes: []int32{k}, Start: at, End: at + d, Kind: sdk.Failure})
+				at += d
+			}
+		}
+		if rng.IntN(2) == 0 {
+			s := rng.Int64N(600)
+			outs = append(outs, sdk.Outage{Nodes: []int32{int32(rng.IntN(nodes))}, Start: s, End: s + 1 + rng.Int64N(200), Kind: sdk.Drain})
+		}
+		if rng.IntN(2) == 0 {
+			s := rng.Int64N(600)
+			outs = append(outs, sdk.Outage{Start: s, End: s + 1 + rng.Int64N(100), Kind: sdk.Maintenance})
+		}
+		sdk.SortOutages(outs)
+		f := sim.Faults{OnFailure: sim.OnFailure(rng.IntN(2)), LosePlace: rng.IntN(2) == 0, Maintenance: sim.MaintenanceRule(rng.IntN(2))}
+		in := nodeInputs(p, js...)
+		run := func() *sim.Result {
+			res, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsAround}), sim.Config{Platform: p, Jobs: in, Outages: outs, Faults: f})
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			return res
+		}
+		res := run()
+		if err := verify.Outages(p, in, outs, f, res); err != nil {
+			t.Fatalf("seed %d (%+v): %v", seed, f, err)
+		}
+		again := run()
+		if !slices.Equal(res.Records, again.Records) || !slices.Equal(res.Attempts, again.Attempts) {
+			t.Fatalf("seed %d: a rerun gave other records", seed)
+		}
+	}
+}
