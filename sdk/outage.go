@@ -153,3 +153,14 @@ func CheckOutages(p *Platform, outs []Outage) error {
 
 // SortOutages sorts outs in the order CheckOutages requires.
 func SortOutages(outs []Outage) { slices.SortFunc(outs, CompareOutages) }
+
+// ParseOutageKind returns the kind named s ("failure", "drain" or
+// "maintenance").
+func ParseOutageKind(s string) (OutageKind, error) {
+	for _, k := range []OutageKind{Failure, Drain, Maintenance} {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("outage kind %q: want failure, drain or maintenance", s)
+}

@@ -15,22 +15,25 @@
 package sdk
 
 // ProtocolVersion is the version of the host-plugin protocol that plugins
-// built with this SDK speak. A host of this SDK also speaks versions 6, 5,
-// 4 and 3, so plugins built with the previous SDKs keep working for runs
-// whose jobs depend on none (which only 7 carries), on platforms without
-// nodes (which only 6 and 7 carry), and for runs whose jobs have no home
-// cluster or transfer time (which only 5 to 7 carry); it refuses any
-// other. Version 7 adds each job's dependency (sim.Input.After and Think,
-// jobs submitted during a run) and a header flag saying the run has some.
-// Version 6 adds the nodes, partitions and placement rule of each
-// cluster, each job's tasks, and the jobs' allocations on nodes with the
-// records. Version 5 adds to each job its home cluster and transfer time
-// and to each record its shipment, reservation and charge; version 4
+// built with this SDK speak. A host of this SDK also speaks versions 7, 6,
+// 5, 4 and 3, so plugins built with the previous SDKs keep working for
+// runs without outages of nodes (which only 8 carries), whose jobs depend
+// on none (which only 7 and 8 carry), on platforms without nodes (which
+// only 6 to 8 carry), and whose jobs have no home cluster or transfer time
+// (which only 5 to 8 carry); it refuses any other. Version 8 adds the
+// run's outages of nodes and their rules (sim.Config.Outages and Faults)
+// to the header, and each record's attempts and interruption, with the
+// attempts outages ended and their allocations. Version 7 adds each job's dependency (sim.Input.After
+// and Think, jobs submitted during a run) and a header flag saying the run
+// has some. Version 6 adds the nodes, partitions and placement rule of
+// each cluster, each job's tasks, and the jobs' allocations on nodes with
+// the records. Version 5 adds to each job its home cluster and transfer
+// time and to each record its shipment, reservation and charge; version 4
 // spells every key of the protocol's JSON documents in snake_case, from a
 // schema of its own rather than from Go field names; version 3 streams
-// both ways, as 4 to 6 do.
-const ProtocolVersion = 7
+// both ways, as 4 to 8 do.
+const ProtocolVersion = 8
 
 // Version is the version of this SDK, recorded in every result's provenance.
 // A release of the SDK module is tagged sdk/vVersion in the repository.
-const Version = "0.7.0"
+const Version = "0.8.0"

@@ -44,6 +44,10 @@ type RunSpec struct {
 	// output and error during the run (a policy in this process writes to
 	// this process's).
 	Log io.Writer
+	// Outages are the run's outages of nodes, sorted by sdk.CompareOutages,
+	// and Faults the rules for the jobs they reach (sim.Config).
+	Outages []sdk.Outage
+	Faults  sim.Faults
 	// StallTimeout, when positive, ends a run in a plugin process whose
 	// engine makes no progress (no new event) for that long, by its
 	// heartbeat (protocol 4; a plugin of protocol 3 sends none). A run in
@@ -52,7 +56,7 @@ type RunSpec struct {
 }
 
 func (s RunSpec) wire() wire.RunSpec {
-	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates}
+	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates, Outages: s.Outages, Faults: s.Faults}
 }
 
 // DefaultStartTimeout bounds the start of a plugin process, handshake and
@@ -85,6 +89,7 @@ func (l local) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink fun
 	cfg := sim.Config{
 		Platform: spec.Platform, Jobs: jobs, Params: spec.Params,
 		Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
+		Outages: spec.Outages, Faults: spec.Faults,
 	}
 	if sink == nil {
 		return sim.Run(ctx, l.p, cfg)
@@ -241,6 +246,9 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	if p.conn != nil {
 		if err := callsTakeJobs(jobs); err != nil {
 			return nil, err
+		}
+		if len(spec.Outages) > 0 {
+			return nil, ErrCallsOutages
 		}
 		return p.runCalls(ctx, spec, jobs, sink)
 	}

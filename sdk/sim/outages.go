@@ -407,3 +407,45 @@ func (e *engine) dropStaleEnds() {
 		e.ends.pop()
 	}
 }
+
+// String returns the rule's name as manifests and results spell it.
+func (f OnFailure) String() string {
+	switch f {
+	case FailKill:
+		return "kill"
+	case FailRequeue:
+		return "requeue"
+	}
+	return fmt.Sprintf("on-failure rule %d", uint8(f))
+}
+
+// String returns the rule's name as manifests and results spell it.
+func (m MaintenanceRule) String() string {
+	switch m {
+	case MaintenanceHard:
+		return "hard"
+	case MaintenanceSoft:
+		return "soft"
+	}
+	return fmt.Sprintf("maintenance rule %d", uint8(m))
+}
+
+// ParseOnFailure returns the rule named s ("kill" or "requeue").
+func ParseOnFailure(s string) (OnFailure, error) {
+	for _, f := range []OnFailure{FailKill, FailRequeue} {
+		if f.String() == s {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("on_failure %q: want kill or requeue", s)
+}
+
+// ParseMaintenance returns the rule named s ("hard" or "soft").
+func ParseMaintenance(s string) (MaintenanceRule, error) {
+	for _, m := range []MaintenanceRule{MaintenanceHard, MaintenanceSoft} {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("maintenance %q: want hard or soft", s)
+}

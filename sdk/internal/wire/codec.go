@@ -45,6 +45,10 @@ const (
 	// a node index and a task count for each, all little-endian uint32s,
 	// cut into frames anywhere between two of them.
 	FrameAllocs byte = 'A'
+	// FrameAttempts carries a piece of sim.Result.Attempts (protocol 8),
+	// after the records and before the allocations, whose stream then
+	// holds, after every job's allocation, every attempt's.
+	FrameAttempts byte = 'T'
 	// FrameProgress is the plugin's heartbeat (protocol 4): the number of
 	// events the engine has processed and its simulated time, sent every
 	// ProgressEvery while the run goes on.
@@ -81,13 +85,19 @@ const FrameBytes = 1 << 20
 const AllocsPerFrame = FrameBytes / 4
 
 // RecordsPerFrame is the number of records in a full records frame of
-// this SDK's protocol (6, whose records are those of 5).
-const RecordsPerFrame = FrameBytes / recordSizeV5
+// this SDK's protocol (8).
+const RecordsPerFrame = FrameBytes / recordSizeV8
 
-// The sizes of a packed record in protocols 3-4 and 5.
+// AttemptsPerFrame is the number of attempts in a full attempts frame.
+const AttemptsPerFrame = FrameBytes / attemptSize
+
+// The sizes of a packed record in protocols 3-4, 5-7 and 8, and of an
+// attempt.
 const (
 	recordSizeV4 = 4 + 4 + 8 + 8 + 8 + 1
 	recordSizeV5 = recordSizeV4 + 8 + 8 + 4 + 4 + 8
+	recordSizeV8 = recordSizeV5 + 4 + 1
+	attemptSize  = 4 + 4 + 8 + 8 + 1 + 4
 )
 
 // JobsPerFrame returns the number of jobs in a full jobs frame for a
@@ -105,6 +115,10 @@ type RunSpec struct {
 	// protocol 7): the plugin's engine then loads every job before it
 	// starts (sim.Config.Dependencies).
 	Dependencies bool
+	// Outages and Faults are the run's outages of nodes and their rules
+	// (sim.Config.Outages and Faults, protocol 8).
+	Outages []sdk.Outage
+	Faults  sim.Faults
 	// Progress, on the host side, is given each heartbeat of the plugin
 	// (protocol 4), on the receiving goroutine.
 	Progress func(events, now int64)
@@ -135,9 +149,13 @@ const tasksSize = 4 + 4 + 8 + 4 + 4 + 4 + 8 + 1
 
 // recordSize is the size of a packed record: Index, Cluster, Start, End,
 // Promised, from protocol 5 ShipTime, ReservedAt, ReservedCluster,
-// Refusals and Cost, and a flag byte, always the last.
+// Refusals and Cost, from protocol 8 Attempts and Interrupted, and a flag
+// byte, always the last.
 func recordSize(version int) int {
-	if version >= 5 {
+	switch {
+	case version >= 8:
+		return recordSizeV8
+	case version >= 5:
 		return recordSizeV5
 	}
 	return recordSizeV4
@@ -349,6 +367,10 @@ func appendRecords(dst []byte, recs []sim.Record, version int) []byte {
 			dst = le.AppendUint32(dst, uint32(r.Refusals))
 			dst = le.AppendUint64(dst, math.Float64bits(r.Cost))
 		}
+		if version >= 8 {
+			dst = le.AppendUint32(dst, uint32(r.Attempts))
+			dst = append(dst, byte(r.Interrupted))
+		}
 		var f byte
 		for _, b := range []struct {
 			on   bool
@@ -403,7 +425,46 @@ func DecodeRecordsVersion(dst []sim.Record, frame []byte, version int) ([]sim.Re
 			r.Refusals = int32(le.Uint32(b[52:]))
 			r.Cost = math.Float64frombits(le.Uint64(b[56:]))
 		}
+		if version >= 8 {
+			r.Attempts = int32(le.Uint32(b[64:]))
+			r.Interrupted = sdk.OutageKind(b[68])
+		}
 		dst = append(dst, r)
+	}
+	return dst, nil
+}
+
+// AppendAttempts packs attempts after a FrameAttempts byte.
+func AppendAttempts(dst []byte, atts []sim.Attempt) []byte {
+	dst = append(dst, FrameAttempts)
+	le := binary.LittleEndian
+	for _, a := range atts {
+		dst = le.AppendUint32(dst, uint32(a.Index))
+		dst = le.AppendUint32(dst, uint32(a.Cluster))
+		dst = le.AppendUint64(dst, uint64(a.Start))
+		dst = le.AppendUint64(dst, uint64(a.End))
+		dst = append(dst, byte(a.Cause))
+		dst = le.AppendUint32(dst, uint32(a.Node))
+	}
+	return dst
+}
+
+// DecodeAttempts unpacks a FrameAttempts frame, appending to dst.
+func DecodeAttempts(dst []sim.Attempt, frame []byte) ([]sim.Attempt, error) {
+	if len(frame) == 0 || frame[0] != FrameAttempts {
+		return dst, errors.New("wire: not an attempts frame")
+	}
+	b := frame[1:]
+	if len(b)%attemptSize != 0 {
+		return dst, fmt.Errorf("wire: attempts frame of %d bytes is not a multiple of %d", len(b), attemptSize)
+	}
+	le := binary.LittleEndian
+	for ; len(b) > 0; b = b[attemptSize:] {
+		dst = append(dst, sim.Attempt{
+			Index: int32(le.Uint32(b[0:])), Cluster: int32(le.Uint32(b[4:])),
+			Start: int64(le.Uint64(b[8:])), End: int64(le.Uint64(b[16:])),
+			Cause: sdk.OutageKind(b[24]), Node: int32(le.Uint32(b[25:])),
+		})
 	}
 	return dst, nil
 }

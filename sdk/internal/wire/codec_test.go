@@ -22,11 +22,12 @@ import (
 // (protocol 6: 5 int32, 2 int64 and a flag byte, 37) = 109, + its
 // dependency (protocol 7: an int32 After and an int64 Think) = 121 bytes,
 // plus 8 per resource; the tasks' flag byte is the job's 109th (flagAt); a record is 2 int32 + 3 int64 + 1 flag byte = 33, + 3
-// int64, 2 int32 and a float64 (protocol 5) = 65.
+// int64, 2 int32 and a float64 (protocol 5) = 65, + an int32 attempt count
+// and a byte for the outage that ended it (protocol 8) = 70.
 const (
 	jobBytes    = 121
 	flagAt      = 108
-	recordBytes = 65
+	recordBytes = 70
 )
 
 func sampleJobs(dims int) []sim.Input {
@@ -184,7 +185,7 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 		{"records: nil", decRecs, nil, "not a records frame"},
 		{"records: jobs frame", decRecs, jobs3, "not a records frame"},
 		{"records: stats kind", decRecs, []byte{wire.FrameStats, '{', '}'}, "not a records frame"},
-		{"records: one byte short", decRecs, recs[:len(recs)-1], "not a multiple of 65"},
+		{"records: one byte short", decRecs, recs[:len(recs)-1], "not a multiple of 70"},
 		{"records: kind byte only plus one", decRecs, []byte{wire.FrameRecords, 1}, "records frame of 1 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -219,17 +220,17 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 
 // TestFrameSizeLimit: a full frame stays within FrameBytes (1 MiB), far
 // below gRPC's default 4 MiB message limit, for any number of resources. By
-// hand: a job is 121 bytes plus 8 per resource and a record 65 bytes, so
+// hand: a job is 121 bytes plus 8 per resource and a record 70 bytes, so
 // with 4 resources a full frame has 1048576/153 = 6853 jobs (1 + 6853*153
-// = 1,048,510 bytes) and 1048576/65 = 16131 records (1 + 16131*65 =
-// 1,048,516 bytes).
+// = 1,048,510 bytes) and 1048576/70 = 14979 records (1 + 14979*70 =
+// 1,048,531 bytes).
 func TestFrameSizeLimit(t *testing.T) {
 	const grpcDefault = 4 << 20
 	if n := wire.JobsPerFrame(4); n != 6853 {
 		t.Errorf("JobsPerFrame(4) = %d, want 6853", n)
 	}
-	if wire.RecordsPerFrame != 16131 {
-		t.Errorf("RecordsPerFrame = %d, want 16131", wire.RecordsPerFrame)
+	if wire.RecordsPerFrame != 14979 {
+		t.Errorf("RecordsPerFrame = %d, want 14979", wire.RecordsPerFrame)
 	}
 	for _, dims := range []int{1, 4, 25, 1000, 200000} {
 		n := wire.JobsPerFrame(dims)
@@ -257,8 +258,8 @@ func TestFrameSizeLimit(t *testing.T) {
 		t.Errorf("wrapped jobs frame of %d bytes (limit %d)", n, grpcDefault)
 	}
 	rf := wire.AppendRecords(nil, make([]sim.Record, wire.RecordsPerFrame))
-	if len(rf) != 1_048_516 {
-		t.Errorf("records frame of %d bytes, want 1048516", len(rf))
+	if len(rf) != 1_048_531 {
+		t.Errorf("records frame of %d bytes, want 1048531", len(rf))
 	}
 	if n := proto.Size(wrapperspb.Bytes(rf)); n >= grpcDefault {
 		t.Errorf("wrapped records frame of %d bytes (limit %d)", n, grpcDefault)

@@ -115,6 +115,31 @@ func goldenJobs7() []sim.Input {
 	return jobs
 }
 
+// goldenSpec8, goldenRecords8 and goldenAttempts are a run with outages
+// of nodes, which only protocol 8 carries: a failure of node 0 that
+// ended job index 0's run, requeued, and a machine-wide maintenance.
+func goldenSpec8() RunSpec {
+	spec := goldenSpec7()
+	spec.Outages = []sdk.Outage{
+		{Nodes: []int32{0}, Start: 500, End: 900, Kind: sdk.Failure},
+		{Start: 1 << 40, End: 1<<40 + 3600, Kind: sdk.Maintenance},
+	}
+	spec.Faults = sim.Faults{OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft}
+	return spec
+}
+
+func goldenRecords8() []sim.Record {
+	recs := goldenRecords5()
+	recs[0].Attempts = 1
+	recs[1].Attempts, recs[1].Interrupted = 2, sdk.Maintenance
+	return recs
+}
+
+func goldenAttempts() []sim.Attempt {
+	return []sim.Attempt{{Index: 0, Cluster: 0, Start: 100, End: 500, Cause: sdk.Failure, Node: 0},
+		{Index: 1, Cluster: 1, Start: -5, End: 1 << 40, Cause: sdk.Maintenance, Node: 7}}
+}
+
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -141,7 +166,9 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v8.json", must(encodeHeader(8, goldenSpec8(), 2))},
 		{"header-v7.json", must(encodeHeader(7, goldenSpec7(), 2))},
+		{"header-v7.json", must(encodeHeader(7, goldenSpec8(), 2))}, // 7 cannot carry outages
 		{"header-v6.json", must(encodeHeader(6, goldenSpec6(), 2))},
 		{"header-v6.json", must(encodeHeader(6, goldenSpec7(), 2))}, // 6 cannot carry dependencies
 		{"header-v5.json", must(encodeHeader(5, goldenSpec(), 2))},
@@ -155,7 +182,8 @@ func TestGolden(t *testing.T) {
 		{"jobs-v6.hex", AppendJobsVersion(nil, goldenJobs6(), 6)},
 		{"jobs-v7.hex", AppendJobs(nil, goldenJobs7())},
 		{"records-v5.hex", AppendRecordsVersion(nil, goldenRecords5(), 5)},
-		{"records-v5.hex", AppendRecords(nil, goldenRecords5())},
+		{"records-v8.hex", AppendRecords(nil, goldenRecords8())},
+		{"attempts.hex", AppendAttempts(nil, goldenAttempts())},
 		{"allocs.hex", AppendAllocs(nil, AllocsStream(&sim.Allocs{Start: []int32{0, 1, 3}, Nodes: []int32{2, 0, 1}, Tasks: []int32{4, 1, 1}}))},
 		{"units.hex", AppendUnits(nil, []int32{0, 2, -1})},
 		{"progress.hex", AppendProgress(nil, 1234, -5)},
@@ -166,9 +194,9 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v7.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec7()) {
-		t.Errorf("header-v7.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v8.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec8()) {
+		t.Errorf("header-v8.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	for _, v := range []int{3, 4} {
 		st, err := decodeStats(v, readGolden(t, "stats-v"+string(rune('0'+v))+".json"))
@@ -197,8 +225,14 @@ func TestGolden(t *testing.T) {
 	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v7.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs7()) {
 		t.Errorf("jobs-v7.hex decodes to %+v, %v", got, err)
 	}
-	if got, err := DecodeRecords(nil, readGolden(t, "records-v5.hex")); err != nil || !reflect.DeepEqual(got, goldenRecords5()) {
+	if got, err := DecodeRecordsVersion(nil, readGolden(t, "records-v5.hex"), 5); err != nil || !reflect.DeepEqual(got, goldenRecords5()) {
 		t.Errorf("records-v5.hex decodes to %+v, %v", got, err)
+	}
+	if got, err := DecodeRecords(nil, readGolden(t, "records-v8.hex")); err != nil || !reflect.DeepEqual(got, goldenRecords8()) {
+		t.Errorf("records-v8.hex decodes to %+v, %v", got, err)
+	}
+	if got, err := DecodeAttempts(nil, readGolden(t, "attempts.hex")); err != nil || !reflect.DeepEqual(got, goldenAttempts()) {
+		t.Errorf("attempts.hex decodes to %+v, %v", got, err)
 	}
 	if events, now, err := DecodeProgress(readGolden(t, "progress.hex")); err != nil || events != 1234 || now != -5 {
 		t.Errorf("progress.hex decodes to %d events at %d, %v", events, now, err)

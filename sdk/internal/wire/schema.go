@@ -27,6 +27,25 @@ type header struct {
 	// Dependencies is sent from protocol 7 on, when some job depends on
 	// another; a host refuses such a run to a plugin of an older protocol.
 	Dependencies bool `json:"dependencies,omitempty"`
+	// Outages and Faults are sent from protocol 8 on, for a run with
+	// outages of nodes; a host refuses such a run to a plugin of an older
+	// protocol.
+	Outages []outageDoc `json:"outages,omitempty"`
+	Faults  *faultsDoc  `json:"faults,omitempty"`
+}
+
+type outageDoc struct {
+	Cluster int32   `json:"cluster"`
+	Nodes   []int32 `json:"nodes,omitempty"`
+	Start   int64   `json:"start"`
+	End     int64   `json:"end"`
+	Kind    string  `json:"kind"`
+}
+
+type faultsDoc struct {
+	OnFailure   string `json:"on_failure"`
+	LosePlace   bool   `json:"lose_place,omitempty"`
+	Maintenance string `json:"maintenance"`
 }
 
 type platformDoc struct {
@@ -140,10 +159,16 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 6, 5, 4:
+	case sdk.ProtocolVersion, 7, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if version >= 7 {
 			h.Dependencies = spec.Dependencies
+		}
+		if version >= 8 && len(spec.Outages) > 0 {
+			for _, o := range spec.Outages {
+				h.Outages = append(h.Outages, outageDoc{Cluster: o.Cluster, Nodes: o.Nodes, Start: o.Start, End: o.End, Kind: o.Kind.String()})
+			}
+			h.Faults = &faultsDoc{OnFailure: spec.Faults.OnFailure.String(), LosePlace: spec.Faults.LosePlace, Maintenance: spec.Faults.Maintenance.String()}
 		}
 		if p != nil {
 			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
@@ -210,6 +235,23 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 		}
 	}
 	spec := RunSpec{Platform: p, Params: h.Params, Seed: h.Seed, ExactEstimates: h.ExactEstimates, Dependencies: h.Dependencies}
+	for _, o := range h.Outages {
+		kind, err := sdk.ParseOutageKind(o.Kind)
+		if err != nil {
+			return RunSpec{}, 0, fmt.Errorf("wire: header: %w", err)
+		}
+		spec.Outages = append(spec.Outages, sdk.Outage{Cluster: o.Cluster, Nodes: o.Nodes, Start: o.Start, End: o.End, Kind: kind})
+	}
+	if h.Faults != nil {
+		var err error
+		if spec.Faults.OnFailure, err = sim.ParseOnFailure(h.Faults.OnFailure); err != nil {
+			return RunSpec{}, 0, fmt.Errorf("wire: header: %w", err)
+		}
+		if spec.Faults.Maintenance, err = sim.ParseMaintenance(h.Faults.Maintenance); err != nil {
+			return RunSpec{}, 0, fmt.Errorf("wire: header: %w", err)
+		}
+		spec.Faults.LosePlace = h.Faults.LosePlace
+	}
 	return spec, h.Jobs, nil
 }
 
@@ -237,7 +279,7 @@ func decodeStats(version int, b []byte) (sim.Stats, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 6, 5, 4:
+	case sdk.ProtocolVersion, 7, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

@@ -43,7 +43,7 @@ func Handshake() plugin.HandshakeConfig {
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
 // another.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 6, 5, 4, 3} }
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -160,7 +160,7 @@ func (s *server) run(st grpc.ServerStream) error {
 	})
 	res, err := sim.Run(ctx, s.policy, sim.Config{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Dependencies: spec.Dependencies,
+		Dependencies: spec.Dependencies, Outages: spec.Outages, Faults: spec.Faults,
 	})
 	stopBeat()
 	if serr := out.close(); serr != nil {
@@ -180,8 +180,20 @@ func (s *server) run(st grpc.ServerStream) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	var buf []byte
+	for atts := res.Attempts; len(atts) > 0; {
+		n := min(len(atts), AttemptsPerFrame)
+		buf = AppendAttempts(buf[:0], atts[:n])
+		if err := st.SendMsg(&message{frame: buf}); err != nil {
+			return err
+		}
+		atts = atts[n:]
+	}
 	if res.Allocs != nil {
-		for vals := AllocsStream(res.Allocs); len(vals) > 0; {
+		vals := AllocsStream(res.Allocs)
+		if res.AttemptAllocs != nil {
+			vals = append(vals, AllocsStream(res.AttemptAllocs)...)
+		}
+		for len(vals) > 0 {
 			n := min(len(vals), AllocsPerFrame)
 			buf = AppendAllocs(buf[:0], vals[:n])
 			if err := st.SendMsg(&message{frame: buf}); err != nil {
@@ -514,6 +526,9 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	if c.version < 7 && spec.Dependencies {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; jobs that depend on others (feedback) need protocol 7 (rebuild it with SDK 0.7 or later)", c.version)
 	}
+	if c.version < 8 && len(spec.Outages) > 0 {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; outages of nodes (failures, drains, maintenance) need protocol 8 (rebuild it with SDK 0.8 or later)", c.version)
+	}
 	h, err := encodeHeader(c.version, spec, len(jobs))
 	if err != nil {
 		return nil, err
@@ -535,6 +550,21 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 		return nil, err
 	}
 	return res, nil
+}
+
+// splitAllocs cuts the allocations of a run's jobs and then its attempts
+// into those of the jobs and those of the attempts (nil without any).
+func splitAllocs(all *sim.Allocs, jobs int) (*sim.Allocs, *sim.Allocs) {
+	if all.Len() == jobs {
+		return all, nil
+	}
+	cut := all.Start[jobs]
+	a := &sim.Allocs{Start: all.Start[:jobs+1], Nodes: all.Nodes[:cut], Tasks: all.Tasks[:cut]}
+	b := &sim.Allocs{Start: make([]int32, 0, all.Len()-jobs+1), Nodes: all.Nodes[cut:], Tasks: all.Tasks[cut:]}
+	for _, s := range all.Start[jobs:] {
+		b.Start = append(b.Start, s-cut)
+	}
+	return a, b
 }
 
 // firstJobsFrame is the number of jobs in the first jobs frame of a run;
@@ -621,6 +651,13 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes bool, sink
 			if res.Units, err = DecodeUnits(res.Units, f); err != nil {
 				return nil, err
 			}
+		case len(f) > 0 && f[0] == FrameAttempts && version >= 8:
+			if res.Attempts, err = DecodeAttempts(res.Attempts, f); err != nil {
+				return nil, err
+			}
+			if len(res.Attempts) > 1<<31 {
+				return nil, errors.New("wire: plugin sent more than 2^31 attempts")
+			}
 		case len(f) > 0 && f[0] == FrameAllocs && version >= 6:
 			if allocs, err = DecodeAllocs(allocs, f); err != nil {
 				return nil, err
@@ -634,9 +671,13 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes bool, sink
 			}
 			switch {
 			case nodes:
-				if res.Allocs, err = ParseAllocs(allocs, jobs); err != nil {
+				all, err := ParseAllocs(allocs, jobs+len(res.Attempts))
+				if err != nil {
 					return nil, err
 				}
+				res.Allocs, res.AttemptAllocs = splitAllocs(all, jobs)
+			case len(res.Attempts) > 0:
+				return nil, errors.New("wire: plugin sent attempts on a platform without nodes")
 			case len(allocs) > 0:
 				return nil, errors.New("wire: plugin sent allocations on a platform without nodes")
 			}

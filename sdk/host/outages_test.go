@@ -1,0 +1,129 @@
+package host_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/host"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
+)
+
+// fitNodes is firstFit on a platform of nodes: it starts each waiting job,
+// in queue order, where the cluster's rule places it now, on its own
+// allocation, leaving out the nodes a maintenance window reaches within
+// the job's walltime.
+func fitNodes(s *sdk.State) []sdk.Decision {
+	var out []sdk.Decision
+	n, try := new(sdk.Nodes), new(sdk.Nodes)
+	n.CopyFrom(s.Nodes[0])
+	for _, j := range s.Queue {
+		var a sdk.Alloc
+		try.CopyFrom(n)
+		for _, o := range s.Outages {
+			if o.Kind == sdk.Maintenance && o.Start > s.Now && o.Start < s.Now+j.Walltime {
+				for k := range o.All(int32(n.Layout.Len())) {
+					try.SetFree(k, sdk.Amount{})
+				}
+			}
+		}
+		if try.Place(j.Tasks, n.Layout.Rule(), &a) {
+			n.Take(j.Tasks, a)
+			out = append(out, sdk.StartAlloc(j, 0, a))
+		}
+	}
+	return out
+}
+
+// outageWorkload is a platform of 6 nodes of 8 cores, 400 jobs and
+// failures of every node, drawn with seed 11, and a maintenance window.
+func outageWorkload() (*sdk.Platform, []sim.Input, []sdk.Outage) {
+	p := sdk.NodesPlatform("nodes", []sdk.NodeGroup{{Name: "n", Count: 6, Cores: 8}}, nil, sdk.BestFit)
+	l := sdk.NewLayout(p, 0)
+	r := rand.New(rand.NewPCG(11, 0))
+	var jobs []sim.Input
+	t := int64(0)
+	for i := range 400 {
+		t += r.Int64N(120)
+		tasks := sdk.Tasks{Count: int32(1 + r.IntN(16)), Cores: 1}
+		req := make(sdk.Vector, p.Dims())
+		l.Request(&tasks, req)
+		run := 1 + r.Int64N(1800)
+		jobs = append(jobs, sim.Input{Job: sdk.Job{ID: int64(i + 1), Submit: t, Walltime: run + r.Int64N(600), Request: req, Tasks: &tasks}, Runtime: run})
+	}
+	sim.Sort(jobs)
+	var outs []sdk.Outage
+	for k := range int32(6) {
+		for at := r.Int64N(8000); at < t; at += 1 + r.Int64N(8000) {
+			d := 1 + r.Int64N(900)
+			outs = append(outs, sdk.Outage{Nodes: []int32{k}, Start: at, End: at + d, Kind: sdk.Failure})
+			at += d
+		}
+	}
+	outs = append(outs, sdk.Outage{Start: t / 2, End: t/2 + 3600, Kind: sdk.Maintenance})
+	sdk.SortOutages(outs)
+	return p, jobs, outs
+}
+
+// TestOutagesOverTheWire runs a workload with failures and a maintenance
+// window through a plugin of this SDK, under each rule: the outages and
+// rules cross the wire, and the records, attempts and allocations come
+// back as the in-process run's, and valid. A Python policy (the call
+// protocol) is refused such a run.
+func TestOutagesOverTheWire(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
+	p, err := host.Start(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	plat, jobs, outs := outageWorkload()
+	for _, f := range []sim.Faults{{}, {OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft}} {
+		spec := host.RunSpec{Platform: plat, Seed: 3, Outages: outs, Faults: f}
+		check := verify.NewChecker(plat, jobs)
+		check.Expect(outs, f)
+		got, err := p.Run(context.Background(), spec, jobs, check.Add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check.SetAttempts(got.Attempts, got.AttemptAllocs)
+		if err := check.Finish(got.Units, got.Allocs); err != nil {
+			t.Fatalf("%+v: invalid schedule: %v", f, err)
+		}
+		want, err := host.InProcess(firstFitPlugin()).Run(context.Background(), spec, jobs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Attempts) == 0 {
+			t.Fatalf("%+v: no job was reached by an outage: the test crosses too little of the wire", f)
+		}
+		if !reflect.DeepEqual(got.Records, want.Records) || !reflect.DeepEqual(got.Attempts, want.Attempts) ||
+			!reflect.DeepEqual(got.Allocs, want.Allocs) || !reflect.DeepEqual(got.AttemptAllocs, want.AttemptAllocs) {
+			t.Fatalf("%+v: the plugin's records, attempts or allocations differ from the in-process run's", f)
+		}
+	}
+}
+
+// TestOutagesRefusedToOlderPlugins: a plugin of protocol 5 can carry
+// neither nodes nor outages; the host refuses the run before sending a job
+// (the check of protocol 8 for outages is wire.Client.Run's, beside it).
+func TestOutagesRefusedToOlderPlugins(t *testing.T) {
+	bin := buildFixture(t, "testdata/proto5", "./cmd/firstfit", true)
+	p, err := host.Start(context.Background(), exec.Command(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	plat, jobs, outs := outageWorkload()
+	_, err = p.Run(context.Background(), host.RunSpec{Platform: plat, Outages: outs}, jobs, nil)
+	if err == nil || !strings.Contains(err.Error(), "protocol") {
+		t.Fatalf("a protocol-5 plugin with outages: %v", err)
+	}
+}
