@@ -100,6 +100,9 @@ type JobExtras struct {
 	// whose jobs depend on others; nil elsewhere, so that a replay's file
 	// is what it was before feedback existed.
 	Feedback []FeedbackRow
+	// Outages holds each row's outage columns (OutageRow), the last, in a
+	// run with outages of nodes; nil elsewhere.
+	Outages []OutageRow
 }
 
 // FeedbackRow is what a jobs file says of a job in a run whose workload
@@ -145,7 +148,7 @@ type GridRow struct {
 
 // empty reports whether x adds no column.
 func (x JobExtras) empty() bool {
-	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil && x.Feedback == nil
+	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil && x.Feedback == nil && x.Outages == nil
 }
 
 // UnitsColumn is the name of the placement column of JobExtras.
@@ -183,6 +186,9 @@ func (x JobExtras) check(rows int) error {
 	}
 	if x.Feedback != nil && len(x.Feedback) != rows {
 		return fmt.Errorf("%d feedback rows for %d rows", len(x.Feedback), rows)
+	}
+	if x.Outages != nil && len(x.Outages) != rows {
+		return fmt.Errorf("%d outage rows for %d rows", len(x.Outages), rows)
 	}
 	if x.Nodes != nil && (x.Grid != nil || x.HasUnits) {
 		return errors.New("node columns with grid or units columns")
@@ -297,6 +303,12 @@ func extraType(x JobExtras) reflect.Type {
 			fields = append(fields, ft.Field(i))
 		}
 	}
+	if x.Outages != nil {
+		ot := reflect.TypeFor[OutageRow]()
+		for i := range ot.NumField() {
+			fields = append(fields, ot.Field(i))
+		}
+	}
 	return reflect.StructOf(fields)
 }
 
@@ -307,6 +319,7 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 	schema := parquet.NewSchema(parquet.SchemaOf(JobRow{}).Name(), parquet.SchemaOf(reflect.Zero(t).Interface()))
 	pw := parquet.NewWriter(w, append(writerOptions(meta), schema)...)
 	nj := reflect.TypeFor[JobRow]().NumField()
+	nodeCount := len(nodeFields(x.NodeCols))
 	v := reflect.New(t).Elem()
 	for i := range rows {
 		jv := reflect.ValueOf(rows[i])
@@ -323,6 +336,7 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 		}
 		if x.Nodes != nil {
 			setNodeFields(v, next, &x.Nodes[i], x.NodeCols)
+			next += nodeCount
 		}
 		if x.Grid != nil {
 			gv := reflect.ValueOf(x.Grid[i])
@@ -335,6 +349,13 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 			fv := reflect.ValueOf(x.Feedback[i])
 			for f := range fv.NumField() {
 				v.Field(next + f).Set(fv.Field(f))
+			}
+			next += fv.NumField()
+		}
+		if x.Outages != nil {
+			ov := reflect.ValueOf(x.Outages[i])
+			for f := range ov.NumField() {
+				v.Field(next + f).Set(ov.Field(f))
 			}
 		}
 		if err := pw.Write(v.Addr().Interface()); err != nil {
@@ -421,12 +442,16 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	if err != nil {
 		return nil, JobExtras{}, nil, err
 	}
+	ob, err := readOutages(path, len(rows))
+	if err != nil {
+		return nil, JobExtras{}, nil, err
+	}
 	var x JobExtras
 	if x, err = readNodeExtras(path, len(rows)); err != nil || x.Nodes != nil {
-		x.Feedback = fb
+		x.Feedback, x.Outages = fb, ob
 		return rows, x, meta, err
 	}
-	x.Feedback = fb
+	x.Feedback, x.Outages = fb, ob
 	cols, table, _, err := ReadTable(path)
 	if err != nil {
 		return nil, JobExtras{}, nil, err
@@ -436,7 +461,7 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	}
 	nj := reflect.TypeFor[JobRow]().NumField()
 	for c := nj; c < len(cols); c++ {
-		if cols[c].Name == feedbackFirstColumn {
+		if cols[c].Name == feedbackFirstColumn || cols[c].Name == outageFirstColumn {
 			break
 		}
 		if cols[c].Name == gridFirstColumn {
@@ -535,6 +560,12 @@ func jobColumns(got parquet.Node) (int, error) {
 		return 0, sameColumns(got, want)
 	}
 	extra := len(gf) - n
+	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == outageFirstColumn }); k >= 0 {
+		if err := checkOutageColumns(gf[n+k:]); err != nil {
+			return 0, err
+		}
+		gf = gf[:n+k]
+	}
 	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == feedbackFirstColumn }); k >= 0 {
 		fb := parquet.SchemaOf(FeedbackRow{}).Fields()
 		if len(gf[n+k:]) != len(fb) {
@@ -614,9 +645,9 @@ func readNodeExtras(path string, rows int) (JobExtras, error) {
 	}
 	defer f.Close()
 	gf := pf.Schema().Fields()
-	if fb := slices.IndexFunc(gf, func(f parquet.Field) bool { return f.Name() == feedbackFirstColumn }); fb >= 0 {
-		gf = gf[:fb] // the feedback columns come last; readFeedback reads them
-	}
+	// The feedback and outage columns come last; readFeedback and
+	// readOutages read them.
+	gf = gf[:lastGroup(gf, 0)]
 	k := slices.IndexFunc(gf, func(f parquet.Field) bool { return f.Name() == nodeFirstColumn })
 	if k < 0 {
 		return JobExtras{}, nil

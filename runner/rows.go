@@ -233,3 +233,41 @@ func FeedbackRows(jobs []sim.Input) []results.FeedbackRow {
 	}
 	return out
 }
+
+// OutageRows returns the outage columns of a jobs file (results.OutageRow)
+// for the outcome of a run with outages of nodes on plat; nil for a run
+// without, so that its file keeps its columns.
+func OutageRows(plat *sdk.Platform, jobs []sim.Input, out *Outcome) []results.OutageRow {
+	if !out.Outages {
+		return nil
+	}
+	rows := make([]results.OutageRow, len(jobs))
+	for i := range rows {
+		r := &out.Records[i]
+		rows[i].Attempts = r.Attempts
+		if r.Interrupted != 0 {
+			s := r.Interrupted.String()
+			rows[i].Interrupted = &s
+		}
+	}
+	l := sdk.NewLayout(plat, 0)
+	for x, a := range out.Attempts {
+		row := &rows[a.Index]
+		row.AttemptStarts = append(row.AttemptStarts, a.Start)
+		row.AttemptEnds = append(row.AttemptEnds, a.End)
+		row.AttemptCauses = append(row.AttemptCauses, a.Cause.String())
+		row.AttemptNodes = append(row.AttemptNodes, a.Node)
+		row.LostCoreSeconds += heldCores(l, jobs[a.Index].Job.Tasks, out.AttemptAllocs.Of(x)) * (a.End - a.Start)
+	}
+	return rows
+}
+
+// heldCores returns the cores a job of tasks t holds on allocation a: all
+// of its nodes' for an exclusive job.
+func heldCores(l *sdk.Layout, t *sdk.Tasks, a sdk.Alloc) int64 {
+	var n int64
+	for k, node := range a.Nodes {
+		n += l.Held(t, node, a.Tasks[k]).Cores
+	}
+	return n
+}

@@ -21,7 +21,12 @@ type Spec struct {
 	Params   map[string]string
 	Platform *sdk.Platform
 	// Jobs is the workload, sorted with sim.Sort.
-	Jobs           []sim.Input
+	Jobs []sim.Input
+	// Outages are the outages of the platform's nodes, sorted by
+	// sdk.CompareOutages, and Faults the rules for the jobs they reach
+	// (sim.Config); none for a run without.
+	Outages        []sdk.Outage
+	Faults         sim.Faults
 	Seed           uint64
 	ExactEstimates bool
 	Metrics        metrics.Settings
@@ -63,9 +68,15 @@ type Outcome struct {
 	Units []int32
 	// Allocs holds the allocations on nodes (sim.Result.Allocs); nil on a
 	// platform without nodes.
-	Allocs  *sim.Allocs
-	Stats   sim.Stats
-	Summary metrics.Summary
+	Allocs *sim.Allocs
+	// Outages says the run had outages of nodes; Attempts and
+	// AttemptAllocs are then the runs of jobs they ended
+	// (sim.Result.Attempts and AttemptAllocs).
+	Outages       bool
+	Attempts      []sim.Attempt
+	AttemptAllocs *sim.Allocs
+	Stats         sim.Stats
+	Summary       metrics.Summary
 	// Transport is "in-process" or "plugin".
 	Transport string
 	// ProcessRun is the run's number in its plugin process: 1 for a fresh
@@ -135,14 +146,17 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	// A plugin streams its records as its engine finalises them: the
 	// checker verifies each piece on arrival, while the plugin simulates on.
 	check := verify.NewChecker(spec.Platform, spec.Jobs)
+	check.Expect(spec.Outages, spec.Faults)
 	res, err := p.Run(ctx, host.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
+		Outages: spec.Outages, Faults: spec.Faults,
 		Log: spec.Log, StallTimeout: spec.StallTimeout,
 	}, spec.Jobs, check.Add)
 	if err != nil {
 		return nil, err
 	}
 	info := p.Info()
+	check.SetAttempts(res.Attempts, res.AttemptAllocs)
 	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
@@ -160,10 +174,14 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 		sum, merr = metrics.Compute(spec.Platform, jobs, res.Records, spec.Metrics)
 		if merr == nil {
 			metrics.AddNodes(&sum, spec.Platform, jobs, res.Records, res.Allocs)
+			if len(spec.Outages) > 0 {
+				metrics.AddOutages(&sum, spec.Platform, jobs, res, spec.Outages)
+			}
 		}
 	}()
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
 	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Allocs: res.Allocs, Stats: res.Stats,
+		Outages: len(spec.Outages) > 0, Attempts: res.Attempts, AttemptAllocs: res.AttemptAllocs,
 		Transport: transport, ProcessRun: processRun}
 	if spec.Write != nil {
 		if err := spec.Write(out, summary); err != nil {

@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -236,7 +237,17 @@ func (p *conservative) poolIndex(j *sdk.Job) int {
 // pool returns the pool of j's reservations.
 func (p *conservative) pool(j *sdk.Job) *pool { return &p.pools[p.poolIndex(j)] }
 
+// errConservativeOutages is the error of conservative in a run with
+// outages of nodes.
+var errConservativeOutages = errors.New("conservative does not plan around outages of nodes (failures, drains, maintenance) yet: use easy, fcfs or multifactor")
+
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	if len(s.Outages) > 0 {
+		// Its profiles count a constant capacity, which outages of nodes
+		// take away for spans it cannot plan by (a failed node's repair
+		// is not known).
+		return nil, errConservativeOutages
+	}
 	p.out = p.out[:0]
 	now := s.Now
 	p.orderer.now = now

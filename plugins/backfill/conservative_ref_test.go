@@ -53,7 +53,7 @@ func (p *refCons) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	} else {
 		p.profile.ResetFromState(s, 0)
 	}
-	q := p.sorted(s.Queue, s.Now)
+	q := p.sorted(s)
 	// Lay the existing reservations back into the profile. Capacity only
 	// grows between calls (jobs end, at the latest at their walltime), so
 	// they still fit.

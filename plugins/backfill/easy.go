@@ -122,7 +122,7 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.heldSlab = p.heldSlab[:0]
 	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
 	p.room.reset(s)
-	q := p.sorted(s.Queue, s.Now)
+	q := p.sorted(s)
 	i := 0
 	// The kept order must not change while q is read: the started jobs
 	// are dropped from it when the call returns.
@@ -144,7 +144,9 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// it again walked the running jobs and, on nodes, every node
 	// (BenchmarkEngineEASYNodes).
 	var shadow int64
-	if p.last.valid && !p.fresh && len(p.now) == 0 && len(s.Completed) == 0 && p.last.head == head.Index {
+	// Outages of nodes change what is free without a job ending: with
+	// any, the shadow is computed afresh.
+	if p.last.valid && !p.fresh && len(p.now) == 0 && len(s.Completed) == 0 && len(s.Outages) == 0 && p.last.head == head.Index {
 		shadow = p.last.shadow
 		p.reused++
 	} else {
@@ -152,6 +154,19 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.computed++
 	}
 	defer func() { p.last.valid, p.last.head, p.last.shadow = len(p.now) == 0, head.Index, shadow }()
+	if shadow < 0 {
+		// The head does not fit even once every running job has ended:
+		// nodes out of service hold what it needs, until a repair no
+		// running job's end tells. It gets no reservation, as Slurm gives
+		// none to a job waiting for nodes, and every job that fits now
+		// starts; the next call after the repair reserves again.
+		for _, j := range q[i+1:] {
+			if j.Request.Fits(p.room.free) && p.room.fits(j) {
+				p.start(s.Now, j, nil)
+			}
+		}
+		return p.out, nil
+	}
 	p.out = append(p.out, sdk.Promise(head, shadow))
 	// The cheap tests come first: a placement on nodes is tried only for
 	// a job the totals admit.
@@ -167,7 +182,12 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		case p.batsched:
 			// It must leave what the head holds at the shadow time: its
 			// room is the lesser of what is free now and then.
-			if p.room.nodes.PlaceWithin(j.Tasks, p.room.rule, &p.room.alloc, &p.future.Nodes) {
+			fenced := p.room.fenceOff(s.Now + j.Walltime)
+			ok := p.room.nodes.PlaceWithin(j.Tasks, p.room.rule, &p.room.alloc, &p.future.Nodes)
+			if fenced {
+				p.room.unfence()
+			}
+			if ok {
 				p.future.Take(j.Tasks, p.room.alloc)
 				p.start(s.Now, j, &p.room.alloc)
 			}
@@ -235,7 +255,9 @@ func (p *easy) start(now int64, j *sdk.Job, placed *sdk.Alloc) {
 		r.held = p.heldSlab[k : k+p.dims : k+p.dims]
 	}
 	p.room.take(j, p.room.alloc)
-	if placed != nil {
+	if placed != nil || len(p.room.windows) > 0 {
+		// The engine's placement may differ from the room's where the
+		// room set nodes aside for a maintenance window (room.start).
 		p.out = append(p.out, sdk.StartAlloc(j, 0, r.alloc))
 	} else {
 		p.out = append(p.out, sdk.Start(j))
@@ -302,7 +324,11 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 		}
 	}
 	// The engine admits only jobs that fit the cluster, so head fits once
-	// everything has ended and shadow is set.
+	// everything has ended and shadow is set, unless nodes are out of
+	// service (then there is no reservation to leave room for).
+	if shadow < 0 {
+		return shadow
+	}
 	p.extra = append(p.extra[:0], p.avail...)
 	if !nodes {
 		p.extra.Sub(head.Request)

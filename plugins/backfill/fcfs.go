@@ -33,12 +33,12 @@ func (p *fcfs) Init(env sdk.Env) error {
 func (p *fcfs) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	p.room.reset(s)
-	for _, j := range p.sorted(s.Queue, s.Now) {
+	for _, j := range p.sorted(s) {
 		if !p.room.fits(j) {
 			break
 		}
+		p.out = append(p.out, p.room.start(j))
 		p.room.take(j, p.room.alloc)
-		p.out = append(p.out, sdk.Start(j))
 	}
 	p.drop(p.out)
 	return p.out, nil

@@ -505,7 +505,7 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	var out []sdk.Decision
 	var err error
 	if p.loops != nil {
-		out = p.loops.schedule(s, p.sorted(s.Queue, s.Now))
+		out = p.loops.schedule(s, p.sorted(s))
 	} else {
 		out, err = p.easy.Schedule(s)
 	}

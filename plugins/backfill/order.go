@@ -90,21 +90,36 @@ func makeOrderer(order string) orderer {
 // order; otherwise the order kept (or, for a timed order, made now), which
 // the caller must not change, and whose jobs the caller must drop once it
 // starts them.
-func (o *orderer) sorted(q []*sdk.Job, now int64) []*sdk.Job {
+//
+// A job an outage of nodes requeued (a Completion of s with Requeued) is
+// in the queue again, wherever the engine put it: it is inserted into
+// the kept order again.
+func (o *orderer) sorted(s *sdk.State) []*sdk.Job {
+	q := s.Queue
 	if o.order == OrderSubmit {
 		return q
 	}
-	o.now = now
+	o.now = s.Now
 	if o.scoring.timed {
 		o.buf = append(o.buf[:0], q...)
 		o.rank(o.buf)
 		return o.buf
 	}
+	for _, c := range s.Completed {
+		if c.Requeued {
+			o.insert(c.Job)
+		}
+	}
 	for _, j := range o.seen.take(q) {
-		i, _ := slices.BinarySearchFunc(o.buf, j, o.compare)
-		o.buf = slices.Insert(o.buf, i, j)
+		o.insert(j)
 	}
 	return o.buf
+}
+
+// insert puts j into the kept order.
+func (o *orderer) insert(j *sdk.Job) {
+	i, _ := slices.BinarySearchFunc(o.buf, j, o.compare)
+	o.buf = slices.Insert(o.buf, i, j)
 }
 
 // arrivals finds the jobs submitted since the previous call. The engine

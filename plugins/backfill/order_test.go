@@ -33,7 +33,7 @@ func TestOrdererKeepsOrder(t *testing.T) {
 				next++
 			}
 			now := int64(3 * next)
-			got := o.sorted(queue, now)
+			got := o.sorted(&sdk.State{Queue: queue, Now: now})
 			want := slices.Clone(queue)
 			slices.SortStableFunc(want, o.compare)
 			if !slices.Equal(got, want) {

@@ -107,7 +107,7 @@ func TestOrdersByHand(t *testing.T) {
 		}
 		o := makeOrderer(tc.order)
 		var got []int64
-		for _, j := range o.sorted(queue, tc.now) {
+		for _, j := range o.sorted(&sdk.State{Queue: queue, Now: tc.now}) {
 			got = append(got, j.ID)
 		}
 		if !slices.Equal(got, tc.want) {

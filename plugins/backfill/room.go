@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
 )
@@ -25,6 +26,16 @@ type room struct {
 	// is free only shrinks during a call, so they cannot fit again until
 	// the next, and jobs of one shape (array jobs) are tried once.
 	failed map[sdk.Tasks]struct{}
+	// windows are the maintenance windows ahead (State.Outages), by
+	// start; fence holds the nodes fits set aside for one job.
+	now     int64
+	windows []sdk.Outage
+	fence   []fencedNode
+}
+
+type fencedNode struct {
+	k    int32
+	free sdk.Amount
 }
 
 func newRoom(p *sdk.Platform) room {
@@ -44,6 +55,12 @@ func (r *room) reset(s *sdk.State) {
 	if r.nodes != nil {
 		r.nodes.Sync(s.Nodes[0])
 		clear(r.failed)
+		r.now, r.windows = s.Now, r.windows[:0]
+		for _, o := range s.Outages {
+			if o.Kind == sdk.Maintenance && o.Start > s.Now {
+				r.windows = append(r.windows, o)
+			}
+		}
 	}
 }
 
@@ -58,11 +75,56 @@ func (r *room) fits(j *sdk.Job) bool {
 	if _, ok := r.failed[*j.Tasks]; ok {
 		return false
 	}
+	// A job does not start on a node whose maintenance window begins
+	// before its walltime is over, whatever the run's maintenance rule:
+	// Slurm keeps jobs out of a maintenance reservation alike.
+	if r.fenceOff(r.now + j.Walltime) {
+		ok := r.nodes.Place(j.Tasks, r.rule, &r.alloc)
+		r.unfence()
+		return ok
+	}
 	if !r.nodes.Place(j.Tasks, r.rule, &r.alloc) {
 		r.failed[*j.Tasks] = struct{}{}
 		return false
 	}
 	return true
+}
+
+// fenceOff sets aside, in the sandbox, the nodes a maintenance window
+// reaches before until, and reports whether it set any aside.
+func (r *room) fenceOff(until int64) bool {
+	r.fence = r.fence[:0]
+	for i := range r.windows {
+		o := &r.windows[i]
+		if o.Start >= until {
+			break
+		}
+		for k := range o.All(int32(r.nodes.Layout.Len())) {
+			if f := r.nodes.Free[k]; f != (sdk.Amount{}) {
+				r.fence = append(r.fence, fencedNode{k, f})
+				r.nodes.SetFree(k, sdk.Amount{})
+			}
+		}
+	}
+	return len(r.fence) > 0
+}
+
+// start returns the decision that starts j where fits placed it: on that
+// allocation when maintenance windows are ahead, since the engine's own
+// placement may then differ (it sets aside only the nodes its maintenance
+// rule makes it); else by the engine's placement, the same as fits's.
+func (r *room) start(j *sdk.Job) sdk.Decision {
+	if r.nodes == nil || len(r.windows) == 0 {
+		return sdk.Start(j)
+	}
+	return sdk.StartAlloc(j, 0, sdk.Alloc{Nodes: slices.Clone(r.alloc.Nodes), Tasks: slices.Clone(r.alloc.Tasks)})
+}
+
+// unfence gives back what fenceOff set aside.
+func (r *room) unfence() {
+	for _, f := range r.fence {
+		r.nodes.SetFree(f.k, f.free)
+	}
 }
 
 // holdsRequest reports whether j holds its request wherever it is placed:

@@ -179,6 +179,12 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 		l.seen = append(l.seen, make([]bool, top+1-len(l.seen))...)
 	}
 	event := len(s.Completed) > 0
+	for _, c := range s.Completed {
+		if c.Requeued {
+			// An outage of nodes ended its run: it waits again.
+			l.started[c.Job.Index] = false
+		}
+	}
 	for _, j := range s.Queue {
 		if !l.seen[j.Index] {
 			event = true
@@ -196,10 +202,10 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 			h.held, h.nodes = l.room.heldBy(j, l.room.alloc).Clone(), l.room.alloc.Len()
 		}
 		l.held = append(l.held, h)
+		l.out = append(l.out, l.room.start(j))
 		l.room.take(j, l.room.alloc)
 		l.started[j.Index] = true
 		startedNow = append(startedNow, j)
-		l.out = append(l.out, sdk.Start(j))
 	}
 	// The main loop: a periodic run tests every job, an event's the first
 	// default_queue_depth; a job that does not fit blocks its partition

@@ -130,6 +130,19 @@ type Summary struct {
 	GPUUtil       *float64 `json:"gpu_utilisation"`
 	NodeUtil      float64  `json:"node_utilisation"`
 	Fragmentation float64  `json:"fragmentation"`
+
+	// The metrics of a run with outages of nodes (AddOutages); a run
+	// without has none of them (Outages is false and they are left out of
+	// its JSON).
+	Outages           bool     `json:"-"`
+	Attempts          int      `json:"attempts"`
+	InterruptedJobs   int      `json:"interrupted_jobs"`
+	FailedJobs        int      `json:"failed_jobs"`
+	LostCoreSeconds   float64  `json:"lost_core_seconds"`
+	Availability      float64  `json:"availability"`
+	AvailableCoreUtil float64  `json:"available_core_utilisation"`
+	Goodput           float64  `json:"goodput"`
+	RequeueWaitMean   *float64 `json:"requeue_wait_mean"`
 }
 
 // GridKeys returns the JSON names of the grid metrics.
@@ -168,6 +181,11 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}
 	if !s.Nodes {
 		for _, k := range NodeKeys() {
+			skip[k] = true
+		}
+	}
+	if !s.Outages {
+		for _, k := range OutageKeys() {
 			skip[k] = true
 		}
 	}

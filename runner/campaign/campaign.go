@@ -34,6 +34,7 @@ import (
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/nodes"
+	"github.com/schedlab/schedlab/workload/outages"
 	"github.com/schedlab/schedlab/workload/pwa"
 	"github.com/schedlab/schedlab/workload/swf"
 )
@@ -184,6 +185,9 @@ type RunResult struct {
 	// FeedbackCounts holds what each rule of the workload's feedback did,
 	// when it has some (workload.FeedbackReport).
 	FeedbackCounts map[string]int64 `json:"feedback_counts,omitempty"`
+	// OutageCounts says what outages the run had, on a platform with some
+	// (workload/outages.Counts).
+	OutageCounts *outages.Counts `json:"outage_counts,omitempty"`
 	// Transform names the workload's transform and TransformCounts holds
 	// what it did (manifest.Transform.Apply), when it has one.
 	Transform       string           `json:"transform,omitempty"`

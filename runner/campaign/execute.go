@@ -20,6 +20,7 @@ import (
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 )
 
@@ -86,6 +87,15 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		}
 	}
 	plat, jobs := prep.plat, prep.jobs
+	outs, outCounts, err := runOutages(m.Platforms[t.run.Platform], plat, jobs, t.seeds.Outages)
+	if err != nil {
+		return fail(err)
+	}
+	res.OutageCounts = outCounts
+	var faults sim.Faults
+	if s := m.Platforms[t.run.Platform].Outages; s != nil {
+		faults = s.Faults
+	}
 	if opts.FreshProcesses || m.Policies[t.run.Policy].FreshProcess {
 		procs = nil
 	}
@@ -104,7 +114,13 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 			meta["nodes.counts"] = jsonString(prep.nodeCounts)
 			meta["nodes.numbering"] = runner.NodeNumbering(plat)
 		}
-		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, t.wl.parts != nil), meta,
+		if outCounts != nil {
+			meta["outages.settings"] = jsonString(manifest.OutagesSpec(m.Platforms[t.run.Platform].Outages))
+			meta["outages.counts"] = jsonString(outCounts)
+		}
+		x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, t.wl.parts != nil)
+		x.Outages = runner.OutageRows(plat, jobs, out)
+		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), x, meta,
 			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
 				s, err := summary()
 				b, _ := json.Marshal(s)
@@ -115,6 +131,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	ms.Grid = t.wl.parts != nil
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
+		Outages: outs, Faults: faults,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: ms,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
 		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,

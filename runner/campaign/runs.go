@@ -80,11 +80,17 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	for _, pl := range m.Platforms {
 		nodes = nodes || pl.Nodes != nil
 	}
+	// And the outage metrics, of a campaign with a platform with outages.
+	outs := false
+	for _, pl := range m.Platforms {
+		outs = outs || pl.Outages != nil
+	}
 	st := reflect.TypeFor[metrics.Summary]()
 	for i := range st.NumField() {
 		f := st.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) || (!nodes && slices.Contains(metrics.NodeKeys(), name)) ||
+			(!outs && slices.Contains(metrics.OutageKeys(), name)) ||
 			f.Type.Kind() == reflect.Map {
 			continue
 		}
@@ -132,6 +138,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	cols = append(cols, transformColumns(m)...)
 	cols = append(cols, nodeColumns(m)...)
 	cols = append(cols, feedbackColumns(m)...)
+	cols = append(cols, outageColumns(m)...)
 	cols = append(cols, clusterColumns(m)...)
 	cols = append(cols,
 		col("transport", results.String, optStr(func(r *RunResult) string { return r.Transport })),

@@ -52,8 +52,10 @@ type specPlatform struct {
 	Resources []specResource `json:"resources,omitempty"`
 	// Clusters is left out for a platform of one cluster.
 	Clusters []specCluster `json:"clusters,omitempty"`
-	// Nodes is left out for a platform without nodes.
-	Nodes *specNodes `json:"nodes,omitempty"`
+	// Nodes is left out for a platform without nodes, and Outages for
+	// one without outages.
+	Nodes   *specNodes   `json:"nodes,omitempty"`
+	Outages *outagesSpec `json:"outages,omitempty"`
 }
 
 type specCluster struct {
@@ -195,6 +197,7 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		if pl.Nodes != nil {
 			s.Platform.Nodes = nodesSpec(pl.Nodes)
 		}
+		s.Platform.Outages = specOutages(pl.Outages)
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -233,6 +236,8 @@ const (
 	// depends on the workload, the policy, its effective parameters and the
 	// replicate.
 	StreamPolicy = "policy"
+	// StreamOutages seeds the failures of a platform's failure model.
+	StreamOutages = "outages"
 )
 
 // DeriveSeed returns the seed of one random stream: the first 8 bytes
@@ -274,6 +279,10 @@ type Seeds struct {
 	// a replicate like the workload seed, yet independent of a generator's
 	// draws.
 	Transform uint64
+	// Outages seeds the failures a platform's model draws: shared by every
+	// policy of a replicate on one platform and workload, so that they
+	// meet the same failures (StreamOutages).
+	Outages uint64
 }
 
 // Seeds derives the run's seeds from the master seed:
@@ -281,6 +290,7 @@ type Seeds struct {
 //	workload:  DeriveSeed(master, "workload", workload, replicate)
 //	transform: DeriveSeed(master, "workload", workload, replicate, "transform")
 //	policy:    DeriveSeed(master, "policy", workload, policy, params, replicate)
+//	outages:   DeriveSeed(master, "outages", platform, workload, replicate)
 //
 // where replicate is in decimal and params is the canonical JSON of the
 // effective parameters. Adding a policy, a workload or an axis value to a
@@ -300,6 +310,7 @@ func (r Run) Seeds(m *Manifest) Seeds {
 		Workload:  DeriveSeed(m.Campaign.Seed, StreamWorkload, name, rep),
 		Transform: DeriveSeed(m.Campaign.Seed, StreamWorkload, name, rep, "transform"),
 		Policy:    DeriveSeed(m.Campaign.Seed, StreamPolicy, name, r.Policy, string(params), rep),
+		Outages:   DeriveSeed(m.Campaign.Seed, StreamOutages, r.Platform, name, rep),
 	}
 }
 

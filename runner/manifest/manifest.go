@@ -29,6 +29,7 @@ import (
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/outages"
 	"github.com/schedlab/schedlab/workload/pwa"
 )
 
@@ -115,6 +116,9 @@ type Platform struct {
 	// Nodes describes a platform of nodes (then Procs is their cores);
 	// nil for a pool of processors.
 	Nodes *Nodes
+	// Outages are the outages of a platform of nodes (its
+	// [platforms.NAME.outages] table); nil without.
+	Outages *outages.Settings
 }
 
 // Resource is a [platforms.NAME.resources.RES] table: a resource besides
@@ -377,6 +381,7 @@ type rawPlatform struct {
 	Memory     string                  `toml:"memory"`
 	NodeSize   string                  `toml:"node_size"`
 	Oversize   string                  `toml:"oversize"`
+	Outages    *rawOutages             `toml:"outages"`
 }
 
 type rawResource struct {
@@ -811,6 +816,9 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			}
 			out[name] = pl
 			continue
+		}
+		if rp.Outages != nil {
+			p.errAt([]string{"platforms", name, "outages"}, "outages are of nodes: the platform needs nodes (machine, or nodes tables)")
 		}
 		if rp.Procs < 1 {
 			key := []string{"platforms", name, "procs"}

@@ -110,6 +110,7 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 		p.errAt(k, "%v", err)
 	}
 	ns.Mapping = mapping
+	pl.Outages = p.outageSettings(name, rp.Outages, int32(sdkp.Clusters[0].NodeCount()))
 	return pl
 }
 

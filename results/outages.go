@@ -1,0 +1,97 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// OutageRow is what a jobs file says of a job in a run with outages of
+// nodes (failures, drains, maintenance windows; docs/engine.md), in its
+// last columns:
+//
+//   - attempts: the job's runs that an outage ended;
+//   - interrupted: "failure" or "maintenance" when an outage ended its
+//     last run for good (on_failure = kill: its start and end are that
+//     run's), NULL when it ran to its end;
+//   - lost_core_seconds: the cores it held on its nodes times the length
+//     of each run an outage ended, summed: the work lost;
+//   - attempt_starts, attempt_ends (LIST of INT64), attempt_causes (LIST
+//     of STRING) and attempt_nodes (LIST of INT32): each run an outage
+//     ended, in order, with the kind of the outage and the node it hit.
+//
+// DuckDB unnests them: SELECT job_id, unnest(attempt_starts) AS s,
+// unnest(attempt_ends) AS e FROM 'jobs.parquet'.
+type OutageRow struct {
+	Attempts        int32    `parquet:"attempts"`
+	Interrupted     *string  `parquet:"interrupted,optional,dict"`
+	LostCoreSeconds int64    `parquet:"lost_core_seconds"`
+	AttemptStarts   []int64  `parquet:"attempt_starts,list"`
+	AttemptEnds     []int64  `parquet:"attempt_ends,list"`
+	AttemptCauses   []string `parquet:"attempt_causes,list"`
+	AttemptNodes    []int32  `parquet:"attempt_nodes,list"`
+}
+
+// outageFirstColumn is the first of OutageRow's columns, which come last.
+const outageFirstColumn = "attempts"
+
+// readOutages reads OutageRow's columns of a jobs file; nil for a file
+// without them.
+func readOutages(path string, rows int) ([]OutageRow, error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !slices.ContainsFunc(pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == outageFirstColumn }) {
+		return nil, nil
+	}
+	out := make([]OutageRow, rows)
+	r := parquet.NewGenericReader[OutageRow](pf)
+	defer r.Close()
+	n := 0
+	for n < rows {
+		k, err := r.Read(out[n:])
+		n += k
+		if err != nil {
+			if errors.Is(err, io.EOF) && n == rows {
+				break
+			}
+			return nil, fmt.Errorf("results: read %s: outage columns: %w", path, err)
+		}
+	}
+	return out, nil
+}
+
+// lastGroup returns the index in gf, from n on, of the first column of the
+// trailing groups (feedback, outages), or len(gf) without them.
+func lastGroup(gf []parquet.Field, n int) int {
+	for k := n; k < len(gf); k++ {
+		if name := gf[k].Name(); name == feedbackFirstColumn || name == outageFirstColumn {
+			return k
+		}
+	}
+	return len(gf)
+}
+
+// checkOutageColumns checks the outage columns of a file, gf (from its
+// first, attempts, to the last), against OutageRow's.
+func checkOutageColumns(gf []parquet.Field) error {
+	want := parquet.SchemaOf(OutageRow{}).Fields()
+	if len(gf) != len(want) {
+		return fmt.Errorf("%d outage columns, want %d", len(gf), len(want))
+	}
+	for i, w := range want {
+		g := gf[i]
+		if g.Name() != w.Name() || g.Leaf() != w.Leaf() || g.Optional() != w.Optional() || g.Repeated() != w.Repeated() {
+			return fmt.Errorf("outage column %d is %q, want %q", i, g.Name(), w.Name())
+		}
+		if w.Leaf() && g.Type().Kind() != w.Type().Kind() {
+			return fmt.Errorf("column %q is %s, want %s", g.Name(), g.Type().Kind(), w.Type().Kind())
+		}
+	}
+	return nil
+}

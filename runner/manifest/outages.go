@@ -1,0 +1,251 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/workload/outages"
+)
+
+// rawOutages is a [platforms.NAME.outages] table.
+type rawOutages struct {
+	OnFailure      string      `toml:"on_failure"`
+	Requeue        string      `toml:"requeue"`
+	Maintenance    string      `toml:"maintenance"`
+	FailuresFile   string      `toml:"failures_file"`
+	FailuresSHA256 string      `toml:"failures_sha256"`
+	FailureModel   string      `toml:"failure_model"`
+	MTBF           any         `toml:"mtbf"`
+	WeibullShape   float64     `toml:"weibull_shape"`
+	Repair         string      `toml:"repair"`
+	MTTR           any         `toml:"mttr"`
+	Windows        []rawWindow `toml:"windows"`
+	Drains         []rawDrain  `toml:"drains"`
+}
+
+type rawWindow struct {
+	Start    any   `toml:"start"`
+	Duration any   `toml:"duration"`
+	Every    any   `toml:"every"`
+	Nodes    []any `toml:"nodes"`
+}
+
+type rawDrain struct {
+	Start any   `toml:"start"`
+	End   any   `toml:"end"`
+	Nodes []any `toml:"nodes"`
+}
+
+// The names of the requeue settings: a requeued job keeps its place by
+// submission, or goes last.
+const (
+	RequeueInPlace = "in-place"
+	RequeueLast    = "last"
+)
+
+// outageSettings reads a platform of nodes' [platforms.NAME.outages]
+// table into the settings of package workload/outages; nil without one.
+func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outages.Settings {
+	if ro == nil {
+		return nil
+	}
+	key := func(k ...string) []string { return append([]string{"platforms", name, "outages"}, k...) }
+	s := &outages.Settings{Model: ro.FailureModel, Shape: ro.WeibullShape, Repair: ro.Repair}
+	var err error
+	if ro.OnFailure != "" {
+		if s.Faults.OnFailure, err = sim.ParseOnFailure(ro.OnFailure); err != nil {
+			p.errAt(key("on_failure"), "%v", err)
+		}
+	}
+	switch ro.Requeue {
+	case "", RequeueInPlace:
+	case RequeueLast:
+		s.Faults.LosePlace = true
+	default:
+		p.errAt(key("requeue"), "%q: want %s or %s", ro.Requeue, RequeueInPlace, RequeueLast)
+	}
+	if ro.Requeue != "" && s.Faults.OnFailure != sim.FailRequeue {
+		p.errAt(key("requeue"), "is a setting of on_failure = \"requeue\"")
+	}
+	if ro.Maintenance != "" {
+		if s.Faults.Maintenance, err = sim.ParseMaintenance(ro.Maintenance); err != nil {
+			p.errAt(key("maintenance"), "%v", err)
+		}
+	}
+	if ro.FailuresFile != "" {
+		s.File = p.path(ro.FailuresFile)
+		// The file's content, not its path, is part of the run's key.
+		b, err := os.ReadFile(s.File)
+		if err != nil {
+			p.errAt(key("failures_file"), "%v", err)
+		}
+		sum := sha256.Sum256(b)
+		s.FileSHA256 = hex.EncodeToString(sum[:])
+		if ro.FailuresSHA256 != "" && ro.FailuresSHA256 != s.FileSHA256 {
+			p.errAt(key("failures_sha256"), "the file's sha256 is %s, not %s", s.FileSHA256, ro.FailuresSHA256)
+		}
+		if err == nil {
+			// Bad lines are bad input: refused before anything runs.
+			if _, err := outages.ReadFile(s.File, nodes); err != nil {
+				p.errAt(key("failures_file"), "%v", err)
+			}
+		}
+	} else if ro.FailuresSHA256 != "" {
+		p.errAt(key("failures_sha256"), "is a setting of failures_file")
+	}
+	if ro.FailureModel != "" && ro.Repair == "" {
+		s.Repair = "exponential"
+	}
+	secs := func(k string, v any) float64 {
+		if v == nil {
+			return 0
+		}
+		x, err := ParseSeconds(v)
+		if err != nil {
+			p.errAt(key(k), "%v", err)
+		}
+		return float64(x)
+	}
+	s.MTBF, s.MTTR = secs("mtbf", ro.MTBF), secs("mttr", ro.MTTR)
+	if ro.FailureModel == "" {
+		for _, k := range []string{"mtbf", "weibull_shape", "repair", "mttr"} {
+			if p.md.IsDefined(key(k)...) {
+				p.errAt(key(k), "is a setting of a failure_model")
+			}
+		}
+	}
+	for i, w := range ro.Windows {
+		k := func(f string) []string { return key("windows", strconv.Itoa(i), f) }
+		start, dur, every := secs("windows."+strconv.Itoa(i)+".start", w.Start), secs("windows."+strconv.Itoa(i)+".duration", w.Duration), secs("windows."+strconv.Itoa(i)+".every", w.Every)
+		if w.Duration == nil {
+			p.errAt(k("duration"), "a maintenance window needs a duration")
+		}
+		s.Windows = append(s.Windows, outages.Window{Start: int64(start), Duration: int64(dur), Every: int64(every), Nodes: p.nodeList(k("nodes"), w.Nodes)})
+	}
+	for i, d := range ro.Drains {
+		k := func(f string) []string { return key("drains", strconv.Itoa(i), f) }
+		end := int64(sim.MaxTime)
+		if d.End != nil {
+			end = int64(secs("drains."+strconv.Itoa(i)+".end", d.End))
+		}
+		s.Drains = append(s.Drains, outages.Drain{Start: int64(secs("drains."+strconv.Itoa(i)+".start", d.Start)), End: end, Nodes: p.nodeList(k("nodes"), d.Nodes)})
+	}
+	if err := s.Check(nodes); err != nil {
+		p.errAt(key(), "%v", err)
+	}
+	return s
+}
+
+var rangeRE = regexp.MustCompile(`^\s*([0-9]+)\s*-\s*([0-9]+)\s*$`)
+
+// nodeList reads a list of node indexes and ranges ("0-15"), sorted.
+func (p *parser) nodeList(key []string, raw []any) []int32 {
+	var out []int32
+	for _, v := range raw {
+		switch x := v.(type) {
+		case int64:
+			out = append(out, int32(x))
+		case string:
+			m := rangeRE.FindStringSubmatch(x)
+			if m == nil {
+				p.errAt(key, "%q is neither a node index nor a range a-b", x)
+				continue
+			}
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(m[2])
+			if b < a || b-a > 1<<24 {
+				p.errAt(key, "range %q is empty or too long", x)
+				continue
+			}
+			for k := a; k <= b; k++ {
+				out = append(out, int32(k))
+			}
+		default:
+			p.errAt(key, "%v is neither a node index nor a range a-b", v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// secondUnits are the units ParseSeconds takes.
+var secondUnits = map[string]int64{"": 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+var secondsRE = regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*$`)
+
+// ParseSeconds reads a time in seconds: an integer, or a string of a number
+// and a unit, s, m (or min), h, d or w: "30d", "4h", "90 m".
+func ParseSeconds(v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			return 0, fmt.Errorf("%d seconds is negative", x)
+		}
+		return x, nil
+	case string:
+		m := secondsRE.FindStringSubmatch(strings.ToLower(x))
+		if m == nil {
+			return 0, fmt.Errorf("%q is not a time: want seconds or a number and a unit (s, m, h, d, w)", x)
+		}
+		u, ok := secondUnits[m[2]]
+		if !ok {
+			return 0, fmt.Errorf("%q: unknown unit %q (s, m, h, d, w)", x, m[2])
+		}
+		f, _ := strconv.ParseFloat(m[1], 64)
+		if f*float64(u) > float64(sim.MaxTime) {
+			return 0, fmt.Errorf("%q is beyond %d s", x, int64(sim.MaxTime))
+		}
+		return int64(f * float64(u)), nil
+	}
+	return 0, fmt.Errorf("%v is not a time: want seconds or a string such as \"30d\"", v)
+}
+
+// outagesSpec is what a run's spec (and key) holds of a platform's
+// outages: every setting, the failure file by its sha256.
+type outagesSpec struct {
+	Drains       []outages.Drain  `json:"drains,omitempty"`
+	FailuresFile string           `json:"failures_sha256,omitempty"`
+	Maintenance  string           `json:"maintenance"`
+	Model        string           `json:"model,omitempty"`
+	MTBF         float64          `json:"mtbf,omitempty"`
+	MTTR         float64          `json:"mttr,omitempty"`
+	OnFailure    string           `json:"on_failure"`
+	Repair       string           `json:"repair,omitempty"`
+	Requeue      string           `json:"requeue,omitempty"`
+	Shape        float64          `json:"weibull_shape,omitempty"`
+	Windows      []outages.Window `json:"windows,omitempty"`
+}
+
+// OutagesSpec returns the settings of s as a run's spec holds them (JSON,
+// in a jobs file's outages.settings metadata); nil for nil.
+func OutagesSpec(s *outages.Settings) any {
+	if s == nil {
+		return nil
+	}
+	return specOutages(s)
+}
+
+func specOutages(s *outages.Settings) *outagesSpec {
+	if s == nil {
+		return nil
+	}
+	o := &outagesSpec{Drains: s.Drains, FailuresFile: s.FileSHA256, Maintenance: s.Faults.Maintenance.String(),
+		Model: s.Model, MTBF: s.MTBF, MTTR: s.MTTR, OnFailure: s.Faults.OnFailure.String(), Shape: s.Shape, Windows: s.Windows}
+	if s.Model != "" {
+		o.Repair = s.Repair
+	}
+	if s.Faults.OnFailure == sim.FailRequeue {
+		o.Requeue = RequeueInPlace
+		if s.Faults.LosePlace {
+			o.Requeue = RequeueLast
+		}
+	}
+	return o
+}

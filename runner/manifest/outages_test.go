@@ -1,0 +1,97 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// outagesBase is base with a platform of 4 nodes whose outages table the
+// tests write, and a matrix.
+func outagesBase(outages string) string {
+	return base + "[platforms.m]\n[platforms.m.nodes.n]\ncount = 4\ncores = 2\n[platforms.m.outages]\n" + outages +
+		"[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\nplatform = [\"m\"]\n"
+}
+
+// TestOutageSettings reads an outages table with every setting, and
+// checks that the settings are in the run's spec (and key) and that the
+// outage seed is shared by the policies of a replicate.
+func TestOutageSettings(t *testing.T) {
+	m, runs := mustExpand(t, outagesBase(`on_failure = "requeue"
+requeue = "last"
+maintenance = "soft"
+failure_model = "weibull"
+mtbf = "30d"
+weibull_shape = 0.7
+repair = "fixed"
+mttr = "4h"
+[[platforms.m.outages.windows]]
+start = "1d"
+duration = "2h"
+every = "7d"
+nodes = [0, "2-3"]
+[[platforms.m.outages.drains]]
+start = 3600
+nodes = [1]
+`))
+	s := m.Platforms["m"].Outages
+	if s == nil || s.Faults != (sim.Faults{OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft}) ||
+		s.Model != "weibull" || s.MTBF != 30*86400 || s.Shape != 0.7 || s.Repair != "fixed" || s.MTTR != 4*3600 {
+		t.Fatalf("settings %+v", s)
+	}
+	if w := s.Windows[0]; w.Start != 86400 || w.Duration != 7200 || w.Every != 7*86400 || len(w.Nodes) != 3 || w.Nodes[1] != 2 {
+		t.Errorf("window %+v", w)
+	}
+	if d := s.Drains[0]; d.Start != 3600 || d.End != sim.MaxTime || len(d.Nodes) != 1 {
+		t.Errorf("drain %+v", d)
+	}
+	spec := string(runs[0].Spec(m))
+	for _, want := range []string{`"outages":{`, `"model":"weibull"`, `"requeue":"last"`, `"maintenance":"soft"`, `"mtbf":2592000`} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec %s lacks %s", spec, want)
+		}
+	}
+	if runs[0].Seeds(m).Outages == 0 {
+		t.Error("no outage seed")
+	}
+}
+
+// TestOutageErrors checks that each bad outage setting is refused, naming
+// the file, line and key.
+func TestOutageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("node,down,up\n1,10,20\n9,5,6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(base, "\n") + 6 // the first line of the outages table's settings
+	at := func(k int) string { return "m.toml:" + strconv.Itoa(line+k) + ": platforms.m.outages" }
+	for _, tc := range []struct{ name, src, want string }{
+		{"weibull shape", "failure_model = \"weibull\"\nmtbf = \"30d\"\nweibull_shape = 0\nmttr = 60\n", "weibull_shape must be positive"},
+		{"unknown model", "failure_model = \"gamma\"\nmtbf = 5\nmttr = 5\n", "failure_model \"gamma\""},
+		{"negative window", "[[platforms.m.outages.windows]]\nstart = 5\nduration = -3\n", "is negative"},
+		{"unknown node", "[[platforms.m.outages.windows]]\nstart = 5\nduration = 3\nnodes = [7]\n", "node 7"},
+		{"bad on_failure", "on_failure = \"retry\"\n", at(0) + ".on_failure: on_failure \"retry\""},
+		{"requeue without requeueing", "requeue = \"last\"\n", at(0) + ".requeue: is a setting of on_failure = \"requeue\""},
+		{"bad time", "failure_model = \"exponential\"\nmtbf = \"30 fortnights\"\nmttr = 5\n", "unknown unit"},
+		{"model settings without a model", "mtbf = \"30d\"\n", at(0) + ".mtbf: is a setting of a failure_model"},
+		{"failure file", "failures_file = " + strconv.Quote(bad) + "\n", "line 3: node 9"},
+		{"failure file sha256", "failures_file = " + strconv.Quote(bad) + "\nfailures_sha256 = \"" + sha + "\"\n", "failures_sha256: the file's sha256 is"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(t, outagesBase(tc.src))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+	_, err := parse(t, base+"[platforms.pool]\nprocs = 8\n[platforms.pool.outages]\non_failure = \"kill\"\n[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\n")
+	if err == nil || !strings.Contains(err.Error(), "platforms.pool.outages: outages are of nodes") {
+		t.Errorf("outages on a pool: %v", err)
+	}
+}
+

@@ -1,0 +1,289 @@
+// Package outages makes the outages of a platform of nodes for a run:
+// failures read from a file or drawn from a model (time between failures
+// exponential or Weibull, repairs of fixed or exponential length), drains
+// and maintenance windows, periodic or not. The engine (sdk/sim) applies
+// them; docs/engine.md says how.
+package outages
+
+import (
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// Settings are a platform's outages, as a manifest's [platforms.NAME.outages]
+// table gives them.
+type Settings struct {
+	// Faults are the rules for the jobs that outages reach.
+	Faults sim.Faults
+	// File, when set, holds failures (ReadFile); FileSHA256 is its
+	// sha256, recorded in provenance.
+	File, FileSHA256 string
+	// Model draws failures per node, "" for none: "exponential" or
+	// "weibull" times between a node's repair (or the run's start) and
+	// its next failure, of mean MTBF seconds (and Shape, Weibull's k);
+	// Repair, "fixed" or "exponential", the time a repair takes, of mean
+	// MTTR seconds.
+	Model  string
+	MTBF   float64
+	Shape  float64
+	Repair string
+	MTTR   float64
+	// Windows are maintenance windows and Drains drains.
+	Windows []Window
+	Drains  []Drain
+}
+
+// Window is a maintenance window: from Start for Duration seconds, on
+// Nodes (none: every node), again every Every seconds when Every > 0.
+type Window struct {
+	Start    int64   `json:"start"`
+	Duration int64   `json:"duration"`
+	Every    int64   `json:"every,omitempty"`
+	Nodes    []int32 `json:"nodes,omitempty"`
+}
+
+// Drain drains Nodes (none: every node) from Start to End.
+type Drain struct {
+	Start int64   `json:"start"`
+	End   int64   `json:"end"`
+	Nodes []int32 `json:"nodes,omitempty"`
+}
+
+// Counts say what Build made.
+type Counts struct {
+	// FileFailures and ModelFailures count the failures from the file and
+	// from the model; Windows the maintenance windows (periodic ones
+	// counted each time) and Drains the drains.
+	FileFailures  int `json:"file_failures"`
+	ModelFailures int `json:"model_failures"`
+	Windows       int `json:"windows"`
+	Drains        int `json:"drains"`
+	// FailureNodeSeconds and MaintenanceNodeSeconds are the node-seconds
+	// of failures and of maintenance windows between the first submission
+	// and the horizon.
+	FailureNodeSeconds     int64 `json:"failure_node_seconds"`
+	MaintenanceNodeSeconds int64 `json:"maintenance_node_seconds"`
+}
+
+// Models are the failure models, and Repairs the repair-time models.
+var (
+	Models  = []string{"exponential", "weibull"}
+	Repairs = []string{"fixed", "exponential"}
+)
+
+// Check reports settings that cannot make outages on a platform of nodes
+// nodes, naming the setting by its manifest key.
+func (s *Settings) Check(nodes int32) error {
+	switch {
+	case s.Model != "" && !slices.Contains(Models, s.Model):
+		return fmt.Errorf("failure_model %q: want one of %s", s.Model, strings.Join(Models, ", "))
+	case s.Model != "" && !(s.MTBF > 0):
+		return fmt.Errorf("mtbf must be positive with a failure_model, got %v", s.MTBF)
+	case s.Model == "weibull" && !(s.Shape > 0):
+		return fmt.Errorf("weibull_shape must be positive, got %v", s.Shape)
+	case s.Model != "weibull" && s.Shape != 0:
+		return errors.New("weibull_shape is a setting of failure_model = \"weibull\"")
+	case s.Model != "" && !slices.Contains(Repairs, s.Repair):
+		return fmt.Errorf("repair %q: want one of %s", s.Repair, strings.Join(Repairs, ", "))
+	case s.Model != "" && !(s.MTTR > 0):
+		return fmt.Errorf("mttr must be positive with a failure_model, got %v", s.MTTR)
+	}
+	for i, w := range s.Windows {
+		switch {
+		case w.Duration <= 0:
+			return fmt.Errorf("windows[%d]: duration must be positive, got %d", i, w.Duration)
+		case w.Every < 0 || w.Every > 0 && w.Every < w.Duration:
+			return fmt.Errorf("windows[%d]: every must be 0 (once) or at least the duration %d, got %d", i, w.Duration, w.Every)
+		}
+		if err := checkNodes(w.Nodes, nodes); err != nil {
+			return fmt.Errorf("windows[%d]: %w", i, err)
+		}
+	}
+	for i, d := range s.Drains {
+		if d.End <= d.Start {
+			return fmt.Errorf("drains[%d]: end %d is not after start %d", i, d.End, d.Start)
+		}
+		if err := checkNodes(d.Nodes, nodes); err != nil {
+			return fmt.Errorf("drains[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func checkNodes(ns []int32, nodes int32) error {
+	for x, k := range ns {
+		switch {
+		case k < 0 || k >= nodes:
+			return fmt.Errorf("node %d: the platform has nodes 0 to %d", k, nodes-1)
+		case x > 0 && k <= ns[x-1]:
+			return fmt.Errorf("nodes not in increasing order, or repeated (%d after %d)", k, ns[x-1])
+		}
+	}
+	return nil
+}
+
+// Build returns the outages of a run on a platform of nodes nodes (cluster
+// 0) whose jobs are submitted from from on, up to the horizon to: the
+// failures of file (from ReadFile), those drawn from the model with rng,
+// the windows, periodic ones repeated while they begin before to, and the
+// drains; sorted by sdk.CompareOutages, checked by sdk.CheckOutages.
+func Build(s *Settings, p *sdk.Platform, file []sdk.Outage, rng *rand.Rand, from, to int64) ([]sdk.Outage, Counts, error) {
+	var c Counts
+	out := slices.Clone(file)
+	c.FileFailures = len(file)
+	nodes := int32(p.Clusters[0].NodeCount())
+	if s.Model != "" {
+		drawn := draw(s, nodes, rng, from, to)
+		c.ModelFailures = len(drawn)
+		out = append(out, drawn...)
+	}
+	for _, w := range s.Windows {
+		for at := w.Start; at < to; at += w.Every {
+			out = append(out, sdk.Outage{Nodes: w.Nodes, Start: at, End: at + w.Duration, Kind: sdk.Maintenance})
+			c.Windows++
+			if w.Every == 0 {
+				break
+			}
+		}
+	}
+	for _, d := range s.Drains {
+		out = append(out, sdk.Outage{Nodes: d.Nodes, Start: d.Start, End: d.End, Kind: sdk.Drain})
+		c.Drains++
+	}
+	for _, o := range out {
+		n := int64(len(o.Nodes))
+		if n == 0 {
+			n = int64(nodes)
+		}
+		d := max(0, min(o.End, to)-max(o.Start, from)) * n
+		switch o.Kind {
+		case sdk.Failure:
+			c.FailureNodeSeconds += d
+		case sdk.Maintenance:
+			c.MaintenanceNodeSeconds += d
+		}
+	}
+	sdk.SortOutages(out)
+	if err := sdk.CheckOutages(p, out); err != nil {
+		return nil, c, err
+	}
+	return out, c, nil
+}
+
+// draw draws each node's failures in turn, node 0 first: from from, an
+// up time, a failure, a repair time, and so on while failures begin
+// before to. Times are whole seconds, rounded up (a repair lasts at least
+// 1 s).
+func draw(s *Settings, nodes int32, rng *rand.Rand, from, to int64) []sdk.Outage {
+	scale := s.MTBF
+	if s.Model == "weibull" {
+		// The mean of Weibull(k, lambda) is lambda x Gamma(1 + 1/k).
+		scale = s.MTBF / math.Gamma(1+1/s.Shape)
+	}
+	up := func() float64 {
+		if s.Model == "weibull" {
+			// Inverse transform: lambda x (-ln U)^(1/k), U in (0, 1].
+			return scale * math.Pow(-math.Log(1-rng.Float64()), 1/s.Shape)
+		}
+		return rng.ExpFloat64() * scale
+	}
+	repair := func() float64 {
+		if s.Repair == "exponential" {
+			return rng.ExpFloat64() * s.MTTR
+		}
+		return s.MTTR
+	}
+	var out []sdk.Outage
+	for k := range nodes {
+		t := from
+		for {
+			at := t + int64(math.Ceil(up()))
+			if at >= to || at < t {
+				break
+			}
+			end := at + max(1, int64(math.Ceil(repair())))
+			out = append(out, sdk.Outage{Nodes: []int32{k}, Start: at, End: end, Kind: sdk.Failure})
+			t = end
+		}
+	}
+	return out
+}
+
+// ReadFile reads a failure file: CSV, a header line "node,down,up", then
+// one failure per line: the node's index (0 to nodes-1, in the numbering
+// of the jobs files' nodes.numbering metadata), the time it fails and the
+// time it is back, in seconds on the workload's clock (that of its submit
+// times). Failures of one node must not overlap. Errors name the file and
+// line.
+func ReadFile(path string, nodes int32) ([]sdk.Outage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("failures file: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = 3
+	r.TrimLeadingSpace = true
+	r.Comment = '#'
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: line 1: %w", path, err)
+	}
+	if strings.Join(head, ",") != "node,down,up" {
+		return nil, fmt.Errorf("%s: line 1: header %q, want node,down,up", path, strings.Join(head, ","))
+	}
+	var out []sdk.Outage
+	type span struct {
+		down, up int64
+		line     int
+	}
+	byNode := map[int32][]span{}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line, _ := r.FieldPos(0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var v [3]int64
+		for i, s := range rec {
+			if v[i], err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil {
+				return nil, fmt.Errorf("%s: line %d: %s %q is not an integer", path, line, head[i], s)
+			}
+		}
+		switch {
+		case v[0] < 0 || v[0] >= int64(nodes):
+			return nil, fmt.Errorf("%s: line %d: node %d: the platform has nodes 0 to %d", path, line, v[0], nodes-1)
+		case v[2] <= v[1]:
+			return nil, fmt.Errorf("%s: line %d: up %d is not after down %d", path, line, v[2], v[1])
+		case v[1] < -sim.MaxTime || v[2] > sim.MaxTime:
+			return nil, fmt.Errorf("%s: line %d: times beyond ±%d s", path, line, int64(sim.MaxTime))
+		}
+		k := int32(v[0])
+		byNode[k] = append(byNode[k], span{v[1], v[2], line})
+		out = append(out, sdk.Outage{Nodes: []int32{k}, Start: v[1], End: v[2], Kind: sdk.Failure})
+	}
+	for k, ss := range byNode {
+		slices.SortFunc(ss, func(a, b span) int { return cmp.Compare(a.down, b.down) })
+		for i := 1; i < len(ss); i++ {
+			if ss[i].down < ss[i-1].up {
+				return nil, fmt.Errorf("%s: line %d: node %d fails at %d while down since line %d (until %d)", path, ss[i].line, k, ss[i].down, ss[i-1].line, ss[i-1].up)
+			}
+		}
+	}
+	return out, nil
+}
