@@ -18,10 +18,13 @@ import (
 //     last run for good (on_failure = kill: its start and end are that
 //     run's), NULL when it ran to its end;
 //   - lost_core_seconds: the cores it held on its nodes times the length
-//     of each run an outage ended, summed: the work lost;
+//     of each run an outage ended, less the work its checkpoints kept,
+//     summed: the work lost;
 //   - attempt_starts, attempt_ends (LIST of INT64), attempt_causes (LIST
-//     of STRING) and attempt_nodes (LIST of INT32): each run an outage
-//     ended, in order, with the kind of the outage and the node it hit.
+//     of STRING), attempt_nodes (LIST of INT32) and attempt_saved (LIST of
+//     INT64): each run an outage ended, in order, with the kind of the
+//     outage, the node it hit and the seconds of work its checkpoints kept
+//     (on_failure = checkpoint; else 0).
 //
 // DuckDB unnests them: SELECT job_id, unnest(attempt_starts) AS s,
 // unnest(attempt_ends) AS e FROM 'jobs.parquet'.
@@ -33,6 +36,7 @@ type OutageRow struct {
 	AttemptEnds     []int64  `parquet:"attempt_ends,list"`
 	AttemptCauses   []string `parquet:"attempt_causes,list"`
 	AttemptNodes    []int32  `parquet:"attempt_nodes,list"`
+	AttemptSaved    []int64  `parquet:"attempt_saved,list"`
 }
 
 // outageFirstColumn is the first of OutageRow's columns, which come last.

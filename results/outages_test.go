@@ -19,14 +19,15 @@ func outageExtras(n int) JobExtras {
 			fb.AfterIndex, fb.ThinkTime = &after, &think
 		}
 		x.Feedback = append(x.Feedback, fb)
-		o := OutageRow{AttemptStarts: []int64{}, AttemptEnds: []int64{}, AttemptCauses: []string{}, AttemptNodes: []int32{}}
+		o := OutageRow{AttemptStarts: []int64{}, AttemptEnds: []int64{}, AttemptCauses: []string{}, AttemptNodes: []int32{}, AttemptSaved: []int64{}}
 		for a := range i % 3 {
 			o.Attempts++
 			o.AttemptStarts = append(o.AttemptStarts, int64(10*i+a))
 			o.AttemptEnds = append(o.AttemptEnds, int64(10*i+a+5))
 			o.AttemptCauses = append(o.AttemptCauses, []string{"failure", "maintenance"}[a%2])
 			o.AttemptNodes = append(o.AttemptNodes, int32(i+a))
-			o.LostCoreSeconds += 5
+			o.AttemptSaved = append(o.AttemptSaved, int64(a))
+			o.LostCoreSeconds += 5 - int64(a)
 		}
 		if i%5 == 0 && o.Attempts > 0 {
 			s := "failure"

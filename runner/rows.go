@@ -257,7 +257,8 @@ func OutageRows(plat *sdk.Platform, jobs []sim.Input, out *Outcome) []results.Ou
 		row.AttemptEnds = append(row.AttemptEnds, a.End)
 		row.AttemptCauses = append(row.AttemptCauses, a.Cause.String())
 		row.AttemptNodes = append(row.AttemptNodes, a.Node)
-		row.LostCoreSeconds += heldCores(l, jobs[a.Index].Job.Tasks, out.AttemptAllocs.Of(x)) * (a.End - a.Start)
+		row.AttemptSaved = append(row.AttemptSaved, a.Saved)
+		row.LostCoreSeconds += heldCores(l, jobs[a.Index].Job.Tasks, out.AttemptAllocs.Of(x)) * (a.End - a.Start - a.Saved)
 	}
 	return rows
 }

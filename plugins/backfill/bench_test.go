@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/machines"
 	"github.com/schedlab/schedlab/workload/nodes"
+	"github.com/schedlab/schedlab/workload/outages"
 	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
@@ -177,6 +179,62 @@ func BenchmarkEngineEASYNodes(b *testing.B) {
 			sec := b.Elapsed().Seconds()
 			b.ReportMetric(float64(len(jobs))*float64(iters)/sec, "jobs/s")
 			b.ReportMetric(float64(events)/sec, "events/s")
+		})
+	}
+}
+
+// BenchmarkOutages times EASY on SDSC-BLUE's 144 exclusive nodes (shared
+// data; skipped when absent) without outages and with failures drawn from
+// an exponential model whose rate adds about a tenth to the run's events
+// (two per failure: its start and its repair), jobs requeued: issue 37's
+// target is that such a model costs no more than the events it adds.
+// Compare the sub-benchmarks' ns/op, run side by side (-count).
+func BenchmarkOutages(b *testing.B) {
+	w := loadTrace(b, "SDSC-BLUE-2000-4.2-cln.swf.gz")
+	m, err := machines.Lookup("SDSC-BLUE")
+	if err != nil {
+		b.Fatal(err)
+	}
+	plat := m.Platform("", sdk.FirstFit)
+	s, err := nodes.Settings{Memory: nodes.MemoryNone}.Resolved(plat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs, _, err := nodes.Apply(plat, w, w.Jobs, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := sim.Run(b.Context(), EASY(), sim.Config{Platform: plat, Jobs: jobs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	from, to := jobs[0].Job.Submit, jobs[len(jobs)-1].Job.Submit
+	n := float64(plat.Clusters[0].NodeCount())
+	failures := 0.05 * float64(base.Stats.Events)
+	set := &outages.Settings{Model: "exponential", MTBF: n * float64(to-from) / failures, Repair: "exponential", MTTR: 3600,
+		Faults: sim.Faults{OnFailure: sim.FailRequeue}}
+	outs, c, err := outages.Build(set, plat, nil, rand.New(rand.NewPCG(1, 2)), from, to)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  sim.Config
+	}{
+		{"none", sim.Config{Platform: plat, Jobs: jobs}},
+		{"failures", sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: set.Faults}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var events int64
+			for b.Loop() {
+				res, err := sim.Run(b.Context(), EASY(), tc.cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events = res.Stats.Events
+			}
+			b.ReportMetric(float64(events), "events")
+			b.ReportMetric(float64(c.ModelFailures)*float64(len(tc.cfg.Outages))/float64(max(1, len(outs))), "failures")
 		})
 	}
 }

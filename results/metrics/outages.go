@@ -22,7 +22,8 @@ func OutageKeys() []string {
 //   - attempts: the runs of jobs that outages ended; interrupted_jobs the
 //     jobs with at least one; failed_jobs those an outage ended for good
 //     (on_failure = kill);
-//   - lost_core_seconds: the cores those runs held times their lengths;
+//   - lost_core_seconds: the cores those runs held times their lengths,
+//     less the work their checkpoints kept;
 //   - availability: the node-seconds of the span during which a node was
 //     in service (neither failed nor in maintenance; a draining node is in
 //     service), over the nodes times the span;
@@ -92,9 +93,9 @@ func AddOutages(sum *Summary, p *sdk.Platform, jobs []sim.Input, res *sim.Result
 	}
 	var requeued, waited int64
 	for x, a := range res.Attempts {
-		c := float64(heldCores(l, jobs[a.Index].Job.Tasks, res.AttemptAllocs.Of(x))) * float64(a.End-a.Start)
-		used += c
-		lost += c
+		h := float64(heldCores(l, jobs[a.Index].Job.Tasks, res.AttemptAllocs.Of(x)))
+		used += h * float64(a.End-a.Start)
+		lost += h * float64(a.End-a.Start-a.Saved)
 	}
 	seen := map[int32]bool{}
 	// The wait after each attempt: to the next attempt's start, or to the

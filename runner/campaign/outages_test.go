@@ -17,7 +17,9 @@ import (
 // one-core nodes) with failures drawn from a model (exponential, a mean of
 // 20 days between failures of a node, repairs of 6 hours on average), a
 // failure file, a weekly maintenance window of 4 hours from day 3 and a
-// drain, under FCFS and EASY, the jobs an outage ends requeued.
+// drain, under FCFS and EASY, the jobs an outage ends requeued; and on the
+// same machine, Weibull failures (shape 0.7) with jobs checkpointing at
+// Daly's interval.
 func outagesManifest(t *testing.T, failures string) string {
 	t.Helper()
 	return fmt.Sprintf(`[campaign]
@@ -40,6 +42,17 @@ every = "7d"
 start = "10d"
 end = "12d"
 nodes = ["0-9"]
+[platforms.ckpt]
+machine = "KTH-SP2"
+[platforms.ckpt.outages]
+on_failure = "checkpoint"
+checkpoint_interval = "daly"
+checkpoint_cost = "10m"
+restart_cost = "5m"
+failure_model = "weibull"
+weibull_shape = 0.7
+mtbf = "20d"
+mttr = "6h"
 [workloads.kth]
 trace = %q
 sha256 = %q
@@ -49,7 +62,7 @@ ref = "fcfs"
 ref = "easy"
 [matrix]
 workload = ["kth"]
-platform = ["kth"]
+platform = ["kth", "ckpt"]
 policy = ["fcfs", "easy"]
 `, failures, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA)
 }
@@ -71,14 +84,14 @@ func TestOutagesCampaign(t *testing.T) {
 	m := loadManifest(t, outagesManifest(t, failures))
 	dir, inproc := t.TempDir(), t.TempDir()
 	rep := run(t, m, Options{Dir: dir, Workers: 2})
-	if rep.Done != 2 {
+	if rep.Done != 4 {
 		for _, r := range rep.Runs {
 			t.Logf("%s: %s %s", r.Label, r.Status, r.Error)
 		}
-		t.Fatalf("%d of 2 runs completed", rep.Done)
+		t.Fatalf("%d of 4 runs completed", rep.Done)
 	}
-	if rep := run(t, m, Options{Dir: inproc, Workers: 1, InProcess: true}); rep.Done != 2 {
-		t.Fatalf("in process: %d of 2 runs completed", rep.Done)
+	if rep := run(t, m, Options{Dir: inproc, Workers: 1, InProcess: true}); rep.Done != 4 {
+		t.Fatalf("in process: %d of 4 runs completed", rep.Done)
 	}
 	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
 	if err != nil {
@@ -94,14 +107,22 @@ func TestOutagesCampaign(t *testing.T) {
 			t.Fatalf("runs.parquet has no column %s", c)
 		}
 	}
-	if a, b := rows[0][idx["outages_model_failures"]], rows[1][idx["outages_model_failures"]]; a != b || a.(int64) < 10 {
-		t.Errorf("model failures %v and %v: the policies must meet the same failures, and some", a, b)
-	}
-	if n := rows[0][idx["outages_file_failures"]]; n != int64(2) {
-		t.Errorf("%v failures from the file, want 2", n)
-	}
-	pl := m.Platforms["kth"]
+	drawn := map[string][]any{}
+	saved := int64(0)
 	for _, r := range rows {
+		p := r[idx["platform"]].(string)
+		drawn[p] = append(drawn[p], r[idx["outages_model_failures"]])
+		if n := r[idx["outages_file_failures"]]; p == "kth" && n != int64(2) {
+			t.Errorf("%v failures from the file, want 2", n)
+		}
+	}
+	for p, f := range drawn {
+		if len(f) != 2 || f[0] != f[1] || f[0].(int64) < 10 {
+			t.Errorf("%s: model failures %v: the policies must meet the same failures, and some", p, f)
+		}
+	}
+	for _, r := range rows {
+		pl := m.Platforms[r[idx["platform"]].(string)]
 		key := r[idx["run_key"]].(string)
 		jobs, x, meta, err := results.ReadJobsWith(JobsPath(dir, key))
 		if err != nil {
@@ -114,6 +135,9 @@ func TestOutagesCampaign(t *testing.T) {
 		for _, o := range x.Outages {
 			attempts += int64(o.Attempts)
 			lost += o.LostCoreSeconds
+			for _, s := range o.AttemptSaved {
+				saved += s
+			}
 		}
 		if attempts != r[idx["attempts"]].(int64) || attempts == 0 || float64(lost) != r[idx["lost_core_seconds"]].(float64) {
 			t.Errorf("%s: jobs file %d attempts, %d core-seconds lost; runs.parquet %v, %v", r[idx["label"]], attempts, lost, r[idx["attempts"]], r[idx["lost_core_seconds"]])
@@ -123,7 +147,7 @@ func TestOutagesCampaign(t *testing.T) {
 		}
 		// The outages again, from the manifest and the run's seed.
 		plat, in := sweepInputs(t, jobs, x)
-		outs, _, err := runOutages(pl, plat, in, outageSeed(t, m))
+		outs, _, err := runOutages(pl, plat, in, outageSeed(t, m, pl.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,17 +161,26 @@ func TestOutagesCampaign(t *testing.T) {
 			t.Errorf("%s: the in-process run's jobs file differs from the plugin's", r[idx["label"]])
 		}
 	}
+	if saved == 0 {
+		t.Error("no checkpoint kept any work")
+	}
 }
 
-// outageSeed returns the outage seed of the manifest's runs, which share
-// their platform, workload and replicate.
-func outageSeed(t *testing.T, m *manifest.Manifest) uint64 {
+// outageSeed returns the outage seed of the manifest's runs on platform,
+// which share their workload and replicate.
+func outageSeed(t *testing.T, m *manifest.Manifest, platform string) uint64 {
 	t.Helper()
 	runs, err := m.Expand()
-	if err != nil || len(runs) == 0 {
-		t.Fatalf("%d runs, %v", len(runs), err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return runs[0].Seeds(m).Outages
+	for _, r := range runs {
+		if r.Platform == platform {
+			return r.Seeds(m).Outages
+		}
+	}
+	t.Fatalf("no run on %s", platform)
+	return 0
 }
 
 // sweepInputs returns the machine and, for the failure model's horizon,

@@ -26,6 +26,10 @@ type rawOutages struct {
 	WeibullShape   float64     `toml:"weibull_shape"`
 	Repair         string      `toml:"repair"`
 	MTTR           any         `toml:"mttr"`
+	Interval       any         `toml:"checkpoint_interval"`
+	CheckCost      any         `toml:"checkpoint_cost"`
+	RestartCost    any         `toml:"restart_cost"`
+	CheckMTBF      any         `toml:"checkpoint_mtbf"`
 	Windows        []rawWindow `toml:"windows"`
 	Drains         []rawDrain  `toml:"drains"`
 }
@@ -71,8 +75,8 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 	default:
 		p.errAt(key("requeue"), "%q: want %s or %s", ro.Requeue, RequeueInPlace, RequeueLast)
 	}
-	if ro.Requeue != "" && s.Faults.OnFailure != sim.FailRequeue {
-		p.errAt(key("requeue"), "is a setting of on_failure = \"requeue\"")
+	if ro.Requeue != "" && s.Faults.OnFailure == sim.FailKill {
+		p.errAt(key("requeue"), "is a setting of on_failure = \"requeue\" or \"checkpoint\"")
 	}
 	if ro.Maintenance != "" {
 		if s.Faults.Maintenance, err = sim.ParseMaintenance(ro.Maintenance); err != nil {
@@ -114,6 +118,7 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 		return float64(x)
 	}
 	s.MTBF, s.MTTR = secs("mtbf", ro.MTBF), secs("mttr", ro.MTTR)
+	p.checkpointSettings(name, ro, s, secs)
 	if ro.FailureModel == "" {
 		for _, k := range []string{"mtbf", "weibull_shape", "repair", "mttr"} {
 			if p.md.IsDefined(key(k)...) {
@@ -141,6 +146,49 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 		p.errAt(key(), "%v", err)
 	}
 	return s
+}
+
+// checkpointSettings reads the checkpointing settings of on_failure =
+// "checkpoint" into s.Faults.Checkpoint.
+func (p *parser) checkpointSettings(name string, ro *rawOutages, s *outages.Settings, secs func(string, any) float64) {
+	key := func(k ...string) []string { return append([]string{"platforms", name, "outages"}, k...) }
+	if s.Faults.OnFailure != sim.FailCheckpoint {
+		for _, k := range []string{"checkpoint_interval", "checkpoint_cost", "restart_cost", "checkpoint_mtbf"} {
+			if p.md.IsDefined(key(k)...) {
+				p.errAt(key(k), "is a setting of on_failure = \"checkpoint\"")
+			}
+		}
+		return
+	}
+	c := &s.Faults.Checkpoint
+	c.Cost, c.Restart = int64(secs("checkpoint_cost", ro.CheckCost)), int64(secs("restart_cost", ro.RestartCost))
+	switch v := ro.Interval.(type) {
+	case nil:
+		p.errAt(key(), "on_failure = \"checkpoint\" needs checkpoint_interval: a time, \"young\" or \"daly\"")
+	case string:
+		if r, err := sim.ParseIntervalRule(v); err == nil && r != sim.IntervalFixed {
+			c.Rule = r
+			break
+		}
+		c.Interval = int64(secs("checkpoint_interval", v))
+	default:
+		c.Interval = int64(secs("checkpoint_interval", v))
+	}
+	if c.Rule == sim.IntervalFixed {
+		if ro.Interval != nil && c.Interval < 1 {
+			p.errAt(key("checkpoint_interval"), "must be at least 1 s")
+		}
+		return
+	}
+	// Young's and Daly's rules need a node's mean time between failures:
+	// the model's, unless given.
+	c.MTBF = s.MTBF
+	if ro.CheckMTBF != nil {
+		c.MTBF = secs("checkpoint_mtbf", ro.CheckMTBF)
+	}
+	if !(c.MTBF > 0) {
+		p.errAt(key("checkpoint_interval"), "%s's rule needs a node's mean time between failures: a failure_model's mtbf, or checkpoint_mtbf", c.Rule)
+	}
 }
 
 var rangeRE = regexp.MustCompile(`^\s*([0-9]+)\s*-\s*([0-9]+)\s*$`)
@@ -210,6 +258,7 @@ func ParseSeconds(v any) (int64, error) {
 // outagesSpec is what a run's spec (and key) holds of a platform's
 // outages: every setting, the failure file by its sha256.
 type outagesSpec struct {
+	Checkpoint   *sim.Checkpoint  `json:"checkpoint,omitempty"`
 	Drains       []outages.Drain  `json:"drains,omitempty"`
 	FailuresFile string           `json:"failures_sha256,omitempty"`
 	Maintenance  string           `json:"maintenance"`
@@ -241,7 +290,11 @@ func specOutages(s *outages.Settings) *outagesSpec {
 	if s.Model != "" {
 		o.Repair = s.Repair
 	}
-	if s.Faults.OnFailure == sim.FailRequeue {
+	if s.Faults.OnFailure == sim.FailCheckpoint {
+		c := s.Faults.Checkpoint
+		o.Checkpoint = &c
+	}
+	if s.Faults.OnFailure != sim.FailKill {
 		o.Requeue = RequeueInPlace
 		if s.Faults.LosePlace {
 			o.Requeue = RequeueLast

@@ -60,6 +60,30 @@ nodes = [1]
 	}
 }
 
+// TestCheckpointSettings reads the checkpointing settings: a fixed
+// interval, and Daly's from the model's MTBF or checkpoint_mtbf.
+func TestCheckpointSettings(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want sim.Checkpoint
+	}{
+		{"on_failure = \"checkpoint\"\ncheckpoint_interval = \"1h\"\ncheckpoint_cost = \"5m\"\nrestart_cost = 90\n",
+			sim.Checkpoint{Rule: sim.IntervalFixed, Interval: 3600, Cost: 300, Restart: 90}},
+		{"on_failure = \"checkpoint\"\ncheckpoint_interval = \"daly\"\ncheckpoint_cost = 60\nfailure_model = \"exponential\"\nmtbf = \"10d\"\nmttr = 60\n",
+			sim.Checkpoint{Rule: sim.IntervalDaly, Cost: 60, MTBF: 864000}},
+		{"on_failure = \"checkpoint\"\ncheckpoint_interval = \"young\"\ncheckpoint_mtbf = \"1d\"\n",
+			sim.Checkpoint{Rule: sim.IntervalYoung, MTBF: 86400}},
+	} {
+		m, runs := mustExpand(t, outagesBase(tc.src))
+		if got := m.Platforms["m"].Outages.Faults.Checkpoint; got != tc.want {
+			t.Errorf("%q: checkpoint %+v, want %+v", tc.src, got, tc.want)
+		}
+		if !strings.Contains(string(runs[0].Spec(m)), `"checkpoint":{`) {
+			t.Errorf("%q: the spec has no checkpoint", tc.src)
+		}
+	}
+}
+
 // TestOutageErrors checks that each bad outage setting is refused, naming
 // the file, line and key.
 func TestOutageErrors(t *testing.T) {
@@ -79,6 +103,9 @@ func TestOutageErrors(t *testing.T) {
 		{"requeue without requeueing", "requeue = \"last\"\n", at(0) + ".requeue: is a setting of on_failure = \"requeue\""},
 		{"bad time", "failure_model = \"exponential\"\nmtbf = \"30 fortnights\"\nmttr = 5\n", "unknown unit"},
 		{"model settings without a model", "mtbf = \"30d\"\n", at(0) + ".mtbf: is a setting of a failure_model"},
+		{"checkpoint without interval", "on_failure = \"checkpoint\"\n", "needs checkpoint_interval"},
+		{"young without mtbf", "on_failure = \"checkpoint\"\ncheckpoint_interval = \"young\"\n", "young's rule needs a node's mean time between failures"},
+		{"checkpoint settings without checkpointing", "checkpoint_cost = 60\n", at(0) + ".checkpoint_cost: is a setting of on_failure = \"checkpoint\""},
 		{"failure file", "failures_file = " + strconv.Quote(bad) + "\n", "line 3: node 9"},
 		{"failure file sha256", "failures_file = " + strconv.Quote(bad) + "\nfailures_sha256 = \"" + sha + "\"\n", "failures_sha256: the file's sha256 is"},
 	} {
@@ -94,4 +121,3 @@ func TestOutageErrors(t *testing.T) {
 		t.Errorf("outages on a pool: %v", err)
 	}
 }
-

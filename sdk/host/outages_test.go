@@ -85,7 +85,8 @@ func TestOutagesOverTheWire(t *testing.T) {
 	}
 	defer p.Close()
 	plat, jobs, outs := outageWorkload()
-	for _, f := range []sim.Faults{{}, {OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft}} {
+	for _, f := range []sim.Faults{{}, {OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft},
+		{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Rule: sim.IntervalYoung, Cost: 60, Restart: 30, MTBF: 8000}}} {
 		spec := host.RunSpec{Platform: plat, Seed: 3, Outages: outs, Faults: f}
 		check := verify.NewChecker(plat, jobs)
 		check.Expect(outs, f)

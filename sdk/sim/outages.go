@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -19,6 +20,10 @@ const (
 	// FailRequeue puts the job back in the queue, to start again from its
 	// beginning; its record counts the attempts lost.
 	FailRequeue
+	// FailCheckpoint puts the job back in the queue, to start again from
+	// its last checkpoint (Faults.Checkpoint): the work done up to it is
+	// kept.
+	FailCheckpoint
 )
 
 // MaintenanceRule says whether a job may run into a maintenance window.
@@ -44,6 +49,88 @@ type Faults struct {
 	// the job takes back its place by submission (Job.Submit, then Index).
 	LosePlace   bool
 	Maintenance MaintenanceRule
+	// Checkpoint is how jobs checkpoint under FailCheckpoint.
+	Checkpoint Checkpoint
+}
+
+// IntervalRule says how the interval between a job's checkpoints is set.
+type IntervalRule uint8
+
+// The interval rules.
+const (
+	// IntervalFixed checkpoints every Checkpoint.Interval seconds of work.
+	IntervalFixed IntervalRule = iota
+	// IntervalYoung is Young's first-order optimum (1974), sqrt(2 C M),
+	// where C is the checkpoint's cost and M the mean time between
+	// failures of the job's nodes, Checkpoint.MTBF over their number.
+	IntervalYoung
+	// IntervalDaly is Daly's higher-order estimate (2006),
+	// sqrt(2 C M) (1 + sqrt(C / 2M) / 3 + (C / 2M) / 9) - C for C < 2M,
+	// and M otherwise.
+	IntervalDaly
+)
+
+// Checkpoint is the checkpointing of jobs under FailCheckpoint. A job of
+// work W (its runtime) checkpoints after every Interval seconds of work,
+// each checkpoint taking Cost seconds, but not when its work is done: a
+// run that starts with w seconds of work to do lasts w + Cost x
+// floor((w-1) / Interval) seconds, plus Restart seconds first when it
+// resumes from a checkpoint (any run after the first), and is killed at
+// its requested walltime. An outage that ends a run keeps the work of the
+// checkpoints the run completed.
+type Checkpoint struct {
+	Rule     IntervalRule `json:"rule"`
+	Interval int64        `json:"interval,omitempty"`
+	Cost     int64        `json:"cost"`
+	Restart  int64        `json:"restart"`
+	// MTBF is the mean time between failures of one node, in seconds,
+	// for IntervalYoung and IntervalDaly.
+	MTBF float64 `json:"mtbf,omitempty"`
+}
+
+// IntervalFor returns the interval, in whole seconds of work (at least 1),
+// between the checkpoints of a job running on nodes nodes.
+func (c *Checkpoint) IntervalFor(nodes int) int64 {
+	if c.Rule == IntervalFixed {
+		return max(1, c.Interval)
+	}
+	cost, m := float64(c.Cost), c.MTBF/float64(max(1, nodes))
+	tau := math.Sqrt(2 * cost * m)
+	if c.Rule == IntervalDaly {
+		if cost < 2*m {
+			x := cost / (2 * m)
+			tau = tau*(1+math.Sqrt(x)/3+x/9) - cost
+		} else {
+			tau = m
+		}
+	}
+	return max(1, int64(math.Round(tau)))
+}
+
+// RunLength returns how long a run of a checkpointing job lasts that
+// starts with work seconds of work to do, every tau seconds of work, a
+// restart first when resumed.
+func (c *Checkpoint) RunLength(work, tau int64, resumed bool) int64 {
+	d := work + c.Cost*((work-1)/tau)
+	if resumed {
+		d += c.Restart
+	}
+	return d
+}
+
+// Saved returns the work a run of a checkpointing job keeps when it is
+// ended after elapsed seconds: that of the checkpoints it completed, the
+// k-th completing at (a restart first when resumed) k x (tau + Cost),
+// none after its work is done.
+func (c *Checkpoint) Saved(work, tau int64, resumed bool, elapsed int64) int64 {
+	if resumed {
+		elapsed -= c.Restart
+	}
+	if elapsed <= 0 {
+		return 0
+	}
+	k := min(elapsed/(tau+c.Cost), (work-1)/tau)
+	return k * tau
 }
 
 // Attempt is a run of a job that an outage ended.
@@ -54,28 +141,35 @@ type Attempt struct {
 	// Cause is the kind of the outage that ended it, on node Node.
 	Cause sdk.OutageKind
 	Node  int32
+	// Saved is the work, in seconds, that its checkpoints kept
+	// (FailCheckpoint); 0 otherwise.
+	Saved int64
 }
 
 // outEngine is what the engine keeps of a run with outages.
 type outEngine struct {
 	outs   []sdk.Outage
 	faults Faults
-	next   int             // outs[next:] have not begun
-	ends   heap[endEvent]  // the outages in effect, by (end, index in outs)
-	down   [][]int32       // per cluster and node: outages in effect
-	held   [][]sdk.Amount  // per cluster and node: what the outages withhold
-	size   []int32         // per cluster: its node count (0 without nodes)
-	maint  []int32         // the maintenance windows, indexes in outs, by start
-	active []int32         // the failures and drains in effect, indexes in outs
-	fence  []fenced        // nodes fenced off by startNodes, to restore
-	shown  []sdk.Outage    // State.Outages
-	hit    []bool          // per node of a beginning outage: covered
-	atts   []Attempt       // the attempts outages ended
-	aoff   []int32         // their allocations' offsets in nodeEngine.nodes
-	acnt   []int32         // and lengths
-	victim []int32         // scratch: jobs to interrupt
-	mfirst int             // maint[:mfirst] have begun
-	nodes  map[int32]int32 // scratch
+	next   int            // outs[next:] have not begun
+	ends   heap[endEvent] // the outages in effect, by (end, index in outs)
+	down   [][]int32      // per cluster and node: outages in effect
+	held   [][]sdk.Amount // per cluster and node: what the outages withhold
+	size   []int32        // per cluster: its node count (0 without nodes)
+	maint  []int32        // the maintenance windows, indexes in outs, by start
+	active []int32        // the failures and drains in effect, indexes in outs
+	fence  []fenced       // nodes fenced off by startNodes, to restore
+	shown  []sdk.Outage   // State.Outages
+	hit    []bool         // per node of a beginning outage: covered
+	atts   []Attempt      // the attempts outages ended
+	aoff   []int32        // their allocations' offsets in nodeEngine.nodes
+	acnt   []int32        // and lengths
+	victim []int32        // scratch: jobs to interrupt
+	mfirst int            // maint[:mfirst] have begun
+	// work, tau and limit are, under FailCheckpoint, each job's work
+	// still to do, its current run's checkpoint interval and its requested
+	// walltime (which exact estimates hide from the policy); nil
+	// otherwise.
+	work, tau, limit []int64
 }
 
 type fenced struct {
@@ -84,7 +178,7 @@ type fenced struct {
 }
 
 // newOutEngine returns the outage state of cfg, or nil without outages.
-func newOutEngine(cfg *Config) (*outEngine, error) {
+func newOutEngine(cfg *Config, n int) (*outEngine, error) {
 	if len(cfg.Outages) == 0 {
 		return nil, nil
 	}
@@ -97,8 +191,13 @@ func newOutEngine(cfg *Config) (*outEngine, error) {
 		// the run an outage ended, which the records must keep.
 		return nil, fmt.Errorf("sim: outages on a platform with divided resources (sdk.Units) are not supported")
 	}
-	if cfg.Faults.OnFailure > FailRequeue || cfg.Faults.Maintenance > MaintenanceSoft {
-		return nil, fmt.Errorf("sim: unknown fault rules %+v", cfg.Faults)
+	f := cfg.Faults
+	if f.OnFailure > FailCheckpoint || f.Maintenance > MaintenanceSoft {
+		return nil, fmt.Errorf("sim: unknown fault rules %+v", f)
+	}
+	if c := f.Checkpoint; f.OnFailure == FailCheckpoint && (c.Rule > IntervalDaly || c.Cost < 0 || c.Restart < 0 || c.Cost > MaxTime || c.Restart > MaxTime ||
+		c.Rule == IntervalFixed && (c.Interval < 1 || c.Interval > MaxTime) || c.Rule != IntervalFixed && !(c.MTBF > 0 && c.MTBF <= MaxTime)) {
+		return nil, fmt.Errorf("sim: checkpointing %+v: an interval of 1 s to sim.MaxTime (or Young's or Daly's rule with a positive MTBF), costs of 0 to sim.MaxTime", c)
 	}
 	o := &outEngine{
 		outs:   cfg.Outages,
@@ -120,7 +219,30 @@ func newOutEngine(cfg *Config) (*outEngine, error) {
 			o.maint = append(o.maint, int32(i))
 		}
 	}
+	if f.OnFailure == FailCheckpoint {
+		// Filled as the jobs are loaded (load).
+		o.work, o.tau, o.limit = make([]int64, n), make([]int64, n), make([]int64, n)
+	}
 	return o, nil
+}
+
+// load keeps what checkpointing needs of job i: its work and requested
+// walltime.
+func (o *outEngine) load(i int, in *Input) {
+	if o.work != nil {
+		o.work[i], o.limit[i] = in.Runtime, in.Job.Walltime
+	}
+}
+
+// startRun returns the end of job i's run starting now on nodes nodes,
+// and whether it is killed at its walltime then, under FailCheckpoint.
+func (e *engine) startRun(i int32, nodes int) (int64, bool) {
+	o := e.outs
+	c := &o.faults.Checkpoint
+	o.tau[i] = c.IntervalFor(nodes)
+	d := c.RunLength(o.work[i], o.tau[i], e.rec[i].Attempts > 0)
+	limit := o.limit[i]
+	return e.state.Now + min(d, limit), d > limit
 }
 
 // nextAt returns the time of the next outage to begin or end.
@@ -232,7 +354,12 @@ func (e *engine) interrupt(i int32, cause sdk.OutageKind, node int32) {
 	now := e.state.Now
 	r := &e.rec[i]
 	ne := e.nodes
-	o.atts = append(o.atts, Attempt{Index: i, Cluster: r.Cluster, Start: r.Start, End: now, Cause: cause, Node: node})
+	var saved int64
+	if o.work != nil {
+		saved = o.faults.Checkpoint.Saved(o.work[i], o.tau[i], r.Attempts > 0, now-r.Start)
+		o.work[i] -= saved
+	}
+	o.atts = append(o.atts, Attempt{Index: i, Cluster: r.Cluster, Start: r.Start, End: now, Cause: cause, Node: node, Saved: saved})
 	o.aoff = append(o.aoff, ne.off[i])
 	o.acnt = append(o.acnt, ne.cnt[i])
 	r.Attempts++
@@ -415,6 +542,8 @@ func (f OnFailure) String() string {
 		return "kill"
 	case FailRequeue:
 		return "requeue"
+	case FailCheckpoint:
+		return "checkpoint"
 	}
 	return fmt.Sprintf("on-failure rule %d", uint8(f))
 }
@@ -430,14 +559,38 @@ func (m MaintenanceRule) String() string {
 	return fmt.Sprintf("maintenance rule %d", uint8(m))
 }
 
-// ParseOnFailure returns the rule named s ("kill" or "requeue").
+// ParseOnFailure returns the rule named s ("kill", "requeue" or
+// "checkpoint").
 func ParseOnFailure(s string) (OnFailure, error) {
-	for _, f := range []OnFailure{FailKill, FailRequeue} {
+	for _, f := range []OnFailure{FailKill, FailRequeue, FailCheckpoint} {
 		if f.String() == s {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("on_failure %q: want kill or requeue", s)
+	return 0, fmt.Errorf("on_failure %q: want kill, requeue or checkpoint", s)
+}
+
+// String returns the rule's name as manifests and results spell it.
+func (r IntervalRule) String() string {
+	switch r {
+	case IntervalFixed:
+		return "fixed"
+	case IntervalYoung:
+		return "young"
+	case IntervalDaly:
+		return "daly"
+	}
+	return fmt.Sprintf("interval rule %d", uint8(r))
+}
+
+// ParseIntervalRule returns the rule named s ("fixed", "young" or "daly").
+func ParseIntervalRule(s string) (IntervalRule, error) {
+	for _, r := range []IntervalRule{IntervalFixed, IntervalYoung, IntervalDaly} {
+		if r.String() == s {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("checkpoint interval rule %q: want fixed, young or daly", s)
 }
 
 // ParseMaintenance returns the rule named s ("hard" or "soft").

@@ -258,8 +258,12 @@ func TestOutagesRandom(t *testing.T) {
 			outs = append(outs, sdk.Outage{Start: s, End: s + 1 + rng.Int64N(100), Kind: sdk.Maintenance})
 		}
 		sdk.SortOutages(outs)
-		f := sim.Faults{OnFailure: sim.OnFailure(rng.IntN(2)), LosePlace: rng.IntN(2) == 0, Maintenance: sim.MaintenanceRule(rng.IntN(2))}
+		f := sim.Faults{OnFailure: sim.OnFailure(rng.IntN(3)), LosePlace: rng.IntN(2) == 0, Maintenance: sim.MaintenanceRule(rng.IntN(2)),
+			Checkpoint: sim.Checkpoint{Rule: sim.IntervalRule(rng.IntN(3)), Interval: 1 + rng.Int64N(50), Cost: rng.Int64N(10), Restart: rng.Int64N(10), MTBF: 2000}}
 		in := nodeInputs(p, js...)
+		for i := range in {
+			in[i].Job.Walltime += rng.Int64N(60) // room for checkpoints
+		}
 		run := func() *sim.Result {
 			res, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsAround}), sim.Config{Platform: p, Jobs: in, Outages: outs, Faults: f})
 			if err != nil {
@@ -275,5 +279,81 @@ func TestOutagesRandom(t *testing.T) {
 		if !slices.Equal(res.Records, again.Records) || !slices.Equal(res.Attempts, again.Attempts) {
 			t.Fatalf("seed %d: a rerun gave other records", seed)
 		}
+	}
+}
+
+// TestCheckpointIntervals checks Young's and Daly's intervals against
+// their formulas, worked out apart: C = 5 s, a node MTBF of 10,000 s. On
+// one node M = 10,000: Young sqrt(2 C M) = 316.23, Daly 312.90; on four
+// nodes M = 2,500: 158.11 and 154.80; Daly is M when C >= 2M.
+func TestCheckpointIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		c     sim.Checkpoint
+		nodes int
+		want  int64
+	}{
+		{sim.Checkpoint{Rule: sim.IntervalYoung, Cost: 5, MTBF: 10000}, 1, 316},
+		{sim.Checkpoint{Rule: sim.IntervalDaly, Cost: 5, MTBF: 10000}, 1, 313},
+		{sim.Checkpoint{Rule: sim.IntervalYoung, Cost: 5, MTBF: 10000}, 4, 158},
+		{sim.Checkpoint{Rule: sim.IntervalDaly, Cost: 5, MTBF: 10000}, 4, 155},
+		{sim.Checkpoint{Rule: sim.IntervalDaly, Cost: 30000, MTBF: 10000}, 1, 10000},
+		{sim.Checkpoint{Rule: sim.IntervalFixed, Interval: 600}, 7, 600},
+		{sim.Checkpoint{Rule: sim.IntervalYoung, Cost: 0, MTBF: 10000}, 1, 1},
+	} {
+		if got := tc.c.IntervalFor(tc.nodes); got != tc.want {
+			t.Errorf("%+v on %d nodes: interval %d, want %d", tc.c, tc.nodes, got, tc.want)
+		}
+	}
+}
+
+// TestCheckpointHandWorked: a job of 100 s of work (walltime 200)
+// checkpoints every 30 s of work, each checkpoint 5 s, a restart 10 s.
+// Alone, its run lasts 100 + 5 x 3 = 115 s. Node 0 fails at 50 (repaired
+// at 70): its first checkpoint completed at 35, the second would at 70,
+// so 30 s of work are kept and 70 remain; it resumes at 70 for 10 + 70 +
+// 5 x 2 = 90 s, ending at 160. Without a failure it ends at 115; with a
+// walltime of 110, at 110, killed.
+func TestCheckpointHandWorked(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	job := func(walltime int64) []sim.Input {
+		in := nodeInputs(two, nodeJob{1, 0, 100, sdk.Tasks{Count: 4, Cores: 1}}, nodeJob{2, 0, 1000, sdk.Tasks{Count: 4, Cores: 1}})
+		in[0].Job.Walltime = walltime
+		return in
+	}
+	ck := sim.Faults{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Interval: 30, Cost: 5, Restart: 10}}
+	fail := []sdk.Outage{{Nodes: []int32{0}, Start: 50, End: 70, Kind: sdk.Failure}}
+	late := []sdk.Outage{{Nodes: []int32{1}, Start: 5000, End: 5001, Kind: sdk.Failure}}
+	for _, tc := range []struct {
+		name     string
+		walltime int64
+		outs     []sdk.Outage
+		want     string
+		tries    string
+	}{
+		{"failure", 200, fail, "70 160 0:4 attempts=1", "0-50 saved 30"},
+		{"no failure", 200, late, "0 115 0:4", ""},
+		{"killed at its walltime", 110, late, "0 110 0:4 killed", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := job(tc.walltime)
+			res, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Jobs: in, Outages: tc.outs, Faults: ck})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := outageText(res.Records[0], res.Allocs.Of(0))
+			if res.Records[0].Killed {
+				got += " killed"
+			}
+			var tries []string
+			for _, a := range res.Attempts {
+				tries = append(tries, fmt.Sprintf("%d-%d saved %d", a.Start, a.End, a.Saved))
+			}
+			if got != tc.want || strings.Join(tries, "; ") != tc.tries {
+				t.Errorf("job 1: %q, attempts %q; want %q, %q", got, tries, tc.want, tc.tries)
+			}
+			if err := verify.Outages(two, in, tc.outs, ck, res); err != nil {
+				t.Errorf("verification: %v", err)
+			}
+		})
 	}
 }

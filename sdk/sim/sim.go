@@ -431,7 +431,7 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 		e.place = make([]int32, n*e.stride)
 	}
 	e.nodes = newNodeEngine(cfg.Platform, n)
-	if e.outs, err = newOutEngine(cfg); err != nil {
+	if e.outs, err = newOutEngine(cfg, n); err != nil {
 		return nil, err
 	}
 	if cfg.Dependencies || hooks.More == nil && anyAfter(cfg.Jobs) {
@@ -566,6 +566,9 @@ func (e *engine) loadJobs(jobs []Input) error {
 			return fmt.Errorf("sim: job id %d has tasks (%+v) on a platform without nodes", j.ID, *j.Tasks)
 		} else {
 			j.Tasks = nil
+		}
+		if e.outs != nil {
+			e.outs.load(i, in)
 		}
 		copy(e.req[i*e.dims:], j.Request)
 		e.runtime[i] = min(in.Runtime, j.Walltime)
@@ -921,8 +924,12 @@ func (e *engine) apply(d sdk.Decision) error {
 		if e.grid != nil {
 			e.grid.release(i)
 		}
-		r.End = now + e.runtime[i]
-		r.Killed = e.killed[i]
+		if e.outs != nil && e.outs.work != nil {
+			r.End, r.Killed = e.startRun(i, alloc.Len())
+		} else {
+			r.End = now + e.runtime[i]
+			r.Killed = e.killed[i]
+		}
 		e.ends.push(endEvent{at: r.End, idx: i})
 		e.insertRunning(sdk.Running{Job: j, Cluster: d.Cluster, Start: now, ExpectedEnd: now + j.Walltime, Units: units, Alloc: alloc})
 		e.started = append(e.started, i)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -59,6 +60,50 @@ func Outages(p *sdk.Platform, jobs []sim.Input, outs []sdk.Outage, f sim.Faults,
 	c.Add(res.Records)
 	c.SetAttempts(res.Attempts, res.AttemptAllocs)
 	return c.Finish(res.Units, res.Allocs)
+}
+
+// checkpointing reports whether the run's jobs checkpoint: their runs
+// then last more than their work, which checkOutages checks.
+func (c *Checker) checkpointing() bool {
+	return c.ot != nil && c.ot.faults.OnFailure == sim.FailCheckpoint
+}
+
+// The arithmetic of checkpointing (sim.Checkpoint), written again here.
+
+// ckptInterval is the interval between the checkpoints of a job on nodes
+// nodes.
+func ckptInterval(c *sim.Checkpoint, nodes int) int64 {
+	if c.Rule == sim.IntervalFixed {
+		return max(1, c.Interval)
+	}
+	m, cost := c.MTBF/float64(nodes), float64(c.Cost)
+	tau := math.Sqrt(2 * cost * m) // Young
+	if c.Rule == sim.IntervalDaly {
+		if cost >= 2*m {
+			tau = m
+		} else {
+			r := cost / (2 * m)
+			tau = math.Sqrt(2*cost*m)*(1+math.Sqrt(r)/3+r/9) - cost
+		}
+	}
+	return max(1, int64(math.Round(tau)))
+}
+
+// ckptRun returns the length of a run with work to do: the work, a
+// checkpoint after each interval of it but the last, a restart first
+// when resumed; and the work its checkpoints keep if it is ended after
+// elapsed seconds.
+func ckptRun(c *sim.Checkpoint, work, tau int64, resumed bool, elapsed int64) (length, saved int64) {
+	points := (work - 1) / tau // checkpoints a whole run makes
+	start := int64(0)
+	if resumed {
+		start = c.Restart
+	}
+	length = start + work + points*c.Cost
+	if done := elapsed - start; done > 0 {
+		saved = tau * min(points, done/(tau+c.Cost))
+	}
+	return length, saved
 }
 
 // interruptedOK checks what Add can of a record whose last run an outage
@@ -130,14 +175,24 @@ func (c *Checker) checkOutages() error {
 			return fmt.Errorf("verify: job id %d ran again after an outage ended it, but the run kills such jobs", j.ID)
 		}
 		prev := ot.submit[i]
+		ck := &ot.faults.Checkpoint
+		work := jobs[i].Runtime // the work left, when checkpointing
 		for n, x := range tries {
 			a := &ot.atts[x]
 			al := ot.allocs.Of(int(x))
 			last := n == len(tries)-1 && r.Interrupted != 0
+			length, saved := min(jobs[i].Runtime, j.Walltime), int64(0)
+			if c.checkpointing() {
+				length, saved = ckptRun(ck, work, ckptInterval(ck, len(al.Nodes)), n > 0, a.End-a.Start)
+				length = min(length, c.limit(i))
+				work -= saved
+			}
 			switch {
+			case a.Saved != saved:
+				return fmt.Errorf("verify: job id %d: an attempt from %d to %d saved %d s of work, its checkpoints %d", j.ID, a.Start, a.End, a.Saved, saved)
 			case a.Start < prev:
 				return fmt.Errorf("verify: job id %d: an attempt starts at %d, before its submission or the end of its attempt before (%d)", j.ID, a.Start, prev)
-			case a.End <= a.Start || a.End >= a.Start+min(jobs[i].Runtime, j.Walltime):
+			case a.End <= a.Start || a.End >= a.Start+length:
 				return fmt.Errorf("verify: job id %d: an attempt from %d ends at %d, not while it ran", j.ID, a.Start, a.End)
 			case a.Cluster != 0:
 				return fmt.Errorf("verify: job id %d: an attempt on cluster %d", j.ID, a.Cluster)
@@ -159,6 +214,13 @@ func (c *Checker) checkOutages() error {
 			prev = a.End
 		}
 		if !r.Rejected && r.Interrupted == 0 {
+			if c.checkpointing() {
+				length, _ := ckptRun(ck, work, ckptInterval(ck, c.finalAllocs.Of(i).Len()), len(tries) > 0, 0)
+				if r.End != r.Start+min(length, c.limit(i)) || r.Killed != (length > c.limit(i)) {
+					return fmt.Errorf("verify: job id %d: its last run from %d ends at %d (killed %v); with %d s of work left and its checkpoints, it ends at %d",
+						j.ID, r.Start, r.End, r.Killed, work, r.Start+min(length, c.limit(i)))
+				}
+			}
 			runs = append(runs, interval{idx: int32(i), start: r.Start, end: r.End, alloc: c.finalAllocs.Of(i)})
 		}
 	}
@@ -198,6 +260,10 @@ func (c *Checker) checkOutages() error {
 	}
 	return c.outageBackfilled(runs)
 }
+
+// limit returns job i's requested walltime: the job's own, whatever the
+// policy was shown (exact estimates show it its duration).
+func (c *Checker) limit(i int) int64 { return c.jobs[i].Job.Walltime }
 
 // causedBy reports whether an outage of a's cause begins at its end on
 // its node.

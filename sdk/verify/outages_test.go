@@ -118,6 +118,7 @@ func TestTamperedOutageRecords(t *testing.T) {
 		{"soft maintenance claimed under hard", requeue, nil, func(r *sim.Result) { r.Attempts[0].Cause = sdk.Maintenance }, "ended its attempt"},
 		{"backfilled flag", requeue, nil, func(r *sim.Result) { r.Records[3].Backfilled = !r.Records[3].Backfilled }, "backfilled flag"},
 		{"interrupted under requeue", requeue, nil, func(r *sim.Result) { r.Records[0].Interrupted = sdk.Failure }, "the run requeues such jobs"},
+		{"checkpoint saved claimed", requeue, nil, func(r *sim.Result) { r.Attempts[0].Saved = 10 }, "saved 10 s of work, its checkpoints 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := cloneResult(base)
@@ -137,6 +138,36 @@ func TestTamperedOutageRecords(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTamperedCheckpointRecords checks the replay of checkpoints: the
+// engine's records pass; work saved that no checkpoint made, or a last run
+// that ends off its length, are refused.
+func TestTamperedCheckpointRecords(t *testing.T) {
+	f := sim.Faults{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Interval: 10, Cost: 2, Restart: 3}}
+	p, jobs, outs, base := outageRun(t, f)
+	if len(base.Attempts) != 1 || base.Attempts[0].Saved != 20 {
+		t.Fatalf("attempts %+v: the test wants job 1 failed at 30 with two checkpoints done (at 12 and 24)", base.Attempts)
+	}
+	if err := verify.Outages(p, jobs, outs, f, base); err != nil {
+		t.Fatalf("the engine's records rejected: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		tamper func(r *sim.Result)
+		want   string
+	}{
+		{"more saved", func(r *sim.Result) { r.Attempts[0].Saved = 30 }, "its checkpoints 20"},
+		{"last run shorter", func(r *sim.Result) { r.Records[0].End-- }, "its last run"},
+		{"a run without its checkpoints", func(r *sim.Result) { r.Records[3].End = r.Records[3].Start + 30 }, "its last run"},
+		{"a walltime kill unflagged", func(r *sim.Result) { r.Records[2].Killed = false }, "its last run"},
+	} {
+		res := cloneResult(base)
+		tc.tamper(res)
+		if err := verify.Outages(p, jobs, outs, f, res); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }
 

@@ -188,9 +188,9 @@ func (c *Checker) Add(recs []sim.Record) {
 			ok = c.interruptedOK(j, in, r)
 		case r.Interrupted != 0 || r.Attempts != 0 && c.ot == nil:
 			ok = c.add("job id %d: %d attempts, the last ended by an outage of kind %d, in a run without outages", j.ID, r.Attempts, r.Interrupted)
-		case r.End != r.Start+min(in.Runtime, j.Walltime):
+		case !c.checkpointing() && r.End != r.Start+min(in.Runtime, j.Walltime):
 			ok = c.add("job id %d: ends at %d, expected start %d + min(runtime %d, walltime %d)", j.ID, r.End, r.Start, in.Runtime, j.Walltime)
-		case r.Killed != (in.Runtime > j.Walltime):
+		case !c.checkpointing() && r.Killed != (in.Runtime > j.Walltime):
 			ok = c.add("job id %d: killed flag %v, but runtime %d and walltime %d", j.ID, r.Killed, in.Runtime, j.Walltime)
 		case r.HasPromise && r.Promised < j.Submit:
 			ok = c.add("job id %d: promised start %d before its submission at %d", j.ID, r.Promised, j.Submit)

@@ -97,7 +97,7 @@ const (
 	recordSizeV4 = 4 + 4 + 8 + 8 + 8 + 1
 	recordSizeV5 = recordSizeV4 + 8 + 8 + 4 + 4 + 8
 	recordSizeV8 = recordSizeV5 + 4 + 1
-	attemptSize  = 4 + 4 + 8 + 8 + 1 + 4
+	attemptSize  = 4 + 4 + 8 + 8 + 1 + 4 + 8
 )
 
 // JobsPerFrame returns the number of jobs in a full jobs frame for a
@@ -445,6 +445,7 @@ func AppendAttempts(dst []byte, atts []sim.Attempt) []byte {
 		dst = le.AppendUint64(dst, uint64(a.End))
 		dst = append(dst, byte(a.Cause))
 		dst = le.AppendUint32(dst, uint32(a.Node))
+		dst = le.AppendUint64(dst, uint64(a.Saved))
 	}
 	return dst
 }
@@ -463,7 +464,7 @@ func DecodeAttempts(dst []sim.Attempt, frame []byte) ([]sim.Attempt, error) {
 		dst = append(dst, sim.Attempt{
 			Index: int32(le.Uint32(b[0:])), Cluster: int32(le.Uint32(b[4:])),
 			Start: int64(le.Uint64(b[8:])), End: int64(le.Uint64(b[16:])),
-			Cause: sdk.OutageKind(b[24]), Node: int32(le.Uint32(b[25:])),
+			Cause: sdk.OutageKind(b[24]), Node: int32(le.Uint32(b[25:])), Saved: int64(le.Uint64(b[29:])),
 		})
 	}
 	return dst, nil

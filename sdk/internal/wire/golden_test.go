@@ -117,14 +117,16 @@ func goldenJobs7() []sim.Input {
 
 // goldenSpec8, goldenRecords8 and goldenAttempts are a run with outages
 // of nodes, which only protocol 8 carries: a failure of node 0 that
-// ended job index 0's run, requeued, and a machine-wide maintenance.
+// ended job index 0's run, which had checkpointed 300 s of its work, and
+// a machine-wide maintenance.
 func goldenSpec8() RunSpec {
 	spec := goldenSpec7()
 	spec.Outages = []sdk.Outage{
 		{Nodes: []int32{0}, Start: 500, End: 900, Kind: sdk.Failure},
 		{Start: 1 << 40, End: 1<<40 + 3600, Kind: sdk.Maintenance},
 	}
-	spec.Faults = sim.Faults{OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft}
+	spec.Faults = sim.Faults{OnFailure: sim.FailCheckpoint, LosePlace: true, Maintenance: sim.MaintenanceSoft,
+		Checkpoint: sim.Checkpoint{Rule: sim.IntervalDaly, Cost: 120, Restart: 60, MTBF: 86400 * 30}}
 	return spec
 }
 
@@ -136,7 +138,7 @@ func goldenRecords8() []sim.Record {
 }
 
 func goldenAttempts() []sim.Attempt {
-	return []sim.Attempt{{Index: 0, Cluster: 0, Start: 100, End: 500, Cause: sdk.Failure, Node: 0},
+	return []sim.Attempt{{Index: 0, Cluster: 0, Start: 100, End: 500, Cause: sdk.Failure, Node: 0, Saved: 300},
 		{Index: 1, Cluster: 1, Start: -5, End: 1 << 40, Cause: sdk.Maintenance, Node: 7}}
 }
 

@@ -43,9 +43,18 @@ type outageDoc struct {
 }
 
 type faultsDoc struct {
-	OnFailure   string `json:"on_failure"`
-	LosePlace   bool   `json:"lose_place,omitempty"`
-	Maintenance string `json:"maintenance"`
+	OnFailure   string         `json:"on_failure"`
+	LosePlace   bool           `json:"lose_place,omitempty"`
+	Maintenance string         `json:"maintenance"`
+	Checkpoint  *checkpointDoc `json:"checkpoint,omitempty"`
+}
+
+type checkpointDoc struct {
+	Rule     string  `json:"rule"`
+	Interval int64   `json:"interval,omitempty"`
+	Cost     int64   `json:"cost"`
+	Restart  int64   `json:"restart"`
+	MTBF     float64 `json:"mtbf,omitempty"`
 }
 
 type platformDoc struct {
@@ -168,7 +177,11 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 			for _, o := range spec.Outages {
 				h.Outages = append(h.Outages, outageDoc{Cluster: o.Cluster, Nodes: o.Nodes, Start: o.Start, End: o.End, Kind: o.Kind.String()})
 			}
-			h.Faults = &faultsDoc{OnFailure: spec.Faults.OnFailure.String(), LosePlace: spec.Faults.LosePlace, Maintenance: spec.Faults.Maintenance.String()}
+			f := spec.Faults
+			h.Faults = &faultsDoc{OnFailure: f.OnFailure.String(), LosePlace: f.LosePlace, Maintenance: f.Maintenance.String()}
+			if c := f.Checkpoint; f.OnFailure == sim.FailCheckpoint {
+				h.Faults.Checkpoint = &checkpointDoc{Rule: c.Rule.String(), Interval: c.Interval, Cost: c.Cost, Restart: c.Restart, MTBF: c.MTBF}
+			}
 		}
 		if p != nil {
 			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
@@ -251,6 +264,13 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 			return RunSpec{}, 0, fmt.Errorf("wire: header: %w", err)
 		}
 		spec.Faults.LosePlace = h.Faults.LosePlace
+		if c := h.Faults.Checkpoint; c != nil {
+			if spec.Faults.Checkpoint.Rule, err = sim.ParseIntervalRule(c.Rule); err != nil {
+				return RunSpec{}, 0, fmt.Errorf("wire: header: %w", err)
+			}
+			spec.Faults.Checkpoint.Interval, spec.Faults.Checkpoint.Cost, spec.Faults.Checkpoint.Restart = c.Interval, c.Cost, c.Restart
+			spec.Faults.Checkpoint.MTBF = c.MTBF
+		}
 	}
 	return spec, h.Jobs, nil
 }
