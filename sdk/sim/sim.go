@@ -25,10 +25,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"runtime/debug"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -308,81 +305,6 @@ func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error)
 	return res, nil
 }
 
-// panicError is the error of a run whose policy panicked. Its first line
-// is the panic's value, the same for every run that panics alike; the
-// second says where, in the terms of the simulation and of the code: the
-// simulated time and the queue (when the engine had started), and the
-// frame that panicked with, when that frame is in the SDK or the standard
-// library, the policy's frame that called it; the stack follows. It runs
-// in the deferred call, on the panicking goroutine, whose stack still
-// holds the panicking frames.
-func panicError(name string, v any, e *engine) error {
-	var where []string
-	if e != nil {
-		q := fmt.Sprintf("at t=%d, %d waiting", e.state.Now, len(e.state.Queue))
-		if len(e.state.Queue) > 0 {
-			q += fmt.Sprintf(" (first: job id %d)", e.state.Queue[0].ID)
-		}
-		where = append(where, q+fmt.Sprintf(", %d running", len(e.state.Running)))
-	}
-	if at, policy, ok := panicFrames(); ok {
-		frame := func(f runtime.Frame) string { return fmt.Sprintf("%s:%d (%s)", f.File, f.Line, f.Function) }
-		w := "in " + frame(at)
-		if policy != at {
-			w += ", called from " + frame(policy)
-		}
-		where = append(where, w)
-	}
-	msg := fmt.Sprintf("policy %s panicked: %v", name, v)
-	if len(where) > 0 {
-		msg += "\n" + strings.Join(where, ", ")
-	}
-	return fmt.Errorf("%s\n%s", msg, debug.Stack())
-}
-
-// panicFrames returns, from the stack of a panicking goroutine, the frame
-// that panicked (the first below the runtime's panic and its helpers) and
-// the first frame at or below it that is neither the SDK's nor the
-// standard library's, the policy's own code; policy is at when none is.
-func panicFrames() (at, policy runtime.Frame, ok bool) {
-	pcs := make([]uintptr, 64)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
-	panicking := false
-	for {
-		f, more := frames.Next()
-		switch {
-		case f.Function == "runtime.gopanic":
-			panicking = true
-		case panicking && !strings.HasPrefix(f.Function, "runtime."):
-			if !ok {
-				at, policy, ok = f, f, true
-			}
-			// Past the SDK's frames and the standard library's (package
-			// paths without a dot, but main), the policy's.
-			pkg := funcPackage(f.Function)
-			if pkg == "main" || strings.Contains(pkg, ".") && pkg != sdkModule && !strings.HasPrefix(pkg, sdkModule+"/") {
-				return at, f, true
-			}
-		}
-		if !more {
-			return at, policy, ok
-		}
-	}
-}
-
-// sdkModule is the SDK's module path, the prefix of its packages.
-const sdkModule = "github.com/schedlab/schedlab/sdk"
-
-// funcPackage is the package path of a function name as runtime.Frame
-// spells it: example.com/p.(*T).M is in example.com/p.
-func funcPackage(fn string) string {
-	slash := strings.LastIndexByte(fn, '/') + 1
-	if dot := strings.IndexByte(fn[slash:], '.'); dot >= 0 {
-		return fn[:slash+dot]
-	}
-	return fn
-}
-
 func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) {
 	if cfg.Platform == nil {
 		return nil, errors.New("sim: no platform")
@@ -475,117 +397,6 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 		return nil, fmt.Errorf("policy %s: init: %w", e.name, err)
 	}
 	return e, nil
-}
-
-// pull loads the next jobs of a streamed workload (stream.Hooks.More).
-func (e *engine) pull() error {
-	more, err := e.hooks.More()
-	if err != nil {
-		return fmt.Errorf("sim: receiving jobs: %w", err)
-	}
-	if len(more) == 0 {
-		return fmt.Errorf("sim: the workload ended after %d of its %d jobs", e.loaded, e.n)
-	}
-	return e.loadJobs(more)
-}
-
-// loadJobs checks the next jobs of the workload and copies them, so that a
-// policy that writes into the jobs it is shown cannot change what the engine
-// enforces.
-func (e *engine) loadJobs(jobs []Input) error {
-	caps := e.cfg.Platform.Clusters
-	if e.loaded+len(jobs) > e.n {
-		return fmt.Errorf("sim: more jobs than the %d of the workload", e.n)
-	}
-	for k := range jobs {
-		i := e.loaded
-		in := &jobs[k]
-		j := in.Job
-		if j.Index != i {
-			return fmt.Errorf("sim: job %d (id %d) has index %d; call sim.Sort first", i, j.ID, j.Index)
-		}
-		if i > 0 {
-			prev := &e.jobs[i-1]
-			if j.Submit < prev.Submit || (j.Submit == prev.Submit && j.ID < prev.ID) {
-				return fmt.Errorf("sim: job %d (id %d) is out of (submit, id) order; call sim.Sort first", i, j.ID)
-			}
-		}
-		if len(j.Request) != e.dims {
-			return fmt.Errorf("sim: job id %d requests %d resources, platform has %d", j.ID, len(j.Request), e.dims)
-		}
-		if j.Walltime < 1 || j.Walltime > MaxTime {
-			return fmt.Errorf("sim: job id %d has walltime %d; it must be at least 1 s and at most %d s (sim.MaxTime)", j.ID, j.Walltime, int64(MaxTime))
-		}
-		if in.Runtime < 1 || in.Runtime > MaxTime {
-			return fmt.Errorf("sim: job id %d has runtime %d; it must be at least 1 s and at most %d s (sim.MaxTime)", j.ID, in.Runtime, int64(MaxTime))
-		}
-		if j.Submit < -MaxTime || j.Submit > MaxTime {
-			return fmt.Errorf("sim: job id %d has submit time %d, beyond ±%d s (sim.MaxTime)", j.ID, j.Submit, int64(MaxTime))
-		}
-		fitsSomewhere := false
-		for k, x := range j.Request {
-			if x < 0 {
-				return fmt.Errorf("sim: job id %d requests %d %s", j.ID, x, e.cfg.Platform.Resources[k])
-			}
-		}
-		for ci := range caps {
-			c := &caps[ci]
-			for _, u := range c.Units {
-				if _, _, err := u.Pieces(j.Request); err != nil {
-					return fmt.Errorf("sim: job id %d %s %s on cluster %q", j.ID, err, e.cfg.Platform.Resources[u.Resource], c.Name)
-				}
-			}
-			if fitsCluster(j.Request, c) {
-				fitsSomewhere = true
-			}
-		}
-		if !fitsSomewhere {
-			return fmt.Errorf("sim: job id %d requests %v, more than any cluster has (or than its units hold); drop or resize it when cleaning the trace", j.ID, []int64(j.Request))
-		}
-		if j.Home < 0 || int(j.Home) > len(caps) {
-			return fmt.Errorf("sim: job id %d has home %d; it must be 0 (none) or 1 + a cluster's index (1 to %d)", j.ID, j.Home, len(caps))
-		}
-		if home, ok := j.HomeCluster(); ok && !fitsCluster(j.Request, &caps[home]) {
-			return fmt.Errorf("sim: job id %d requests %v, more than its home cluster %q has (or than its units hold)", j.ID, []int64(j.Request), caps[home].Name)
-		}
-		if j.Transfer < 0 || j.Transfer > MaxTime {
-			return fmt.Errorf("sim: job id %d has transfer time %d; it must be between 0 and %d s (sim.MaxTime)", j.ID, j.Transfer, int64(MaxTime))
-		}
-		if e.deps != nil {
-			if err := e.deps.load(i, in); err != nil {
-				return err
-			}
-		} else if in.After != 0 || in.Think != 0 {
-			return fmt.Errorf("sim: job id %d depends on another in a streamed workload that announced no dependencies (sim.Config.Dependencies)", j.ID)
-		}
-		if e.nodes != nil {
-			if err := e.nodes.load(i, &j, j.Request); err != nil {
-				return err
-			}
-		} else if HasTasks(&j) {
-			return fmt.Errorf("sim: job id %d has tasks (%+v) on a platform without nodes", j.ID, *j.Tasks)
-		} else {
-			j.Tasks = nil
-		}
-		if e.outs != nil {
-			e.outs.load(i, in)
-		}
-		copy(e.req[i*e.dims:], j.Request)
-		e.runtime[i] = min(in.Runtime, j.Walltime)
-		e.killed[i] = in.Runtime > j.Walltime
-		// The policy's copy of the request is a piece of one slab rather
-		// than an allocation per job (300,000 on CEA-Curie); its capacity
-		// ends with it, so an append by a policy cannot reach the next job's.
-		shown := e.shown[i*e.dims : (i+1)*e.dims : (i+1)*e.dims]
-		copy(shown, j.Request)
-		j.Request = shown
-		if e.cfg.ExactEstimates {
-			j.Walltime = e.runtime[i]
-		}
-		e.jobs[i] = j
-		e.loaded++
-	}
-	return nil
 }
 
 func (e *engine) loop() error {
@@ -971,77 +782,6 @@ func (e *engine) apply(d sdk.Decision) error {
 	return nil
 }
 
-// placeUnits checks or chooses the placement of job i's pieces on the
-// divided resources of the cluster d starts it on, and takes them from the
-// free units. It changes nothing when it fails.
-func (e *engine) placeUnits(i int32, d sdk.Decision) ([]int32, error) {
-	c := &e.cfg.Platform.Clusters[d.Cluster]
-	j := &e.jobs[i]
-	nu := c.UnitCount()
-	if d.Units != nil && len(d.Units) != nu {
-		return nil, fmt.Errorf("start job id %d on cluster %q: placement of %d units, the cluster has %d", j.ID, c.Name, len(d.Units), nu)
-	}
-	if nu == 0 {
-		return nil, nil
-	}
-	pl := e.place[int(i)*e.stride : int(i)*e.stride+nu]
-	free := e.state.FreeUnits[d.Cluster]
-	req := e.reqOf(i)
-	off := 0
-	for _, u := range c.Units {
-		k := len(u.Capacity)
-		n, size, _ := u.Pieces(req) // checked when the jobs were loaded
-		f, dst := free[off:off+k], pl[off:off+k]
-		name := e.cfg.Platform.Resources[u.Resource]
-		if d.Units == nil {
-			if !sdk.PlacePieces(dst, f, n, size) {
-				clear(pl)
-				return nil, fmt.Errorf("start job id %d on cluster %q: its %d pieces of %d %s do not fit in the free units %v", j.ID, c.Name, n, size, name, f)
-			}
-		} else {
-			var sum int64
-			for x, cnt := range d.Units[off : off+k] {
-				if cnt < 0 || int64(cnt)*size > f[x] {
-					clear(pl)
-					return nil, fmt.Errorf("start job id %d on cluster %q: %d pieces of %d %s on unit %d, which has %d free", j.ID, c.Name, cnt, size, name, x, f[x])
-				}
-				sum += int64(cnt)
-				dst[x] = cnt
-			}
-			if sum != n {
-				clear(pl)
-				return nil, fmt.Errorf("start job id %d on cluster %q: placement of %d pieces of %s, the job has %d", j.ID, c.Name, sum, name, n)
-			}
-		}
-		off += k
-	}
-	off = 0
-	for _, u := range c.Units {
-		_, size, _ := u.Pieces(req)
-		for x := range u.Capacity {
-			free[off+x] -= int64(pl[off+x]) * size
-		}
-		off += len(u.Capacity)
-	}
-	return pl, nil
-}
-
-// releaseUnits gives job i's pieces back to the units of cluster c.
-func (e *engine) releaseUnits(i int32, c int) {
-	cl := &e.cfg.Platform.Clusters[c]
-	pl := e.place[int(i)*e.stride:]
-	free := e.state.FreeUnits[c]
-	req := e.reqOf(i)
-	off := 0
-	for _, u := range cl.Units {
-		_, size, _ := u.Pieces(req)
-		for x := range u.Capacity {
-			free[off+x] += int64(pl[off+x]) * size
-		}
-		off += len(u.Capacity)
-	}
-}
-
 func (e *engine) insertRunning(r sdk.Running) {
 	run := e.state.Running
 	k, _ := slices.BinarySearchFunc(run, r, func(x, y sdk.Running) int {
@@ -1064,20 +804,4 @@ func statusName(s uint8) string {
 	default:
 		return "already finished"
 	}
-}
-
-// fitsCluster reports whether a request fits on an empty cluster: its
-// capacity and, on divided resources, its units (whose Pieces errors the
-// caller has checked).
-func fitsCluster(req sdk.Vector, c *sdk.Cluster) bool {
-	if !req.Fits(c.Capacity) {
-		return false
-	}
-	for _, u := range c.Units {
-		pieces, size, _ := u.Pieces(req)
-		if !sdk.PiecesFit(u.Capacity, pieces, size) {
-			return false
-		}
-	}
-	return true
 }
