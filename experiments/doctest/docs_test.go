@@ -265,9 +265,10 @@ func TestPoolVsNodesDoc(t *testing.T) {
 // that do not need the Table 1 grid (minutes of solving): the sweeps over
 // the number of variables and over the capacity, from the copies of their
 // Parquet files committed in experiments/minukhin2010/runs (timings are a
-// record, not something a rerun repeats), and the waits on KTH-SP2, from
-// the campaign
-// kth-waits.toml run here (about 5 s, deterministic).
+// record, not something a rerun repeats), the waits on KTH-SP2, from
+// the campaign kth-waits.toml run here (about 5 s, deterministic), and the
+// outputs of the two runs over 40 jobs that show the search's limit and
+// its counts (about 10 s).
 func TestMinukhinDoc(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no campaign")
@@ -296,4 +297,7 @@ func TestMinukhinDoc(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	docTables(t, doc, 3, "../../experiments/minukhin2010/summarize", "-dir", dir)
+	if n := docOutputs(t, doc, root, nil); n != 4 {
+		t.Errorf("%d command outputs in the write-up, want 4", n)
+	}
 }
