@@ -89,7 +89,7 @@ func Plugin() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:    "groupsel",
-			Version: "1.0.0",
+			Version: "1.1.0",
 			Description: "group selection (Minukhin & Ganzha 2010): start the set of waiting jobs in a window that maximises a value " +
 				"within the free capacity of every resource, optionally keeping the head's EASY reservation (LOS)",
 			Params: []sdk.Param{
