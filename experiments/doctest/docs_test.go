@@ -155,7 +155,7 @@ func docTables(t *testing.T, doc []byte, n int, args ...string) {
 	}
 }
 
-// TestMazalovDoc runs the eleven campaigns of paper 000 (about 2.5 minutes
+// TestMazalovDoc runs the eleven campaigns of paper 000 (about 3 minutes
 // on one core, most of it load.toml's busy machines) and checks that every
 // table of docs/reproductions/mazalov2012.md that its summarize program
 // prints is in the write-up, number for number.
