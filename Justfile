@@ -12,7 +12,7 @@ sim:
 # figures of docs/reproductions/mazalov2012.md.
 mazalov2012:
     go build -o out/schedlab ./cmd/schedlab
-    for m in table table-request tau p te readings fig3 lambda streams; do out/schedlab run --overwrite experiments/mazalov2012/$m.toml; done
+    for m in table table-request tau p te readings fig3 lambda streams headline load; do out/schedlab run --overwrite experiments/mazalov2012/$m.toml; done
     go run ./experiments/mazalov2012/summarize -campaigns out/mazalov2012 -figures docs/reproductions/mazalov2012
 
 # Every test (the real-trace tests need ../shared/data or $SCHEDLAB_DATA).

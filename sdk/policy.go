@@ -20,6 +20,17 @@ type Policy interface {
 	Schedule(s *State) ([]Decision, error)
 }
 
+// Counter is implemented by a policy that counts events of its own worth
+// keeping with a run's records, such as the scheduling calls at which a
+// search stopped at its limit and a fallback decided. The engine asks for
+// the counts once, after the last call, and keeps them in the run's stats
+// (sim.Stats.PolicyCounts), which reach the run's summary and provenance.
+// Counts must depend only on the run's inputs, never on time or machine,
+// so that a rerun gives the same counts.
+type Counter interface {
+	Counts() map[string]int64
+}
+
 // Env is what a policy learns once, at the start of a run.
 type Env struct {
 	// Platform is the simulated machine.

@@ -56,8 +56,13 @@ to 1, numbered from 1 as the files number them (x3 is 3). Among selections
 of equal value the one with less resource use (--use), then the one holding
 the earlier variable, is printed.
 
-Exit status: 0 solved; 1 infeasible, or the search's budget exceeded;
-2 bad input (a malformed file, named with its line).`,
+A search stopped at its limit (--max-paths, --max-nodes: counted in paths or
+nodes, so the answer is the same on every machine) prints the best selection
+it found with its bound and gap, and, beside a published optimum, whether
+the optimum lies between the value and the bound.
+
+Exit status: 0 solved; 1 infeasible, or a search stopped at its limit (its
+best selection printed); 2 bad input (a malformed file, named with its line).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return groupselSolve(cmd, args[0], f) },
 	}
@@ -66,8 +71,8 @@ Exit status: 0 solved; 1 infeasible, or the search's budget exceeded;
 	fl.StringVar(&f.format, "format", "auto", "opb, mknap, or auto (opb for a .opb file or one holding ;)")
 	fl.StringVar(&f.use, "use", string(groupsel.UseSum), "how constraints combine into the resource use that breaks ties: sum, lex or max-share")
 	fl.IntVar(&f.workers, "workers", 1, "goroutines extending each rank's paths (rank); the result is the same for any number")
-	fl.IntVar(&f.maxPaths, "max-paths", groupsel.DefaultMaxPaths, "the rank approach fails past this many paths")
-	fl.Int64Var(&f.maxNodes, "max-nodes", groupsel.DefaultMaxNodes, "the branch and bound fails past this many nodes")
+	fl.IntVar(&f.maxPaths, "max-paths", groupsel.DefaultMaxPaths, "the rank approach stops past this many paths, with the best selection found and its gap (exit 1)")
+	fl.Int64Var(&f.maxNodes, "max-nodes", groupsel.DefaultMaxNodes, "the branch and bound stops past this many nodes, with the best selection found and its gap (exit 1)")
 	fl.IntVar(&f.instance, "instance", 0, "solve only this problem of an mknap file (from 1; default all)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON: an object, or an array for several mknap problems")
 	return cmd
@@ -75,16 +80,23 @@ Exit status: 0 solved; 1 infeasible, or the search's budget exceeded;
 
 // solved is one problem's answer, as --json prints it.
 type solved struct {
-	File     string         `json:"file"`
-	Instance int            `json:"instance,omitempty"`
-	Value    float64        `json:"value"`
-	Selected []int          `json:"selected"`
-	Method   string         `json:"method"`
-	Use      string         `json:"use"`
-	Seconds  float64        `json:"seconds"`
-	Optimum  *float64       `json:"published_optimum,omitempty"`
-	Matches  *bool          `json:"matches_published,omitempty"`
-	Stats    groupsel.Stats `json:"stats"`
+	File     string   `json:"file"`
+	Instance int      `json:"instance,omitempty"`
+	Value    float64  `json:"value"`
+	Selected []int    `json:"selected"`
+	Method   string   `json:"method"`
+	Use      string   `json:"use"`
+	Seconds  float64  `json:"seconds"`
+	Optimum  *float64 `json:"published_optimum,omitempty"`
+	Matches  *bool    `json:"matches_published,omitempty"`
+	// Optimal is false for a solve stopped at its limit (--max-paths,
+	// --max-nodes): Value is then the best selection found, Bound the best
+	// any selection can reach as far as the solver proved, Gap their
+	// distance.
+	Optimal bool           `json:"optimal"`
+	Bound   float64        `json:"bound"`
+	Gap     float64        `json:"gap"`
+	Stats   groupsel.Stats `json:"stats"`
 }
 
 func groupselSolve(cmd *cobra.Command, path string, f solveFlags) error {
@@ -107,21 +119,28 @@ func groupselSolve(cmd *cobra.Command, path string, f solveFlags) error {
 		probs = probs[f.instance-1 : f.instance]
 	}
 	var out []solved
+	var stopped []string
 	for _, p := range probs {
 		began := time.Now()
 		s, err := groupsel.Solve(p.in, method, opts)
-		if err != nil {
-			where := path
-			if p.number > 0 {
-				where = fmt.Sprintf("%s, problem %d", path, p.number)
-			}
-			if errors.Is(err, groupsel.ErrInstance) || strings.Contains(err.Error(), "unknown use rule") {
-				return &exitError{exitBadInput, fmt.Errorf("%s: %w", where, err)}
-			}
+		where := path
+		if p.number > 0 {
+			where = fmt.Sprintf("%s, problem %d", path, p.number)
+		}
+		switch {
+		case errors.Is(err, groupsel.ErrBudget) && s != nil:
+			// The best selection found is an answer with a proved gap:
+			// printed like the others, the exit status says it is not
+			// proved optimal.
+			stopped = append(stopped, where)
+		case errors.Is(err, groupsel.ErrInstance) || err != nil && strings.Contains(err.Error(), "unknown use rule"):
+			return &exitError{exitBadInput, fmt.Errorf("%s: %w", where, err)}
+		case err != nil:
 			return fmt.Errorf("%s: %w", where, err)
 		}
 		r := solved{File: path, Instance: p.number, Value: s.Value, Method: string(method), Use: cmp.Or(f.use, "sum"),
-			Seconds: time.Since(began).Seconds(), Stats: s.Stats, Selected: make([]int, len(s.Selected))}
+			Seconds: time.Since(began).Seconds(), Stats: s.Stats, Selected: make([]int, len(s.Selected)),
+			Optimal: s.Optimal, Bound: s.Bound, Gap: s.Gap}
 		for i, v := range s.Selected {
 			r.Selected[i] = v + 1
 		}
@@ -135,13 +154,23 @@ func groupselSolve(cmd *cobra.Command, path string, f solveFlags) error {
 	if f.asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		var err error
 		if len(out) == 1 {
-			return enc.Encode(out[0])
+			err = enc.Encode(out[0])
+		} else {
+			err = enc.Encode(out)
 		}
-		return enc.Encode(out)
+		if err != nil {
+			return err
+		}
+	} else {
+		for _, r := range out {
+			printSolved(w, r)
+		}
 	}
-	for _, r := range out {
-		printSolved(w, r)
+	if len(stopped) > 0 {
+		return fmt.Errorf("%w: %s stopped at the limit (--max-paths, --max-nodes) with the best selection found, not proved optimal",
+			groupsel.ErrBudget, strings.Join(stopped, "; "))
 	}
 	return nil
 }
@@ -165,8 +194,20 @@ func printSolved(w io.Writer, r solved) {
 		fmt.Fprintf(w, "  branch and bound: %d nodes, %d pruned, %d term evaluations, %d feasible leaves, %.3f s\n",
 			st.Nodes, st.Pruned, st.TermEvals, st.Feasible, r.Seconds)
 	}
-	if r.Optimum != nil {
+	if !r.Optimal {
+		fmt.Fprintf(w, "  stopped at its limit: the best selection found, bound %v, gap %v\n", r.Bound, r.Gap)
+	}
+	switch {
+	case r.Optimum == nil:
+	case r.Optimal:
 		fmt.Fprintf(w, "  published optimum %v: %s\n", *r.Optimum, map[bool]string{true: "matches", false: "DIFFERS"}[*r.Matches])
+	default:
+		// Stopped: the published optimum must lie between the value found
+		// and the bound, whichever the sense.
+		lo, hi := min(r.Value, r.Bound), max(r.Value, r.Bound)
+		eps := 1e-6 * max(1, math.Abs(*r.Optimum))
+		in := lo-eps <= *r.Optimum && *r.Optimum <= hi+eps
+		fmt.Fprintf(w, "  published optimum %v: %s\n", *r.Optimum, map[bool]string{true: "within the value and the bound", false: "OUTSIDE the value and the bound"}[in])
 	}
 }
 

@@ -60,6 +60,25 @@ func TestGroupselSolve(t *testing.T) {
 	if out, err := run(t, "groupsel", "solve", bad); exitCode(err) != exitBadInput || !strings.Contains(out, "b.opb:2: bound \"one\"") {
 		t.Errorf("malformed: exit %d\n%s", exitCode(err), out)
 	}
+	// Stopped at a limit: the best selection found, printed with its bound
+	// and gap, which hold the published optimum; the exit status says the
+	// answer is not proved.
+	for _, args := range [][]string{
+		{"groupsel", "solve", mknap1, "--instance", "7", "--method", "bnb", "--max-nodes", "1000"},
+		{"groupsel", "solve", mknap1, "--instance", "5", "--method", "rank", "--max-paths", "1000"},
+	} {
+		out, err := run(t, append(args, "--json")...)
+		var s solved
+		if exitCode(err) != exitRunsFailed || json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &s) != nil {
+			t.Fatalf("%v: exit %d\n%s", args, exitCode(err), out)
+		}
+		if s.Optimal || s.Optimum == nil || !(s.Value <= *s.Optimum && *s.Optimum <= s.Bound) || s.Gap != s.Bound-s.Value || len(s.Selected) == 0 {
+			t.Errorf("%v: %+v: want a selection not proved optimal, its bound and gap holding the published optimum", args, s)
+		}
+		if out, _ := run(t, args...); !strings.Contains(out, "stopped at its limit") || !strings.Contains(out, "within the value and the bound") {
+			t.Errorf("%v prints\n%s", args, out)
+		}
+	}
 	infeasible := write("i.opb", "+1 x1 +1 x2 >= 3 ;\n")
 	if out, err := run(t, "groupsel", "solve", infeasible); exitCode(err) != exitRunsFailed || !strings.Contains(out, "no selection satisfies the constraints") {
 		t.Errorf("infeasible: exit %d\n%s", exitCode(err), out)

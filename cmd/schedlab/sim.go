@@ -336,6 +336,13 @@ func printSummary(wr io.Writer, pol *runner.Resolved, out *runner.Outcome, w *wo
 	st := out.Stats
 	fmt.Fprintf(tw, "engine\t%d events, %d policy calls, policy %.3f s, simulation %.3f s, total %.3f s\n",
 		st.Events, st.PolicyCalls, float64(st.PolicyNanos)/1e9, float64(st.WallNanos)/1e9, float64(out.HostNanos)/1e9)
+	if len(st.PolicyCounts) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(st.PolicyCounts)) {
+			kv = append(kv, fmt.Sprintf("%s %d", k, st.PolicyCounts[k]))
+		}
+		fmt.Fprintf(tw, "policy counts\t%s\n", strings.Join(kv, ", "))
+	}
 	if f.out != "" {
 		fmt.Fprintf(tw, "output\t%s\n", f.out)
 	}

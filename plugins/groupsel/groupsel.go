@@ -15,11 +15,21 @@
 // the selection chooses among the whole window, the paper's method: no job
 // is promised anything, and a job the selection keeps passing over may
 // wait for long.
+//
+// Each call's search has a limit counted in steps (max_paths for the rank
+// approach, max_nodes for the branch and bound), never in time, so that a
+// run gives the same records on any machine. A call whose search reaches
+// it starts what the fallback says (best: the best selection the search
+// found, always feasible; order: the candidates in queue order while they
+// fit; fail: the run fails), and the policy counts such calls in the run's
+// records (Counts).
 package groupsel
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -41,12 +51,45 @@ const (
 	ValueArea = "area"
 )
 
+// The fallbacks at a call whose search reaches its limit (the fallback
+// parameter).
+const (
+	// FallbackBest starts the best selection the search found before it
+	// stopped (feasible, of value within the gap the solver proves), or
+	// the queue-order selection of FallbackOrder where that comes first in
+	// the order of solutions (groupsel.Better): never less than order.
+	FallbackBest = "best"
+	// FallbackOrder starts the candidates in queue order while they fit
+	// every constraint, ignoring the search, as first fit would.
+	FallbackOrder = "order"
+	// FallbackFail fails the run, naming the call.
+	FallbackFail = "fail"
+)
+
+// The names of the policy's counts (Counts).
+const (
+	// CountSolves counts the calls that ran a search (not those where
+	// every candidate fits at once).
+	CountSolves = "solves"
+	// CountLimitHits counts the searches stopped at their limit, each
+	// decided by the fallback.
+	CountLimitHits = "limit_hits"
+	// CountLimitGapZero counts the stopped searches whose started
+	// selection was proved of optimal value all the same (its value equals
+	// the search's bound).
+	CountLimitGapZero = "limit_gap_zero"
+	// CountLimitGapMax is the largest gap of a stopped search, the bound
+	// less the value of the selection started, rounded up to an integer,
+	// in units of the value (jobs for count).
+	CountLimitGapMax = "limit_gap_max"
+)
+
 // Plugin returns the policy's plugin.
 func Plugin() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:    "groupsel",
-			Version: "1.0.0",
+			Version: "1.1.0",
 			Description: "group selection (Minukhin & Ganzha 2010): start the set of waiting jobs in a window that maximises a value " +
 				"within the free capacity of every resource, optionally keeping the head's EASY reservation (LOS)",
 			Params: []sdk.Param{
@@ -59,7 +102,11 @@ func Plugin() sdk.Plugin {
 				{Name: "use", Type: sdk.String, Default: string(groupsel.UseMaxShare),
 					Doc:     "among sets of equal value, the one using less: max-share (the largest share of a resource's free capacity), sum or lex",
 					Choices: []string{string(groupsel.UseMaxShare), string(groupsel.UseSum), string(groupsel.UseLex)}},
-				{Name: "max_paths", Type: sdk.Int, Default: "4194304", Doc: "the rank approach's path budget per call; past it the run fails"},
+				{Name: "max_paths", Type: sdk.Int, Default: "4194304", Doc: "the rank approach's limit per call, in paths kept; past it the fallback decides"},
+				{Name: "max_nodes", Type: sdk.Int, Default: "16777216", Doc: "the branch and bound's limit per call, in nodes (2^24, about a second); past it the fallback decides"},
+				{Name: "fallback", Type: sdk.String, Default: FallbackBest,
+					Doc:     "at a call whose search reaches its limit: best (start the best selection found), order (the candidates in queue order while they fit) or fail (the run fails); such calls are counted (limit_hits)",
+					Choices: []string{FallbackBest, FallbackOrder, FallbackFail}},
 			},
 		},
 		New: func() sdk.Policy { return &policy{} },
@@ -67,12 +114,15 @@ func Plugin() sdk.Plugin {
 }
 
 type policy struct {
-	window  int
-	value   string
-	reserve bool
-	method  groupsel.Method
-	opts    groupsel.Options
-	dims    int
+	window   int
+	value    string
+	reserve  bool
+	method   groupsel.Method
+	opts     groupsel.Options
+	fallback string
+	dims     int
+	// solves, hits, gapZero and gapMax are the counts (Counts).
+	solves, hits, gapZero, gapMax int64
 	// Scratch reused between calls.
 	vars        []*sdk.Job
 	free, avail sdk.Vector
@@ -93,7 +143,13 @@ func (p *policy) Init(env sdk.Env) error {
 	p.value = env.Params.String("value")
 	p.reserve = env.Params.Bool("reserve")
 	p.method = groupsel.Method(env.Params.String("method"))
-	p.opts = groupsel.Options{Use: groupsel.UseRule(env.Params.String("use")), MaxPaths: int(env.Params.Int("max_paths"))}
+	p.opts = groupsel.Options{Use: groupsel.UseRule(env.Params.String("use")),
+		MaxPaths: int(env.Params.Int("max_paths")), MaxNodes: env.Params.Int("max_nodes")}
+	if p.opts.MaxPaths < 1 || p.opts.MaxNodes < 1 {
+		// 0 would mean the SDK's default, not what the user wrote.
+		return fmt.Errorf("max_paths %d, max_nodes %d: want at least 1", p.opts.MaxPaths, p.opts.MaxNodes)
+	}
+	p.fallback = env.Params.String("fallback")
 	if p.method == groupsel.MethodRank && p.window > 64 {
 		return fmt.Errorf("window %d: the rank approach takes at most 64 jobs", p.window)
 	}
@@ -193,11 +249,81 @@ func (p *policy) choose(now int64, free sdk.Vector, shadow int64, extra sdk.Vect
 		}
 		return all, nil
 	}
+	p.solves++
 	sol, err := groupsel.Solve(in, p.method, p.opts)
-	if err != nil {
-		return nil, err
+	if !errors.Is(err, groupsel.ErrBudget) {
+		if err != nil {
+			return nil, err
+		}
+		return sol.Selected, nil
 	}
-	return sol.Selected, nil
+	p.hits++
+	if p.fallback == FallbackFail {
+		return nil, fmt.Errorf("%w (fallback=fail)", err)
+	}
+	sel := p.inOrder(in)
+	if p.fallback == FallbackBest && sol != nil {
+		// The incumbent may be the empty selection (the rank approach's
+		// rank 0), which would leave every job waiting, and with nothing
+		// running stall the run: the queue-order selection is kept when it
+		// comes first in the order of solutions.
+		better, err := groupsel.Better(in, p.opts.Use, sol.Selected, sel)
+		if err != nil {
+			return nil, err
+		}
+		if better {
+			sel = sol.Selected
+		}
+	}
+	if sol != nil {
+		// The gap of what starts: how far its value may be from the
+		// optimum, by the bound the search proved.
+		value, _, _ := in.Evaluate(sel)
+		gap := max(sol.Bound-value, 0)
+		if gap == 0 {
+			p.gapZero++
+		}
+		p.gapMax = max(p.gapMax, int64(math.Ceil(gap)))
+	}
+	return sel, nil
+}
+
+// inOrder returns the candidates that fit every constraint of the
+// instance when taken in queue order, each kept if it still fits.
+func (p *policy) inOrder(in *groupsel.Instance) []int {
+	// Each candidate is its own term: term i holds variable i.
+	lhs := make([]float64, len(in.Constraints))
+	var sel []int
+	for i := range in.N {
+		fits := true
+		for c, con := range in.Constraints {
+			for _, k := range con.Coefs {
+				if k.Term == i && lhs[c]+k.Value > con.Bound {
+					fits = false
+				}
+			}
+		}
+		if !fits {
+			continue
+		}
+		for c, con := range in.Constraints {
+			for _, k := range con.Coefs {
+				if k.Term == i {
+					lhs[c] += k.Value
+				}
+			}
+		}
+		sel = append(sel, i)
+	}
+	return sel
+}
+
+// Counts returns the counts of the run so far (sdk.Counter): searches,
+// those stopped at their limit, of which proved optimal in value, and the
+// largest gap. They depend only on the run's inputs and parameters.
+func (p *policy) Counts() map[string]int64 {
+	return map[string]int64{CountSolves: p.solves, CountLimitHits: p.hits,
+		CountLimitGapZero: p.gapZero, CountLimitGapMax: p.gapMax}
 }
 
 func (p *policy) valueOf(j *sdk.Job) float64 {

@@ -1,12 +1,20 @@
 package groupsel
 
 import (
+	"context"
+	"errors"
 	"maps"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/experiments/data"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
+	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/tracedata"
 )
 
 type job = policytest.Job
@@ -133,4 +141,116 @@ func TestRandom(t *testing.T) {
 // TestPlugin runs the scenarios through the plugin binary.
 func TestPlugin(t *testing.T) {
 	policytest.Acceptance(t, Plugin(), "github.com/schedlab/schedlab/plugins/groupsel/cmd/groupsel", scenarios()...)
+}
+
+// limited: jobs of 3, 2 and 2 processors on 4, all at t=0, as many jobs as
+// possible, no reservation, a branch and bound of one node. Its greedy
+// incumbent {2, 3} is optimal (two jobs) and the search, stopped at its
+// second node, proves it: bound 2, gap 0. Queue order takes job 1 alone.
+var limited = []job{
+	{ID: 1, Submit: 0, Runtime: 10, Walltime: 10, Procs: 3},
+	{ID: 2, Submit: 0, Runtime: 10, Walltime: 10, Procs: 2},
+	{ID: 3, Submit: 0, Runtime: 10, Walltime: 10, Procs: 2},
+}
+
+// TestFallback: a call whose search reaches its limit starts what the
+// fallback says, and the run's counts say how often and with what gap.
+func TestFallback(t *testing.T) {
+	params := func(kv ...string) map[string]string {
+		m := map[string]string{"reserve": "false", "max_nodes": "1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	cases := []struct {
+		name    string
+		params  map[string]string
+		want    []start
+		counts  map[string]int64
+		failure string // the run's error holds it; "" when it completes
+	}{
+		{name: "best", params: params(),
+			want:   []start{{ID: 1, At: 10}, {ID: 2, At: 0}, {ID: 3, At: 0}},
+			counts: map[string]int64{CountSolves: 1, CountLimitHits: 1, CountLimitGapZero: 1, CountLimitGapMax: 0}},
+		{name: "order", params: params("fallback", FallbackOrder),
+			want: []start{{ID: 1, At: 0}, {ID: 2, At: 10}, {ID: 3, At: 10}},
+			// Queue order's one job against the proved bound of two.
+			counts: map[string]int64{CountSolves: 1, CountLimitHits: 1, CountLimitGapZero: 0, CountLimitGapMax: 1}},
+		{name: "fail", params: params("fallback", FallbackFail), failure: "fallback=fail"},
+		{
+			// The rank approach with one path stops at rank 1 with the
+			// empty selection as its incumbent (bound 3: the three jobs
+			// after the empty path); best then keeps queue order, which
+			// comes first, rather than starting nothing.
+			name: "best, rank, empty incumbent", params: params("method", "rank", "max_paths", "1"),
+			want:   []start{{ID: 1, At: 0}, {ID: 2, At: 10}, {ID: 3, At: 10}},
+			counts: map[string]int64{CountSolves: 1, CountLimitHits: 1, CountLimitGapZero: 0, CountLimitGapMax: 2},
+		},
+		{name: "no limit reached", params: params("max_nodes", "1000"),
+			want:   []start{{ID: 1, At: 10}, {ID: 2, At: 0}, {ID: 3, At: 0}},
+			counts: map[string]int64{CountSolves: 1, CountLimitHits: 0, CountLimitGapZero: 0, CountLimitGapMax: 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := policytest.Scenario{Name: c.name, Procs: 4, Jobs: limited, Params: c.params, Want: c.want}
+			res, err := sim.Run(context.Background(), Plugin(), sim.Config{Platform: sdk.SingleCluster("test", 4),
+				Jobs: sc.Inputs(), Params: c.params})
+			if c.failure != "" {
+				if err == nil || !strings.Contains(err.Error(), c.failure) || !strings.Contains(err.Error(), "budget") {
+					t.Fatalf("error %v, want one naming the budget and %q", err, c.failure)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(res.Stats.PolicyCounts, c.counts) {
+				t.Errorf("counts %v, want %v", res.Stats.PolicyCounts, c.counts)
+			}
+			policytest.Run(t, Plugin(), sc)
+		})
+	}
+}
+
+// TestKTHWindow40Rank: over 40 jobs the rank approach overflows its paths
+// at a few calls on KTH-SP2 (it used to fail the run there); with the
+// default fallback the run reaches its end, every call it stopped is
+// counted, and the schedule passes the host's checks.
+func TestKTHWindow40Rank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates the whole KTH-SP2 log (about 5 s); skipped with -short")
+	}
+	path, err := tracedata.Path(data.KTH)
+	if errors.Is(err, tracedata.ErrNotFound) {
+		t.Skipf("needs the KTH-SP2 trace of the shared data: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.LoadSWF(path, 0, workload.DefaultClean())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plat := sdk.SingleCluster("kth", w.Procs)
+	params := map[string]string{"window": "40", "method": "rank"}
+	check := verify.NewChecker(plat, w.Jobs)
+	res, err := sim.Run(context.Background(), Plugin(), sim.Config{Platform: plat, Jobs: w.Jobs, Params: params})
+	if err != nil {
+		t.Fatalf("window 40, rank: %v", err)
+	}
+	check.Add(res.Records)
+	if err := check.Finish(res.Units, res.Allocs); err != nil {
+		t.Fatal(err)
+	}
+	c := res.Stats.PolicyCounts
+	t.Logf("%d jobs, counts %v", len(res.Records), c)
+	if len(res.Records) != len(w.Jobs) || c[CountLimitHits] == 0 || c[CountLimitHits] > c[CountSolves] {
+		t.Errorf("%d records of %d jobs, counts %v: want every job and some calls stopped at the limit", len(res.Records), len(w.Jobs), c)
+	}
+	// The same run with fallback=fail is the old behaviour: it fails.
+	params["fallback"] = FallbackFail
+	if _, err := sim.Run(context.Background(), Plugin(), sim.Config{Platform: plat, Jobs: w.Jobs, Params: params}); err == nil {
+		t.Error("fallback=fail completed: the limit was never reached")
+	}
 }

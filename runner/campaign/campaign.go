@@ -179,6 +179,10 @@ type RunResult struct {
 	PolSeconds  float64 `json:"policy_seconds"`
 	Events      int64   `json:"events"`
 	PolicyCalls int64   `json:"policy_calls"`
+	// PolicyCounts holds the policy's own counts (sdk.Counter), when it
+	// keeps some: groupsel's, for one, counts the calls at which its search
+	// stopped at its limit.
+	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
 	// NodeCounts holds what each rule of the mapping onto nodes did, on a
 	// platform of nodes (workload/nodes).
 	NodeCounts map[string]int64 `json:"node_counts,omitempty"`

@@ -653,3 +653,42 @@ func TestCompare(t *testing.T) {
 		t.Errorf("%d runs differ, want 1", n)
 	}
 }
+
+// TestPolicyCounts: the counts a policy keeps (sdk.Counter) reach each
+// run's status and its jobs file's provenance, the same through a plugin
+// process (the stats frame) as in process. groupsel's rank approach with
+// a budget of 64 paths stops at many calls on KTH-SP2.
+func TestPolicyCounts(t *testing.T) {
+	m := quickstart(t, `[policies.groupsel]
+ref = "groupsel"
+params = { method = "rank", max_paths = 64, window = 12 }`, `policy = ["easy", "groupsel"]`)
+	counts := map[string]string{}
+	for _, inProcess := range []bool{false, true} {
+		dir := t.TempDir()
+		rep := run(t, m, Options{Dir: dir, InProcess: inProcess})
+		for _, r := range rep.Runs {
+			_, meta, err := results.ReadJobs(JobsPath(dir, r.Key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prov, ok := meta["stats.policy_counts"]
+			if r.Policy.Name != "groupsel" {
+				if r.PolicyCounts != nil || ok {
+					t.Errorf("%s: counts %v, provenance %q: want none for a policy that keeps none", r.Label, r.PolicyCounts, prov)
+				}
+				continue
+			}
+			// NASA-iPSC's jobs fit as they come: no search there.
+			if r.PolicyCounts == nil || !ok || strings.Contains(r.Label, "kth") && r.PolicyCounts["limit_hits"] == 0 {
+				t.Fatalf("%s (in process %v): counts %v, provenance %q: want the stopped searches counted", r.Label, inProcess, r.PolicyCounts, prov)
+			}
+			if want, seen := counts[r.Label]; seen && want != prov {
+				t.Errorf("%s: counts %s in process, %s through the plugin", r.Label, prov, want)
+			}
+			counts[r.Label] = prov
+		}
+	}
+	if len(counts) != 2 {
+		t.Errorf("counts of %d groupsel runs, want 2", len(counts))
+	}
+}

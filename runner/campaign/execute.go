@@ -152,6 +152,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	res.Status = StatusOK
 	res.Metrics = summaryMap(out)
 	res.Events, res.PolicyCalls = out.Stats.Events, out.Stats.PolicyCalls
+	res.PolicyCounts = out.Stats.PolicyCounts
 	res.SimSeconds, res.PolSeconds = float64(out.Stats.WallNanos)/1e9, float64(out.Stats.PolicyNanos)/1e9
 	res.End = time.Now().UTC().Format(time.RFC3339Nano)
 	res.WallSeconds = time.Since(began).Seconds()
@@ -241,6 +242,11 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 	})
 	if t.pol.res.Python != "" {
 		meta["policy.python"] = t.pol.res.Python
+	}
+	if out.Stats.PolicyCounts != nil {
+		// Counts depend on the run's inputs only, so the file stays
+		// byte-identical across reruns.
+		meta["stats.policy_counts"] = js(out.Stats.PolicyCounts)
 	}
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v

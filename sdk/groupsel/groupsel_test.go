@@ -350,3 +350,47 @@ func TestAnytime(t *testing.T) {
 		t.Errorf("only %d stopped solves returned a selection: the budgets test too little", stopped)
 	}
 }
+
+// TestAnytimeByHand stops both solvers on a knapsack worked out by hand:
+// values 3, 2, 2, weights 3, 2, 2, capacity 4; the optimum is {1, 2}, of
+// value 4.
+//
+// The branch and bound with one node: its greedy incumbent (ratios all 1,
+// so index order) is {0}, value 3. The root (node 1) is not pruned: its
+// fractional knapsack bound is 3 + 2 x 1/2 = 4. Its 1-branch is node 2,
+// past the limit; pending then holds that node's bound (x0 = 1: 3 + 1 = 4)
+// and the 0-branch's (x0 = 0: 2 + 2 = 4). Bound 4, gap 1.
+//
+// The rank approach with 4 paths: rank 0 (the empty path) and rank 1 (the
+// three single items) fill it; rank 2 overflows on its first kept path
+// ({1, 2}; {0, 1} and {0, 2} are cut). The best met is {0}, value 3; the
+// frontier bound is the best of each rank-1 path's value plus the positive
+// terms after its last: {0}: 3 + 2 + 2 = 7, {1}: 2 + 2, {2}: 2. Bound 7,
+// gap 4.
+func TestAnytimeByHand(t *testing.T) {
+	in := linear([]float64{3, 2, 2}, [][]float64{{3, 2, 2}}, []float64{4})
+	cases := []struct {
+		method     Method
+		opts       Options
+		bound, gap float64
+	}{
+		{MethodBnB, Options{MaxNodes: 1}, 4, 1},
+		{MethodRank, Options{MaxPaths: 4}, 7, 4},
+	}
+	for _, c := range cases {
+		s, err := Solve(in, c.method, c.opts)
+		if !errors.Is(err, ErrBudget) || s == nil {
+			t.Fatalf("%s %+v: %+v, %v; want the incumbent beside ErrBudget", c.method, c.opts, s, err)
+		}
+		_, _, feasible := in.Evaluate(s.Selected)
+		if !feasible || !slices.Equal(s.Selected, []int{0}) || s.Value != 3 || s.Optimal ||
+			s.Bound != c.bound || s.Gap != c.gap {
+			t.Errorf("%s %+v: selected %v (feasible %v), value %v, bound %v, gap %v, optimal %v; want [0], 3, %v, %v, false",
+				c.method, c.opts, s.Selected, feasible, s.Value, s.Bound, s.Gap, s.Optimal, c.bound, c.gap)
+		}
+		// Unbounded, the same solver proves {1, 2}.
+		if s, err := Solve(in, c.method, Options{}); err != nil || !s.Optimal || s.Gap != 0 || !slices.Equal(s.Selected, []int{1, 2}) {
+			t.Errorf("%s unbounded: %+v, %v; want [1 2] proved", c.method, s, err)
+		}
+	}
+}

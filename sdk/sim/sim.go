@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -142,6 +143,9 @@ type Stats struct {
 	// WallNanos is the wall time of the whole run, in nanoseconds; for a
 	// workload streamed to a plugin, waits for jobs included.
 	WallNanos int64 `json:"wall_nanos"`
+	// PolicyCounts holds the counts of a policy that implements
+	// sdk.Counter, by name; nil for any other.
+	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
 }
 
 // Result is the outcome of a run: one record per job, in index order.
@@ -301,6 +305,9 @@ func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error)
 		res.Attempts, res.AttemptAllocs = e.outs.result(e.nodes)
 	}
 	e.stats.WallNanos = time.Since(begin).Nanoseconds()
+	if c, ok := e.policy.(sdk.Counter); ok {
+		e.stats.PolicyCounts = maps.Clone(c.Counts())
+	}
 	res.Stats = e.stats
 	return res, nil
 }

@@ -1,6 +1,6 @@
 // Command summarize turns the Mazalov & Nikitina (2012) campaigns (table,
-// table-request, tau, p, te, readings, fig3, lambda, streams: see the manifests next
-// to this folder) into the
+// table-request, tau, p, te, readings, fig3, lambda, streams, headline, load:
+// see the manifests next to this folder) into the
 // tables and figures of docs/reproductions/mazalov2012.md. It reads only
 // the campaigns' Parquet files.
 //
@@ -32,7 +32,7 @@ import (
 )
 
 func main() {
-	root := flag.String("campaigns", "out/mazalov2012", "folder holding the campaigns (table, table-request, tau, p, te, readings, fig3, lambda, streams)")
+	root := flag.String("campaigns", "out/mazalov2012", "folder holding the campaigns (table, table-request, tau, p, te, readings, fig3, lambda, streams, headline, load)")
 	figs := flag.String("figures", "", "folder to write the SVG figures into (none when empty)")
 	flag.Parse()
 	if err := run(os.Stdout, *root, *figs); err != nil {
@@ -49,6 +49,7 @@ type point struct {
 	// n counts the streams; undefined those where no job waited under
 	// FCFS, left out of dTw.
 	n, undefined int
+	streams      streams
 }
 
 // paired computes the per-stream figures of the probfill runs of one
@@ -59,36 +60,54 @@ func paired(c *compare.Campaign, keep func(r compare.Run) bool) (point, error) {
 
 // pairedPolicy is paired for another policy than probfill.
 func pairedPolicy(c *compare.Campaign, policy string, keep func(r compare.Run) bool) (point, error) {
+	ps, err := perStream(c, policy, keep)
+	if err != nil {
+		return point{}, err
+	}
+	return point{dTw: stats.Describe(ps.dTw, 0.95), backfill: stats.Describe(ps.backfill, 0.95),
+		errors: stats.Describe(ps.errors, 0.95), n: len(ps.backfill), undefined: ps.undefined, streams: ps}, nil
+}
+
+// streams holds the per-stream values of one setting: dTw (streams where
+// a job waited under FCFS; dTwErrors the share of errors of the same
+// streams), and the shares backfilled and of errors (every stream).
+type streams struct {
+	dTw, dTwErrors, backfill, errors []float64
+	undefined                        int
+}
+
+// perStream pairs each run of the policy that keep admits with the FCFS
+// run of the same workload and replicate (the same stream).
+func perStream(c *compare.Campaign, policy string, keep func(r compare.Run) bool) (streams, error) {
 	fcfs := map[string]compare.Run{}
 	for _, r := range c.Runs {
 		if r.Status == "ok" && r.Axes["policy"] == "fcfs" {
 			fcfs[r.Axes["workload"]+"/"+strconv.Itoa(r.Replicate)] = r
 		}
 	}
-	var dtw, bf, er []float64
-	skipped := 0
+	var s streams
 	for _, r := range c.Runs {
 		if r.Status != "ok" || r.Axes["policy"] != policy || !keep(r) {
 			continue
 		}
 		f, ok := fcfs[r.Axes["workload"]+"/"+strconv.Itoa(r.Replicate)]
 		if !ok {
-			return point{}, fmt.Errorf("%s: no FCFS run for %s", c.Dir, r.Label)
+			return s, fmt.Errorf("%s: no FCFS run for %s", c.Dir, r.Label)
 		}
 		jobs := r.Values["jobs"]
 		if f.Values["mean_wait"] > 0 {
-			dtw = append(dtw, (f.Values["mean_wait"]-r.Values["mean_wait"])/f.Values["mean_wait"])
+			s.dTw = append(s.dTw, (f.Values["mean_wait"]-r.Values["mean_wait"])/f.Values["mean_wait"])
+			s.dTwErrors = append(s.dTwErrors, r.Values["backfill_errors"]/jobs)
 		} else {
-			skipped++ // no job waited under FCFS: dTw is undefined
+			s.undefined++ // no job waited under FCFS: dTw is undefined
 		}
-		bf = append(bf, r.Values["backfilled"]/jobs)
-		er = append(er, r.Values["backfill_errors"]/jobs)
+		s.backfill = append(s.backfill, r.Values["backfilled"]/jobs)
+		s.errors = append(s.errors, r.Values["backfill_errors"]/jobs)
 	}
-	if len(bf) == 0 {
-		return point{}, fmt.Errorf("%s: no completed %s run", c.Dir, policy)
+	if len(s.backfill) == 0 {
+		return s, fmt.Errorf("%s: no completed %s run", c.Dir, policy)
 	}
-	return point{dTw: stats.Describe(dtw, 0.95), backfill: stats.Describe(bf, 0.95), errors: stats.Describe(er, 0.95),
-		n: len(bf), undefined: skipped}, nil
+	return s, nil
 }
 
 func ci(s stats.Summary) string {
@@ -200,6 +219,12 @@ func run(w io.Writer, root, figs string) error {
 		{"fig3", func(w io.Writer, c *compare.Campaign) error { return tauCurves(w, c, figs) }},
 		{"lambda", lambdaTable},
 		{"streams", func(w io.Writer, c *compare.Campaign) error { return streamsTable(w, table, c) }},
+		{"headline", headlineTable},
+		{"load", loadTable},
+		{"table-request", func(w io.Writer, c *compare.Campaign) error {
+			return fig5Table(w, []fig5Set{{table, "probfill", "probfill (c_q shortfall)"}, {c, "probfill", "probfill (c_q request)"},
+				{table, "probfill-all", "probfill-all (tau = 1)"}, {table, "easy", "easy"}})
+		}},
 	} {
 		c, err := load(v.dir)
 		if err != nil {

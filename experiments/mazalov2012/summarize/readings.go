@@ -91,7 +91,7 @@ func tauCurves(w io.Writer, c *compare.Campaign, figs string) error {
 		labels      []string
 	}{
 		{"fig3a", "Figure 3a: dTw against tau for three values of p (t_e = 206.12 min)", []string{"p13", "p17", "p25"}, []string{"p = 0.13", "p = 0.17", "p = 0.25"}},
-		{"fig3b", "Figure 3b: dTw against tau for three mean runtimes (p = 0.17)", []string{"te116", "p17", "te300"}, []string{"t_e = 116 min", "t_e = 206 min", "t_e = 300 min"}},
+		{"fig3b", "Figure 3b: dTw against tau for the legend's three mean runtimes (p = 0.17)", []string{"te180", "p17", "te247"}, []string{"t_e = 179.96 min", "t_e = 206.12 min", "t_e = 247.27 min"}},
 	} {
 		fmt.Fprintf(w, "### %s\n\n| tau |", g.title)
 		for _, l := range g.labels {

@@ -202,9 +202,16 @@ func TestGolden(t *testing.T) {
 	}
 	for _, v := range []int{3, 4} {
 		st, err := decodeStats(v, readGolden(t, "stats-v"+string(rune('0'+v))+".json"))
-		if err != nil || st != goldenStats {
+		if err != nil || !reflect.DeepEqual(st, goldenStats) {
 			t.Errorf("stats-v%d.json decodes to %+v, %v", v, st, err)
 		}
+	}
+	// A policy's counts travel in the same frame, under a key of their
+	// own that the golden frame (a policy without counts) does not hold.
+	counted := goldenStats
+	counted.PolicyCounts = map[string]int64{"limit_hits": 3, "solves": 7}
+	if st, err := decodeStats(7, must(encodeStats(counted))); err != nil || !reflect.DeepEqual(st, counted) {
+		t.Errorf("stats with policy counts decode to %+v, %v", st, err)
 	}
 	info, err := DecodeInfo(readGolden(t, "describe.json"))
 	if err != nil || !reflect.DeepEqual(info, goldenInfo()) {

@@ -99,13 +99,17 @@ type unitsDoc struct {
 	Capacity []int64 `json:"capacity"`
 }
 
-// statsDoc is the stats frame of protocol 4.
+// statsDoc is the stats frame of protocol 4. PolicyCounts, the counts of
+// a policy that keeps some (sdk.Counter), is left out when there are none,
+// so the frame of any other policy is the same as before; a host that does
+// not know the key ignores it, so it needs no new protocol version.
 type statsDoc struct {
-	Events      int64 `json:"events"`
-	PolicyCalls int64 `json:"policy_calls"`
-	Decisions   int64 `json:"decisions"`
-	PolicyNanos int64 `json:"policy_nanos"`
-	WallNanos   int64 `json:"wall_nanos"`
+	Events       int64            `json:"events"`
+	PolicyCalls  int64            `json:"policy_calls"`
+	Decisions    int64            `json:"decisions"`
+	PolicyNanos  int64            `json:"policy_nanos"`
+	WallNanos    int64            `json:"wall_nanos"`
+	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
 }
 
 // infoDoc answers Describe, in both protocols.
@@ -291,7 +295,7 @@ func nodesDoc(c *sdk.Cluster) ([]nodeGroupDoc, []partitionDoc) {
 // encodeStats returns the JSON of a stats frame of this SDK's protocol.
 func encodeStats(s sim.Stats) ([]byte, error) {
 	return json.Marshal(statsDoc{Events: s.Events, PolicyCalls: s.PolicyCalls, Decisions: s.Decisions,
-		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos})
+		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos, PolicyCounts: s.PolicyCounts})
 }
 
 // decodeStats reads the JSON of a stats frame in the given protocol version.
@@ -304,7 +308,8 @@ func decodeStats(version int, b []byte) (sim.Stats, error) {
 	case 3:
 		var d3 stats3
 		err = json.Unmarshal(b, &d3)
-		d = statsDoc(d3)
+		d = statsDoc{Events: d3.Events, PolicyCalls: d3.PolicyCalls, Decisions: d3.Decisions,
+			PolicyNanos: d3.PolicyNanos, WallNanos: d3.WallNanos}
 	default:
 		return sim.Stats{}, fmt.Errorf("wire: no stats for protocol %d", version)
 	}
@@ -312,7 +317,7 @@ func decodeStats(version int, b []byte) (sim.Stats, error) {
 		return sim.Stats{}, fmt.Errorf("wire: stats: %w", err)
 	}
 	return sim.Stats{Events: d.Events, PolicyCalls: d.PolicyCalls, Decisions: d.Decisions,
-		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos}, nil
+		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos, PolicyCounts: d.PolicyCounts}, nil
 }
 
 // EncodeInfo returns the JSON form of a policy's description, as Describe
