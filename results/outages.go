@@ -1,12 +1,15 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // OutageRow is what a jobs file says of a job in a run with outages of
@@ -98,4 +101,44 @@ func checkOutageColumns(gf []parquet.Field) error {
 		}
 	}
 	return nil
+}
+
+// OutagesKey is the key, in a jobs file's metadata, of the run's outages
+// (EncodeOutages), which `schedlab gantt` draws.
+const OutagesKey = "outages.list"
+
+// outageDoc is an outage as OutagesKey holds it.
+type outageDoc struct {
+	Kind  string  `json:"kind"`
+	Nodes []int32 `json:"nodes,omitempty"`
+	Start int64   `json:"start"`
+	End   int64   `json:"end"`
+}
+
+// EncodeOutages returns the JSON of a run's outages (on its one cluster of
+// nodes): a list of {kind, nodes (none: every node), start, end}.
+func EncodeOutages(outs []sdk.Outage) string {
+	docs := make([]outageDoc, len(outs))
+	for i, o := range outs {
+		docs[i] = outageDoc{Kind: o.Kind.String(), Nodes: o.Nodes, Start: o.Start, End: o.End}
+	}
+	b, _ := json.Marshal(docs) // strings and integers only
+	return string(b)
+}
+
+// DecodeOutages reads what EncodeOutages wrote.
+func DecodeOutages(s string) ([]sdk.Outage, error) {
+	var docs []outageDoc
+	if err := json.Unmarshal([]byte(s), &docs); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", OutagesKey, err)
+	}
+	outs := make([]sdk.Outage, len(docs))
+	for i, d := range docs {
+		k, err := sdk.ParseOutageKind(d.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("results: %s: %w", OutagesKey, err)
+		}
+		outs[i] = sdk.Outage{Kind: k, Nodes: d.Nodes, Start: d.Start, End: d.End}
+	}
+	return outs, nil
 }

@@ -247,3 +247,80 @@ func TestTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestSVGOutages: on three nodes of two cores (80 px a core, 160 a node)
+// over the window [0, 10] (the first submission to the last end, 115 px a
+// second), a failure of node 1 from 2 to 4 is one rectangle over node 1's
+// row; a maintenance of every node from 8 to 20, clipped to the window's
+// end, is one rectangle over all three rows; the run of job 1 that the
+// failure ended is a red tick at 2 on node 1.
+func TestSVGOutages(t *testing.T) {
+	r := handRun()
+	r.Jobs = r.Jobs[:2]
+	r.Platform.Clusters[0].Nodes = []sdk.NodeGroup{{Name: "n", Count: 3, Cores: 2}}
+	r.Extras.Nodes = []results.NodeRow{
+		{AllocNodes: []int32{0, 1}, AllocCores: []int32{2, 1}},
+		{AllocNodes: []int32{1}, AllocCores: []int32{1}},
+	}
+	r.Extras.Outages = []results.OutageRow{{Attempts: 1, AttemptStarts: []int64{0}, AttemptEnds: []int64{2}, AttemptNodes: []int32{1}, AttemptCauses: []string{"failure"}}, {}}
+	outs, err := results.DecodeOutages(results.EncodeOutages([]sdk.Outage{
+		{Nodes: []int32{1}, Start: 2, End: 4, Kind: sdk.Failure},
+		{Start: 8, End: 20, Kind: sdk.Maintenance},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Outages = outs
+	c, err := New(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Rects []svgRect `xml:"g>rect"`
+		Lines []svgLine `xml:"g>line"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &d); err != nil {
+		t.Fatalf("the SVG does not parse: %v", err)
+	}
+	plotW := float64(svgWidth - plotLeft - plotRight)
+	px := func(s int64) float64 { return math.Round(float64(s)/10*plotW*100) / 100 }
+	var got []string
+	for _, x := range d.Rects {
+		if strings.HasPrefix(x.Class, "outage") {
+			got = append(got, x.Class+" "+strconv.FormatFloat(x.X-plotLeft, 'f', 2, 64)+"+"+strconv.FormatFloat(x.Width, 'f', 2, 64)+
+				" "+strconv.FormatFloat(x.Y-plotTop, 'f', 0, 64)+"+"+strconv.FormatFloat(x.Height, 'f', 0, 64))
+		}
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	want := []string{"outage failure " + f(px(2)) + "+" + f(px(4)-px(2)) + " 160+160", "outage maintenance " + f(px(8)) + "+" + f(px(10)-px(8)) + " 0+480"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("outages %q, want %q", got, want)
+	}
+	ticks := 0
+	for _, l := range d.Lines {
+		if l.Class == "interrupt" {
+			ticks++
+			if l.Job != "1" || math.Abs(l.X1-plotLeft-px(2)) > 0.01 || l.Y1-plotTop != 160 || l.Y2-plotTop != 320 {
+				t.Errorf("interrupt tick %+v", l)
+			}
+		}
+	}
+	if ticks != 1 {
+		t.Errorf("%d interrupt ticks, want 1", ticks)
+	}
+	// The page draws the same, from its data: node 1 is lanes 2-3, every
+	// node lanes 0-5.
+	b.Reset()
+	if err := c.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"outages":[[1,2,4,2,2],[3,8,20,0,6]]`, `"interrupts":[[2,2,2]]`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the page's data lacks %s", want)
+		}
+	}
+}

@@ -36,6 +36,11 @@ type data struct {
 	Jobs  jobColumns `json:"jobs"`
 	// Spans[k] are the spans of category k.
 	Spans [][]int32 `json:"spans"`
+	// Outages are the run's outages by runs of consecutive nodes: (kind,
+	// 1 failure, 2 drain, 3 maintenance; start; end; first lane; lanes);
+	// Interrupts the runs outages ended: (time, first lane, lanes).
+	Outages    [][5]int64 `json:"outages,omitempty"`
+	Interrupts [][3]int64 `json:"interrupts,omitempty"`
 }
 
 type jobColumns struct {
@@ -89,6 +94,12 @@ func (c *Chart) HTML(w io.Writer) error {
 		for _, s := range sp {
 			d.Spans[cat] = append(d.Spans[cat], k, s.Lo, s.N)
 		}
+	}
+	for _, b := range c.outageBands() {
+		d.Outages = append(d.Outages, [5]int64{int64(b.kind), b.start, b.end, int64(b.lo), int64(b.hi - b.lo)})
+	}
+	for _, it := range c.interrupts() {
+		d.Interrupts = append(d.Interrupts, [3]int64{it.at, int64(it.lo), int64(it.hi - it.lo)})
 	}
 	js, err := json.Marshal(d)
 	if err != nil {

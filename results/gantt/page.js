@@ -88,6 +88,23 @@
     ctx.putImageData(img, Math.round(M.left * dpr), Math.round(M.top * dpr));
     ctx.save();
     ctx.beginPath(); ctx.rect(M.left, M.top, pw, ph); ctx.clip();
+    // Outages of nodes over their rows, translucent: failed grey,
+    // draining orange, in maintenance blue; a red tick where an outage
+    // ended a job's run, on the node it hit.
+    const fills = [null, "rgba(0,0,0,0.45)", "rgba(224,138,0,0.25)", "rgba(31,78,156,0.35)"];
+    for (const o of D.outages || []) {
+      if (o[2] <= v.t0 || o[1] >= v.t1 || o[3] + o[4] <= v.l0 || o[3] >= v.l1) continue;
+      ctx.fillStyle = fills[o[0]];
+      ctx.fillRect(M.left + (o[1] - v.t0) * sx, M.top + (o[3] - v.l0) * sy, Math.max(1, (o[2] - o[1]) * sx), o[4] * sy);
+    }
+    ctx.strokeStyle = "#d00"; ctx.lineWidth = 2;
+    ctx.beginPath();
+    for (const r of D.interrupts || []) {
+      if (r[0] < v.t0 || r[0] > v.t1 || r[1] + r[2] <= v.l0 || r[1] >= v.l1) continue;
+      const x = M.left + (r[0] - v.t0) * sx;
+      ctx.moveTo(x, M.top + (r[1] - v.l0) * sy); ctx.lineTo(x, M.top + (r[1] + r[2] - v.l0) * sy);
+    }
+    ctx.stroke();
     // Reservations, once zoomed in enough to tell them apart: a dashed
     // line at the start promised to a job that started at another time,
     // across the lanes it ran on.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/schedlab/schedlab/results/series"
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // The SVG's geometry, in CSS pixels: a 1,280 px wide page, as the report.
@@ -77,6 +78,7 @@ func (c *Chart) SVG(w io.Writer) error {
 		}
 	}
 	bw.WriteString("</g>\n")
+	outages, interrupts := c.svgOutages(bw, x, y)
 	// Reservations: a dashed line at the start the policy promised a job
 	// (its first promise), across the lanes it ran on, when it started at
 	// another time: how far from its reservation it ran.
@@ -140,6 +142,11 @@ func (c *Chart) SVG(w io.Writer) error {
 		fmt.Fprintf(bw, `<text x="%d" y="%d">and %d more, colours repeating</text>`+"\n", plotLeft, note, more)
 		note += legendRow
 	}
+	if outages > 0 || interrupts > 0 {
+		fmt.Fprintf(bw, `<text x="%d" y="%d">grey: nodes failed; blue: in maintenance; orange: draining (%d outages); red ticks: the %d runs an outage ended, on the node it hit</text>`+"\n",
+			plotLeft, note, outages, interrupts)
+		note += legendRow
+	}
 	if promises > 0 {
 		fmt.Fprintf(bw, `<text x="%d" y="%d">dashed lines: the promised starts (reservations) of the %d jobs that started at another time</text>`+"\n",
 			plotLeft, note, promises)
@@ -161,3 +168,112 @@ func (c *Chart) clip(i int) (t0, t1 int64, ok bool) {
 
 // num writes a coordinate with two decimals at most.
 func num(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
+
+// outageFill is the colour and opacity of each kind of outage.
+var outageFill = map[sdk.OutageKind]string{
+	sdk.Failure:     `fill="#000" fill-opacity="0.45"`,
+	sdk.Maintenance: `fill="#1f4e9c" fill-opacity="0.35"`,
+	sdk.Drain:       `fill="#e08a00" fill-opacity="0.25"`,
+}
+
+// band is an outage over a run of consecutive nodes, First to Last, in
+// lanes [Lo, Hi).
+type band struct {
+	kind        sdk.OutageKind
+	start, end  int64
+	first, last int32
+	lo, hi      int32
+}
+
+// outageBands returns the run's outages as bands of consecutive nodes;
+// none on a pool.
+func (c *Chart) outageBands() []band {
+	rows := c.lay.Rows
+	if c.lay.Unit != "core" {
+		return nil
+	}
+	var out []band
+	for _, o := range c.run.Outages {
+		var first, prev int32 = -1, -1
+		flush := func() {
+			if first >= 0 {
+				out = append(out, band{o.Kind, o.Start, o.End, first, prev, rows[first].Lo, rows[prev].Lo + rows[prev].N})
+			}
+		}
+		for k := range o.All(int32(len(rows))) {
+			if prev >= 0 && k == prev+1 {
+				prev = k
+				continue
+			}
+			flush()
+			first, prev = k, k
+		}
+		flush()
+	}
+	return out
+}
+
+// interrupt is a run of a job that an outage ended: the job's row in the
+// jobs file, when, and the lanes of the node it hit.
+type interrupt struct {
+	job    int
+	at     int64
+	lo, hi int32
+}
+
+// interrupts returns the runs outages ended.
+func (c *Chart) interrupts() []interrupt {
+	rows := c.lay.Rows
+	if c.run.Extras.Outages == nil || c.lay.Unit != "core" {
+		return nil
+	}
+	var out []interrupt
+	for i, row := range c.run.Extras.Outages {
+		for a, end := range row.AttemptEnds {
+			if k := row.AttemptNodes[a]; k >= 0 && int(k) < len(rows) {
+				out = append(out, interrupt{i, end, rows[k].Lo, rows[k].Lo + rows[k].N})
+			}
+		}
+	}
+	return out
+}
+
+// svgOutages draws the run's outages within the window over the rows of
+// their nodes (consecutive nodes in one rectangle, class "outage" and the
+// kind), and a red tick where an outage ended a job's run, on the node it
+// hit (class "interrupt"); it returns how many of each it drew.
+func (c *Chart) svgOutages(bw *bufio.Writer, x func(int64) float64, y func(int32) float64) (outages, interrupts int) {
+	bands := c.outageBands()
+	if len(bands) > 0 {
+		bw.WriteString(`<g class="outages">` + "\n")
+	}
+	drawn := map[int64]bool{}
+	for _, b := range bands {
+		t0, t1 := max(b.start, c.from), min(b.end, c.to)
+		if t1 <= t0 {
+			continue
+		}
+		drawn[b.start<<2|int64(b.kind)] = true
+		fmt.Fprintf(bw, `<rect class="outage %s" x="%s" y="%s" width="%s" height="%s" %s><title>%s of nodes %d-%d, %d to %d</title></rect>`+"\n",
+			b.kind, num(x(t0)), num(y(b.lo)), num(x(t1)-x(t0)), num(y(b.hi)-y(b.lo)), outageFill[b.kind], b.kind, b.first, b.last, b.start, b.end)
+	}
+	if len(bands) > 0 {
+		bw.WriteString("</g>\n")
+	}
+	ints := c.interrupts()
+	if len(ints) > 0 {
+		bw.WriteString(`<g class="interrupts" stroke="#d00" stroke-width="2">` + "\n")
+	}
+	for _, it := range ints {
+		if it.at < c.from || it.at > c.to {
+			continue
+		}
+		fmt.Fprintf(bw, `<line class="interrupt" data-job="%d" x1="%s" x2="%s" y1="%s" y2="%s"/>`+"\n",
+			c.run.Jobs[it.job].JobID, num(x(it.at)), num(x(it.at)), num(y(it.lo)), num(y(it.hi)))
+		interrupts++
+	}
+	if len(ints) > 0 {
+		bw.WriteString("</g>\n")
+	}
+	return len(drawn), interrupts
+}

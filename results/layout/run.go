@@ -23,6 +23,9 @@ type Run struct {
 	Extras   results.JobExtras
 	Meta     results.Metadata
 	Platform sdk.Platform
+	// Outages are the run's outages of nodes (the footer's
+	// results.OutagesKey); nil for a run without.
+	Outages []sdk.Outage
 }
 
 // Read reads the jobs file at path.
@@ -38,6 +41,11 @@ func Read(path string) (*Run, error) {
 	}
 	if err := json.Unmarshal([]byte(p), &r.Platform); err != nil {
 		return nil, fmt.Errorf("%s: %w: its platform key: %w", path, ErrNotRun, err)
+	}
+	if o, ok := meta[results.OutagesKey]; ok {
+		if r.Outages, err = results.DecodeOutages(o); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return r, nil
 }

@@ -117,6 +117,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		if outCounts != nil {
 			meta["outages.settings"] = jsonString(manifest.OutagesSpec(m.Platforms[t.run.Platform].Outages))
 			meta["outages.counts"] = jsonString(outCounts)
+			meta[results.OutagesKey] = results.EncodeOutages(outs)
 		}
 		x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, t.wl.parts != nil)
 		x.Outages = runner.OutageRows(plat, jobs, out)

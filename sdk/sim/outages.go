@@ -159,7 +159,6 @@ type outEngine struct {
 	active []int32        // the failures and drains in effect, indexes in outs
 	fence  []fenced       // nodes fenced off by startNodes, to restore
 	shown  []sdk.Outage   // State.Outages
-	hit    []bool         // per node of a beginning outage: covered
 	atts   []Attempt      // the attempts outages ended
 	aoff   []int32        // their allocations' offsets in nodeEngine.nodes
 	acnt   []int32        // and lengths
