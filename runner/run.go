@@ -146,7 +146,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	// A plugin streams its records as its engine finalises them: the
 	// checker verifies each piece on arrival, while the plugin simulates on.
 	check := verify.NewChecker(spec.Platform, spec.Jobs)
-	check.Expect(spec.Outages, spec.Faults)
+	check.Expect(spec.Outages, spec.Faults, spec.ExactEstimates)
 	res, err := p.Run(ctx, host.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
 		Outages: spec.Outages, Faults: spec.Faults,

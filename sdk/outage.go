@@ -109,8 +109,9 @@ func cmpInt[T int64 | int32 | OutageKind](a, b T) int {
 // CheckOutages reports the first outage of outs that platform p cannot
 // have: one out of order (CompareOutages), on a cluster without nodes or a
 // node the cluster does not have, nodes not in increasing order, an
-// unknown kind, an end not after the start, or two outages of one kind on
-// one node that overlap (a node cannot fail while it is down).
+// unknown kind, an end not after the start, or two failures of one node
+// that overlap (a node cannot fail while it is down). Drains and
+// maintenance windows may overlap others.
 func CheckOutages(p *Platform, outs []Outage) error {
 	type key struct {
 		c, k int32
@@ -139,6 +140,9 @@ func CheckOutages(p *Platform, outs []Outage) error {
 			case x > 0 && k <= o.Nodes[x-1]:
 				return fmt.Errorf("outage %d: nodes not in increasing order (%d after %d)", i, k, o.Nodes[x-1])
 			}
+		}
+		if o.Kind != Failure {
+			continue
 		}
 		for k := range o.All(n) {
 			key := key{o.Cluster, k, o.Kind}

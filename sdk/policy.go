@@ -45,6 +45,10 @@ type Env struct {
 	// ExactEstimates reports whether Job.Walltime equals the actual runtime
 	// in this run.
 	ExactEstimates bool
+	// Outages reports whether the run has outages of nodes
+	// (State.Outages): a policy that cannot take them may refuse the run
+	// at Init.
+	Outages bool
 }
 
 // Plugin describes a policy and how to make one.

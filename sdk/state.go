@@ -83,7 +83,8 @@ type Completion struct {
 	// Interrupted, when not 0, is the kind of outage of one of the job's
 	// nodes that ended it at End: End - Start is then not its runtime.
 	// Requeued says that the job went back to the queue (it is in Queue)
-	// to start again from its beginning.
+	// to start again, from its beginning or, when the run checkpoints,
+	// from its last checkpoint.
 	Interrupted OutageKind
 	Requeued    bool
 }

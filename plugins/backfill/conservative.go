@@ -160,6 +160,9 @@ type classBound struct {
 }
 
 func (p *conservative) Init(env sdk.Env) error {
+	if env.Outages {
+		return errConservativeOutages
+	}
 	p.orderer = newOrderer(env)
 	p.everyEnd = env.Params.String("compress") == CompressEveryEnd
 	p.classIDs = make(map[string]int32)
@@ -238,16 +241,12 @@ func (p *conservative) poolIndex(j *sdk.Job) int {
 func (p *conservative) pool(j *sdk.Job) *pool { return &p.pools[p.poolIndex(j)] }
 
 // errConservativeOutages is the error of conservative in a run with
-// outages of nodes.
+// outages of nodes: its profiles count a constant capacity, which outages
+// take away for spans it cannot plan by (a failed node's repair is not
+// known).
 var errConservativeOutages = errors.New("conservative does not plan around outages of nodes (failures, drains, maintenance) yet: use easy, fcfs or multifactor")
 
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
-	if len(s.Outages) > 0 {
-		// Its profiles count a constant capacity, which outages of nodes
-		// take away for spans it cannot plan by (a failed node's repair
-		// is not known).
-		return nil, errConservativeOutages
-	}
 	p.out = p.out[:0]
 	now := s.Now
 	p.orderer.now = now

@@ -153,7 +153,11 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		shadow = p.shadow(s, head)
 		p.computed++
 	}
-	defer func() { p.last.valid, p.last.head, p.last.shadow = len(p.now) == 0, head.Index, shadow }()
+	// A shadow computed while nodes are out of service is not kept: a
+	// repair or a failure changes it without a job ending.
+	defer func() {
+		p.last.valid, p.last.head, p.last.shadow = len(p.now) == 0 && len(s.Outages) == 0 && shadow >= 0, head.Index, shadow
+	}()
 	if shadow < 0 {
 		// The head does not fit even once every running job has ended:
 		// nodes out of service hold what it needs, until a repair no
@@ -305,9 +309,12 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 			r := &run[0]
 			held = r.Job.Request
 			if nodes {
-				held = p.room.heldBy(r.Job, *r.Alloc)
-				p.watch.Release(r.Job.Tasks, *r.Alloc)
-				p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: *r.Alloc})
+				// What it holds on nodes out of service does not come
+				// back when it ends.
+				a := p.room.inService(*r.Alloc)
+				held = p.room.heldBy(r.Job, a)
+				p.watch.Release(r.Job.Tasks, a)
+				p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: a})
 			}
 			run = run[1:]
 		} else {

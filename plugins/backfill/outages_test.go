@@ -71,7 +71,7 @@ func TestReferencePoliciesUnderOutages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d, %s %v, %+v: %v", seed, tc.p.Info.Name, tc.params, f, err)
 			}
-			if err := verify.Outages(sc.Platform, in, outs, f, res); err != nil {
+			if err := verify.Outages(sc.Platform, in, outs, f, false, res); err != nil {
 				t.Fatalf("seed %d, %s %v, %+v: %v", seed, tc.p.Info.Name, tc.params, f, err)
 			}
 			interrupted += len(res.Attempts)
@@ -86,5 +86,80 @@ func TestReferencePoliciesUnderOutages(t *testing.T) {
 	_, err := host.InProcess(Conservative()).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Outages: outs}, in, nil)
 	if err == nil || !strings.Contains(err.Error(), errConservativeOutages.Error()) {
 		t.Errorf("conservative with outages: %v", err)
+	}
+}
+
+// TestEASYAroundOutagesHandWorked checks EASY's reservation where nodes
+// are out of service, in two cases worked by hand (an independent
+// review's).
+//
+//   - A repair: 2 nodes of 4 cores; A (4 tasks, 1,000 s) on node 0 from 0;
+//     node 1 fails from 10 to 50; H (8 tasks) arrives at 20 and fits only
+//     once node 1 is back and A has ended: no reservation while node 1 is
+//     down, then 1,000 once it is back. C (4 tasks, 5,000 s), at 60, would
+//     delay H: it waits for H's end, 1,500.
+//   - A drain: 4 nodes of 4 cores; A and B (4 tasks, 100 s) on nodes 0 and
+//     1, X and Y (4 tasks, 5 s) on 2 and 3; node 0 drains from 10 to
+//     5,000. H (12 tasks, 500 s) arrives at 20: A's end gives nothing back
+//     (node 0 drains), so H's shadow is B's end, 100, on nodes 1-3, and no
+//     core is spare then. C (4 tasks, 1,000 s) waits for H's end, 600.
+func TestEASYAroundOutagesHandWorked(t *testing.T) {
+	four := sdk.Tasks{Count: 4, Cores: 1}
+	for _, tc := range []struct {
+		name   string
+		nodes  int
+		jobs   []job
+		outs   []sdk.Outage
+		params map[string]string
+		want   map[int64]int64 // start by job id
+	}{
+		{"repair", 2, []job{
+			{ID: 1, Submit: 0, Runtime: 1000, Walltime: 1000, Tasks: &four},
+			{ID: 2, Submit: 20, Runtime: 500, Walltime: 500, Tasks: &sdk.Tasks{Count: 8, Cores: 1}},
+			{ID: 3, Submit: 60, Runtime: 5000, Walltime: 5000, Tasks: &four},
+		}, []sdk.Outage{{Nodes: []int32{1}, Start: 10, End: 50, Kind: sdk.Failure}}, nil, map[int64]int64{1: 0, 2: 1000, 3: 1500}},
+		{"drain", 4, []job{
+			{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Tasks: &four},
+			{ID: 2, Submit: 0, Runtime: 100, Walltime: 100, Tasks: &four},
+			{ID: 3, Submit: 0, Runtime: 5, Walltime: 5, Tasks: &four},
+			{ID: 4, Submit: 0, Runtime: 5, Walltime: 5, Tasks: &four},
+			{ID: 5, Submit: 20, Runtime: 500, Walltime: 500, Tasks: &sdk.Tasks{Count: 12, Cores: 1}},
+			{ID: 6, Submit: 20, Runtime: 1000, Walltime: 1000, Tasks: &four},
+		}, []sdk.Outage{{Nodes: []int32{0}, Start: 10, End: 5000, Kind: sdk.Drain}}, nil, map[int64]int64{5: 100, 6: 600}},
+		{"drain, batsched", 4, nil, nil, map[string]string{"reservation": ReservationBatsched}, map[int64]int64{5: 100, 6: 600}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.jobs == nil { // the drain case again, another reading
+				tc.jobs = []job{
+					{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Tasks: &four},
+					{ID: 2, Submit: 0, Runtime: 100, Walltime: 100, Tasks: &four},
+					{ID: 3, Submit: 0, Runtime: 5, Walltime: 5, Tasks: &four},
+					{ID: 4, Submit: 0, Runtime: 5, Walltime: 5, Tasks: &four},
+					{ID: 5, Submit: 20, Runtime: 500, Walltime: 500, Tasks: &sdk.Tasks{Count: 12, Cores: 1}},
+					{ID: 6, Submit: 20, Runtime: 1000, Walltime: 1000, Tasks: &four},
+				}
+				tc.outs = []sdk.Outage{{Nodes: []int32{0}, Start: 10, End: 5000, Kind: sdk.Drain}}
+			}
+			p := onNodes(tc.nodes, 4, sdk.FirstFit)
+			sc := policytest.Scenario{Name: tc.name, Platform: p, Jobs: tc.jobs, Params: tc.params}
+			in := sc.Inputs()
+			for _, pl := range []sdk.Plugin{EASY(), Multifactor()} {
+				if pl.Info.Name == "multifactor" && tc.params != nil {
+					continue
+				}
+				res, err := host.InProcess(pl).Run(context.Background(), host.RunSpec{Platform: p, Params: tc.params, Outages: tc.outs}, in, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := verify.Outages(p, in, tc.outs, sim.Faults{}, false, res); err != nil {
+					t.Fatal(err)
+				}
+				for i, r := range res.Records {
+					if want, ok := tc.want[in[i].Job.ID]; ok && r.Start != want {
+						t.Errorf("%s: job %d starts at %d, want %d", pl.Info.Name, in[i].Job.ID, r.Start, want)
+					}
+				}
+			}
+		})
 	}
 }

@@ -31,6 +31,10 @@ type room struct {
 	now     int64
 	windows []sdk.Outage
 	fence   []fencedNode
+	// down marks the nodes out of service now (failed, draining or in
+	// maintenance): what a job ending there gives back does not come
+	// back to the policy; nil when none is.
+	down []bool
 }
 
 type fencedNode struct {
@@ -56,9 +60,18 @@ func (r *room) reset(s *sdk.State) {
 		r.nodes.Sync(s.Nodes[0])
 		clear(r.failed)
 		r.now, r.windows = s.Now, r.windows[:0]
+		clear(r.down)
+		r.down = r.down[:0]
 		for _, o := range s.Outages {
 			if o.Kind == sdk.Maintenance && o.Start > s.Now {
 				r.windows = append(r.windows, o)
+				continue
+			}
+			if len(r.down) == 0 {
+				r.down = append(r.down, make([]bool, r.nodes.Layout.Len())...)
+			}
+			for k := range o.All(int32(len(r.down))) {
+				r.down[k] = true
 			}
 		}
 	}
@@ -107,6 +120,29 @@ func (r *room) fenceOff(until int64) bool {
 		}
 	}
 	return len(r.fence) > 0
+}
+
+// inService returns the part of allocation a on nodes in service now: a
+// itself when all are (or no node is out of service), else a copy.
+func (r *room) inService(a sdk.Alloc) sdk.Alloc {
+	if len(r.down) == 0 {
+		return a
+	}
+	some := false
+	for _, k := range a.Nodes {
+		some = some || r.down[k]
+	}
+	if !some {
+		return a
+	}
+	var out sdk.Alloc
+	for x, k := range a.Nodes {
+		if !r.down[k] {
+			out.Nodes = append(out.Nodes, k)
+			out.Tasks = append(out.Tasks, a.Tasks[x])
+		}
+	}
+	return out
 }
 
 // start returns the decision that starts j where fits placed it: on that

@@ -30,7 +30,10 @@ func OutageKeys() []string {
 //   - available_core_utilisation: the cores held by every run, those that
 //     outages ended included, times their lengths, over the core-seconds
 //     in service;
-//   - goodput: likewise with the runs that ran to their end only;
+//   - goodput: the useful work of the jobs that ran to their end (the
+//     cores they held times their runtime, to their walltime, whatever
+//     their checkpoints and restarts cost) over the core-seconds in
+//     service;
 //   - requeue_wait_mean: over the jobs requeued that ran to their end, the
 //     mean of the time they waited again, from the end of each run an
 //     outage ended to their next start; null when no job was requeued.
@@ -78,18 +81,24 @@ func AddOutages(sum *Summary, p *sdk.Platform, jobs []sim.Input, res *sim.Result
 	}
 	sum.Availability = nodeUp / (float64(l.Len()) * float64(sum.Makespan))
 	var used, good, lost float64
+	saved := map[int32]int64{} // the work each job's checkpoints kept
+	for _, a := range res.Attempts {
+		saved[a.Index] += a.Saved
+	}
 	for i := range res.Records {
 		r := &res.Records[i]
 		if r.Rejected {
 			continue
 		}
-		c := float64(heldCores(l, jobs[i].Job.Tasks, res.Allocs.Of(i))) * float64(r.End-r.Start)
 		if r.Interrupted != 0 {
 			sum.FailedJobs++
 			continue // its last run is one of the attempts
 		}
-		used += c
-		good += c
+		h := float64(heldCores(l, jobs[i].Job.Tasks, res.Allocs.Of(i)))
+		used += h * float64(r.End-r.Start)
+		// The useful work: the job's runtime (to its walltime), not its
+		// checkpoints' cost nor its restarts.
+		good += h * float64(min(jobs[i].Runtime, jobs[i].Job.Walltime, r.End-r.Start+saved[int32(i)]))
 	}
 	var requeued, waited int64
 	for x, a := range res.Attempts {

@@ -16,10 +16,10 @@ import (
 // outagesManifest runs the shipped KTH-SP2 log on its machine (100
 // one-core nodes) with failures drawn from a model (exponential, a mean of
 // 20 days between failures of a node, repairs of 6 hours on average), a
-// failure file, a weekly maintenance window of 4 hours from day 3 and a
+// weekly maintenance window of 4 hours from day 3 and a
 // drain, under FCFS and EASY, the jobs an outage ends requeued; and on the
-// same machine, Weibull failures (shape 0.7) with jobs checkpointing at
-// Daly's interval.
+// same machine, the failures of a file, jobs checkpointing every 30
+// minutes of work.
 func outagesManifest(t *testing.T, failures string) string {
 	t.Helper()
 	return fmt.Sprintf(`[campaign]
@@ -33,7 +33,6 @@ failure_model = "exponential"
 mtbf = "20d"
 repair = "exponential"
 mttr = "6h"
-failures_file = %q
 [[platforms.kth.outages.windows]]
 start = "3d"
 duration = "4h"
@@ -46,13 +45,10 @@ nodes = ["0-9"]
 machine = "KTH-SP2"
 [platforms.ckpt.outages]
 on_failure = "checkpoint"
-checkpoint_interval = "daly"
-checkpoint_cost = "10m"
+checkpoint_interval = "30m"
+checkpoint_cost = "2m"
 restart_cost = "5m"
-failure_model = "weibull"
-weibull_shape = 0.7
-mtbf = "20d"
-mttr = "6h"
+failures_file = %q
 [workloads.kth]
 trace = %q
 sha256 = %q
@@ -78,7 +74,12 @@ policy = ["fcfs", "easy"]
 // begins. The in-process records are the plugins'.
 func TestOutagesCampaign(t *testing.T) {
 	failures := filepath.Join(t.TempDir(), "failures.csv")
-	if err := os.WriteFile(failures, []byte("node,down,up\n5,86400,90000\n17,400000,500000\n"), 0o644); err != nil {
+	// 60 failures of an hour, a node every 5 hours.
+	text := "node,down,up\n"
+	for i := range 60 {
+		text += fmt.Sprintf("%d,%d,%d\n", (7*i)%100, 18000*(i+1), 18000*(i+1)+3600)
+	}
+	if err := os.WriteFile(failures, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	m := loadManifest(t, outagesManifest(t, failures))
@@ -112,14 +113,12 @@ func TestOutagesCampaign(t *testing.T) {
 	for _, r := range rows {
 		p := r[idx["platform"]].(string)
 		drawn[p] = append(drawn[p], r[idx["outages_model_failures"]])
-		if n := r[idx["outages_file_failures"]]; p == "kth" && n != int64(2) {
-			t.Errorf("%v failures from the file, want 2", n)
+		if n := r[idx["outages_file_failures"]]; p == "ckpt" && n != int64(60) {
+			t.Errorf("%v failures from the file, want 60", n)
 		}
 	}
-	for p, f := range drawn {
-		if len(f) != 2 || f[0] != f[1] || f[0].(int64) < 10 {
-			t.Errorf("%s: model failures %v: the policies must meet the same failures, and some", p, f)
-		}
+	if f := drawn["kth"]; len(f) != 2 || f[0] != f[1] || f[0].(int64) < 10 {
+		t.Errorf("model failures %v: the policies must meet the same failures, and some", f)
 	}
 	for _, r := range rows {
 		pl := m.Platforms[r[idx["platform"]].(string)]
@@ -164,6 +163,7 @@ func TestOutagesCampaign(t *testing.T) {
 	if saved == 0 {
 		t.Error("no checkpoint kept any work")
 	}
+	docQueries(t, dir, "outages", "out/outages-kth")
 }
 
 // outageSeed returns the outage seed of the manifest's runs on platform,

@@ -104,6 +104,10 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 	} else if ro.FailuresSHA256 != "" {
 		p.errAt(key("failures_sha256"), "is a setting of failures_file")
 	}
+	if ro.FailuresFile != "" && ro.FailureModel != "" {
+		// A drawn failure could overlap one of the file on its node.
+		p.errAt(key("failure_model"), "failures come from failures_file or from a failure_model, not both")
+	}
 	if ro.FailureModel != "" && ro.Repair == "" {
 		s.Repair = "exponential"
 	}

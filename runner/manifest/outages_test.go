@@ -92,6 +92,10 @@ func TestOutageErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("node,down,up\n1,10,20\n9,5,6\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	good := filepath.Join(dir, "good.csv")
+	if err := os.WriteFile(good, []byte("node,down,up\n1,10,20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	line := strings.Count(base, "\n") + 6 // the first line of the outages table's settings
 	at := func(k int) string { return "m.toml:" + strconv.Itoa(line+k) + ": platforms.m.outages" }
 	for _, tc := range []struct{ name, src, want string }{
@@ -107,6 +111,7 @@ func TestOutageErrors(t *testing.T) {
 		{"young without mtbf", "on_failure = \"checkpoint\"\ncheckpoint_interval = \"young\"\n", "young's rule needs a node's mean time between failures"},
 		{"checkpoint settings without checkpointing", "checkpoint_cost = 60\n", at(0) + ".checkpoint_cost: is a setting of on_failure = \"checkpoint\""},
 		{"failure file", "failures_file = " + strconv.Quote(bad) + "\n", "line 3: node 9"},
+		{"file and model", "failures_file = " + strconv.Quote(good) + "\nfailure_model = \"exponential\"\nmtbf = 5\nmttr = 5\n", "not both"},
 		{"failure file sha256", "failures_file = " + strconv.Quote(bad) + "\nfailures_sha256 = \"" + sha + "\"\n", "failures_sha256: the file's sha256 is"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

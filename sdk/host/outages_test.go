@@ -89,7 +89,7 @@ func TestOutagesOverTheWire(t *testing.T) {
 		{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Rule: sim.IntervalYoung, Cost: 60, Restart: 30, MTBF: 8000}}} {
 		spec := host.RunSpec{Platform: plat, Seed: 3, Outages: outs, Faults: f}
 		check := verify.NewChecker(plat, jobs)
-		check.Expect(outs, f)
+		check.Expect(outs, f, false)
 		got, err := p.Run(context.Background(), spec, jobs, check.Add)
 		if err != nil {
 			t.Fatal(err)

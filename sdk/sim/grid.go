@@ -254,6 +254,10 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 		if st := e.status[i]; st != statusQueued {
 			return fmt.Errorf("reject job id %d: it is %s, not waiting", j.ID, statusName(st))
 		}
+		if r.Attempts > 0 {
+			// Its record would have to be both a rejection and runs.
+			return fmt.Errorf("reject job id %d: it ran, until an outage of nodes ended its run; a job that ran is not rejected", j.ID)
+		}
 		e.status[i] = statusDone
 		r.Index, r.Cluster, r.Start, r.End, r.Rejected = i, -1, now, now, true
 		if e.grid != nil {

@@ -75,7 +75,8 @@ const (
 // each checkpoint taking Cost seconds, but not when its work is done: a
 // run that starts with w seconds of work to do lasts w + Cost x
 // floor((w-1) / Interval) seconds, plus Restart seconds first when it
-// resumes from a checkpoint (any run after the first), and is killed at
+// resumes from a checkpoint (an earlier run saved some work; a run after
+// one that saved none starts afresh, without a restart), and is killed at
 // its requested walltime. An outage that ends a run keeps the work of the
 // checkpoints the run completed.
 type Checkpoint struct {
@@ -159,6 +160,7 @@ type outEngine struct {
 	active []int32        // the failures and drains in effect, indexes in outs
 	fence  []fenced       // nodes fenced off by startNodes, to restore
 	shown  []sdk.Outage   // State.Outages
+	shownN [][]int32      // the nodes of each outage shown, copies
 	atts   []Attempt      // the attempts outages ended
 	aoff   []int32        // their allocations' offsets in nodeEngine.nodes
 	acnt   []int32        // and lengths
@@ -168,7 +170,7 @@ type outEngine struct {
 	// still to do, its current run's checkpoint interval and its requested
 	// walltime (which exact estimates hide from the policy); nil
 	// otherwise.
-	work, tau, limit []int64
+	work, tau, limit, total []int64
 }
 
 type fenced struct {
@@ -198,8 +200,23 @@ func newOutEngine(cfg *Config, n int) (*outEngine, error) {
 		c.Rule == IntervalFixed && (c.Interval < 1 || c.Interval > MaxTime) || c.Rule != IntervalFixed && !(c.MTBF > 0 && c.MTBF <= MaxTime)) {
 		return nil, fmt.Errorf("sim: checkpointing %+v: an interval of 1 s to sim.MaxTime (or Young's or Daly's rule with a positive MTBF), costs of 0 to sim.MaxTime", c)
 	}
+	if cfg.ExactEstimates && f.OnFailure == FailCheckpoint {
+		// The duration shown would leave out the checkpoints' cost, and
+		// the hard maintenance rule would let runs reach windows.
+		return nil, fmt.Errorf("sim: exact estimates and checkpointing: the durations shown would leave out the checkpoints' cost; not supported together")
+	}
+	// Private copies: a policy writing into what it is shown (or a caller
+	// into what it gave) cannot change what the engine enforces.
+	outs := make([]sdk.Outage, len(cfg.Outages))
+	shown := make([][]int32, len(cfg.Outages))
+	for i, out := range cfg.Outages {
+		out.Nodes = slices.Clone(out.Nodes)
+		outs[i] = out
+		shown[i] = slices.Clone(out.Nodes)
+	}
 	o := &outEngine{
-		outs:   cfg.Outages,
+		outs:   outs,
+		shownN: shown,
 		faults: cfg.Faults,
 		ends:   heap[endEvent]{less: func(a, b endEvent) bool { return a.at < b.at || (a.at == b.at && a.idx < b.idx) }},
 		down:   make([][]int32, len(p.Clusters)),
@@ -220,7 +237,7 @@ func newOutEngine(cfg *Config, n int) (*outEngine, error) {
 	}
 	if f.OnFailure == FailCheckpoint {
 		// Filled as the jobs are loaded (load).
-		o.work, o.tau, o.limit = make([]int64, n), make([]int64, n), make([]int64, n)
+		o.work, o.tau, o.limit, o.total = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	}
 	return o, nil
 }
@@ -229,9 +246,13 @@ func newOutEngine(cfg *Config, n int) (*outEngine, error) {
 // walltime.
 func (o *outEngine) load(i int, in *Input) {
 	if o.work != nil {
-		o.work[i], o.limit[i] = in.Runtime, in.Job.Walltime
+		o.work[i], o.limit[i], o.total[i] = in.Runtime, in.Job.Walltime, in.Runtime
 	}
 }
+
+// resumes reports whether job i's run resumes from a checkpoint: whether
+// an earlier run saved some of its work.
+func (o *outEngine) resumes(i int32) bool { return o.work[i] < o.total[i] }
 
 // startRun returns the end of job i's run starting now on nodes nodes,
 // and whether it is killed at its walltime then, under FailCheckpoint.
@@ -239,7 +260,7 @@ func (e *engine) startRun(i int32, nodes int) (int64, bool) {
 	o := e.outs
 	c := &o.faults.Checkpoint
 	o.tau[i] = c.IntervalFor(nodes)
-	d := c.RunLength(o.work[i], o.tau[i], e.rec[i].Attempts > 0)
+	d := c.RunLength(o.work[i], o.tau[i], o.resumes(i))
 	limit := o.limit[i]
 	return e.state.Now + min(d, limit), d > limit
 }
@@ -355,7 +376,7 @@ func (e *engine) interrupt(i int32, cause sdk.OutageKind, node int32) {
 	ne := e.nodes
 	var saved int64
 	if o.work != nil {
-		saved = o.faults.Checkpoint.Saved(o.work[i], o.tau[i], r.Attempts > 0, now-r.Start)
+		saved = o.faults.Checkpoint.Saved(o.work[i], o.tau[i], o.resumes(i), now-r.Start)
 		o.work[i] -= saved
 	}
 	o.atts = append(o.atts, Attempt{Index: i, Cluster: r.Cluster, Start: r.Start, End: now, Cause: cause, Node: node, Saved: saved})
@@ -493,6 +514,7 @@ func (e *engine) showOutages(now int64) {
 	sh := o.shown[:0]
 	for _, x := range o.active {
 		out := o.outs[x]
+		out.Nodes = o.shownN[x]
 		if out.Kind == sdk.Failure {
 			out.End = -1
 		}
@@ -500,6 +522,7 @@ func (e *engine) showOutages(now int64) {
 	}
 	for _, x := range o.maint {
 		if out := o.outs[x]; out.End > now {
+			out.Nodes = o.shownN[x]
 			sh = append(sh, out)
 		}
 	}

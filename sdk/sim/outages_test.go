@@ -145,7 +145,7 @@ func TestOutagesHandWorked(t *testing.T) {
 			if strings.Join(tries, "; ") != strings.Join(tc.tries, "; ") {
 				t.Errorf("attempts %q, want %q", tries, tc.tries)
 			}
-			if err := verify.Outages(two, in, tc.outs, tc.faults, res); err != nil {
+			if err := verify.Outages(two, in, tc.outs, tc.faults, false, res); err != nil {
 				t.Errorf("verification: %v", err)
 			}
 		})
@@ -272,7 +272,7 @@ func TestOutagesRandom(t *testing.T) {
 			return res
 		}
 		res := run()
-		if err := verify.Outages(p, in, outs, f, res); err != nil {
+		if err := verify.Outages(p, in, outs, f, false, res); err != nil {
 			t.Fatalf("seed %d (%+v): %v", seed, f, err)
 		}
 		again := run()
@@ -351,9 +351,52 @@ func TestCheckpointHandWorked(t *testing.T) {
 			if got != tc.want || strings.Join(tries, "; ") != tc.tries {
 				t.Errorf("job 1: %q, attempts %q; want %q, %q", got, tries, tc.want, tc.tries)
 			}
-			if err := verify.Outages(two, in, tc.outs, ck, res); err != nil {
+			if err := verify.Outages(two, in, tc.outs, ck, false, res); err != nil {
 				t.Errorf("verification: %v", err)
 			}
 		})
+	}
+}
+
+// TestOutagesReviewCases checks cases an independent review found wrong:
+// the hard rule under exact estimates keeps the known duration out of
+// windows (engine and verification agree); exact estimates with
+// checkpointing are refused; a requeued job cannot be rejected.
+func TestOutagesReviewCases(t *testing.T) {
+	one := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 1, Cores: 4}}, nil, sdk.FirstFit)
+	in := nodeInputs(one, nodeJob{1, 0, 50, sdk.Tasks{Count: 4, Cores: 1}})
+	in[0].Job.Walltime = 200
+	window := []sdk.Outage{{Start: 100, End: 150, Kind: sdk.Maintenance}}
+	start := func(s *sdk.State, _ int) ([]sdk.Decision, error) { return []sdk.Decision{sdk.Start(s.Queue[0])}, nil }
+	// Exact: the policy sees 50 s, which ends before the window.
+	res, err := sim.Run(context.Background(), plugin(&scripted{fn: start}), sim.Config{Platform: one, Jobs: in, Outages: window, ExactEstimates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Outages(one, in, window, sim.Faults{}, true, res); err != nil || res.Records[0].Start != 0 {
+		t.Errorf("exact estimates: start %d, verification %v", res.Records[0].Start, err)
+	}
+	// Not exact: its walltime of 200 s reaches the window, so the start at 0
+	// is refused; and the verification refuses it too.
+	if _, err := sim.Run(context.Background(), plugin(&scripted{fn: start}), sim.Config{Platform: one, Jobs: in, Outages: window}); err == nil || !strings.Contains(err.Error(), "do not fit") {
+		t.Errorf("a start reaching a window: %v", err)
+	}
+	if err := verify.Outages(one, in, window, sim.Faults{}, false, res); err == nil || !strings.Contains(err.Error(), "reaching its maintenance at 100") {
+		t.Errorf("verification of a start reaching a window: %v", err)
+	}
+	ck := sim.Faults{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Interval: 10}}
+	if _, err := sim.Run(context.Background(), plugin(&scripted{fn: start}), sim.Config{Platform: one, Jobs: in, Outages: window, ExactEstimates: true, Faults: ck}); err == nil || !strings.Contains(err.Error(), "exact estimates and checkpointing") {
+		t.Errorf("exact estimates with checkpointing: %v", err)
+	}
+	// Rejecting a job that an outage requeued.
+	fail := []sdk.Outage{{Start: 30, End: 40, Kind: sdk.Failure}}
+	reject := func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		if s.Now == 30 {
+			return []sdk.Decision{sdk.Reject(s.Queue[0])}, nil
+		}
+		return start(s, call)
+	}
+	if _, err := sim.Run(context.Background(), plugin(&scripted{fn: reject}), sim.Config{Platform: one, Jobs: in, Outages: fail, Faults: sim.Faults{OnFailure: sim.FailRequeue}}); err == nil || !strings.Contains(err.Error(), "a job that ran is not rejected") {
+		t.Errorf("rejecting a requeued job: %v", err)
 	}
 }

@@ -3,7 +3,9 @@
 // decision it returns.
 //
 // Event order. Time advances to the earliest pending event. At one instant the
-// engine first ends every job whose end time has come (ties by job index),
+// engine first ends the outages of nodes due (Config.Outages), then ends
+// every job whose end time has come (ties by job index), then begins the
+// outages due (each ending the jobs on its nodes, by the run's Faults),
 // then queues every job submitted at that instant (in index order, which is
 // submit order with ties broken by trace ID; a job that depends on another,
 // Input.After, is submitted its think time after that job's end, and joins
@@ -399,6 +401,7 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 		Seed:           cfg.Seed,
 		Rand:           rand.New(rand.NewPCG(cfg.Seed, 0x5eed_0f_7011c7)),
 		ExactEstimates: cfg.ExactEstimates,
+		Outages:        len(cfg.Outages) > 0,
 	}
 	if err := e.policy.Init(env); err != nil {
 		return nil, fmt.Errorf("policy %s: init: %w", e.name, err)

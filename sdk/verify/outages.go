@@ -19,6 +19,7 @@ import (
 type outageRun struct {
 	outs   []sdk.Outage
 	faults sim.Faults
+	exact  bool         // the run showed exact estimates
 	recs   []sim.Record // every record added, by index
 	submit []int64      // each job's submission in the run
 	atts   []sim.Attempt
@@ -26,12 +27,15 @@ type outageRun struct {
 	byJob  [][]int32 // each job's attempts, indexes in atts
 }
 
-// Expect tells c that the run had outages outs under rules f: its records
-// may then end early (Interrupted) and have attempts, which SetAttempts
-// gives. Call it before the first Add.
-func (c *Checker) Expect(outs []sdk.Outage, f sim.Faults) {
+// Expect tells c that the run had outages outs under rules f, and whether
+// it showed the policy exact estimates (sim.Config.ExactEstimates: the
+// hard maintenance rule then keeps a job's known duration, not its
+// requested walltime, out of windows): its records may then end early
+// (Interrupted) and have attempts, which SetAttempts gives. Call it before
+// the first Add.
+func (c *Checker) Expect(outs []sdk.Outage, f sim.Faults, exact bool) {
 	if len(outs) > 0 {
-		c.ot = &outageRun{outs: outs, faults: f}
+		c.ot = &outageRun{outs: outs, faults: f, exact: exact}
 	}
 }
 
@@ -44,7 +48,8 @@ func (c *Checker) SetAttempts(atts []sim.Attempt, allocs *sim.Allocs) {
 	}
 }
 
-// Outages checks res, a run with outages outs under rules f, as Result
+// Outages checks res, a run with outages outs under rules f (exact says
+// whether it showed exact estimates), as Result
 // checks a run without: and besides, every run of every job (its attempts
 // that outages ended and its last) on nodes in service, none started on a
 // draining node or, under sim.MaintenanceHard, reaching a maintenance
@@ -54,9 +59,9 @@ func (c *Checker) SetAttempts(atts []sim.Attempt, allocs *sim.Allocs) {
 // job in order and in the number its record says; no node or resource
 // over capacity at any instant, attempts counted; and the backfilled
 // flags, a requeued job waiting again from the end of its attempt.
-func Outages(p *sdk.Platform, jobs []sim.Input, outs []sdk.Outage, f sim.Faults, res *sim.Result) error {
+func Outages(p *sdk.Platform, jobs []sim.Input, outs []sdk.Outage, f sim.Faults, exact bool, res *sim.Result) error {
 	c := NewChecker(p, jobs)
-	c.Expect(outs, f)
+	c.Expect(outs, f, exact)
 	c.Add(res.Records)
 	c.SetAttempts(res.Attempts, res.AttemptAllocs)
 	return c.Finish(res.Units, res.Allocs)
@@ -183,7 +188,8 @@ func (c *Checker) checkOutages() error {
 			last := n == len(tries)-1 && r.Interrupted != 0
 			length, saved := min(jobs[i].Runtime, j.Walltime), int64(0)
 			if c.checkpointing() {
-				length, saved = ckptRun(ck, work, ckptInterval(ck, len(al.Nodes)), n > 0, a.End-a.Start)
+				// A run resumes (a restart first) once an earlier one saved work.
+				length, saved = ckptRun(ck, work, ckptInterval(ck, len(al.Nodes)), work < jobs[i].Runtime, a.End-a.Start)
 				length = min(length, c.limit(i))
 				work -= saved
 			}
@@ -207,6 +213,9 @@ func (c *Checker) checkOutages() error {
 			if !slices.Contains(al.Nodes, a.Node) || !causedBy(ot.outs, a) {
 				return fmt.Errorf("verify: job id %d: no %s of node %d at %d ended its attempt from %d", j.ID, a.Cause, a.Node, a.End, a.Start)
 			}
+			if a.Cause != sdk.Failure && a.Cause != sdk.Maintenance {
+				return fmt.Errorf("verify: job id %d: an attempt ended by a %s; only failures and maintenance windows end runs", j.ID, a.Cause)
+			}
 			if a.Cause == sdk.Maintenance && ot.faults.Maintenance != sim.MaintenanceSoft {
 				return fmt.Errorf("verify: job id %d ran into a maintenance window at %d, which the run forbids", j.ID, a.End)
 			}
@@ -215,7 +224,7 @@ func (c *Checker) checkOutages() error {
 		}
 		if !r.Rejected && r.Interrupted == 0 {
 			if c.checkpointing() {
-				length, _ := ckptRun(ck, work, ckptInterval(ck, c.finalAllocs.Of(i).Len()), len(tries) > 0, 0)
+				length, _ := ckptRun(ck, work, ckptInterval(ck, c.finalAllocs.Of(i).Len()), work < jobs[i].Runtime, 0)
 				if r.End != r.Start+min(length, c.limit(i)) || r.Killed != (length > c.limit(i)) {
 					return fmt.Errorf("verify: job id %d: its last run from %d ends at %d (killed %v); with %d s of work left and its checkpoints, it ends at %d",
 						j.ID, r.Start, r.End, r.Killed, work, r.Start+min(length, c.limit(i)))
@@ -233,10 +242,14 @@ func (c *Checker) checkOutages() error {
 	}
 	for _, iv := range runs {
 		j := &jobs[iv.idx].Job
+		wall := j.Walltime // what the hard rule keeps out of windows
+		if ot.exact {
+			wall = min(wall, jobs[iv.idx].Runtime)
+		}
 		for _, k := range iv.alloc.Nodes {
 			for _, x := range perNode[k] {
 				o := &ot.outs[x]
-				if o.Start >= max(iv.end, iv.start+j.Walltime) {
+				if o.Start >= max(iv.end, iv.start+wall) {
 					break
 				}
 				switch o.Kind {
@@ -248,8 +261,8 @@ func (c *Checker) checkOutages() error {
 					if o.Start < iv.end && o.End > iv.start && !(o.Start == iv.end && iv.interrupted) {
 						return fmt.Errorf("verify: job id %d runs from %d to %d on node %d, out of service (%s) from %d to %d", j.ID, iv.start, iv.end, k, o.Kind, o.Start, o.End)
 					}
-					if o.Kind == sdk.Maintenance && ot.faults.Maintenance == sim.MaintenanceHard && o.Start > iv.start && o.Start < iv.start+j.Walltime {
-						return fmt.Errorf("verify: job id %d starts at %d on node %d with a walltime of %d s, reaching its maintenance at %d", j.ID, iv.start, k, j.Walltime, o.Start)
+					if o.Kind == sdk.Maintenance && ot.faults.Maintenance == sim.MaintenanceHard && o.Start > iv.start && o.Start < iv.start+wall {
+						return fmt.Errorf("verify: job id %d starts at %d on node %d with a walltime of %d s, reaching its maintenance at %d", j.ID, iv.start, k, wall, o.Start)
 					}
 				}
 			}

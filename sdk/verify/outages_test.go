@@ -86,7 +86,7 @@ func TestTamperedOutageRecords(t *testing.T) {
 	if len(base.Attempts) != 1 || base.Records[0].Attempts != 1 {
 		t.Fatalf("the base run has attempts %+v; the test wants job 1 failed once", base.Attempts)
 	}
-	if err := verify.Outages(p, jobs, outs, requeue, base); err != nil {
+	if err := verify.Outages(p, jobs, outs, requeue, false, base); err != nil {
 		t.Fatalf("the engine's records rejected: %v", err)
 	}
 	for _, tc := range []struct {
@@ -119,6 +119,9 @@ func TestTamperedOutageRecords(t *testing.T) {
 		{"backfilled flag", requeue, nil, func(r *sim.Result) { r.Records[3].Backfilled = !r.Records[3].Backfilled }, "backfilled flag"},
 		{"interrupted under requeue", requeue, nil, func(r *sim.Result) { r.Records[0].Interrupted = sdk.Failure }, "the run requeues such jobs"},
 		{"checkpoint saved claimed", requeue, nil, func(r *sim.Result) { r.Attempts[0].Saved = 10 }, "saved 10 s of work, its checkpoints 0"},
+		{"an attempt a drain ended", requeue, func(o []sdk.Outage) []sdk.Outage {
+			return append(o[1:], sdk.Outage{Nodes: []int32{0}, Start: 30, End: 60, Kind: sdk.Drain})
+		}, func(r *sim.Result) { r.Attempts[0].Cause = sdk.Drain }, "only failures and maintenance windows end runs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := cloneResult(base)
@@ -128,7 +131,7 @@ func TestTamperedOutageRecords(t *testing.T) {
 				o = tc.outs(o)
 				sdk.SortOutages(o)
 			}
-			err := verify.Outages(p, jobs, o, tc.faults, res)
+			err := verify.Outages(p, jobs, o, tc.faults, false, res)
 			switch {
 			case tc.want == "":
 				if err != nil {
@@ -150,7 +153,7 @@ func TestTamperedCheckpointRecords(t *testing.T) {
 	if len(base.Attempts) != 1 || base.Attempts[0].Saved != 20 {
 		t.Fatalf("attempts %+v: the test wants job 1 failed at 30 with two checkpoints done (at 12 and 24)", base.Attempts)
 	}
-	if err := verify.Outages(p, jobs, outs, f, base); err != nil {
+	if err := verify.Outages(p, jobs, outs, f, false, base); err != nil {
 		t.Fatalf("the engine's records rejected: %v", err)
 	}
 	for _, tc := range []struct {
@@ -165,7 +168,7 @@ func TestTamperedCheckpointRecords(t *testing.T) {
 	} {
 		res := cloneResult(base)
 		tc.tamper(res)
-		if err := verify.Outages(p, jobs, outs, f, res); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := verify.Outages(p, jobs, outs, f, false, res); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
