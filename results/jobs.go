@@ -493,16 +493,23 @@ const feedbackFirstColumn = "trace_submit"
 // readFeedback reads FeedbackRow's columns of a jobs file; nil for a file
 // without them.
 func readFeedback(path string, rows int) ([]FeedbackRow, error) {
+	return readGroup[FeedbackRow](path, rows, feedbackFirstColumn, "feedback")
+}
+
+// readGroup reads a group of columns of a jobs file, T's, by name, which
+// a file has when it has the group's first column first; nil for a file
+// without them. what names the group in errors.
+func readGroup[T any](path string, rows int, first, what string) ([]T, error) {
 	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if !slices.ContainsFunc(pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == feedbackFirstColumn }) {
+	if !slices.ContainsFunc(pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == first }) {
 		return nil, nil
 	}
-	out := make([]FeedbackRow, rows)
-	r := parquet.NewGenericReader[FeedbackRow](pf)
+	out := make([]T, rows)
+	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	n := 0
 	for n < rows {
@@ -512,7 +519,7 @@ func readFeedback(path string, rows int) ([]FeedbackRow, error) {
 			if errors.Is(err, io.EOF) && n == rows {
 				break
 			}
-			return nil, fmt.Errorf("results: read %s: feedback columns: %w", path, err)
+			return nil, fmt.Errorf("results: read %s: %s columns: %w", path, what, err)
 		}
 	}
 	return out, nil

@@ -2,10 +2,7 @@ package results
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"slices"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -48,29 +45,7 @@ const outageFirstColumn = "attempts"
 // readOutages reads OutageRow's columns of a jobs file; nil for a file
 // without them.
 func readOutages(path string, rows int) ([]OutageRow, error) {
-	f, pf, err := openParquet(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if !slices.ContainsFunc(pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == outageFirstColumn }) {
-		return nil, nil
-	}
-	out := make([]OutageRow, rows)
-	r := parquet.NewGenericReader[OutageRow](pf)
-	defer r.Close()
-	n := 0
-	for n < rows {
-		k, err := r.Read(out[n:])
-		n += k
-		if err != nil {
-			if errors.Is(err, io.EOF) && n == rows {
-				break
-			}
-			return nil, fmt.Errorf("results: read %s: outage columns: %w", path, err)
-		}
-	}
-	return out, nil
+	return readGroup[OutageRow](path, rows, outageFirstColumn, "outage")
 }
 
 // lastGroup returns the index in gf, from n on, of the first column of the
