@@ -262,6 +262,19 @@ func TestPoolVsNodesDoc(t *testing.T) {
 	docTables(t, doc, 5, "../../experiments/pool-vs-nodes/summarize", "-campaigns", dir)
 }
 
+// TestOutagesDoc checks the tables of docs/outages.md: the summarize
+// program of experiments/outages on the committed runs.parquet files of
+// its two campaigns.
+func TestOutagesDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "outages.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := committedRuns(t, filepath.Join(root, "experiments", "outages", "runs"), "failures", "maintenance")
+	docTables(t, doc, 2, "../../experiments/outages/summarize", "-campaigns", dir)
+}
+
 // TestMinukhinDoc checks the tables of docs/reproductions/minukhin2010.md
 // that do not need the Table 1 grid (minutes of solving): the sweeps over
 // the number of variables and over the capacity, from the copies of their

@@ -43,14 +43,20 @@ func EASY() sdk.Plugin {
 			Name:        "easy",
 			Version:     "1.1.0",
 			Description: "EASY backfilling: one reservation, for the first job in queue order that does not fit; on pools and on nodes",
-			Params: []sdk.Param{orderParam(), {Name: "reservation", Type: sdk.String, Default: ReservationCount,
-				Doc: "on nodes, what the head's reservation holds: count (the capacity free at the shadow time beyond the head's, " +
-					"which long backfilled jobs consume; the classic rule) or batsched (the nodes the head is placed on at the " +
-					"shadow time, which long backfilled jobs must leave, as Batsim's batsched easy_bf)",
-				Choices: []string{ReservationCount, ReservationBatsched}}},
+			Params: []sdk.Param{orderParam(), reservationParam(), windowsParam()},
 		},
 		New: func() sdk.Policy { return &easy{} },
 	}
+}
+
+// reservationParam is EASY's reading of its reservation on nodes, which
+// multifactor shares.
+func reservationParam() sdk.Param {
+	return sdk.Param{Name: "reservation", Type: sdk.String, Default: ReservationCount,
+		Doc: "on nodes, what the head's reservation holds: count (the capacity free at the shadow time beyond the head's, " +
+			"which long backfilled jobs consume; the classic rule) or batsched (the nodes the head is placed on at the " +
+			"shadow time, which long backfilled jobs must leave, as Batsim's batsched easy_bf)",
+		Choices: []string{ReservationCount, ReservationBatsched}}
 }
 
 type easy struct {
@@ -108,6 +114,7 @@ func (p *easy) Init(env sdk.Env) error {
 func (p *easy) init(name string, env sdk.Env, o orderer) error {
 	p.orderer = o
 	p.room = newRoom(env.Platform)
+	p.room.ignoreWindows = env.Params.String("windows") == WindowsIgnore
 	p.dims = env.Platform.Dims()
 	p.batsched = env.Params.String("reservation") == ReservationBatsched
 	if p.batsched && !env.Platform.HasNodes() {

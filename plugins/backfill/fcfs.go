@@ -12,7 +12,7 @@ func FCFS() sdk.Plugin {
 			Name:        "fcfs",
 			Version:     "1.1.0",
 			Description: "start jobs in queue order while they fit; no backfilling; on pools and on nodes",
-			Params:      []sdk.Param{orderParam()},
+			Params:      []sdk.Param{orderParam(), windowsParam()},
 		},
 		New: func() sdk.Policy { return &fcfs{} },
 	}
@@ -27,6 +27,7 @@ type fcfs struct {
 func (p *fcfs) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
 	p.room = newRoom(env.Platform)
+	p.room.ignoreWindows = env.Params.String("windows") == WindowsIgnore
 	return supported("fcfs", env.Platform)
 }
 

@@ -29,6 +29,7 @@ func Multifactor() sdk.Plugin {
 			Description: "Slurm's priority/multifactor (age, fair share classic or Fair Tree with decayed usage, job size, " +
 				"partition, QOS) over EASY backfilling; slurm.conf parameter names",
 			Params: []sdk.Param{
+				windowsParam(),
 				w("PriorityWeightAge", "age"),
 				w("PriorityWeightFairshare", "fair-share"),
 				w("PriorityWeightJobSize", "job size"),
@@ -70,7 +71,7 @@ func Multifactor() sdk.Plugin {
 				{Name: "SchedulerParameters", Type: sdk.String, Default: "",
 					Doc: "with sched/*: sched_interval (60 s; -1 off, 0 every call), default_queue_depth (100), bf_interval (30 s; -1 off, " +
 						"0 every call), bf_window (1440 min), bf_resolution (60 s), bf_max_job_test (500; 0 no limit), bf_max_job_user (0: no limit), bf_continue"},
-				EASY().Info.Params[1],
+				reservationParam(),
 			},
 		},
 		New: func() sdk.Policy { return &multifactor{} },

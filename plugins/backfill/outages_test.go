@@ -3,6 +3,7 @@ package backfill
 import (
 	"context"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,5 +162,49 @@ func TestEASYAroundOutagesHandWorked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWindowsParameter: one node of 4 cores, a job of 4 tasks and 200 s
+// submitted at 0, a window from 100 to 150. With windows = avoid the job
+// waits for the window's end and runs from 150; with ignore it starts at
+// 0 and, under the soft rule, the window kills it at 100; under the hard
+// rule the engine refuses that start.
+func TestWindowsParameter(t *testing.T) {
+	four := sdk.Tasks{Count: 4, Cores: 1}
+	p := onNodes(1, 4, sdk.FirstFit)
+	sc := policytest.Scenario{Platform: p, Jobs: []job{{ID: 1, Submit: 0, Runtime: 200, Walltime: 200, Tasks: &four}}}
+	in := sc.Inputs()
+	outs := []sdk.Outage{{Start: 100, End: 150, Kind: sdk.Maintenance}}
+	soft := sim.Faults{Maintenance: sim.MaintenanceSoft}
+	for _, pl := range []sdk.Plugin{FCFS(), EASY(), Multifactor()} {
+		for _, tc := range []struct {
+			windows string
+			f       sim.Faults
+			want    string
+		}{
+			{WindowsAvoid, sim.Faults{}, "150-350"},
+			{WindowsAvoid, soft, "150-350"},
+			{WindowsIgnore, soft, "0-100 maintenance"},
+			{WindowsIgnore, sim.Faults{}, "refused"},
+		} {
+			res, err := host.InProcess(pl).Run(context.Background(), host.RunSpec{Platform: p, Params: map[string]string{"windows": tc.windows}, Outages: outs, Faults: tc.f}, in, nil)
+			got := "refused"
+			if err == nil {
+				r := res.Records[0]
+				got = strconv.FormatInt(r.Start, 10) + "-" + strconv.FormatInt(r.End, 10)
+				if r.Interrupted != 0 {
+					got += " " + r.Interrupted.String()
+				}
+				if verr := verify.Outages(p, in, outs, tc.f, false, res); verr != nil {
+					t.Errorf("%s, windows %s, %+v: %v", pl.Info.Name, tc.windows, tc.f, verr)
+				}
+			} else if !strings.Contains(err.Error(), "fenced off by maintenance windows") {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("%s, windows %s, %+v: %s, want %s", pl.Info.Name, tc.windows, tc.f, got, tc.want)
+			}
+		}
 	}
 }

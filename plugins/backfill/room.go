@@ -31,6 +31,9 @@ type room struct {
 	now     int64
 	windows []sdk.Outage
 	fence   []fencedNode
+	// ignoreWindows starts jobs as if no maintenance window were ahead
+	// (the windows parameter).
+	ignoreWindows bool
 	// down marks the nodes out of service now (failed, draining or in
 	// maintenance): what a job ending there gives back does not come
 	// back to the policy; nil when none is.
@@ -40,6 +43,29 @@ type room struct {
 type fencedNode struct {
 	k    int32
 	free sdk.Amount
+}
+
+// The choices of the windows parameter: what a policy does with the
+// maintenance windows ahead (State.Outages).
+const (
+	// WindowsAvoid starts no job on a node whose window begins before the
+	// job's walltime is over: the machine drains ahead, as Slurm's
+	// maintenance reservations make it.
+	WindowsAvoid = "avoid"
+	// WindowsIgnore starts jobs as if no window were ahead: under the
+	// engine's hard maintenance rule such a start is refused (the run
+	// fails); under the soft rule the jobs running at a window are ended.
+	WindowsIgnore = "ignore"
+)
+
+// windowsParam is the parameter that says what a policy does with the
+// maintenance windows ahead.
+func windowsParam() sdk.Param {
+	return sdk.Param{Name: "windows", Type: sdk.String, Default: WindowsAvoid,
+		Doc: "maintenance windows ahead (outages of nodes): avoid (start no job on a node whose window begins before its walltime " +
+			"is over, draining ahead) or ignore (start as if none were ahead; under the engine's soft maintenance rule the jobs " +
+			"running at a window are ended, under the hard rule such a start fails the run)",
+		Choices: []string{WindowsAvoid, WindowsIgnore}}
 }
 
 func newRoom(p *sdk.Platform) room {
@@ -64,7 +90,9 @@ func (r *room) reset(s *sdk.State) {
 		r.down = r.down[:0]
 		for _, o := range s.Outages {
 			if o.Kind == sdk.Maintenance && o.Start > s.Now {
-				r.windows = append(r.windows, o)
+				if !r.ignoreWindows {
+					r.windows = append(r.windows, o)
+				}
 				continue
 			}
 			if len(r.down) == 0 {

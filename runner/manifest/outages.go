@@ -26,6 +26,7 @@ type rawOutages struct {
 	WeibullShape   float64     `toml:"weibull_shape"`
 	Repair         string      `toml:"repair"`
 	MTTR           any         `toml:"mttr"`
+	RepairSigma    float64     `toml:"repair_sigma"`
 	Interval       any         `toml:"checkpoint_interval"`
 	CheckCost      any         `toml:"checkpoint_cost"`
 	RestartCost    any         `toml:"restart_cost"`
@@ -61,7 +62,7 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 		return nil
 	}
 	key := func(k ...string) []string { return append([]string{"platforms", name, "outages"}, k...) }
-	s := &outages.Settings{Model: ro.FailureModel, Shape: ro.WeibullShape, Repair: ro.Repair}
+	s := &outages.Settings{Model: ro.FailureModel, Shape: ro.WeibullShape, Repair: ro.Repair, RepairSigma: ro.RepairSigma}
 	var err error
 	if ro.OnFailure != "" {
 		if s.Faults.OnFailure, err = sim.ParseOnFailure(ro.OnFailure); err != nil {
@@ -111,20 +112,20 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 	if ro.FailureModel != "" && ro.Repair == "" {
 		s.Repair = "exponential"
 	}
-	secs := func(k string, v any) float64 {
+	secs := func(k []string, v any) float64 {
 		if v == nil {
 			return 0
 		}
 		x, err := ParseSeconds(v)
 		if err != nil {
-			p.errAt(key(k), "%v", err)
+			p.errAt(k, "%v", err)
 		}
 		return float64(x)
 	}
-	s.MTBF, s.MTTR = secs("mtbf", ro.MTBF), secs("mttr", ro.MTTR)
+	s.MTBF, s.MTTR = secs(key("mtbf"), ro.MTBF), secs(key("mttr"), ro.MTTR)
 	p.checkpointSettings(name, ro, s, secs)
 	if ro.FailureModel == "" {
-		for _, k := range []string{"mtbf", "weibull_shape", "repair", "mttr"} {
+		for _, k := range []string{"mtbf", "weibull_shape", "repair", "mttr", "repair_sigma"} {
 			if p.md.IsDefined(key(k)...) {
 				p.errAt(key(k), "is a setting of a failure_model")
 			}
@@ -132,7 +133,7 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 	}
 	for i, w := range ro.Windows {
 		k := func(f string) []string { return key("windows", strconv.Itoa(i), f) }
-		start, dur, every := secs("windows."+strconv.Itoa(i)+".start", w.Start), secs("windows."+strconv.Itoa(i)+".duration", w.Duration), secs("windows."+strconv.Itoa(i)+".every", w.Every)
+		start, dur, every := secs(k("start"), w.Start), secs(k("duration"), w.Duration), secs(k("every"), w.Every)
 		if w.Duration == nil {
 			p.errAt(k("duration"), "a maintenance window needs a duration")
 		}
@@ -142,9 +143,9 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 		k := func(f string) []string { return key("drains", strconv.Itoa(i), f) }
 		end := int64(sim.MaxTime)
 		if d.End != nil {
-			end = int64(secs("drains."+strconv.Itoa(i)+".end", d.End))
+			end = int64(secs(k("end"), d.End))
 		}
-		s.Drains = append(s.Drains, outages.Drain{Start: int64(secs("drains."+strconv.Itoa(i)+".start", d.Start)), End: end, Nodes: p.nodeList(k("nodes"), d.Nodes)})
+		s.Drains = append(s.Drains, outages.Drain{Start: int64(secs(k("start"), d.Start)), End: end, Nodes: p.nodeList(k("nodes"), d.Nodes)})
 	}
 	if err := s.Check(nodes); err != nil {
 		p.errAt(key(), "%v", err)
@@ -154,7 +155,7 @@ func (p *parser) outageSettings(name string, ro *rawOutages, nodes int32) *outag
 
 // checkpointSettings reads the checkpointing settings of on_failure =
 // "checkpoint" into s.Faults.Checkpoint.
-func (p *parser) checkpointSettings(name string, ro *rawOutages, s *outages.Settings, secs func(string, any) float64) {
+func (p *parser) checkpointSettings(name string, ro *rawOutages, s *outages.Settings, secs func([]string, any) float64) {
 	key := func(k ...string) []string { return append([]string{"platforms", name, "outages"}, k...) }
 	if s.Faults.OnFailure != sim.FailCheckpoint {
 		for _, k := range []string{"checkpoint_interval", "checkpoint_cost", "restart_cost", "checkpoint_mtbf"} {
@@ -165,7 +166,7 @@ func (p *parser) checkpointSettings(name string, ro *rawOutages, s *outages.Sett
 		return
 	}
 	c := &s.Faults.Checkpoint
-	c.Cost, c.Restart = int64(secs("checkpoint_cost", ro.CheckCost)), int64(secs("restart_cost", ro.RestartCost))
+	c.Cost, c.Restart = int64(secs(key("checkpoint_cost"), ro.CheckCost)), int64(secs(key("restart_cost"), ro.RestartCost))
 	switch v := ro.Interval.(type) {
 	case nil:
 		p.errAt(key(), "on_failure = \"checkpoint\" needs checkpoint_interval: a time, \"young\" or \"daly\"")
@@ -174,9 +175,9 @@ func (p *parser) checkpointSettings(name string, ro *rawOutages, s *outages.Sett
 			c.Rule = r
 			break
 		}
-		c.Interval = int64(secs("checkpoint_interval", v))
+		c.Interval = int64(secs(key("checkpoint_interval"), v))
 	default:
-		c.Interval = int64(secs("checkpoint_interval", v))
+		c.Interval = int64(secs(key("checkpoint_interval"), v))
 	}
 	if c.Rule == sim.IntervalFixed {
 		if ro.Interval != nil && c.Interval < 1 {
@@ -188,7 +189,7 @@ func (p *parser) checkpointSettings(name string, ro *rawOutages, s *outages.Sett
 	// the model's, unless given.
 	c.MTBF = s.MTBF
 	if ro.CheckMTBF != nil {
-		c.MTBF = secs("checkpoint_mtbf", ro.CheckMTBF)
+		c.MTBF = secs(key("checkpoint_mtbf"), ro.CheckMTBF)
 	}
 	if !(c.MTBF > 0) {
 		p.errAt(key("checkpoint_interval"), "%s's rule needs a node's mean time between failures: a failure_model's mtbf, or checkpoint_mtbf", c.Rule)
@@ -262,18 +263,40 @@ func ParseSeconds(v any) (int64, error) {
 // outagesSpec is what a run's spec (and key) holds of a platform's
 // outages: every setting, the failure file by its sha256.
 type outagesSpec struct {
-	Checkpoint   *sim.Checkpoint  `json:"checkpoint,omitempty"`
-	Drains       []outages.Drain  `json:"drains,omitempty"`
-	FailuresFile string           `json:"failures_sha256,omitempty"`
-	Maintenance  string           `json:"maintenance"`
-	Model        string           `json:"model,omitempty"`
-	MTBF         float64          `json:"mtbf,omitempty"`
-	MTTR         float64          `json:"mttr,omitempty"`
-	OnFailure    string           `json:"on_failure"`
-	Repair       string           `json:"repair,omitempty"`
-	Requeue      string           `json:"requeue,omitempty"`
-	Shape        float64          `json:"weibull_shape,omitempty"`
-	Windows      []outages.Window `json:"windows,omitempty"`
+	Checkpoint   *checkpointSpec `json:"checkpoint,omitempty"`
+	Drains       []drainSpec     `json:"drains,omitempty"`
+	FailuresFile string          `json:"failures_sha256,omitempty"`
+	Maintenance  string          `json:"maintenance"`
+	Model        string          `json:"model,omitempty"`
+	MTBF         float64         `json:"mtbf,omitempty"`
+	MTTR         float64         `json:"mttr,omitempty"`
+	OnFailure    string          `json:"on_failure"`
+	Repair       string          `json:"repair,omitempty"`
+	RepairSigma  float64         `json:"repair_sigma,omitempty"`
+	Requeue      string          `json:"requeue,omitempty"`
+	Shape        float64         `json:"weibull_shape,omitempty"`
+	Windows      []windowSpec    `json:"windows,omitempty"`
+}
+
+type checkpointSpec struct {
+	Cost     int64   `json:"cost"`
+	Interval int64   `json:"interval,omitempty"`
+	MTBF     float64 `json:"mtbf,omitempty"`
+	Restart  int64   `json:"restart"`
+	Rule     string  `json:"rule"`
+}
+
+type drainSpec struct {
+	End   int64   `json:"end"`
+	Nodes []int32 `json:"nodes,omitempty"`
+	Start int64   `json:"start"`
+}
+
+type windowSpec struct {
+	Duration int64   `json:"duration"`
+	Every    int64   `json:"every,omitempty"`
+	Nodes    []int32 `json:"nodes,omitempty"`
+	Start    int64   `json:"start"`
 }
 
 // OutagesSpec returns the settings of s as a run's spec holds them (JSON,
@@ -289,14 +312,19 @@ func specOutages(s *outages.Settings) *outagesSpec {
 	if s == nil {
 		return nil
 	}
-	o := &outagesSpec{Drains: s.Drains, FailuresFile: s.FileSHA256, Maintenance: s.Faults.Maintenance.String(),
-		Model: s.Model, MTBF: s.MTBF, MTTR: s.MTTR, OnFailure: s.Faults.OnFailure.String(), Shape: s.Shape, Windows: s.Windows}
-	if s.Model != "" {
-		o.Repair = s.Repair
+	o := &outagesSpec{FailuresFile: s.FileSHA256, Maintenance: s.Faults.Maintenance.String(),
+		Model: s.Model, MTBF: s.MTBF, MTTR: s.MTTR, OnFailure: s.Faults.OnFailure.String(), Shape: s.Shape}
+	for _, d := range s.Drains {
+		o.Drains = append(o.Drains, drainSpec{End: d.End, Nodes: d.Nodes, Start: d.Start})
 	}
-	if s.Faults.OnFailure == sim.FailCheckpoint {
-		c := s.Faults.Checkpoint
-		o.Checkpoint = &c
+	for _, w := range s.Windows {
+		o.Windows = append(o.Windows, windowSpec{Duration: w.Duration, Every: w.Every, Nodes: w.Nodes, Start: w.Start})
+	}
+	if s.Model != "" {
+		o.Repair, o.RepairSigma = s.Repair, s.RepairSigma
+	}
+	if c := s.Faults.Checkpoint; s.Faults.OnFailure == sim.FailCheckpoint {
+		o.Checkpoint = &checkpointSpec{Cost: c.Cost, Interval: c.Interval, MTBF: c.MTBF, Restart: c.Restart, Rule: c.Rule.String()}
 	}
 	if s.Faults.OnFailure != sim.FailKill {
 		o.Requeue = RequeueInPlace

@@ -33,13 +33,15 @@ type Settings struct {
 	// Model draws failures per node, "" for none: "exponential" or
 	// "weibull" times between a node's repair (or the run's start) and
 	// its next failure, of mean MTBF seconds (and Shape, Weibull's k);
-	// Repair, "fixed" or "exponential", the time a repair takes, of mean
-	// MTTR seconds.
-	Model  string
-	MTBF   float64
-	Shape  float64
-	Repair string
-	MTTR   float64
+	// Repair, "fixed", "exponential" or "lognormal", the time a repair
+	// takes, of mean MTTR seconds (and, lognormal, RepairSigma, the
+	// standard deviation of its logarithm).
+	Model       string
+	MTBF        float64
+	Shape       float64
+	Repair      string
+	MTTR        float64
+	RepairSigma float64
 	// Windows are maintenance windows and Drains drains.
 	Windows []Window
 	Drains  []Drain
@@ -80,7 +82,7 @@ type Counts struct {
 // Models are the failure models, and Repairs the repair-time models.
 var (
 	Models  = []string{"exponential", "weibull"}
-	Repairs = []string{"fixed", "exponential"}
+	Repairs = []string{"fixed", "exponential", "lognormal"}
 )
 
 // Check reports settings that cannot make outages on a platform of nodes
@@ -99,6 +101,10 @@ func (s *Settings) Check(nodes int32) error {
 		return fmt.Errorf("repair %q: want one of %s", s.Repair, strings.Join(Repairs, ", "))
 	case s.Model != "" && !(s.MTTR > 0):
 		return fmt.Errorf("mttr must be positive with a failure_model, got %v", s.MTTR)
+	case s.Repair == "lognormal" && !(s.RepairSigma > 0):
+		return fmt.Errorf("repair_sigma must be positive with repair = \"lognormal\", got %v", s.RepairSigma)
+	case s.Repair != "lognormal" && s.RepairSigma != 0:
+		return errors.New("repair_sigma is a setting of repair = \"lognormal\"")
 	}
 	for i, w := range s.Windows {
 		switch {
@@ -199,9 +205,14 @@ func draw(s *Settings, nodes int32, rng *rand.Rand, from, to int64) []sdk.Outage
 		}
 		return rng.ExpFloat64() * scale
 	}
+	// A lognormal of mean MTTR: mu = ln(MTTR) - sigma^2 / 2.
+	mu := math.Log(s.MTTR) - s.RepairSigma*s.RepairSigma/2
 	repair := func() float64 {
-		if s.Repair == "exponential" {
+		switch s.Repair {
+		case "exponential":
 			return rng.ExpFloat64() * s.MTTR
+		case "lognormal":
+			return math.Exp(mu + s.RepairSigma*rng.NormFloat64())
 		}
 		return s.MTTR
 	}

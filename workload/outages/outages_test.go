@@ -79,6 +79,45 @@ func TestModelDistributions(t *testing.T) {
 	}
 }
 
+// TestLognormalRepairs draws repairs lognormal of mean 3,600 s and sigma
+// 1 and tests them against the lognormal's distribution function
+// (Kolmogorov-Smirnov, 1 %), mu = ln(3600) - 1/2, and their mean against
+// 3,600 (within 4 standard errors; the lognormal's variance is
+// (e^(sigma^2) - 1) mean^2).
+func TestLognormalRepairs(t *testing.T) {
+	p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 1, Cores: 1}}, nil, sdk.FirstFit)
+	s := &Settings{Model: "exponential", MTBF: 1000, Repair: "lognormal", MTTR: 3600, RepairSigma: 1}
+	if err := s.Check(1); err != nil {
+		t.Fatal(err)
+	}
+	outs, _, err := Build(s, p, nil, rand.New(rand.NewPCG(5, 6)), 0, 40_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lo, hi []float64
+	sum := 0.0
+	for _, o := range outs {
+		d := float64(o.End - o.Start)
+		lo, hi = append(lo, d-1), append(hi, d)
+		sum += d
+	}
+	n := float64(len(hi))
+	mu := math.Log(3600) - 0.5
+	cdf := func(x float64) float64 {
+		if x <= 0 {
+			return 0
+		}
+		return 0.5 * math.Erfc(-(math.Log(x)-mu)/math.Sqrt2)
+	}
+	if d := min(ksAgainst(hi, cdf), ksAgainst(lo, cdf)); d > 1.628/math.Sqrt(n) || n < 5000 {
+		t.Errorf("KS statistic %.4f over %d repairs, critical %.4f", d, len(hi), 1.628/math.Sqrt(n))
+	}
+	se := math.Sqrt((math.E - 1) * 3600 * 3600 / n)
+	if m := sum / n; math.Abs(m-3600) > 4*se+1 {
+		t.Errorf("mean repair %.1f s, want 3,600 within %.1f", m, 4*se+1)
+	}
+}
+
 // TestBuildWindowsAndDrains checks a periodic window, a drain and the
 // counts by hand.
 func TestBuildWindowsAndDrains(t *testing.T) {
