@@ -43,7 +43,7 @@ func EASY() sdk.Plugin {
 			Name:        "easy",
 			Version:     "1.1.0",
 			Description: "EASY backfilling: one reservation, for the first job in queue order that does not fit; on pools and on nodes",
-			Params: []sdk.Param{orderParam(), reservationParam(), windowsParam()},
+			Params:      []sdk.Param{orderParam(), reservationParam(), windowsParam()},
 		},
 		New: func() sdk.Policy { return &easy{} },
 	}
