@@ -165,6 +165,7 @@ type outEngine struct {
 	aoff   []int32        // their allocations' offsets in nodeEngine.nodes
 	acnt   []int32        // and lengths
 	victim []int32        // scratch: jobs to interrupt
+	last   []*sdk.Job     // jobs requeued to the end of the queue, maybe started since
 	mfirst int            // maint[:mfirst] have begun
 	// work, tau and limit are, under FailCheckpoint, each job's work
 	// still to do, its current run's checkpoint interval and its requested
@@ -396,6 +397,7 @@ func (e *engine) interrupt(i int32, cause sdk.OutageKind, node int32) {
 	q := e.state.Queue
 	if o.faults.LosePlace {
 		e.state.Queue = append(q, j)
+		o.last = append(o.last, j)
 		return
 	}
 	k, _ := slices.BinarySearchFunc(q, j, func(a, b *sdk.Job) int {
@@ -405,6 +407,25 @@ func (e *engine) interrupt(i int32, cause sdk.OutageKind, node int32) {
 		return cmp.Compare(a.Index, b.Index)
 	})
 	e.state.Queue = slices.Insert(q, k, j)
+}
+
+// firstOfLast returns the job submitted first of first and the jobs
+// requeued to the end of the queue that still wait, and forgets those
+// that do not.
+func (o *outEngine) firstOfLast(first *sdk.Job, status []uint8) *sdk.Job {
+	kept := o.last[:0]
+	for _, j := range o.last {
+		if status[j.Index] != statusQueued {
+			continue
+		}
+		kept = append(kept, j)
+		if submittedBefore(j, first) {
+			first = j
+		}
+	}
+	clear(o.last[len(kept):])
+	o.last = kept
+	return first
 }
 
 // withdrawNode takes node k of cluster c out of service: what it has free

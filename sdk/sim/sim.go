@@ -661,8 +661,9 @@ func (e *engine) call() error {
 	}
 	first := q[0]
 	switch {
-	case e.outs != nil:
-		// A requeued job may wait anywhere in the queue.
+	case e.outs != nil && e.deps != nil:
+		// Jobs submitted during the run and requeued jobs: the queue is
+		// not in submission order.
 		for _, j := range q[1:] {
 			if submittedBefore(j, first) {
 				first = j
@@ -670,6 +671,10 @@ func (e *engine) call() error {
 		}
 	case e.deps != nil:
 		first = e.deps.firstSubmitted(q)
+	case e.outs != nil && len(e.outs.last) > 0:
+		// Requeued in place, a job takes its place by submission; sent
+		// to the end of the queue, it is among those.
+		first = e.outs.firstOfLast(first, e.status)
 	}
 	for _, i := range e.started {
 		e.rec[i].Backfilled = submittedBefore(first, &e.jobs[i]) && !e.rec[i].Rejected
