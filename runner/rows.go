@@ -258,17 +258,7 @@ func OutageRows(plat *sdk.Platform, jobs []sim.Input, out *Outcome) []results.Ou
 		row.AttemptCauses = append(row.AttemptCauses, a.Cause.String())
 		row.AttemptNodes = append(row.AttemptNodes, a.Node)
 		row.AttemptSaved = append(row.AttemptSaved, a.Saved)
-		row.LostCoreSeconds += heldCores(l, jobs[a.Index].Job.Tasks, out.AttemptAllocs.Of(x)) * (a.End - a.Start - a.Saved)
+		row.LostCoreSeconds += metrics.HeldCores(l, jobs[a.Index].Job.Tasks, out.AttemptAllocs.Of(x)) * (a.End - a.Start - a.Saved)
 	}
 	return rows
-}
-
-// heldCores returns the cores a job of tasks t holds on allocation a: all
-// of its nodes' for an exclusive job.
-func heldCores(l *sdk.Layout, t *sdk.Tasks, a sdk.Alloc) int64 {
-	var n int64
-	for k, node := range a.Nodes {
-		n += l.Held(t, node, a.Tasks[k]).Cores
-	}
-	return n
 }

@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -85,25 +86,15 @@ func (o *Outage) All(n int32) iter.Seq[int32] {
 func CompareOutages(a, b Outage) int {
 	switch {
 	case a.Start != b.Start:
-		return cmpInt(a.Start, b.Start)
+		return cmp.Compare(a.Start, b.Start)
 	case a.Cluster != b.Cluster:
-		return cmpInt(a.Cluster, b.Cluster)
+		return cmp.Compare(a.Cluster, b.Cluster)
 	case a.Kind != b.Kind:
-		return cmpInt(a.Kind, b.Kind)
+		return cmp.Compare(a.Kind, b.Kind)
 	case a.End != b.End:
-		return cmpInt(a.End, b.End)
+		return cmp.Compare(a.End, b.End)
 	}
 	return slices.Compare(a.Nodes, b.Nodes)
-}
-
-func cmpInt[T int64 | int32 | OutageKind](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // CheckOutages reports the first outage of outs that platform p cannot

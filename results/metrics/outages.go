@@ -80,10 +80,17 @@ func AddOutages(sum *Summary, p *sdk.Platform, jobs []sim.Input, res *sim.Result
 		inService += float64(l.Cap(k).Cores) * upFor
 	}
 	sum.Availability = nodeUp / (float64(l.Len()) * float64(sum.Makespan))
+	// The runs outages ended: their cores, the work lost and kept, and
+	// each job's, in the order they ended.
 	var used, good, lost float64
-	saved := map[int32]int64{} // the work each job's checkpoints kept
-	for _, a := range res.Attempts {
+	saved := map[int32]int64{}
+	byJob := map[int32][]sim.Attempt{}
+	for x, a := range res.Attempts {
+		h := float64(HeldCores(l, jobs[a.Index].Job.Tasks, res.AttemptAllocs.Of(x)))
+		used += h * float64(a.End-a.Start)
+		lost += h * float64(a.End-a.Start-a.Saved)
 		saved[a.Index] += a.Saved
+		byJob[a.Index] = append(byJob[a.Index], a)
 	}
 	for i := range res.Records {
 		r := &res.Records[i]
@@ -94,27 +101,16 @@ func AddOutages(sum *Summary, p *sdk.Platform, jobs []sim.Input, res *sim.Result
 			sum.FailedJobs++
 			continue // its last run is one of the attempts
 		}
-		h := float64(heldCores(l, jobs[i].Job.Tasks, res.Allocs.Of(i)))
+		h := float64(HeldCores(l, jobs[i].Job.Tasks, res.Allocs.Of(i)))
 		used += h * float64(r.End-r.Start)
 		// The useful work: the job's runtime (to its walltime), not its
 		// checkpoints' cost nor its restarts.
 		good += h * float64(min(jobs[i].Runtime, jobs[i].Job.Walltime, r.End-r.Start+saved[int32(i)]))
 	}
+	// The wait after each attempt of a requeued job: to its next
+	// attempt's start, or to its last start.
 	var requeued, waited int64
-	for x, a := range res.Attempts {
-		h := float64(heldCores(l, jobs[a.Index].Job.Tasks, res.AttemptAllocs.Of(x)))
-		used += h * float64(a.End-a.Start)
-		lost += h * float64(a.End-a.Start-a.Saved)
-	}
-	seen := map[int32]bool{}
-	// The wait after each attempt: to the next attempt's start, or to the
-	// job's last start.
-	byJob := map[int32][]sim.Attempt{}
-	for _, a := range res.Attempts {
-		byJob[a.Index] = append(byJob[a.Index], a)
-	}
 	for i, as := range byJob {
-		seen[i] = true
 		r := &res.Records[i]
 		if r.Interrupted != 0 {
 			continue
@@ -129,7 +125,7 @@ func AddOutages(sum *Summary, p *sdk.Platform, jobs []sim.Input, res *sim.Result
 		}
 	}
 	sum.Attempts = len(res.Attempts)
-	sum.InterruptedJobs = len(seen)
+	sum.InterruptedJobs = len(byJob)
 	sum.LostCoreSeconds = lost
 	if inService > 0 {
 		sum.AvailableCoreUtil = used / inService
@@ -141,8 +137,9 @@ func AddOutages(sum *Summary, p *sdk.Platform, jobs []sim.Input, res *sim.Result
 	}
 }
 
-// heldCores returns the cores a job of tasks t holds on allocation a.
-func heldCores(l *sdk.Layout, t *sdk.Tasks, a sdk.Alloc) int64 {
+// HeldCores returns the cores a job of tasks t holds on allocation a: all
+// of its nodes' for an exclusive job.
+func HeldCores(l *sdk.Layout, t *sdk.Tasks, a sdk.Alloc) int64 {
 	var n int64
 	for k, node := range a.Nodes {
 		n += l.Held(t, node, a.Tasks[k]).Cores

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/sdk"
 )
@@ -80,13 +81,13 @@ const (
 // its requested walltime. An outage that ends a run keeps the work of the
 // checkpoints the run completed.
 type Checkpoint struct {
-	Rule     IntervalRule `json:"rule"`
-	Interval int64        `json:"interval,omitempty"`
-	Cost     int64        `json:"cost"`
-	Restart  int64        `json:"restart"`
+	Rule     IntervalRule
+	Interval int64
+	Cost     int64
+	Restart  int64
 	// MTBF is the mean time between failures of one node, in seconds,
 	// for IntervalYoung and IntervalDaly.
-	MTBF float64 `json:"mtbf,omitempty"`
+	MTBF float64
 }
 
 // IntervalFor returns the interval, in whole seconds of work (at least 1),
@@ -578,70 +579,54 @@ func (e *engine) dropStaleEnds() {
 	}
 }
 
-// String returns the rule's name as manifests and results spell it.
-func (f OnFailure) String() string {
-	switch f {
-	case FailKill:
-		return "kill"
-	case FailRequeue:
-		return "requeue"
-	case FailCheckpoint:
-		return "checkpoint"
+// The names of the rules, as manifests and results spell them, by value.
+var (
+	onFailureNames   = []string{"kill", "requeue", "checkpoint"}
+	maintenanceNames = []string{"hard", "soft"}
+	intervalNames    = []string{"fixed", "young", "daly"}
+)
+
+// name returns the name of rule v in names, or what is named when v is
+// not a rule.
+func name[T ~uint8](v T, names []string, what string) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("on-failure rule %d", uint8(f))
+	return fmt.Sprintf("%s %d", what, uint8(v))
+}
+
+// parse returns the rule named s in names; key names the setting in the
+// error.
+func parse[T ~uint8](s string, names []string, key string) (T, error) {
+	for v, n := range names {
+		if n == s {
+			return T(v), nil
+		}
+	}
+	return 0, fmt.Errorf("%s %q: want %s", key, s, strings.Join(names, ", "))
 }
 
 // String returns the rule's name as manifests and results spell it.
-func (m MaintenanceRule) String() string {
-	switch m {
-	case MaintenanceHard:
-		return "hard"
-	case MaintenanceSoft:
-		return "soft"
-	}
-	return fmt.Sprintf("maintenance rule %d", uint8(m))
-}
+func (f OnFailure) String() string { return name(f, onFailureNames, "on-failure rule") }
+
+// String returns the rule's name as manifests and results spell it.
+func (m MaintenanceRule) String() string { return name(m, maintenanceNames, "maintenance rule") }
+
+// String returns the rule's name as manifests and results spell it.
+func (r IntervalRule) String() string { return name(r, intervalNames, "interval rule") }
 
 // ParseOnFailure returns the rule named s ("kill", "requeue" or
 // "checkpoint").
 func ParseOnFailure(s string) (OnFailure, error) {
-	for _, f := range []OnFailure{FailKill, FailRequeue, FailCheckpoint} {
-		if f.String() == s {
-			return f, nil
-		}
-	}
-	return 0, fmt.Errorf("on_failure %q: want kill, requeue or checkpoint", s)
-}
-
-// String returns the rule's name as manifests and results spell it.
-func (r IntervalRule) String() string {
-	switch r {
-	case IntervalFixed:
-		return "fixed"
-	case IntervalYoung:
-		return "young"
-	case IntervalDaly:
-		return "daly"
-	}
-	return fmt.Sprintf("interval rule %d", uint8(r))
-}
-
-// ParseIntervalRule returns the rule named s ("fixed", "young" or "daly").
-func ParseIntervalRule(s string) (IntervalRule, error) {
-	for _, r := range []IntervalRule{IntervalFixed, IntervalYoung, IntervalDaly} {
-		if r.String() == s {
-			return r, nil
-		}
-	}
-	return 0, fmt.Errorf("checkpoint interval rule %q: want fixed, young or daly", s)
+	return parse[OnFailure](s, onFailureNames, "on_failure")
 }
 
 // ParseMaintenance returns the rule named s ("hard" or "soft").
 func ParseMaintenance(s string) (MaintenanceRule, error) {
-	for _, m := range []MaintenanceRule{MaintenanceHard, MaintenanceSoft} {
-		if m.String() == s {
-			return m, nil
-		}
-	}
-	return 0, fmt.Errorf("maintenance %q: want hard or soft", s)
+	return parse[MaintenanceRule](s, maintenanceNames, "maintenance")
+}
+
+// ParseIntervalRule returns the rule named s ("fixed", "young" or "daly").
+func ParseIntervalRule(s string) (IntervalRule, error) {
+	return parse[IntervalRule](s, intervalNames, "checkpoint interval rule")
 }
