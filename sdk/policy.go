@@ -49,6 +49,9 @@ type Env struct {
 	// (State.Outages): a policy that cannot take them may refuse the run
 	// at Init.
 	Outages bool
+	// Power is the run's power model, nil for a run without one: nodes
+	// then are always on and draw nothing the run accounts.
+	Power *Power
 }
 
 // Plugin describes a policy and how to make one.

@@ -46,6 +46,9 @@ type State struct {
 	// run without outages. Nodes out of service have nothing free in
 	// Nodes (and Free counts nothing of them) while the outage lasts.
 	Outages []Outage
+	// Power is the power of the nodes, on a run with a power model
+	// (sim.Config.Power); nil otherwise.
+	Power *PowerState
 }
 
 // Refusal is a reservation the engine refused.
@@ -122,6 +125,14 @@ const (
 	// payment). Its record says so (sim.Record.Rejected) and metrics count
 	// it apart.
 	ActionReject
+	// ActionPowerOn switches Nodes of Cluster on: each must be off; it is
+	// switching on (out of service) for its group's NodePower.OnSeconds,
+	// then on. Only on a run with a power model (State.Power).
+	ActionPowerOn
+	// ActionPowerOff switches Nodes of Cluster off: each must be on, in
+	// service and idle (no job holds any of it); it is switching off for
+	// NodePower.OffSeconds, then off.
+	ActionPowerOff
 )
 
 // Decision is one thing a policy asks of the engine. Build it with Start,
@@ -142,6 +153,9 @@ type Decision struct {
 	// policy chose; nil lets the engine place the job by the cluster's
 	// placement rule (Cluster.Placement).
 	Alloc *Alloc
+	// Nodes are the nodes, in increasing order, of an ActionPowerOn or
+	// ActionPowerOff.
+	Nodes []int32
 }
 
 // Start starts j on cluster 0 now.

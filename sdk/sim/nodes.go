@@ -52,6 +52,9 @@ type nodeEngine struct {
 	mem, gpu     int       // resource indexes of Memory and GPUs, or -1
 	want         sdk.Vector
 	names        []string // the clusters' names
+	// svc says which nodes are out of service; nil when all always are
+	// in service (no outages, no power model).
+	svc *service
 }
 
 // newNodeEngine returns the node state of platform p for n jobs, or nil
@@ -189,12 +192,20 @@ func (e *engine) startNodes(i int32, c int, d *sdk.Decision, free sdk.Vector) (*
 			}
 		}
 	}
+	if e.pow != nil {
+		if err := e.checkStart(c, t, a); err != nil {
+			return nil, fmt.Errorf("start job id %d on cluster %q: %w", j.ID, name, err)
+		}
+	}
 	ne.off[i], ne.cnt[i] = int32(len(ne.nodes)), int32(len(a.Nodes))
 	ne.nodes = append(ne.nodes, a.Nodes...)
 	ne.ntask = append(ne.ntask, a.Tasks...)
 	ne.allocs[i] = ne.alloc(i)
 	stored := &ne.allocs[i]
 	held := priv.Take(t, *stored)
+	if e.pow != nil {
+		e.pow.jobPower(c, t, *stored, 1)
+	}
 	shown := e.state.Nodes[c]
 	for _, k := range stored.Nodes {
 		shown.SetFree(k, priv.Free[k])
@@ -213,6 +224,9 @@ func (e *engine) endNodes(i int32, c int, free sdk.Vector) {
 	}
 	a := ne.alloc(i)
 	held := priv.Release(&ne.tasks[i], a)
+	if e.pow != nil {
+		e.pow.jobPower(c, &ne.tasks[i], a, -1)
+	}
 	shown := e.state.Nodes[c]
 	for _, k := range a.Nodes {
 		shown.SetFree(k, priv.Free[k])

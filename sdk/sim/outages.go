@@ -154,8 +154,6 @@ type outEngine struct {
 	faults Faults
 	next   int            // outs[next:] have not begun
 	ends   heap[endEvent] // the outages in effect, by (end, index in outs)
-	down   [][]int32      // per cluster and node: outages in effect
-	held   [][]sdk.Amount // per cluster and node: what the outages withhold
 	size   []int32        // per cluster: its node count (0 without nodes)
 	maint  []int32        // the maintenance windows, indexes in outs, by start
 	active []int32        // the failures and drains in effect, indexes in outs
@@ -221,15 +219,11 @@ func newOutEngine(cfg *Config, n int) (*outEngine, error) {
 		shownN: shown,
 		faults: cfg.Faults,
 		ends:   heap[endEvent]{less: func(a, b endEvent) bool { return a.at < b.at || (a.at == b.at && a.idx < b.idx) }},
-		down:   make([][]int32, len(p.Clusters)),
-		held:   make([][]sdk.Amount, len(p.Clusters)),
 		size:   make([]int32, len(p.Clusters)),
 	}
 	for c := range p.Clusters {
 		if n := p.Clusters[c].NodeCount(); p.Clusters[c].HasNodes() {
 			o.size[c] = int32(n)
-			o.down[c] = make([]int32, n)
-			o.held[c] = make([]sdk.Amount, n)
 		}
 	}
 	for i := range o.outs {
@@ -289,9 +283,7 @@ func (e *engine) outageEnds(now int64) bool {
 		out := &o.outs[x]
 		c := int(out.Cluster)
 		for k := range out.All(o.size[c]) {
-			if o.down[c][k]--; o.down[c][k] == 0 {
-				e.restoreNode(c, k)
-			}
+			e.backInService(c, k)
 		}
 		if out.Kind != sdk.Maintenance {
 			o.active = slices.DeleteFunc(o.active, func(y int32) bool { return y == x })
@@ -320,9 +312,7 @@ func (e *engine) outageStarts(now int64) bool {
 			e.interruptOn(out)
 		}
 		for k := range out.All(o.size[c]) {
-			if o.down[c][k]++; o.down[c][k] == 1 {
-				e.withdrawNode(c, k)
-			}
+			e.outOfService(c, k)
 		}
 		o.ends.push(endEvent{at: out.End, idx: x})
 		if out.Kind == sdk.Maintenance {
@@ -427,41 +417,6 @@ func (o *outEngine) firstOfLast(first *sdk.Job, status []uint8) *sdk.Job {
 	clear(o.last[len(kept):])
 	o.last = kept
 	return first
-}
-
-// withdrawNode takes node k of cluster c out of service: what it has free
-// is withheld, from it and from the cluster's free totals.
-func (e *engine) withdrawNode(c int, k int32) {
-	priv := e.nodes.private[c]
-	f := priv.Free[k]
-	e.outs.held[c][k].Cores += f.Cores
-	e.outs.held[c][k].Memory += f.Memory
-	e.outs.held[c][k].GPUs += f.GPUs
-	e.nodes.adjustFree(e.state.Free[c], f, -1)
-	priv.SetFree(k, sdk.Amount{})
-	e.state.Nodes[c].SetFree(k, sdk.Amount{})
-}
-
-// restoreNode puts node k of cluster c back in service.
-func (e *engine) restoreNode(c int, k int32) {
-	h := e.outs.held[c][k]
-	e.outs.held[c][k] = sdk.Amount{}
-	priv := e.nodes.private[c]
-	f := priv.Free[k]
-	f.Cores, f.Memory, f.GPUs = f.Cores+h.Cores, f.Memory+h.Memory, f.GPUs+h.GPUs
-	priv.SetFree(k, f)
-	e.state.Nodes[c].SetFree(k, f)
-	e.nodes.adjustFree(e.state.Free[c], h, 1)
-}
-
-// rewithhold withdraws again what a job that ended gave back to the nodes
-// of allocation a that are out of service.
-func (e *engine) rewithhold(c int, a sdk.Alloc) {
-	for _, k := range a.Nodes {
-		if e.outs.down[c][k] > 0 {
-			e.withdrawNode(c, k)
-		}
-	}
 }
 
 // adjustFree changes the free totals free by sign x f.

@@ -72,6 +72,13 @@ type Config struct {
 	// jobs they reach. Outages need a platform of nodes.
 	Outages []sdk.Outage
 	Faults  Faults
+	// Power is the power model of the nodes, nil for none: with one, the
+	// engine keeps each node's power mode, takes the policy's PowerOn
+	// and PowerOff decisions, enforces the cap and integrates the energy
+	// drawn (Result.Power), and calls the policy at every instant at
+	// which something happened, even with no job waiting, so that it can
+	// switch idle nodes off.
+	Power *sdk.Power
 	// Dependencies says that some jobs may depend on others (Input.After).
 	// A streamed workload (a plugin's) must say so, because the engine then
 	// loads every job before it starts: a job's think time must be known
@@ -166,7 +173,10 @@ type Result struct {
 	// one per attempt; both nil on a run without outages.
 	Attempts      []Attempt
 	AttemptAllocs *Allocs
-	Stats         Stats
+	// Power holds the power events and energy of a run with a power
+	// model; nil otherwise.
+	Power *PowerResult
+	Stats Stats
 }
 
 // Sort orders jobs by (Submit, ID), keeping the order of equal pairs, and sets
@@ -263,8 +273,13 @@ type engine struct {
 	// job depends on another, so that a replay pays nothing.
 	deps *deps
 	// outs holds the outages of nodes; nil on a run without any.
-	outs  *outEngine
-	stats Stats
+	outs *outEngine
+	// pow holds the power of the nodes; nil on a run without a power
+	// model. powered says that a decision of the current call changed a
+	// power mode.
+	pow     *powEngine
+	powered bool
+	stats   Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
 	// with time.Since, which reads the clock once where time.Now reads it
 	// twice: two reads per policy call instead of three.
@@ -305,6 +320,9 @@ func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error)
 	}
 	if e.outs != nil {
 		res.Attempts, res.AttemptAllocs = e.outs.result(e.nodes)
+	}
+	if e.pow != nil {
+		res.Power = e.pow.result(e.state.Now)
 	}
 	e.stats.WallNanos = time.Since(begin).Nanoseconds()
 	if c, ok := e.policy.(sdk.Counter); ok {
@@ -365,6 +383,12 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 	if e.outs, err = newOutEngine(cfg, n); err != nil {
 		return nil, err
 	}
+	if e.pow, err = newPowEngine(cfg); err != nil {
+		return nil, err
+	}
+	if e.outs != nil || e.pow != nil {
+		e.nodes.svc = newService(cfg.Platform)
+	}
 	if cfg.Dependencies || hooks.More == nil && anyAfter(cfg.Jobs) {
 		e.deps = newDeps(n)
 	}
@@ -402,6 +426,7 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 		Rand:           rand.New(rand.NewPCG(cfg.Seed, 0x5eed_0f_7011c7)),
 		ExactEstimates: cfg.ExactEstimates,
 		Outages:        len(cfg.Outages) > 0,
+		Power:          cfg.Power,
 	}
 	if err := e.policy.Init(env); err != nil {
 		return nil, fmt.Errorf("policy %s: init: %w", e.name, err)
@@ -420,6 +445,11 @@ func (e *engine) loop() error {
 		}
 		if e.deps != nil {
 			next = e.deps.skip(next)
+		}
+		if e.pow != nil && e.allDone(next) {
+			// The run's span ends with its last job: what the policy
+			// would switch after it is outside every run's energy alike.
+			break
 		}
 		now := int64(math.MaxInt64)
 		if next < e.loaded {
@@ -446,8 +476,16 @@ func (e *engine) loop() error {
 				now = at
 			}
 		}
+		if e.pow != nil {
+			if at, ok := e.pow.nextAt(); ok && at < now {
+				now = at
+			}
+		}
 		if now == math.MaxInt64 {
 			break
+		}
+		if e.pow != nil {
+			e.pow.advance(now)
 		}
 		e.state.Now = now
 		if e.stats.Events++; e.stats.Events%ctxEvery == 0 && e.ctx.Err() != nil {
@@ -459,6 +497,9 @@ func (e *engine) loop() error {
 		}
 		changed := false
 		if e.outs != nil && e.outageEnds(now) {
+			changed = true
+		}
+		if e.pow != nil && e.switchEnds(now) {
 			changed = true
 		}
 		for e.ends.len() > 0 && e.ends.top().at == now {
@@ -498,17 +539,19 @@ func (e *engine) loop() error {
 			next++
 			changed = true
 		}
+		woke := false
 		for e.wakes.len() > 0 && e.wakes.top() <= now {
 			e.wakes.pop()
+			woke = true
 		}
-		if len(e.state.Queue) == 0 {
+		if len(e.state.Queue) == 0 && (e.pow == nil || !changed && !woke) {
 			continue
 		}
 		queued := len(e.state.Queue)
 		if err := e.call(); err != nil {
 			return err
 		}
-		if len(e.state.Queue) != queued {
+		if len(e.state.Queue) != queued || e.powered {
 			changed = true
 		}
 		if changed {
@@ -575,7 +618,7 @@ func (e *engine) release(i int32, c sdk.Completion) {
 	e.state.Free[r.Cluster].Add(e.reqOf(i))
 	if e.nodes != nil {
 		e.endNodes(i, int(r.Cluster), e.state.Free[r.Cluster])
-		if e.outs != nil && e.nodes.private[r.Cluster] != nil {
+		if e.nodes.svc != nil && e.nodes.private[r.Cluster] != nil {
 			e.rewithhold(int(r.Cluster), e.nodes.alloc(i))
 		}
 	}
@@ -604,6 +647,10 @@ func (e *engine) reqOf(i int32) sdk.Vector {
 
 // call runs the policy once and applies its decisions.
 func (e *engine) call() error {
+	if e.pow != nil {
+		e.pow.show(e.state.Now, &e.state)
+		e.powered = false
+	}
 	t0 := time.Since(e.begin)
 	ds, err := e.policy.Schedule(&e.state)
 	e.stats.PolicyNanos += (time.Since(e.begin) - t0).Nanoseconds()
@@ -783,6 +830,11 @@ func (e *engine) apply(d sdk.Decision) error {
 			return err
 		}
 		return e.applyGrid(i, d)
+	case sdk.ActionPowerOn, sdk.ActionPowerOff:
+		if err := e.applyPower(d); err != nil {
+			return err
+		}
+		e.powered = true
 	case sdk.ActionWake:
 		if d.Time <= now {
 			return fmt.Errorf("wake-up at %d is not after now", d.Time)

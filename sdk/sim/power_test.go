@@ -1,0 +1,227 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// twoNodePower is the power model of the hand-worked cases: two nodes of
+// 4 cores, off 10 W, idle 100 W, full 200 W (25 W a core), switching on
+// in 10 s for 1,500 J (150 W) and off in 5 s for 250 J (50 W).
+func twoNodePower(caps ...sdk.CapStep) *sdk.Power {
+	return &sdk.Power{
+		Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 200, OnSeconds: 10, OnJoules: 1500, OffSeconds: 5, OffJoules: 250}}},
+		Caps:   caps,
+	}
+}
+
+func eventsText(evs []sim.PowerEvent) string {
+	var b []string
+	for _, ev := range evs {
+		b = append(b, fmt.Sprintf("%d n%d %s", ev.At, ev.Node, ev.Mode))
+	}
+	return strings.Join(b, ", ")
+}
+
+// TestPowerHandWorked runs schedules whose energies were worked out by
+// hand: idle and busy nodes at several core counts, a switch cycle, and
+// the cap.
+func TestPowerHandWorked(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	one := func(cores int32) sdk.Tasks { return sdk.Tasks{Count: 1, Cores: cores} }
+	for _, tc := range []struct {
+		name   string
+		jobs   []nodeJob
+		caps   []sdk.CapStep
+		policy func(*sdk.State, int) ([]sdk.Decision, error)
+		starts []string // per job: "start end alloc"
+		events string
+		// static, dynamic, off, switching (J), over the span from, to
+		energy [4]float64
+		from   int64
+		to     int64
+		over   int64
+		calls  []int64
+	}{
+		// Job 1 uses 2 cores of node 0 for 100 s, job 2 all 4 of node 1
+		// for 50 s: 2 nodes x 100 W x 100 s static, 25 W a core in use.
+		{"idle and busy", []nodeJob{{1, 0, 100, one(2)}, {2, 0, 50, one(4)}}, nil, fcfsNodes,
+			[]string{"0 100 0:1", "0 50 1:1"}, "",
+			[4]float64{20000, 2*25*100 + 4*25*50, 0, 0}, 0, 100, 0, []int64{0, 50, 100}},
+		// Node 1 is switched off at 0 (off at 5), and on at 60 when job 2
+		// arrives (on at 70, when job 2 starts); job 1 holds node 0 to 100.
+		{"switch cycle", []nodeJob{{1, 0, 100, one(4)}, {2, 60, 50, one(4)}}, nil,
+			func(s *sdk.State, call int) ([]sdk.Decision, error) {
+				out, _ := fcfsNodes(s, call)
+				switch s.Now {
+				case 0:
+					out = append(out, sdk.PowerOff(0, []int32{1}))
+				case 60:
+					out = append(out, sdk.PowerOn(0, []int32{1}))
+				}
+				return out, nil
+			},
+			[]string{"0 100 0:1", "70 120 1:1"},
+			"0 n1 switching-off, 5 n1 off, 60 n1 switching-on, 70 n1 on",
+			[4]float64{100*120 + 100*50, 4*25*100 + 4*25*50, 10 * 55, 50*5 + 150*10}, 0, 120, 0,
+			[]int64{0, 5, 60, 70, 100, 120}},
+		// A cap of 400 W: both nodes full is exactly at the cap.
+		{"at the cap", []nodeJob{{1, 0, 10, one(4)}, {2, 0, 10, one(4)}}, []sdk.CapStep{{From: 0, Watts: 400}}, fcfsNodes,
+			[]string{"0 10 0:1", "0 10 1:1"}, "",
+			[4]float64{2000, 2000, 0, 0}, 0, 10, 0, []int64{0, 10}},
+		// A cap lowered to 250 W at 5 under a draw of 400 W: nothing ends,
+		// the draw is over the cap for 5 s.
+		{"cap lowered", []nodeJob{{1, 0, 10, one(4)}, {2, 0, 10, one(4)}}, []sdk.CapStep{{From: 0, Watts: 400}, {From: 5, Watts: 250}}, fcfsNodes,
+			[]string{"0 10 0:1", "0 10 1:1"}, "",
+			[4]float64{2000, 2000, 0, 0}, 0, 10, 5, []int64{0, 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := &scripted{fn: tc.policy}
+			res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: two, Jobs: nodeInputs(two, tc.jobs...), Power: twoNodePower(tc.caps...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res.Records {
+				if got := fmt.Sprintf("%d %d %s", r.Start, r.End, allocText(res.Allocs.Of(i))); got != tc.starts[i] {
+					t.Errorf("job %d: got %q, want %q", i+1, got, tc.starts[i])
+				}
+			}
+			p := res.Power
+			if got := eventsText(p.Events); got != tc.events {
+				t.Errorf("events %q, want %q", got, tc.events)
+			}
+			en := p.Energy
+			if got := [4]float64{en.Static, en.Dynamic, en.Off, en.Switching}; got != tc.energy {
+				t.Errorf("energy %v, want %v", got, tc.energy)
+			}
+			if en.From != tc.from || en.To != tc.to || en.OverCap != tc.over {
+				t.Errorf("span [%d, %d] over cap %d, want [%d, %d] %d", en.From, en.To, en.OverCap, tc.from, tc.to, tc.over)
+			}
+			if !slices.Equal(pol.seen, tc.calls) {
+				t.Errorf("calls at %v, want %v", pol.seen, tc.calls)
+			}
+		})
+	}
+}
+
+// TestPowerShown checks what a policy sees of the power: modes, the
+// switches' ends, the draw, the committed draw and the cap.
+func TestPowerShown(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	var got []string
+	pol := &scripted{fn: func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		p := s.Power
+		got = append(got, fmt.Sprintf("%d %v %v %v %v %v", s.Now, p.Modes[0], p.Until[0], p.Draw, p.Committed, p.Cap))
+		out, _ := fcfsNodes(s, call)
+		if s.Now == 0 {
+			out = append(out, sdk.PowerOff(0, []int32{1}))
+		}
+		if s.Now == 5 {
+			out = append(out, sdk.PowerOn(0, []int32{1}))
+		}
+		return out, nil
+	}}
+	jobs := nodeInputs(two, nodeJob{1, 0, 20, sdk.Tasks{Count: 1, Cores: 2}})
+	_, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: two, Jobs: jobs, Power: twoNodePower(sdk.CapStep{From: 0, Watts: 1000})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"0 [on on] [0 0] 200 200 1000",
+		// node 1 off (10 W); node 0 idle 100 + 2 cores 50.
+		"5 [on off] [0 0] 160 160 1000",
+		// node 1 switching on to 15 at 150 W.
+		"15 [on on] [0 0] 250 250 1000",
+		"20 [on on] [0 0] 200 200 1000",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("shown:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestPowerBadDecisions checks that each rule of the power decisions
+// fails the run with a message naming it.
+func TestPowerBadDecisions(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	jobs := nodeInputs(two, nodeJob{1, 0, 20, sdk.Tasks{Count: 1, Cores: 4}}, nodeJob{2, 0, 20, sdk.Tasks{Count: 1, Cores: 4}})
+	for _, tc := range []struct {
+		name  string
+		model *sdk.Power
+		ds    func(s *sdk.State) []sdk.Decision
+		want  string
+	}{
+		{"no model", nil, func(*sdk.State) []sdk.Decision { return []sdk.Decision{sdk.PowerOff(0, []int32{1})} }, "no power model"},
+		{"busy node", twoNodePower(), func(s *sdk.State) []sdk.Decision {
+			return []sdk.Decision{sdk.Start(s.Queue[0]), sdk.PowerOff(0, []int32{0})}
+		}, "a job holds part of it"},
+		{"on node on", twoNodePower(), func(*sdk.State) []sdk.Decision { return []sdk.Decision{sdk.PowerOn(0, []int32{0})} }, "it is on, not off"},
+		{"off twice", twoNodePower(), func(*sdk.State) []sdk.Decision {
+			return []sdk.Decision{sdk.PowerOff(0, []int32{1}), sdk.PowerOff(0, []int32{1})}
+		}, "it is switching-off, not on"},
+		{"order", twoNodePower(), func(*sdk.State) []sdk.Decision { return []sdk.Decision{sdk.PowerOff(0, []int32{1, 0})} }, "not in increasing order"},
+		{"no node", twoNodePower(), func(*sdk.State) []sdk.Decision { return []sdk.Decision{sdk.PowerOff(0, nil)} }, "no node"},
+		{"out of range", twoNodePower(), func(*sdk.State) []sdk.Decision { return []sdk.Decision{sdk.PowerOff(0, []int32{2})} }, "which has 2"},
+		{"cluster", twoNodePower(), func(*sdk.State) []sdk.Decision { return []sdk.Decision{sdk.PowerOff(1, []int32{0})} }, "not a cluster of nodes"},
+		{"start on a node switching off", twoNodePower(), func(s *sdk.State) []sdk.Decision {
+			return []sdk.Decision{sdk.PowerOff(0, []int32{1}), sdk.StartAlloc(s.Queue[0], 0, sdk.Alloc{Nodes: []int32{1}, Tasks: []int32{1}})}
+		}, "which has room for 0"},
+		// 200 W idle + 100 W for a start of 4 cores: over 250 W.
+		{"start over the cap", twoNodePower(sdk.CapStep{Watts: 250}), func(s *sdk.State) []sdk.Decision { return []sdk.Decision{sdk.Start(s.Queue[0])} },
+			"over the power cap of 250 W"},
+		// Node 1 off: 110 W, then switching on counts max(150, 100) - 10
+		// = 140 W more: 250 W, over 240 W.
+		{"power on over the cap", twoNodePower(sdk.CapStep{Watts: 240}), func(s *sdk.State) []sdk.Decision {
+			if s.Now == 0 {
+				return []sdk.Decision{sdk.PowerOff(0, []int32{1})}
+			}
+			return []sdk.Decision{sdk.PowerOn(0, []int32{1})}
+		}, "over the power cap of 240 W"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) { return tc.ds(s), nil }}
+			_, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: two, Jobs: jobs, Power: tc.model})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPowerBadModel checks the model's validation.
+func TestPowerBadModel(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	ok := sdk.NodePower{Off: 10, Idle: 100, Full: 200}
+	for _, tc := range []struct {
+		name string
+		m    sdk.NodePower
+		caps []sdk.CapStep
+		want string
+	}{
+		{"negative", sdk.NodePower{Off: -1, Idle: 100, Full: 200}, nil, "off power or energy of -1"},
+		{"full below idle", sdk.NodePower{Idle: 100, Full: 50}, nil, "full power 50 W below idle power 100 W"},
+		{"negative switch", sdk.NodePower{Idle: 100, Full: 200, OnSeconds: -1}, nil, "switch durations of -1 s"},
+		{"energy without time", sdk.NodePower{Idle: 100, Full: 200, OffJoules: 5}, nil, "a switch of 0 s with an energy"},
+		{"NaN", sdk.NodePower{Idle: math.NaN(), Full: 200}, nil, "idle power or energy of NaN"},
+		{"cap below idle", ok, []sdk.CapStep{{Watts: 150}}, "below the machine's idle draw of 200 W"},
+		{"caps out of order", ok, []sdk.CapStep{{From: 5, Watts: 300}, {From: 5, Watts: 400}}, "not after the step before"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &sdk.Power{Groups: [][]sdk.NodePower{{tc.m}}, Caps: tc.caps}
+			_, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Power: m})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	m := &sdk.Power{Groups: [][]sdk.NodePower{{ok, ok}}}
+	if _, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Power: m}); err == nil || !strings.Contains(err.Error(), "models for 2 node groups, it has 1") {
+		t.Fatalf("got %v", err)
+	}
+}
