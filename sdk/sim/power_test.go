@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
 )
 
 // twoNodePower is the power model of the hand-worked cases: two nodes of
@@ -84,8 +86,16 @@ func TestPowerHandWorked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pol := &scripted{fn: tc.policy}
-			res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: two, Jobs: nodeInputs(two, tc.jobs...), Power: twoNodePower(tc.caps...)})
+			in := nodeInputs(two, tc.jobs...)
+			model := twoNodePower(tc.caps...)
+			res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: two, Jobs: in, Power: model})
 			if err != nil {
+				t.Fatal(err)
+			}
+			if err := verify.Result(two, in, res); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := verify.Power(two, model, in, res); err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range res.Records {
@@ -223,5 +233,212 @@ func TestPowerBadModel(t *testing.T) {
 	m := &sdk.Power{Groups: [][]sdk.NodePower{{ok, ok}}}
 	if _, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Power: m}); err == nil || !strings.Contains(err.Error(), "models for 2 node groups, it has 1") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// powerChaos starts waiting jobs in order while they fit and the cap
+// allows, switches idle nodes off at random, and switches nodes on at
+// random, or all it may when the head job cannot start.
+type powerChaos struct {
+	rng   *rand.Rand
+	model *sdk.Power
+}
+
+func (p *powerChaos) Init(env sdk.Env) error { p.rng = env.Rand; return nil }
+
+func (p *powerChaos) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	var out []sdk.Decision
+	pw := s.Power
+	n := new(sdk.Nodes)
+	n.CopyFrom(s.Nodes[0])
+	l := n.Layout
+	com := pw.Committed
+	blocked := false
+	for _, j := range s.Queue {
+		var a sdk.Alloc
+		if !n.Place(j.Tasks, l.Rule(), &a) {
+			blocked = true
+			break
+		}
+		w := p.model.StartWatts(l, 0, j.Tasks, a)
+		if !sdk.UnderCap(com+w, pw.Cap) {
+			blocked = true
+			break
+		}
+		com += w
+		n.Take(j.Tasks, a)
+		out = append(out, sdk.StartAlloc(j, 0, a))
+	}
+	var offs, ons []int32
+	for k, m := range pw.Modes[0] {
+		switch {
+		case m == sdk.NodeOn && n.Free[k] == l.Cap(k) && p.rng.IntN(3) == 0:
+			offs = append(offs, int32(k))
+		case m == sdk.NodeOff && (blocked || p.rng.IntN(4) == 0):
+			if w := p.model.PowerOnWatts(l, 0, k); sdk.UnderCap(com+w, pw.Cap) {
+				com += w
+				ons = append(ons, int32(k))
+			}
+		}
+	}
+	if len(offs) > 0 && !(blocked && len(s.Running) == 0) {
+		out = append(out, sdk.PowerOff(0, offs))
+	}
+	if len(ons) > 0 {
+		out = append(out, sdk.PowerOn(0, ons))
+	}
+	return out, nil
+}
+
+// TestPowerRandom runs random workloads on random power models under a
+// policy switching nodes at random, and checks each run with the
+// independent verification, a rerun, and the records of the same
+// schedule without a model where nothing is switched.
+func TestPowerRandom(t *testing.T) {
+	switched, capped := 0, 0
+	for seed := range uint64(60) {
+		rng := rand.New(rand.NewPCG(seed, 38))
+		groups := []sdk.NodeGroup{{Name: "a", Count: 1 + rng.IntN(4), Cores: 4}, {Name: "b", Count: 1 + rng.IntN(4), Cores: 8}}
+		p := sdk.NodesPlatform("m", groups, nil, sdk.Placements()[rng.IntN(3)])
+		var js []nodeJob
+		for id := range int64(10 + rng.IntN(40)) {
+			tasks := sdk.Tasks{Count: int32(1 + rng.IntN(4)), Cores: 1}
+			if rng.IntN(3) == 0 {
+				tasks = sdk.Tasks{Count: 1, Cores: 1, Nodes: 1, Exclusive: true}
+			}
+			js = append(js, nodeJob{id + 1, rng.Int64N(500), 1 + rng.Int64N(120), tasks})
+		}
+		model := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, 2)}}
+		full := 0.0
+		for g := range model.Groups[0] {
+			m := &model.Groups[0][g]
+			m.Off = rng.Float64() * 20
+			m.Idle = 50 + rng.Float64()*100
+			m.Full = m.Idle + rng.Float64()*150
+			if m.OnSeconds = rng.Int64N(30); m.OnSeconds > 0 {
+				m.OnJoules = float64(m.OnSeconds) * m.Idle * (0.5 + rng.Float64())
+			}
+			if m.OffSeconds = rng.Int64N(10); m.OffSeconds > 0 {
+				m.OffJoules = float64(m.OffSeconds) * m.Idle * (0.2 + rng.Float64())
+			}
+			full += float64(groups[g].Count) * max(m.Full, m.SwitchOnWatts())
+		}
+		if rng.IntN(2) == 0 {
+			model.Caps = []sdk.CapStep{{From: 0, Watts: full * (0.8 + 0.3*rng.Float64())}}
+		}
+		in := nodeInputs(p, js...)
+		run := func() *sim.Result {
+			pol := &powerChaos{model: model}
+			res, err := sim.Run(context.Background(), sdk.Plugin{Info: sdk.Info{Name: "chaos"}, New: func() sdk.Policy { return pol }},
+				sim.Config{Platform: p, Jobs: in, Power: model, Seed: seed})
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			return res
+		}
+		res := run()
+		if err := verify.Result(p, in, res); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if _, err := verify.Power(p, model, in, res); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		again := run()
+		if !slices.Equal(res.Records, again.Records) || !slices.Equal(res.Power.Events, again.Power.Events) || res.Power.Energy != again.Power.Energy {
+			t.Fatalf("seed %d: a rerun gave another run", seed)
+		}
+		switched += len(res.Power.Events)
+		if len(model.Caps) > 0 {
+			capped++
+		}
+	}
+	// The runs must exercise what they check.
+	if switched < 500 || capped < 20 {
+		t.Fatalf("%d power events and %d capped runs over 60 seeds: too few to test anything", switched, capped)
+	}
+	t.Logf("%d power events, %d capped runs", switched, capped)
+}
+
+// TestPowerVerifyCatches checks that the verification fails on power
+// results made wrong in each way it checks.
+func TestPowerVerifyCatches(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	one := func(cores int32) sdk.Tasks { return sdk.Tasks{Count: 1, Cores: cores} }
+	in := nodeInputs(two, nodeJob{1, 0, 100, one(4)}, nodeJob{2, 60, 50, one(4)})
+	model := twoNodePower(sdk.CapStep{Watts: 1000})
+	pol := &scripted{fn: func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		out, _ := fcfsNodes(s, call)
+		switch s.Now {
+		case 0:
+			out = append(out, sdk.PowerOff(0, []int32{1}))
+		case 60:
+			out = append(out, sdk.PowerOn(0, []int32{1}))
+		}
+		return out, nil
+	}}
+	res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: two, Jobs: in, Power: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Power(two, model, in, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(r *sim.Result, m *sdk.Power)
+		want   string
+	}{
+		{"energy", func(r *sim.Result, _ *sdk.Power) { r.Power.Energy.Static += 1 }, "static energy"},
+		{"switch too short", func(r *sim.Result, _ *sdk.Power) { r.Power.Events[1].At = 4 }, "off at 4 after switching-off since 0"},
+		{"on from on", func(r *sim.Result, _ *sdk.Power) { r.Power.Events[0].Mode = sdk.NodeOn }, "on at 0 after on"},
+		{"job on a node switching on", func(r *sim.Result, _ *sdk.Power) { r.Records[1].Start, r.Records[1].End = 65, 115 }, "not on over [0, 70)"},
+		{"out of order", func(r *sim.Result, _ *sdk.Power) { r.Power.Events[2].At, r.Power.Events[3].At = 70, 60 }, "before the event before it"},
+		{"switch left under way", func(r *sim.Result, _ *sdk.Power) { r.Power.Events = r.Power.Events[:3] }, "not ended by the run's end"},
+		{"over the cap", func(_ *sim.Result, m *sdk.Power) { m.Caps[0].Watts = 300 }, "over the cap of 300 W"},
+		{"over-cap time", func(r *sim.Result, _ *sdk.Power) { r.Power.Energy.OverCap = 3 }, "3 s over the cap reported"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := *res
+			r.Records = slices.Clone(res.Records)
+			pr := *res.Power
+			pr.Events = slices.Clone(res.Power.Events)
+			r.Power = &pr
+			m := *model
+			m.Caps = slices.Clone(model.Caps)
+			tc.change(&r, &m)
+			if _, err := verify.Power(two, &m, in, &r); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPowerModelAloneChangesNothing checks that a power model under a
+// policy that switches nothing leaves every record as it is without one,
+// though the policy is called at more instants.
+func TestPowerModelAloneChangesNothing(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 39))
+		p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2 + rng.IntN(5), Cores: 4}}, nil, sdk.FirstFit)
+		var js []nodeJob
+		for id := range int64(30) {
+			js = append(js, nodeJob{id + 1, rng.Int64N(300), 1 + rng.Int64N(100), sdk.Tasks{Count: int32(1 + rng.IntN(6)), Cores: 1}})
+		}
+		in := nodeInputs(p, js...)
+		model := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 5, Idle: 80, Full: 180}}}}
+		with, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: p, Jobs: in, Power: model})
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: p, Jobs: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(with.Records, without.Records) || without.Power != nil {
+			t.Fatalf("seed %d: the model changed the records", seed)
+		}
+		if with.Stats.PolicyCalls <= without.Stats.PolicyCalls && seed == 0 {
+			t.Logf("seed 0: %d calls with the model, %d without", with.Stats.PolicyCalls, without.Stats.PolicyCalls)
+		}
 	}
 }

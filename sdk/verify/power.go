@@ -1,0 +1,299 @@
+package verify
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// The checks of a run with a power model (sim.Config.Power) are written
+// from the model, the records and the power events alone, apart from the
+// engine's power code: each node's modes are replayed from its events,
+// and the energy integrated node by node and job by job rather than from
+// counts per group.
+
+// ErrPower marks a run whose power events or energy break the model.
+var ErrPower = errors.New("power")
+
+// Span returns the span of a run over which its energy is counted: from
+// its first submission to the end of its last job (both 0 without jobs).
+func Span(jobs []sim.Input, recs []sim.Record) (from, to int64) {
+	if len(jobs) == 0 {
+		return 0, 0
+	}
+	from = jobs[0].Job.Submit
+	to = from
+	for i := range recs {
+		if !recs[i].Rejected {
+			to = max(to, recs[i].End)
+		}
+	}
+	return from, to
+}
+
+// Power checks res, a run of jobs on platform p with power model m, and
+// returns the energy it integrates on its own: every node's events in
+// time order and following the modes (on to switching-off, to off after
+// the group's OffSeconds, or at once when they are 0; off to
+// switching-on, to on after OnSeconds); every job on nodes that are on
+// for the whole of its run (so no node is switched off under a job); at
+// every instant at which a job starts or a node is switched on, the
+// committed draw (each switching node at the larger of its switching
+// power and the power it switches to) within the cap; and the energy
+// res.Power reports, by what draws it, within a relative 1e-9 of its own
+// and its time over the cap equal. res must have passed Result.
+func Power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result) (sim.Energy, error) {
+	var en sim.Energy
+	if res.Power == nil {
+		return en, fmt.Errorf("%w: a run with a power model has no power result", ErrPower)
+	}
+	if err := m.Validate(p); err != nil {
+		return en, err
+	}
+	en.From, en.To = Span(jobs, res.Records)
+	nodes := newPowerNodes(p, m)
+	if err := nodes.replay(res.Power.Events, en.To); err != nil {
+		return en, err
+	}
+	// The changes of the draw in time order: starts and ends of jobs on
+	// each node, and the modes' changes.
+	var ch []powerChange
+	for i := range res.Records {
+		r := &res.Records[i]
+		if r.Rejected || res.Allocs == nil {
+			continue
+		}
+		c := int(r.Cluster)
+		a := res.Allocs.Of(i)
+		t := jobs[i].Job.Tasks
+		for x, k := range a.Nodes {
+			if err := nodes.onThroughout(c, k, r.Start, r.End); err != nil {
+				return en, fmt.Errorf("%w: job id %d: %w", ErrPower, jobs[i].Job.ID, err)
+			}
+			cores := int64(a.Tasks[x]) * int64(t.Cores)
+			ch = append(ch, powerChange{at: r.Start, c: int32(c), k: k, cores: cores, start: true}, powerChange{at: r.End, c: int32(c), k: k, cores: -cores})
+		}
+	}
+	for _, ev := range res.Power.Events {
+		ch = append(ch, powerChange{at: ev.At, c: ev.Cluster, k: ev.Node, mode: ev.Mode, isMode: true})
+	}
+	slices.SortStableFunc(ch, func(a, b powerChange) int { return cmp.Compare(a.at, b.at) })
+	if err := nodes.sweep(ch, &en); err != nil {
+		return en, err
+	}
+	got := res.Power.Energy
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{{"static", got.Static, en.Static}, {"dynamic", got.Dynamic, en.Dynamic}, {"off", got.Off, en.Off}, {"switching", got.Switching, en.Switching}} {
+		if math.Abs(x.got-x.want) > 1e-9*max(1, math.Abs(x.want)) {
+			return en, fmt.Errorf("%w: %s energy %v J reported, %v J integrated from the records and events", ErrPower, x.name, x.got, x.want)
+		}
+	}
+	if got.From != en.From || got.To != en.To || got.OverCap != en.OverCap {
+		return en, fmt.Errorf("%w: span [%d, %d] and %d s over the cap reported; the records give [%d, %d] and %d s", ErrPower, got.From, got.To, got.OverCap, en.From, en.To, en.OverCap)
+	}
+	return en, nil
+}
+
+type powerChange struct {
+	at     int64
+	c, k   int32
+	cores  int64
+	mode   sdk.PowerMode
+	isMode bool
+	start  bool
+}
+
+// powerNodes is the replay of each node's power modes.
+type powerNodes struct {
+	p    *sdk.Platform
+	m    *sdk.Power
+	info []*nodeInfo
+	// spans[c][k] lists node k's periods off service (not on): from,
+	// to (math.MaxInt64 while it lasts).
+	spans [][][]span
+}
+
+type span struct{ from, to int64 }
+
+func newPowerNodes(p *sdk.Platform, m *sdk.Power) *powerNodes {
+	pn := &powerNodes{p: p, m: m, info: make([]*nodeInfo, len(p.Clusters)), spans: make([][][]span, len(p.Clusters))}
+	for c := range p.Clusters {
+		if p.Clusters[c].HasNodes() {
+			pn.info[c] = newNodeInfo(p, &p.Clusters[c])
+			pn.spans[c] = make([][]span, p.Clusters[c].NodeCount())
+		}
+	}
+	return pn
+}
+
+// model returns node k of cluster c's model and cores.
+func (pn *powerNodes) model(c int, k int32) (*sdk.NodePower, int64) {
+	g := pn.info[c].group[k]
+	return &pn.m.Groups[c][g], pn.p.Clusters[c].Nodes[g].Cores
+}
+
+// replay checks each node's events and keeps its periods off service.
+func (pn *powerNodes) replay(evs []sim.PowerEvent, to int64) error {
+	type nodeState struct {
+		mode  sdk.PowerMode
+		since int64
+	}
+	st := make([][]nodeState, len(pn.spans))
+	for c := range st {
+		st[c] = make([]nodeState, len(pn.spans[c]))
+	}
+	last := int64(math.MinInt64)
+	for x, ev := range evs {
+		c, k := int(ev.Cluster), ev.Node
+		if c < 0 || c >= len(st) || k < 0 || int(k) >= len(st[c]) {
+			return fmt.Errorf("%w: event %d names node %d of cluster %d, not a node of the platform", ErrPower, x+1, k, c)
+		}
+		if ev.At < last {
+			return fmt.Errorf("%w: event %d at %d, before the event before it (%d)", ErrPower, x+1, ev.At, last)
+		}
+		last = ev.At
+		m, _ := pn.model(c, k)
+		s := &st[c][k]
+		ok := false
+		switch ev.Mode {
+		case sdk.NodeSwitchingOff:
+			ok = s.mode == sdk.NodeOn && m.OffSeconds > 0
+		case sdk.NodeOff:
+			ok = s.mode == sdk.NodeOn && m.OffSeconds == 0 || s.mode == sdk.NodeSwitchingOff && ev.At-s.since == m.OffSeconds
+		case sdk.NodeSwitchingOn:
+			ok = s.mode == sdk.NodeOff && m.OnSeconds > 0
+		case sdk.NodeOn:
+			ok = s.mode == sdk.NodeOff && m.OnSeconds == 0 || s.mode == sdk.NodeSwitchingOn && ev.At-s.since == m.OnSeconds
+		}
+		if !ok {
+			return fmt.Errorf("%w: node %d of cluster %d: %s at %d after %s since %d", ErrPower, k, c, ev.Mode, ev.At, s.mode, s.since)
+		}
+		if s.mode == sdk.NodeOn {
+			pn.spans[c][k] = append(pn.spans[c][k], span{ev.At, math.MaxInt64})
+		} else if ev.Mode == sdk.NodeOn {
+			sp := pn.spans[c][k]
+			sp[len(sp)-1].to = ev.At
+		}
+		s.mode, s.since = ev.Mode, ev.At
+	}
+	// A switch still under way at the run's end ends after it.
+	for c := range st {
+		for k, s := range st[c] {
+			m, _ := pn.model(c, int32(k))
+			if s.mode == sdk.NodeSwitchingOff && s.since+m.OffSeconds <= to || s.mode == sdk.NodeSwitchingOn && s.since+m.OnSeconds <= to {
+				return fmt.Errorf("%w: node %d of cluster %d: %s since %d, not ended by the run's end at %d", ErrPower, k, c, s.mode, s.since, to)
+			}
+		}
+	}
+	return nil
+}
+
+// onThroughout reports an error unless node k of cluster c is on for the
+// whole of [from, to).
+func (pn *powerNodes) onThroughout(c int, k int32, from, to int64) error {
+	for _, s := range pn.spans[c][k] {
+		if s.from < to && from < s.to {
+			return fmt.Errorf("it runs on node %d of cluster %d over [%d, %d), and the node is not on over [%d, %d)", k, c, from, to, s.from, min(s.to, to))
+		}
+	}
+	return nil
+}
+
+// sweep integrates the energy over the span [en.From, en.To] and checks
+// the cap at every instant a job starts or a node is switched on.
+func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy) error {
+	mode := make([][]sdk.PowerMode, len(pn.spans))
+	// count[c][g][mode] and busy[c][g] are integers, kept node by node
+	// as the changes come, so that the draw is a fresh sum over groups
+	// at every instant, with no rounding carried along.
+	count := make([][][4]int64, len(pn.spans))
+	busy := make([][]int64, len(pn.spans))
+	for c := range mode {
+		mode[c] = make([]sdk.PowerMode, len(pn.spans[c]))
+		count[c] = make([][4]int64, len(pn.m.Groups[c]))
+		busy[c] = make([]int64, len(pn.m.Groups[c]))
+		for k := range mode[c] {
+			count[c][pn.info[c].group[k]][sdk.NodeOn]++
+		}
+	}
+	var static, dynamic, off, switching, committed float64
+	draw := func() {
+		static, dynamic, off, switching, committed = 0, 0, 0, 0, 0
+		for c := range count {
+			for g, n := range count[c] {
+				m := &pn.m.Groups[c][g]
+				cores := pn.p.Clusters[c].Nodes[g].Cores
+				static += float64(n[sdk.NodeOn]) * m.Idle
+				dynamic += float64(busy[c][g]) * m.CoreWatts(cores)
+				off += float64(n[sdk.NodeOff]) * m.Off
+				son, soff := float64(n[sdk.NodeSwitchingOn]), float64(n[sdk.NodeSwitchingOff])
+				switching += son*m.SwitchOnWatts() + soff*m.SwitchOffWatts()
+				committed += son*max(m.SwitchOnWatts(), m.Idle) + soff*max(m.SwitchOffWatts(), m.Off)
+			}
+		}
+		committed += static + dynamic + off
+	}
+	draw()
+	at := en.From
+	integrate := func(to int64) {
+		if to <= at {
+			return
+		}
+		f := float64(to - at)
+		en.Static += static * f
+		en.Dynamic += dynamic * f
+		en.Off += off * f
+		en.Switching += switching * f
+		for t := at; t < to; {
+			cp := pn.m.CapAt(t)
+			next := to
+			for _, s := range pn.m.Caps {
+				if s.From > t {
+					next = min(next, s.From)
+					break
+				}
+			}
+			if !sdk.UnderCap(static+dynamic+off+switching, cp) {
+				en.OverCap += next - t
+			}
+			t = next
+		}
+		at = to
+	}
+	for x := 0; x < len(ch); {
+		t := ch[x].at
+		if t > en.To {
+			break
+		}
+		integrate(t)
+		check := false
+		for ; x < len(ch) && ch[x].at == t; x++ {
+			v := ch[x]
+			if v.isMode {
+				if v.mode == sdk.NodeSwitchingOn || v.mode == sdk.NodeOn && mode[v.c][v.k] == sdk.NodeOff {
+					check = true
+				}
+				g := pn.info[v.c].group[v.k]
+				count[v.c][g][mode[v.c][v.k]]--
+				count[v.c][g][v.mode]++
+				mode[v.c][v.k] = v.mode
+				continue
+			}
+			busy[v.c][pn.info[v.c].group[v.k]] += v.cores
+			check = check || v.start
+		}
+		draw()
+		if cp := pn.m.CapAt(t); check && !sdk.UnderCap(committed, cp) {
+			return fmt.Errorf("%w: at %d a start or power-on takes the committed draw to %v W, over the cap of %v W", ErrPower, t, committed, cp)
+		}
+	}
+	integrate(en.To)
+	return nil
+}
