@@ -43,7 +43,7 @@ func EASY() sdk.Plugin {
 			Name:        "easy",
 			Version:     "1.1.0",
 			Description: "EASY backfilling: one reservation, for the first job in queue order that does not fit; on pools and on nodes",
-			Params:      []sdk.Param{orderParam(), reservationParam(), windowsParam()},
+			Params:      []sdk.Param{orderParam(), reservationParam(), windowsParam(), idleOffParam()},
 		},
 		New: func() sdk.Policy { return &easy{} },
 	}
@@ -94,6 +94,10 @@ type easy struct {
 	// reused count the calls that computed a shadow and that reused one.
 	fresh            bool
 	computed, reused int
+	// saver switches nodes off and on (idle_off); nil when the run does
+	// not. head is the head of the last call, nil when every job started.
+	saver *saver
+	head  *sdk.Job
 }
 
 // release is what a job holds and gives back at a time.
@@ -106,6 +110,10 @@ type release struct {
 }
 
 func (p *easy) Init(env sdk.Env) error {
+	var err error
+	if p.saver, err = newSaver("easy", env); err != nil {
+		return err
+	}
 	return p.init("easy", env, newOrderer(env))
 }
 
@@ -124,7 +132,18 @@ func (p *easy) init(name string, env sdk.Env, o orderer) error {
 }
 
 func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	out, err := p.schedule(s)
+	if p.saver != nil && err == nil {
+		p.out = p.saver.decide(s, &p.room.nodes.Nodes, p.head, out)
+		return p.out, nil
+	}
+	return out, err
+}
+
+// schedule makes EASY's starts and promise of a call.
+func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
+	p.head = nil
 	p.now = p.now[:0]
 	p.heldSlab = p.heldSlab[:0]
 	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
@@ -142,6 +161,7 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		return p.out, nil
 	}
 	head := q[i]
+	p.head = head
 	// The shadow depends on the running jobs, the jobs started in this
 	// call and the head only. When the previous call started nothing, no
 	// job has ended since and this call starts none before the same head
@@ -153,7 +173,7 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	var shadow int64
 	// Outages of nodes change what is free without a job ending: with
 	// any, the shadow is computed afresh.
-	if p.last.valid && !p.fresh && len(p.now) == 0 && len(s.Completed) == 0 && len(s.Outages) == 0 && p.last.head == head.Index {
+	if p.last.valid && !p.fresh && len(p.now) == 0 && len(s.Completed) == 0 && len(s.Outages) == 0 && s.Power == nil && p.last.head == head.Index {
 		shadow = p.last.shadow
 		p.reused++
 	} else {

@@ -1,0 +1,132 @@
+package backfill
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
+)
+
+// TestIdleOffHandWorked runs EASY with idle_off on two nodes of 4 cores
+// (off 10 W, idle 100 W, full 200 W; switching on in 10 s at 150 W, off
+// in 5 s at 50 W), worked by hand. Job 1 (4 cores, 0-100) takes node 0;
+// node 1, idle from 0, is switched off at the timeout; job 2 (4 cores,
+// submitted at 50) finds no room and node 1 off: node 1 is switched on
+// at 50, on at 60, and job 2 runs 60-110.
+func TestIdleOffHandWorked(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	model := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 200, OnSeconds: 10, OnJoules: 1500, OffSeconds: 5, OffJoules: 250}}}}
+	four := sdk.Tasks{Count: 1, Cores: 4}
+	in := []sim.Input{
+		{Job: sdk.Job{ID: 1, Submit: 0, Walltime: 100, Request: sdk.Vector{4}, Tasks: &four}, Runtime: 100},
+		{Job: sdk.Job{ID: 2, Submit: 50, Walltime: 50, Request: sdk.Vector{4}, Tasks: &four}, Runtime: 50},
+	}
+	sim.Sort(in)
+	for _, tc := range []struct {
+		timeout string
+		events  string
+		energy  [4]float64 // static, dynamic, off, switching
+	}{
+		{"20", "20 n1 switching-off, 25 n1 off, 50 n1 switching-on, 60 n1 on",
+			[4]float64{100*110 + 100*20 + 100*50, 4*25*100 + 4*25*50, 10 * 25, 50*5 + 150*10}},
+		// At once: node 1 off at 0, node 0 at 100 when job 1 ends, and
+		// node 1 at 110, the run's last instant (nothing counted after).
+		{"0", "0 n1 switching-off, 5 n1 off, 50 n1 switching-on, 60 n1 on, 100 n0 switching-off, 105 n0 off, 110 n1 switching-off",
+			[4]float64{100*100 + 100*50, 4*25*100 + 4*25*50, 10*45 + 10*5, 50*5 + 150*10 + 50*5}},
+		// Never switched: job 2 starts on node 1 at 50.
+		{"-1", "", [4]float64{2 * 100 * 100, 4*25*100 + 4*25*50, 0, 0}},
+	} {
+		t.Run(tc.timeout, func(t *testing.T) {
+			res, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: two, Jobs: in, Power: model, Params: map[string]string{"idle_off": tc.timeout}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := verify.Power(two, model, in, res); err != nil {
+				t.Fatal(err)
+			}
+			var evs []string
+			for _, ev := range res.Power.Events {
+				evs = append(evs, fmt.Sprintf("%d n%d %s", ev.At, ev.Node, ev.Mode))
+			}
+			if got := strings.Join(evs, ", "); got != tc.events {
+				t.Errorf("events %q, want %q", got, tc.events)
+			}
+			en := res.Power.Energy
+			if got := [4]float64{en.Static, en.Dynamic, en.Off, en.Switching}; got != tc.energy {
+				t.Errorf("energy %v, want %v", got, tc.energy)
+			}
+			want := "60 110"
+			if tc.timeout == "-1" {
+				want = "50 100"
+			}
+			if got := fmt.Sprintf("%d %d", res.Records[1].Start, res.Records[1].End); got != want {
+				t.Errorf("job 2 ran %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// TestIdleOffRandom runs EASY with idle_off on random node platforms and
+// power models, checks every schedule with the host's verification and
+// the power verification, and that without switching (idle_off = -1)
+// a power model leaves EASY's records as they are without one.
+func TestIdleOffRandom(t *testing.T) {
+	switched := 0
+	for seed := range uint64(30) {
+		sc := policytest.Random{Nodes: true, Jobs: 150}.Scenario(seed)
+		in := sc.Inputs()
+		r := rand.New(rand.NewPCG(seed, 7))
+		groups := sc.Platform.Clusters[0].Nodes
+		model := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(groups))}}
+		for g := range groups {
+			m := &model.Groups[0][g]
+			m.Off, m.Idle = r.Float64()*10, 50+r.Float64()*100
+			m.Full = m.Idle + r.Float64()*200
+			if m.OnSeconds = r.Int64N(120); m.OnSeconds > 0 {
+				m.OnJoules = float64(m.OnSeconds) * m.Idle * (0.5 + r.Float64())
+			}
+			if m.OffSeconds = r.Int64N(30); m.OffSeconds > 0 {
+				m.OffJoules = float64(m.OffSeconds) * m.Idle * 0.5
+			}
+		}
+		for _, timeout := range []int64{-1, 0, 60, 600} {
+			params := map[string]string{"idle_off": strconv.FormatInt(timeout, 10)}
+			for k, v := range sc.Params {
+				params[k] = v
+			}
+			res, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: sc.Platform, Jobs: in, Power: model, Params: params, Seed: sc.Seed})
+			if err != nil {
+				t.Fatalf("seed %d, idle_off %d: %v", seed, timeout, err)
+			}
+			if err := verify.Result(sc.Platform, in, res); err != nil {
+				t.Fatalf("seed %d, idle_off %d: %v", seed, timeout, err)
+			}
+			if _, err := verify.Power(sc.Platform, model, in, res); err != nil {
+				t.Fatalf("seed %d, idle_off %d: %v", seed, timeout, err)
+			}
+			switched += len(res.Power.Events)
+			if timeout >= 0 {
+				continue
+			}
+			plain, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: sc.Platform, Jobs: in, Params: sc.Params, Seed: sc.Seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(plain.Records, res.Records) || len(res.Power.Events) > 0 {
+				t.Fatalf("seed %d: a power model without switching changed EASY's records", seed)
+			}
+		}
+	}
+	if switched < 1000 {
+		t.Fatalf("only %d power events in all runs: the test exercises too little", switched)
+	}
+	t.Logf("%d power events", switched)
+}
