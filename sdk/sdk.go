@@ -32,8 +32,8 @@ package sdk
 // spells every key of the protocol's JSON documents in snake_case, from a
 // schema of its own rather than from Go field names; version 3 streams
 // both ways, as 4 to 8 do.
-const ProtocolVersion = 8
+const ProtocolVersion = 9
 
 // Version is the version of this SDK, recorded in every result's provenance.
 // A release of the SDK module is tagged sdk/vVersion in the repository.
-const Version = "0.8.0"
+const Version = "0.9.0"

@@ -48,6 +48,9 @@ type RunSpec struct {
 	// and Faults the rules for the jobs they reach (sim.Config).
 	Outages []sdk.Outage
 	Faults  sim.Faults
+	// Power is the run's power model of the nodes (sim.Config.Power);
+	// nil for none.
+	Power *sdk.Power
 	// StallTimeout, when positive, ends a run in a plugin process whose
 	// engine makes no progress (no new event) for that long, by its
 	// heartbeat (protocol 4; a plugin of protocol 3 sends none). A run in
@@ -56,7 +59,7 @@ type RunSpec struct {
 }
 
 func (s RunSpec) wire() wire.RunSpec {
-	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates, Outages: s.Outages, Faults: s.Faults}
+	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates, Outages: s.Outages, Faults: s.Faults, Power: s.Power}
 }
 
 // DefaultStartTimeout bounds the start of a plugin process, handshake and
@@ -89,7 +92,7 @@ func (l local) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink fun
 	cfg := sim.Config{
 		Platform: spec.Platform, Jobs: jobs, Params: spec.Params,
 		Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Outages: spec.Outages, Faults: spec.Faults,
+		Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power,
 	}
 	if sink == nil {
 		return sim.Run(ctx, l.p, cfg)
@@ -249,6 +252,9 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 		}
 		if len(spec.Outages) > 0 {
 			return nil, ErrCallsOutages
+		}
+		if spec.Power != nil {
+			return nil, ErrCallsPower
 		}
 		return p.runCalls(ctx, spec, jobs, sink)
 	}

@@ -38,6 +38,26 @@ func fitNodes(s *sdk.State) []sdk.Decision {
 			out = append(out, sdk.StartAlloc(j, 0, a))
 		}
 	}
+	if s.Power != nil {
+		// Switch off every idle node while no job waits that it could
+		// take, and on every node off while one waits.
+		waiting := len(out) < len(s.Queue)
+		var offs, ons []int32
+		for k, m := range s.Power.Modes[0] {
+			switch {
+			case m == sdk.NodeOn && !waiting && n.Free[k] == n.Layout.Cap(k):
+				offs = append(offs, int32(k))
+			case m == sdk.NodeOff && waiting:
+				ons = append(ons, int32(k))
+			}
+		}
+		if len(offs) > 0 {
+			out = append(out, sdk.PowerOff(0, offs))
+		}
+		if len(ons) > 0 {
+			out = append(out, sdk.PowerOn(0, ons))
+		}
+	}
 	return out
 }
 
@@ -109,6 +129,54 @@ func TestOutagesOverTheWire(t *testing.T) {
 			!reflect.DeepEqual(got.Allocs, want.Allocs) || !reflect.DeepEqual(got.AttemptAllocs, want.AttemptAllocs) {
 			t.Fatalf("%+v: the plugin's records, attempts or allocations differ from the in-process run's", f)
 		}
+	}
+}
+
+// TestPowerOverTheWire runs the workload of outageWorkload, without its
+// outages, under a power model through a plugin of this SDK that switches
+// idle nodes off and on: the model crosses the wire, and the records,
+// allocations, power events and the engine's energy come back as the
+// in-process run's, and valid. A plugin of protocol 5 is refused such a
+// run.
+func TestPowerOverTheWire(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
+	p, err := host.Start(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	plat, jobs, _ := outageWorkload()
+	model := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 9.5, Idle: 95.25, Full: 240, OnSeconds: 120, OnJoules: 18000, OffSeconds: 30, OffJoules: 1500}}},
+		Caps: []sdk.CapStep{{From: 0, Watts: 1e5}}}
+	spec := host.RunSpec{Platform: plat, Seed: 3, Power: model}
+	got, err := p.Run(context.Background(), spec, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Result(plat, jobs, got); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Power(plat, model, jobs, got); err != nil {
+		t.Fatal(err)
+	}
+	want, err := host.InProcess(firstFitPlugin()).Run(context.Background(), spec, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Power.Events) < 40 {
+		t.Fatalf("%d power events: the test crosses too little of the wire", len(want.Power.Events))
+	}
+	if !reflect.DeepEqual(got.Records, want.Records) || !reflect.DeepEqual(got.Allocs, want.Allocs) || !reflect.DeepEqual(got.Power, want.Power) {
+		t.Fatal("the plugin's records, allocations or power differ from the in-process run's")
+	}
+	old, err := host.Start(context.Background(), exec.Command(buildFixture(t, "testdata/proto5", "./cmd/firstfit", true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if _, err := old.Run(context.Background(), spec, jobs, nil); err == nil || !strings.Contains(err.Error(), "protocol") {
+		t.Fatalf("a protocol-5 plugin with a power model: %v", err)
 	}
 }
 

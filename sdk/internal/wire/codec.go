@@ -49,6 +49,10 @@ const (
 	// after the records and before the allocations, whose stream then
 	// holds, after every job's allocation, every attempt's.
 	FrameAttempts byte = 'T'
+	// FramePower carries a piece of sim.PowerResult.Events (protocol 9),
+	// after the attempts and before the allocations: per event its time
+	// (int64), cluster and node (int32) and mode (a byte), little-endian.
+	FramePower byte = 'W'
 	// FrameProgress is the plugin's heartbeat (protocol 4): the number of
 	// events the engine has processed and its simulated time, sent every
 	// ProgressEvery while the run goes on.
@@ -119,6 +123,8 @@ type RunSpec struct {
 	// (sim.Config.Outages and Faults, protocol 8).
 	Outages []sdk.Outage
 	Faults  sim.Faults
+	// Power is the run's power model (sim.Config.Power, protocol 9).
+	Power *sdk.Power
 	// Progress, on the host side, is given each heartbeat of the plugin
 	// (protocol 4), on the receiving goroutine.
 	Progress func(events, now int64)
@@ -466,6 +472,45 @@ func DecodeAttempts(dst []sim.Attempt, frame []byte) ([]sim.Attempt, error) {
 			Start: int64(le.Uint64(b[8:])), End: int64(le.Uint64(b[16:])),
 			Cause: sdk.OutageKind(b[24]), Node: int32(le.Uint32(b[25:])), Saved: int64(le.Uint64(b[29:])),
 		})
+	}
+	return dst, nil
+}
+
+// powerEventSize is the bytes of a packed power event.
+const powerEventSize = 8 + 4 + 4 + 1
+
+// PowerPerFrame is the number of power events in a full power frame.
+const PowerPerFrame = FrameBytes / powerEventSize
+
+// AppendPower packs power events after a FramePower byte.
+func AppendPower(dst []byte, evs []sim.PowerEvent) []byte {
+	dst = append(dst, FramePower)
+	le := binary.LittleEndian
+	for _, ev := range evs {
+		dst = le.AppendUint64(dst, uint64(ev.At))
+		dst = le.AppendUint32(dst, uint32(ev.Cluster))
+		dst = le.AppendUint32(dst, uint32(ev.Node))
+		dst = append(dst, byte(ev.Mode))
+	}
+	return dst
+}
+
+// DecodePower unpacks a FramePower frame, appending to dst.
+func DecodePower(dst []sim.PowerEvent, frame []byte) ([]sim.PowerEvent, error) {
+	if len(frame) == 0 || frame[0] != FramePower {
+		return dst, errors.New("wire: not a power frame")
+	}
+	b := frame[1:]
+	if len(b)%powerEventSize != 0 {
+		return dst, fmt.Errorf("wire: power frame of %d bytes is not a multiple of %d", len(b), powerEventSize)
+	}
+	le := binary.LittleEndian
+	for ; len(b) > 0; b = b[powerEventSize:] {
+		m := sdk.PowerMode(b[16])
+		if m > sdk.NodeSwitchingOff {
+			return dst, fmt.Errorf("wire: power event of mode %d", b[16])
+		}
+		dst = append(dst, sim.PowerEvent{At: int64(le.Uint64(b[0:])), Cluster: int32(le.Uint32(b[8:])), Node: int32(le.Uint32(b[12:])), Mode: m})
 	}
 	return dst, nil
 }

@@ -142,6 +142,24 @@ func goldenAttempts() []sim.Attempt {
 		{Index: 1, Cluster: 1, Start: -5, End: 1 << 40, Cause: sdk.Maintenance, Node: 7}}
 }
 
+// goldenSpec9, goldenPower and goldenEnergy are a run with a power model,
+// which only protocol 9 carries: two node groups' models, one switching
+// in 0 s, and a cap lowered at 3600 s.
+func goldenSpec9() RunSpec {
+	spec := goldenSpec8()
+	spec.Power = &sdk.Power{
+		Groups: [][]sdk.NodePower{{{Off: 9.5, Idle: 95, Full: 240.25, OnSeconds: 300, OnJoules: 45000, OffSeconds: 60, OffJoules: 3000}}, nil},
+		Caps:   []sdk.CapStep{{From: 0, Watts: 1e6}, {From: 3600, Watts: 0}},
+	}
+	return spec
+}
+
+func goldenPower() []sim.PowerEvent {
+	return []sim.PowerEvent{{At: 0, Cluster: 0, Node: 1, Mode: sdk.NodeSwitchingOff}, {At: 1 << 40, Cluster: 2, Node: -1, Mode: sdk.NodeOn}}
+}
+
+var goldenEnergy = sim.Energy{From: -5, To: 1 << 40, Static: 1.5, Dynamic: 1e300, Off: 0.1, Switching: 0, OverCap: 7}
+
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -168,7 +186,11 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v9.json", must(encodeHeader(9, goldenSpec9(), 2))},
 		{"header-v8.json", must(encodeHeader(8, goldenSpec8(), 2))},
+		{"header-v8.json", must(encodeHeader(8, goldenSpec9(), 2))}, // 8 cannot carry power
+		{"stats-v9.json", must(encodeStats(goldenStats, &goldenEnergy))},
+		{"power.hex", AppendPower(nil, goldenPower())},
 		{"header-v7.json", must(encodeHeader(7, goldenSpec7(), 2))},
 		{"header-v7.json", must(encodeHeader(7, goldenSpec8(), 2))}, // 7 cannot carry outages
 		{"header-v6.json", must(encodeHeader(6, goldenSpec6(), 2))},
@@ -176,7 +198,7 @@ func TestGolden(t *testing.T) {
 		{"header-v5.json", must(encodeHeader(5, goldenSpec(), 2))},
 		{"header-v4.json", must(encodeHeader(4, goldenSpec(), 2))},
 		{"header-v3.json", must(encodeHeader(3, goldenSpec(), 2))},
-		{"stats-v4.json", must(encodeStats(goldenStats))},
+		{"stats-v4.json", must(encodeStats(goldenStats, nil))},
 		{"describe.json", must(EncodeInfo(goldenInfo()))},
 		{"jobs.hex", AppendJobsVersion(nil, goldenJobs(), 4)},
 		{"records.hex", AppendRecordsVersion(nil, goldenRecords(), 4)},
@@ -196,13 +218,19 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v8.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec8()) {
-		t.Errorf("header-v8.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v9.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec9()) {
+		t.Errorf("header-v9.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	}
+	if st, en, err := decodeStats(9, readGolden(t, "stats-v9.json")); err != nil || !reflect.DeepEqual(st, goldenStats) || en == nil || *en != goldenEnergy {
+		t.Errorf("stats-v9.json decodes to %+v, %+v, %v", st, en, err)
+	}
+	if got, err := DecodePower(nil, readGolden(t, "power.hex")); err != nil || !reflect.DeepEqual(got, goldenPower()) {
+		t.Errorf("power.hex decodes to %+v, %v", got, err)
 	}
 	for _, v := range []int{3, 4} {
-		st, err := decodeStats(v, readGolden(t, "stats-v"+string(rune('0'+v))+".json"))
-		if err != nil || !reflect.DeepEqual(st, goldenStats) {
+		st, en, err := decodeStats(v, readGolden(t, "stats-v"+string(rune('0'+v))+".json"))
+		if err != nil || !reflect.DeepEqual(st, goldenStats) || en != nil {
 			t.Errorf("stats-v%d.json decodes to %+v, %v", v, st, err)
 		}
 	}
@@ -210,7 +238,7 @@ func TestGolden(t *testing.T) {
 	// own that the golden frame (a policy without counts) does not hold.
 	counted := goldenStats
 	counted.PolicyCounts = map[string]int64{"limit_hits": 3, "solves": 7}
-	if st, err := decodeStats(7, must(encodeStats(counted))); err != nil || !reflect.DeepEqual(st, counted) {
+	if st, _, err := decodeStats(7, must(encodeStats(counted, nil))); err != nil || !reflect.DeepEqual(st, counted) {
 		t.Errorf("stats with policy counts decode to %+v, %v", st, err)
 	}
 	info, err := DecodeInfo(readGolden(t, "describe.json"))

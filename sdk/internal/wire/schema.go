@@ -32,6 +32,41 @@ type header struct {
 	// protocol.
 	Outages []outageDoc `json:"outages,omitempty"`
 	Faults  *faultsDoc  `json:"faults,omitempty"`
+	// Power is sent from protocol 9 on, for a run with a power model; a
+	// host refuses such a run to a plugin of an older protocol.
+	Power *powerDoc `json:"power,omitempty"`
+}
+
+type powerDoc struct {
+	Groups [][]nodePowerDoc `json:"groups"`
+	Caps   []capDoc         `json:"caps,omitempty"`
+}
+
+type nodePowerDoc struct {
+	Off        float64 `json:"off"`
+	Idle       float64 `json:"idle"`
+	Full       float64 `json:"full"`
+	OnSeconds  int64   `json:"on_seconds,omitempty"`
+	OnJoules   float64 `json:"on_joules,omitempty"`
+	OffSeconds int64   `json:"off_seconds,omitempty"`
+	OffJoules  float64 `json:"off_joules,omitempty"`
+}
+
+type capDoc struct {
+	From  int64   `json:"from"`
+	Watts float64 `json:"watts"`
+}
+
+// energyDoc is the engine's energy of a run with a power model, in the
+// stats frame of protocol 9 (left out without a model).
+type energyDoc struct {
+	From      int64   `json:"from"`
+	To        int64   `json:"to"`
+	Static    float64 `json:"static"`
+	Dynamic   float64 `json:"dynamic"`
+	Off       float64 `json:"off"`
+	Switching float64 `json:"switching"`
+	OverCap   int64   `json:"over_cap"`
 }
 
 type outageDoc struct {
@@ -110,6 +145,9 @@ type statsDoc struct {
 	PolicyNanos  int64            `json:"policy_nanos"`
 	WallNanos    int64            `json:"wall_nanos"`
 	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
+	// Energy, from protocol 9, is the engine's energy of a run with a
+	// power model.
+	Energy *energyDoc `json:"energy,omitempty"`
 }
 
 // infoDoc answers Describe, in both protocols.
@@ -172,7 +210,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 8, 7, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if version >= 7 {
 			h.Dependencies = spec.Dependencies
@@ -185,6 +223,19 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 			h.Faults = &faultsDoc{OnFailure: f.OnFailure.String(), LosePlace: f.LosePlace, Maintenance: f.Maintenance.String()}
 			if c := f.Checkpoint; f.OnFailure == sim.FailCheckpoint {
 				h.Faults.Checkpoint = &checkpointDoc{Rule: c.Rule.String(), Interval: c.Interval, Cost: c.Cost, Restart: c.Restart, MTBF: c.MTBF}
+			}
+		}
+		if version >= 9 && spec.Power != nil {
+			h.Power = &powerDoc{}
+			for _, gs := range spec.Power.Groups {
+				var docs []nodePowerDoc
+				for _, g := range gs {
+					docs = append(docs, nodePowerDoc(g))
+				}
+				h.Power.Groups = append(h.Power.Groups, docs)
+			}
+			for _, c := range spec.Power.Caps {
+				h.Power.Caps = append(h.Power.Caps, capDoc(c))
 			}
 		}
 		if p != nil {
@@ -259,6 +310,19 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 		}
 		spec.Outages = append(spec.Outages, sdk.Outage{Cluster: o.Cluster, Nodes: o.Nodes, Start: o.Start, End: o.End, Kind: kind})
 	}
+	if h.Power != nil {
+		spec.Power = &sdk.Power{}
+		for _, gs := range h.Power.Groups {
+			var ms []sdk.NodePower
+			for _, g := range gs {
+				ms = append(ms, sdk.NodePower(g))
+			}
+			spec.Power.Groups = append(spec.Power.Groups, ms)
+		}
+		for _, c := range h.Power.Caps {
+			spec.Power.Caps = append(spec.Power.Caps, sdk.CapStep(c))
+		}
+	}
 	if h.Faults != nil {
 		var err error
 		if spec.Faults.OnFailure, err = sim.ParseOnFailure(h.Faults.OnFailure); err != nil {
@@ -292,18 +356,24 @@ func nodesDoc(c *sdk.Cluster) ([]nodeGroupDoc, []partitionDoc) {
 	return groups, parts
 }
 
-// encodeStats returns the JSON of a stats frame of this SDK's protocol.
-func encodeStats(s sim.Stats) ([]byte, error) {
-	return json.Marshal(statsDoc{Events: s.Events, PolicyCalls: s.PolicyCalls, Decisions: s.Decisions,
-		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos, PolicyCounts: s.PolicyCounts})
+// encodeStats returns the JSON of a stats frame of this SDK's protocol,
+// with the engine's energy of a run with a power model (nil: none).
+func encodeStats(s sim.Stats, en *sim.Energy) ([]byte, error) {
+	d := statsDoc{Events: s.Events, PolicyCalls: s.PolicyCalls, Decisions: s.Decisions,
+		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos, PolicyCounts: s.PolicyCounts}
+	if en != nil {
+		d.Energy = &energyDoc{From: en.From, To: en.To, Static: en.Static, Dynamic: en.Dynamic, Off: en.Off, Switching: en.Switching, OverCap: en.OverCap}
+	}
+	return json.Marshal(d)
 }
 
-// decodeStats reads the JSON of a stats frame in the given protocol version.
-func decodeStats(version int, b []byte) (sim.Stats, error) {
+// decodeStats reads the JSON of a stats frame in the given protocol
+// version, and the energy it holds (nil when none).
+func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 8, 7, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3
@@ -311,13 +381,17 @@ func decodeStats(version int, b []byte) (sim.Stats, error) {
 		d = statsDoc{Events: d3.Events, PolicyCalls: d3.PolicyCalls, Decisions: d3.Decisions,
 			PolicyNanos: d3.PolicyNanos, WallNanos: d3.WallNanos}
 	default:
-		return sim.Stats{}, fmt.Errorf("wire: no stats for protocol %d", version)
+		return sim.Stats{}, nil, fmt.Errorf("wire: no stats for protocol %d", version)
 	}
 	if err != nil {
-		return sim.Stats{}, fmt.Errorf("wire: stats: %w", err)
+		return sim.Stats{}, nil, fmt.Errorf("wire: stats: %w", err)
+	}
+	var en *sim.Energy
+	if e := d.Energy; e != nil {
+		en = &sim.Energy{From: e.From, To: e.To, Static: e.Static, Dynamic: e.Dynamic, Off: e.Off, Switching: e.Switching, OverCap: e.OverCap}
 	}
 	return sim.Stats{Events: d.Events, PolicyCalls: d.PolicyCalls, Decisions: d.Decisions,
-		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos, PolicyCounts: d.PolicyCounts}, nil
+		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos, PolicyCounts: d.PolicyCounts}, en, nil
 }
 
 // EncodeInfo returns the JSON form of a policy's description, as Describe

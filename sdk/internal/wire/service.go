@@ -43,7 +43,7 @@ func Handshake() plugin.HandshakeConfig {
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
 // another.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 7, 6, 5, 4, 3} }
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -160,7 +160,7 @@ func (s *server) run(st grpc.ServerStream) error {
 	})
 	res, err := sim.Run(ctx, s.policy, sim.Config{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Dependencies: spec.Dependencies, Outages: spec.Outages, Faults: spec.Faults,
+		Dependencies: spec.Dependencies, Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power,
 	})
 	stopBeat()
 	if serr := out.close(); serr != nil {
@@ -188,6 +188,18 @@ func (s *server) run(st grpc.ServerStream) error {
 		}
 		atts = atts[n:]
 	}
+	var energy *sim.Energy
+	if res.Power != nil {
+		energy = &res.Power.Energy
+		for evs := res.Power.Events; len(evs) > 0; {
+			n := min(len(evs), PowerPerFrame)
+			buf = AppendPower(buf[:0], evs[:n])
+			if err := st.SendMsg(&message{frame: buf}); err != nil {
+				return err
+			}
+			evs = evs[n:]
+		}
+	}
 	if res.Allocs != nil {
 		vals := AllocsStream(res.Allocs)
 		if res.AttemptAllocs != nil {
@@ -210,7 +222,7 @@ func (s *server) run(st grpc.ServerStream) error {
 		}
 		units = units[n:]
 	}
-	stats, err := encodeStats(res.Stats)
+	stats, err := encodeStats(res.Stats, energy)
 	if err != nil {
 		return err
 	}
@@ -529,6 +541,9 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	if c.version < 8 && len(spec.Outages) > 0 {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; outages of nodes (failures, drains, maintenance) need protocol 8 (rebuild it with SDK 0.8 or later)", c.version)
 	}
+	if c.version < 9 && spec.Power != nil {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; a power model of the nodes needs protocol 9 (rebuild it with SDK 0.9 or later)", c.version)
+	}
 	h, err := encodeHeader(c.version, spec, len(jobs))
 	if err != nil {
 		return nil, err
@@ -538,7 +553,7 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	// that neither side waits for the other to read.
 	sent := make(chan error, 1)
 	go func() { sent <- sendRun(stream, h, JobsPerFrame(spec.Platform.Dims()), jobs, c.version) }()
-	res, err := receiveResult(stream, c.version, len(jobs), nodes, sink, spec.Progress)
+	res, err := receiveResult(stream, c.version, len(jobs), nodes, spec.Power != nil, sink, spec.Progress)
 	if err != nil {
 		// The plugin's status, if it ended the run, is in err; the
 		// sender's error (io.EOF then) says less.
@@ -614,8 +629,9 @@ func sendRun(stream grpc.ClientStream, h []byte, per int, jobs []sim.Input, vers
 // platform of nodes) and statistics of a run of jobs jobs in the given
 // protocol version, giving the records to sink, if not nil, as they
 // arrive.
-func receiveResult(stream grpc.ClientStream, version, jobs int, nodes bool, sink func([]sim.Record), progress func(events, now int64)) (*sim.Result, error) {
+func receiveResult(stream grpc.ClientStream, version, jobs int, nodes, power bool, sink func([]sim.Record), progress func(events, now int64)) (*sim.Result, error) {
 	res := &sim.Result{Records: make([]sim.Record, 0, jobs)}
+	var powerEvents []sim.PowerEvent
 	msg := new(message)
 	var allocs []uint32
 	for {
@@ -658,6 +674,13 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes bool, sink
 			if len(res.Attempts) > 1<<31 {
 				return nil, errors.New("wire: plugin sent more than 2^31 attempts")
 			}
+		case len(f) > 0 && f[0] == FramePower && version >= 9 && power:
+			if powerEvents, err = DecodePower(powerEvents, f); err != nil {
+				return nil, err
+			}
+			if len(powerEvents) > 1<<31 {
+				return nil, errors.New("wire: plugin sent more than 2^31 power events")
+			}
 		case len(f) > 0 && f[0] == FrameAllocs && version >= 6:
 			if allocs, err = DecodeAllocs(allocs, f); err != nil {
 				return nil, err
@@ -666,8 +689,17 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes bool, sink
 				return nil, errors.New("wire: plugin sent more than 2^31 allocation values")
 			}
 		case len(f) > 0 && f[0] == FrameStats:
-			if res.Stats, err = decodeStats(version, f[1:]); err != nil {
+			var energy *sim.Energy
+			if res.Stats, energy, err = decodeStats(version, f[1:]); err != nil {
 				return nil, err
+			}
+			switch {
+			case power && energy == nil:
+				return nil, errors.New("wire: plugin sent no energy for a run with a power model")
+			case power:
+				res.Power = &sim.PowerResult{Events: powerEvents, Energy: *energy}
+			case energy != nil:
+				return nil, errors.New("wire: plugin sent an energy for a run without a power model")
 			}
 			switch {
 			case nodes:

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -234,8 +235,8 @@ func TestRunBadInput(t *testing.T) {
 		want   string
 	}{
 		{"no header", [][]byte{frame(0, 10)}, "unexpected frame 'J'"},
-		{"other protocol", [][]byte{append([]byte{FrameHeader}, oldHeader...)}, "host speaks protocol 3, plugin 8"},
-		{"no platform", [][]byte{append([]byte{FrameHeader}, `{"protocol":8,"jobs":0}`...)}, "header has no platform"},
+		{"other protocol", [][]byte{append([]byte{FrameHeader}, oldHeader...)}, fmt.Sprintf("host speaks protocol 3, plugin %d", sdk.ProtocolVersion)},
+		{"no platform", [][]byte{append([]byte{FrameHeader}, fmt.Sprintf(`{"protocol":%d,"jobs":0}`, sdk.ProtocolVersion)...)}, "header has no platform"},
 		{"no end frame", [][]byte{header(10), frame(0, 10)}, "input ended before its end frame"},
 		{"fewer jobs", [][]byte{header(11), frame(0, 10), {FrameEnd}}, "header announced 11 jobs, 10 arrived"},
 		{"more jobs", [][]byte{header(9), frame(0, 10), {FrameEnd}}, "header announced 9 jobs, more arrived"},
