@@ -310,7 +310,8 @@ func TestMinukhinDoc(t *testing.T) {
 	if out, err := run(t, "run", "../../experiments/minukhin2010/kth-waits.toml", "--out", filepath.Join(dir, "kth-waits"), "-q"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	docTables(t, doc, 3, "../../experiments/minukhin2010/summarize", "-dir", dir)
+	docTables(t, doc, 5, "../../experiments/minukhin2010/summarize", "-dir", dir,
+		"-mknapcb", "../../groupsel/mknap/testdata/mknapcb1.txt", "-best", "../../groupsel/mknap/testdata/mkcbres.txt", "-max-nodes", "100000")
 	if n := docOutputs(t, doc, root, nil); n != 4 {
 		t.Errorf("%d command outputs in the write-up, want 4", n)
 	}

@@ -37,8 +37,16 @@ import (
 func main() {
 	dir := flag.String("dir", "out/minukhin2010", "folder holding table1.parquet, vars-*.parquet and the policy campaign")
 	milp := flag.Int("milp", 0, "solve the first N instances of some Table 1 points with GLPK's glpsol and compare")
+	var mk mknapRun
+	flag.StringVar(&mk.file, "mknapcb", "", "an OR-Library mknapcb file to run the branch and bound on (with -best)")
+	flag.StringVar(&mk.best, "best", "", "OR-Library's published values for mknapcb (mkcbres.txt)")
+	flag.Int64Var(&mk.maxNodes, "max-nodes", 100000, "the branch and bound's limit in nodes per mknapcb problem")
 	flag.Parse()
-	if err := run(os.Stdout, *dir, *milp); err != nil {
+	if (mk.file == "") != (mk.best == "") {
+		fmt.Fprintln(os.Stderr, "summarize: -mknapcb and -best go together")
+		os.Exit(2)
+	}
+	if err := run(os.Stdout, *dir, *milp, mk); err != nil {
 		fmt.Fprintln(os.Stderr, "summarize:", err)
 		os.Exit(1)
 	}
@@ -86,7 +94,7 @@ func read(path string) ([]row, results.Metadata, error) {
 // run prints the tables of the experiments found in dir, each skipped when
 // its files are absent: the Table 1 grid takes minutes, and the write-up's
 // tests check the rest from committed copies (experiments/minukhin2010/runs).
-func run(w io.Writer, dir string, milp int) error {
+func run(w io.Writer, dir string, milp int, mk mknapRun) error {
 	if _, err := os.Stat(filepath.Join(dir, "table1.parquet")); err == nil {
 		rows, meta, err := read(filepath.Join(dir, "table1.parquet"))
 		if err != nil {
@@ -111,6 +119,11 @@ func run(w io.Writer, dir string, milp int) error {
 	}
 	if err := capSweep(w, dir); err != nil {
 		return err
+	}
+	if mk.file != "" {
+		if err := mknapcb(w, mk.file, mk.best, mk.maxNodes); err != nil {
+			return err
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kth-waits", results.RunsFile)); err == nil {
 		if err := kthWaits(w, filepath.Join(dir, "kth-waits")); err != nil {
