@@ -59,7 +59,7 @@ func TestSummarize(t *testing.T) {
 		"| 50 | 0.05 | 0.04 | 0.80 |", "| 60 | 0.07 | 0.05 | 0.71 |",
 		"agrees with the branch and bound, value and selection, on 12 of 12 solves",
 		"| 8 | 256 |", "| 9 | 512 |", "6/6 |", "| rank, 2 workers (s) | 2 / 1 worker |",
-		"### Time against the capacity", "| 0.5 | ", "| 0.05 | ", "| 3/3 |\n",
+		"### Work and time against the capacity", "| 0.5 | ", "| 0.05 | ", "| 3/3 |\n", "| rank: paths |", "| bnb (µs per node) |",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text)
