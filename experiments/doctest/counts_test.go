@@ -22,7 +22,7 @@ func checkBenchCounts(t *testing.T, file string) {
 	}
 	out := filepath.Join(t.TempDir(), filepath.Base(file))
 	args := []string{"groupsel", "bench", "--out", out,
-		"--terms", strings.Trim(meta["table1.terms"], "[]"), "--instances", meta["table1.instances"],
+		"--terms", strings.Join(strings.Fields(strings.Trim(meta["table1.terms"], "[]")), ","), "--instances", meta["table1.instances"],
 		"--vars", meta["table1.vars"], "--degree", meta["table1.degree"], "--constraints", meta["table1.constraints"],
 		"--capacity", meta["table1.capacity"], "--seed", meta["table1.seed"],
 		"--workers", strings.ReplaceAll(strings.Trim(meta["table1.workers"], "[]"), " ", ","), "--use", meta["table1.use"]}

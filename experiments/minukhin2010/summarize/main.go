@@ -120,6 +120,9 @@ func run(w io.Writer, dir string, milp int, mk mknapRun) error {
 	if err := capSweep(w, dir); err != nil {
 		return err
 	}
+	if err := termsSweep(w, dir); err != nil {
+		return err
+	}
 	if mk.file != "" {
 		if err := mknapcb(w, mk.file, mk.best, mk.maxNodes); err != nil {
 			return err
