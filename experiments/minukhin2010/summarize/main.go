@@ -388,13 +388,13 @@ func sweep(w io.Writer, dir string) error {
 func capSweep(w io.Writer, dir string) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "capsweep-*.parquet"))
 	type point struct {
-		capacity                          float64
-		n                                 int
-		terms                             string
-		rank, bnb, paths, rankEvals       stats.Summary
-		nodes, bnbEvals                   stats.Summary
-		minNodes, maxNodes                float64
-		faster, fewer, agree, all, solves int
+		capacity                    float64
+		n                           int
+		terms                       string
+		rank, bnb, paths, rankEvals stats.Summary
+		nodes, bnbEvals             stats.Summary
+		minNodes, maxNodes          float64
+		faster, fewer, agree, all   int
 	}
 	var pts []point
 	for _, f := range files {
