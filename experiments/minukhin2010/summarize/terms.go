@@ -19,10 +19,11 @@ func termsSweep(w io.Writer, dir string) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "terms-*.parquet"))
 	type end struct{ paths, rankEvals, nodes, bnbEvals, rank, bnb []float64 }
 	type point struct {
-		capacity  float64
-		lo, hi    int
-		first, at end
-		instances int
+		capacity   float64
+		lo, hi     int
+		first, at  end
+		instances  int
+		agree, all int
 	}
 	var pts []point
 	for _, f := range files {
@@ -35,6 +36,12 @@ func termsSweep(w io.Writer, dir string) error {
 		p.instances, _ = strconv.Atoi(meta["table1.instances"])
 		for _, r := range rows {
 			p.lo, p.hi = min(p.lo, r.terms), max(p.hi, r.terms)
+			if r.method == "rank" {
+				p.all++
+				if r.agrees {
+					p.agree++
+				}
+			}
 		}
 		for _, r := range rows {
 			var e *end
@@ -65,8 +72,8 @@ func termsSweep(w io.Writer, dir string) error {
 	ps, pl := paper[lo][0], paper[hi][0]
 	fmt.Fprintf(w, "The paper's sequential time grows %.1fx over %.1fx the terms: terms^%.2f.\n\n", pl/ps, float64(hi)/float64(lo),
 		math.Log(pl/ps)/math.Log(float64(hi)/float64(lo)))
-	fmt.Fprintln(w, "| capacity | rank: paths | rank: term evaluations | bnb: nodes | bnb: term evaluations | rank, 1 worker (ms), side reading | bnb (ms), side reading |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| capacity | rank: paths | rank: term evaluations | bnb: nodes | bnb: term evaluations | rank, 1 worker (ms), side reading | bnb (ms), side reading | agree (all terms) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	cell := func(a, b []float64, scale float64, format string) string {
 		return fmt.Sprintf(format+", %.2fx", scale*mean(a), mean(b)/mean(a))
 	}
@@ -74,9 +81,9 @@ func termsSweep(w io.Writer, dir string) error {
 		if p.lo != lo || p.hi != hi {
 			return fmt.Errorf("terms-%g.parquet: terms %d to %d, the others %d to %d", p.capacity, p.lo, p.hi, lo, hi)
 		}
-		fmt.Fprintf(w, "| %g | %s | %s | %s | %s | %s | %s |\n", p.capacity, cell(p.first.paths, p.at.paths, 1, "%.0f"),
+		fmt.Fprintf(w, "| %g | %s | %s | %s | %s | %s | %s | %d/%d |\n", p.capacity, cell(p.first.paths, p.at.paths, 1, "%.0f"),
 			cell(p.first.rankEvals, p.at.rankEvals, 1, "%.0f"), cell(p.first.nodes, p.at.nodes, 1, "%.0f"),
-			cell(p.first.bnbEvals, p.at.bnbEvals, 1, "%.0f"), cell(p.first.rank, p.at.rank, 1000, "%.1f"), cell(p.first.bnb, p.at.bnb, 1000, "%.2f"))
+			cell(p.first.bnbEvals, p.at.bnbEvals, 1, "%.0f"), cell(p.first.rank, p.at.rank, 1000, "%.1f"), cell(p.first.bnb, p.at.bnb, 1000, "%.2f"), p.agree, p.all)
 	}
 	fmt.Fprintln(w)
 	return nil
