@@ -33,6 +33,7 @@ func newGroupselCmd() *cobra.Command {
 
 type solveFlags struct {
 	method, format, use string
+	best                string
 	workers, maxPaths   int
 	maxNodes            int64
 	instance            int
@@ -59,7 +60,11 @@ the earlier variable, is printed.
 A search stopped at its limit (--max-paths, --max-nodes: counted in paths or
 nodes, so the answer is the same on every machine) prints the best selection
 it found with its bound and gap, and, beside a published optimum, whether
-the optimum lies between the value and the bound.
+the optimum lies between the value and the bound. The mknapcb files state no
+optimum; --best mkcbres.txt sets OR-Library's published best known value (a
+feasible value found by Chu & Beasley's genetic algorithm, not a proved
+optimum) and LP bound beside each answer, with whether the best known value
+lies between the value and the bound.
 
 Exit status: 0 solved; 1 infeasible, or a search stopped at its limit (its
 best selection printed); 2 bad input (a malformed file, named with its line).`,
@@ -75,6 +80,7 @@ best selection printed); 2 bad input (a malformed file, named with its line).`,
 	fl.Int64Var(&f.maxNodes, "max-nodes", groupsel.DefaultMaxNodes, "the branch and bound stops past this many nodes, with the best selection found and its gap (exit 1)")
 	fl.IntVar(&f.instance, "instance", 0, "solve only this problem of an mknap file (from 1; default all)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON: an object, or an array for several mknap problems")
+	fl.StringVar(&f.best, "best", "", "OR-Library's published values for the mknapcb files (mkcbres.txt): each problem's best known value and LP bound, set beside the answer")
 	return cmd
 }
 
@@ -89,6 +95,11 @@ type solved struct {
 	Seconds  float64  `json:"seconds"`
 	Optimum  *float64 `json:"published_optimum,omitempty"`
 	Matches  *bool    `json:"matches_published,omitempty"`
+	// Best and LP are OR-Library's published best known value and LP
+	// bound (--best), Within whether Best lies between Value and Bound.
+	Best   *float64 `json:"published_best,omitempty"`
+	LP     *float64 `json:"published_lp,omitempty"`
+	Within *bool    `json:"best_within,omitempty"`
 	// Optimal is false for a solve stopped at its limit (--max-paths,
 	// --max-nodes): Value is then the best selection found, Bound the best
 	// any selection can reach as far as the solver proved, Gap their
@@ -112,11 +123,25 @@ func groupselSolve(cmd *cobra.Command, path string, f solveFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.best != "" && probs[0].number == 0 {
+		return &exitError{exitBadInput, fmt.Errorf("--best: %s is not an mknap file", path)}
+	}
 	if f.instance != 0 {
 		if f.instance < 1 || f.instance > len(probs) {
 			return &exitError{exitBadInput, fmt.Errorf("--instance %d: %s holds problems 1 to %d", f.instance, path, len(probs))}
 		}
 		probs = probs[f.instance-1 : f.instance]
+	}
+	var best map[string]mknap.Best
+	if f.best != "" {
+		if best, err = mknap.ReadBestFile(f.best); err != nil {
+			return &exitError{exitBadInput, err}
+		}
+		for _, p := range probs {
+			if best[p.name].Value == 0 {
+				return &exitError{exitBadInput, fmt.Errorf("--best %s: no best value for %s (%s, problem %d)", f.best, p.name, path, p.number)}
+			}
+		}
 	}
 	var out []solved
 	var stopped []string
@@ -147,6 +172,19 @@ func groupselSolve(cmd *cobra.Command, path string, f solveFlags) error {
 		if p.optimum != nil {
 			ok := math.Abs(s.Value-*p.optimum) <= 1e-6*max(1, math.Abs(*p.optimum))
 			r.Optimum, r.Matches = p.optimum, &ok
+		}
+		if best != nil {
+			b := best[p.name]
+			bound := s.Bound
+			if s.Optimal {
+				bound = s.Value
+			}
+			eps := 1e-6 * max(1, math.Abs(b.Value))
+			in := s.Value-eps <= b.Value && b.Value <= bound+eps
+			r.Best, r.Within = &b.Value, &in
+			if b.LP != 0 {
+				r.LP = &b.LP
+			}
 		}
 		out = append(out, r)
 	}
@@ -197,6 +235,14 @@ func printSolved(w io.Writer, r solved) {
 	if !r.Optimal {
 		fmt.Fprintf(w, "  stopped at its limit: the best selection found, bound %v, gap %v\n", r.Bound, r.Gap)
 	}
+	if r.Best != nil {
+		lp := "no LP bound published"
+		if r.LP != nil {
+			lp = fmt.Sprintf("LP bound %v", *r.LP)
+		}
+		fmt.Fprintf(w, "  published best known %v (%s): %s\n", *r.Best, lp,
+			map[bool]string{true: "within the value and the bound", false: "OUTSIDE the value and the bound"}[*r.Within])
+	}
 	switch {
 	case r.Optimum == nil:
 	case r.Optimal:
@@ -216,6 +262,7 @@ type problem struct {
 	in      *groupsel.Instance
 	number  int      // within an mknap file, from 1; 0 for OPB
 	optimum *float64 // an mknap file's published optimum, when not 0
+	name    string   // an mknap problem's name in OR-Library's results, m.n-kk
 }
 
 // readInstances reads an OPB or mknap file; a malformed one is bad input.
@@ -250,7 +297,7 @@ func readInstances(path, format string) ([]problem, error) {
 		}
 		out := make([]problem, len(ps))
 		for i, p := range ps {
-			out[i] = problem{in: p.Instance, number: i + 1}
+			out[i] = problem{in: p.Instance, number: i + 1, name: mknap.Name(p, i+1)}
 			if p.Optimum != 0 {
 				opt := p.Optimum
 				out[i].optimum = &opt

@@ -10,7 +10,11 @@ import (
 	"github.com/schedlab/schedlab/results"
 )
 
-const mknap1 = "../../groupsel/mknap/testdata/mknap1.txt"
+const (
+	mknap1   = "../../groupsel/mknap/testdata/mknap1.txt"
+	mknapcb1 = "../../groupsel/mknap/testdata/mknapcb1.txt"
+	mkcbres  = "../../groupsel/mknap/testdata/mkcbres.txt"
+)
 
 // TestGroupselSolve solves OR-Library's mknap1 with both methods and an OPB
 // file, and checks the exit status of bad and infeasible input.
@@ -77,6 +81,27 @@ func TestGroupselSolve(t *testing.T) {
 		}
 		if out, _ := run(t, args...); !strings.Contains(out, "stopped at its limit") || !strings.Contains(out, "within the value and the bound") {
 			t.Errorf("%v prints\n%s", args, out)
+		}
+	}
+	// mknapcb1 states no optimum: --best sets OR-Library's best known value
+	// and LP bound beside the answer, and says the best known value lies
+	// between the value and the bound; a problem the results file does not
+	// name, or a file that is not one, is bad input.
+	out, err = run(t, "groupsel", "solve", mknapcb1, "--instance", "2", "--method", "bnb", "--max-nodes", "1000", "--best", mkcbres, "--json")
+	var s solved
+	if exitCode(err) != exitRunsFailed || json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &s) != nil {
+		t.Fatalf("mknapcb1 --best: exit %d\n%s", exitCode(err), out)
+	}
+	if s.Best == nil || *s.Best != 24274 || s.LP == nil || s.Within == nil || !*s.Within || !(s.Value <= *s.Best && *s.Best <= s.Bound && s.Bound >= *s.LP) {
+		t.Errorf("mknapcb1 --best: %+v", s)
+	}
+	for _, c := range []struct{ file, best, want string }{
+		{mknap1, mkcbres, "no best value for 10.10-01"},
+		{mknapcb1, mknap1, "mknap1.txt:125: no problem's value"},
+		{good, mkcbres, "is not an mknap file"},
+	} {
+		if out, err := run(t, "groupsel", "solve", c.file, "--best", c.best, "--instance", "2", "--method", "bnb", "--max-nodes", "10"); exitCode(err) != exitBadInput || !strings.Contains(out, c.want) {
+			t.Errorf("%s --best %s: exit %d\n%s", c.file, c.best, exitCode(err), out)
 		}
 	}
 	infeasible := write("i.opb", "+1 x1 +1 x2 >= 3 ;\n")

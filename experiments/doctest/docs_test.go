@@ -279,7 +279,10 @@ func TestOutagesDoc(t *testing.T) {
 // that do not need the Table 1 grid (minutes of solving): the sweeps over
 // the number of variables and over the capacity, from the copies of their
 // Parquet files committed in experiments/minukhin2010/runs (timings are a
-// record, not something a rerun repeats), the waits on KTH-SP2, from
+// record, not something a rerun repeats; the capacity sweep and the terms
+// at capacity 0.02 are rerun here, about 25 s, and their counted work must
+// be the copies'), the growth along the terms per capacity, mknapcb1 at
+// 100,000 nodes per problem (about 4 s), the waits on KTH-SP2, from
 // the campaign kth-waits.toml run here (about 5 s, deterministic), and the
 // outputs of the two runs over 40 jobs that show the search's limit and
 // its counts (about 10 s).
@@ -291,7 +294,7 @@ func TestMinukhinDoc(t *testing.T) {
 	doc := reproductionDoc(t, "minukhin2010")
 	dir := t.TempDir()
 	var files []string
-	for _, pat := range []string{"vars-*.parquet", "capsweep-*.parquet"} {
+	for _, pat := range []string{"vars-*.parquet", "capsweep-*.parquet", "terms-*.parquet"} {
 		fs, err := filepath.Glob(filepath.Join(root, "experiments", "minukhin2010", "runs", pat))
 		if err != nil || len(fs) == 0 {
 			t.Fatalf("no committed %s (%v)", pat, err)
@@ -307,10 +310,16 @@ func TestMinukhinDoc(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "capsweep-") || filepath.Base(f) == "terms-0.02.parquet" {
+			checkBenchCounts(t, f)
+		}
+	}
 	if out, err := run(t, "run", "../../experiments/minukhin2010/kth-waits.toml", "--out", filepath.Join(dir, "kth-waits"), "-q"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	docTables(t, doc, 3, "../../experiments/minukhin2010/summarize", "-dir", dir)
+	docTables(t, doc, 7, "../../experiments/minukhin2010/summarize", "-dir", dir,
+		"-mknapcb", "../../groupsel/mknap/testdata/mknapcb1.txt", "-best", "../../groupsel/mknap/testdata/mkcbres.txt", "-max-nodes", "100000")
 	if n := docOutputs(t, doc, root, nil); n != 4 {
 		t.Errorf("%d command outputs in the write-up, want 4", n)
 	}

@@ -37,8 +37,16 @@ import (
 func main() {
 	dir := flag.String("dir", "out/minukhin2010", "folder holding table1.parquet, vars-*.parquet and the policy campaign")
 	milp := flag.Int("milp", 0, "solve the first N instances of some Table 1 points with GLPK's glpsol and compare")
+	var mk mknapRun
+	flag.StringVar(&mk.file, "mknapcb", "", "an OR-Library mknapcb file to run the branch and bound on (with -best)")
+	flag.StringVar(&mk.best, "best", "", "OR-Library's published values for mknapcb (mkcbres.txt)")
+	flag.Int64Var(&mk.maxNodes, "max-nodes", 100000, "the branch and bound's limit in nodes per mknapcb problem")
 	flag.Parse()
-	if err := run(os.Stdout, *dir, *milp); err != nil {
+	if (mk.file == "") != (mk.best == "") {
+		fmt.Fprintln(os.Stderr, "summarize: -mknapcb and -best go together")
+		os.Exit(2)
+	}
+	if err := run(os.Stdout, *dir, *milp, mk); err != nil {
 		fmt.Fprintln(os.Stderr, "summarize:", err)
 		os.Exit(1)
 	}
@@ -58,7 +66,7 @@ type row struct {
 	seed                     uint64
 	method                   string
 	value, checked           float64
-	paths, nodes             float64
+	paths, nodes, termEvals  float64
 	secs                     float64
 	agrees                   bool
 }
@@ -78,7 +86,7 @@ func read(path string) ([]row, results.Metadata, error) {
 		out = append(out, row{terms: int(i64("terms")), instance: int(i64("instance")), workers: int(i64("workers")),
 			seed: uint64(i64("seed")), method: r[idx["method"]].(string), value: r[idx["value"]].(float64),
 			checked: r[idx["checked_value"]].(float64), paths: float64(i64("paths")), nodes: float64(i64("nodes")),
-			secs: float64(i64("ns")) / 1e9, agrees: r[idx["agrees"]].(bool)})
+			termEvals: float64(i64("term_evals")), secs: float64(i64("ns")) / 1e9, agrees: r[idx["agrees"]].(bool)})
 	}
 	return out, meta, nil
 }
@@ -86,7 +94,7 @@ func read(path string) ([]row, results.Metadata, error) {
 // run prints the tables of the experiments found in dir, each skipped when
 // its files are absent: the Table 1 grid takes minutes, and the write-up's
 // tests check the rest from committed copies (experiments/minukhin2010/runs).
-func run(w io.Writer, dir string, milp int) error {
+func run(w io.Writer, dir string, milp int, mk mknapRun) error {
 	if _, err := os.Stat(filepath.Join(dir, "table1.parquet")); err == nil {
 		rows, meta, err := read(filepath.Join(dir, "table1.parquet"))
 		if err != nil {
@@ -111,6 +119,14 @@ func run(w io.Writer, dir string, milp int) error {
 	}
 	if err := capSweep(w, dir); err != nil {
 		return err
+	}
+	if err := termsSweep(w, dir); err != nil {
+		return err
+	}
+	if mk.file != "" {
+		if err := mknapcb(w, mk.file, mk.best, mk.maxNodes); err != nil {
+			return err
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kth-waits", results.RunsFile)); err == nil {
 		if err := kthWaits(w, filepath.Join(dir, "kth-waits")); err != nil {
@@ -363,18 +379,22 @@ func sweep(w io.Writer, dir string) error {
 }
 
 // capSweep prints, from the capsweep-C.parquet files (one number of terms
-// and of variables, capacity C), the time of the rank approach on 1 worker
-// and of the branch and bound against the capacity, with the paths and
-// the share of the 2^n selections they are (every feasible selection is a
-// path: a selection's subsets use no more of any resource).
+// and of variables, capacity C), against the capacity: first the work of
+// each method, counted and so the same on every machine (the rank
+// approach's paths and term evaluations, the branch and bound's nodes and
+// term evaluations), with the share of the 2^n selections the paths are
+// (every feasible selection is a path: a selection's subsets use no more
+// of any resource); then, as a side reading, their times on 1 worker.
 func capSweep(w io.Writer, dir string) error {
 	files, _ := filepath.Glob(filepath.Join(dir, "capsweep-*.parquet"))
 	type point struct {
-		capacity           float64
-		n                  int
-		terms              string
-		rank, bnb, paths   stats.Summary
-		faster, agree, all int
+		capacity                    float64
+		n                           int
+		terms                       string
+		rank, bnb, paths, rankEvals stats.Summary
+		nodes, bnbEvals             stats.Summary
+		minNodes, maxNodes          float64
+		faster, fewer, agree, all   int
 	}
 	var pts []point
 	for _, f := range files {
@@ -382,45 +402,64 @@ func capSweep(w io.Writer, dir string) error {
 		if err != nil {
 			return err
 		}
-		p := point{terms: meta["table1.terms"]}
+		p := point{terms: meta["table1.terms"], minNodes: math.Inf(1)}
 		p.capacity, _ = strconv.ParseFloat(meta["table1.capacity"], 64)
 		p.n, _ = strconv.Atoi(meta["table1.vars"])
-		var rank, bnb, paths []float64
+		var rank, bnb, paths, rankEvals, nodes, bnbEvals []float64
 		rankAt, bnbAt := map[int]float64{}, map[int]float64{}
+		pathsAt, nodesAt := map[int]float64{}, map[int]float64{}
 		for _, r := range rows {
 			switch {
 			case r.method == "rank" && r.workers == 1:
-				rank, paths = append(rank, r.secs), append(paths, r.paths)
-				rankAt[r.instance] = r.secs
+				rank, paths, rankEvals = append(rank, r.secs), append(paths, r.paths), append(rankEvals, r.termEvals)
+				rankAt[r.instance], pathsAt[r.instance] = r.secs, r.paths
 				p.all++
 				if r.agrees {
 					p.agree++
 				}
 			case r.method == "bnb":
-				bnb = append(bnb, r.secs)
-				bnbAt[r.instance] = r.secs
+				bnb, nodes, bnbEvals = append(bnb, r.secs), append(nodes, r.nodes), append(bnbEvals, r.termEvals)
+				bnbAt[r.instance], nodesAt[r.instance] = r.secs, r.nodes
+				p.minNodes, p.maxNodes = min(p.minNodes, r.nodes), max(p.maxNodes, r.nodes)
 			}
 		}
 		for i, b := range bnbAt {
 			if r, ok := rankAt[i]; ok && b < r {
 				p.faster++
 			}
+			if n, ok := pathsAt[i]; ok && nodesAt[i] < n {
+				p.fewer++
+			}
 		}
 		p.rank, p.bnb, p.paths = stats.Describe(rank, 0.95), stats.Describe(bnb, 0.95), stats.Describe(paths, 0.95)
+		p.rankEvals, p.nodes, p.bnbEvals = stats.Describe(rankEvals, 0.95), stats.Describe(nodes, 0.95), stats.Describe(bnbEvals, 0.95)
 		pts = append(pts, p)
 	}
 	if len(pts) == 0 {
 		return nil
 	}
 	slices.SortFunc(pts, func(a, b point) int { return -cmp.Compare(a.capacity, b.capacity) })
-	fmt.Fprintf(w, "### Time against the capacity\n\n%d instances per point, %d variables, %s terms, 1 worker.\n\n",
+	fmt.Fprintf(w, "### Work and time against the capacity\n\n%d instances per point, %d variables, %s terms, 1 worker.\n\n",
 		pts[0].bnb.N, pts[0].n, strings.Trim(pts[0].terms, "[]"))
-	fmt.Fprintln(w, "| capacity (share of each constraint's sum) | paths (mean) | paths / 2^n (feasible share) | rank, 1 worker (ms) | bnb (ms) | bnb / rank | bnb faster (instances) | agree |")
+	fmt.Fprintln(w, "The work, counted (the same on every machine), means over the instances:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| capacity (share of each constraint's sum) | rank: paths | paths / 2^n (feasible share) | rank: term evaluations | bnb: nodes (min, max) | bnb: term evaluations | bnb nodes / rank paths | fewer bnb nodes than rank paths (instances) | bnb term evaluations / rank's |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, p := range pts {
+		fmt.Fprintf(w, "| %g | %.0f | %.3f | %.0f | %.0f (%.0f, %.0f) | %.0f | %.4f | %d/%d | %.3f |\n", p.capacity, p.paths.Mean,
+			p.paths.Mean/math.Ldexp(1, p.n), p.rankEvals.Mean, p.nodes.Mean, p.minNodes, p.maxNodes, p.bnbEvals.Mean,
+			p.nodes.Mean/p.paths.Mean, p.fewer, p.nodes.N, p.bnbEvals.Mean/p.rankEvals.Mean)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The time, a side reading (one run on a shared machine), means [95 % t interval]:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| capacity | rank, 1 worker (ms) | bnb (ms) | bnb / rank | bnb faster (instances) | rank (µs per path) | bnb (µs per node) | agree |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, p := range pts {
-		fmt.Fprintf(w, "| %g | %.0f | %.3f | %.1f [%.1f, %.1f] | %.2f [%.2f, %.2f] | %.3f | %d/%d | %d/%d |\n", p.capacity, p.paths.Mean,
-			p.paths.Mean/math.Ldexp(1, p.n), 1000*p.rank.Mean, 1000*p.rank.CI.Lo, 1000*p.rank.CI.Hi,
-			1000*p.bnb.Mean, 1000*p.bnb.CI.Lo, 1000*p.bnb.CI.Hi, p.bnb.Mean/p.rank.Mean, p.faster, p.bnb.N, p.agree, p.all)
+		fmt.Fprintf(w, "| %g | %.1f [%.1f, %.1f] | %.2f [%.2f, %.2f] | %.3f | %d/%d | %.2f | %.2f | %d/%d |\n", p.capacity,
+			1000*p.rank.Mean, 1000*p.rank.CI.Lo, 1000*p.rank.CI.Hi,
+			1000*p.bnb.Mean, 1000*p.bnb.CI.Lo, 1000*p.bnb.CI.Hi, p.bnb.Mean/p.rank.Mean, p.faster, p.bnb.N,
+			1e6*p.rank.Mean/p.paths.Mean, 1e6*p.bnb.Mean/p.nodes.Mean, p.agree, p.all)
 	}
 	fmt.Fprintln(w)
 	return nil
