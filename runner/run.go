@@ -177,6 +177,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 			if len(spec.Outages) > 0 {
 				metrics.AddOutages(&sum, spec.Platform, jobs, res, spec.Outages)
 			}
+			metrics.AddFeedback(&sum, spec.Jobs, jobs, res.Records)
 		}
 	}()
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }

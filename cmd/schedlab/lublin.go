@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 
@@ -27,6 +28,19 @@ func lublinGenerator() manifest.Generator {
 		{Name: "truncate_clock", Type: sdk.Bool, Default: strconv.FormatBool(d.TruncateClock),
 			Doc: "truncate each stream's clock to whole seconds at every arrival, as m_lublin99.c does (the daily cycle drifts)"},
 	}
+	ds := lublin.DefaultSessions()
+	sessions := []sdk.Param{
+		{Name: "session_users", Type: sdk.Int, Default: "0",
+			Doc: "users of the session model (0: off); with users, the model's arrivals start sessions of jobs, each next job its think time after the previous one's end (SWF fields 17 and 18, which feedback = \"swf\" honours); " +
+				"defaults fitted to KTH-SP2's inferred sessions, " + strconv.Itoa(ds.Users) + " users there"},
+		{Name: "session_jobs_mean", Type: sdk.Float, Default: f(ds.JobsMean), Doc: "mean jobs of a session (geometric, at least 1)"},
+		{Name: "think_median", Type: sdk.Float, Default: f(ds.ThinkMedian), Doc: "median think time in seconds (lognormal)"},
+		{Name: "think_sigma", Type: sdk.Float, Default: f(ds.ThinkSigma), Doc: "standard deviation of the log of think times"},
+		{Name: "think_max", Type: sdk.Float, Default: f(ds.ThinkMax), Doc: "session threshold in seconds: think times are drawn again until below it"},
+		{Name: "session_stretch", Type: sdk.Bool, Default: strconv.FormatBool(ds.StretchArrivals),
+			Doc: "multiply the gaps between session starts by session_jobs_mean, keeping about the job rate without sessions"},
+	}
+	params = append(params, sessions...)
 	for _, c := range []struct {
 		prefix string
 		class  *lublin.Class
@@ -36,9 +50,10 @@ func lublinGenerator() manifest.Generator {
 		}
 	}
 	return manifest.Generator{
-		Name:   "lublin-feitelson",
-		Doc:    "rigid parallel jobs of Lublin & Feitelson (JPDC 2003), as their m_lublin99.c draws them: sizes, runtimes by size, arrivals with the daily cycle, batch and interactive",
-		Params: params,
+		Name:     "lublin-feitelson",
+		Doc:      "rigid parallel jobs of Lublin & Feitelson (JPDC 2003), as their m_lublin99.c draws them: sizes, runtimes by size, arrivals with the daily cycle, batch and interactive",
+		Params:   params,
+		Optional: []string{"session_users", "session_jobs_mean", "think_median", "think_sigma", "think_max", "session_stretch"},
 		Generate: func(p sdk.Params, procs int64, rng *rand.Rand) ([]swf.Record, error) {
 			m := lublin.Published()
 			m.Jobs, m.Procs, m.Mode = int(p.Int("jobs")), procs, p.String("mode")
@@ -47,6 +62,17 @@ func lublinGenerator() manifest.Generator {
 			for prefix, class := range map[string]*lublin.Class{"batch_": &m.Batch, "interactive_": &m.Interactive, "typeless_": &m.Typeless} {
 				for _, fl := range class.Fields() {
 					*fl.Ptr = p.Float(prefix + fl.Name)
+				}
+			}
+			m.Sessions = lublin.Sessions{Users: int(p.Int("session_users")), JobsMean: p.Float("session_jobs_mean"),
+				ThinkMedian: p.Float("think_median"), ThinkSigma: p.Float("think_sigma"), ThinkMax: p.Float("think_max"),
+				StretchArrivals: p.Bool("session_stretch")}
+			if m.Sessions.Users == 0 {
+				// A session setting without users would do nothing.
+				for _, q := range sessions[1:] {
+					if v := p.Values()[q.Name]; v != q.Default {
+						return nil, fmt.Errorf("parameter %s = %s needs session_users above 0 (the session model is off)", q.Name, v)
+					}
 				}
 			}
 			return m.Generate(rng)

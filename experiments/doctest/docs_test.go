@@ -275,6 +275,19 @@ func TestOutagesDoc(t *testing.T) {
 	docTables(t, doc, 2, "../../experiments/outages/summarize", "-campaigns", dir)
 }
 
+// TestFeedbackDoc checks the tables of docs/feedback.md: the summarize
+// program of experiments/feedback on the committed runs.parquet of its
+// campaign (about 4 minutes on one worker).
+func TestFeedbackDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "feedback.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := committedRuns(t, filepath.Join(root, "experiments", "feedback", "runs"), "open-closed")
+	docTables(t, doc, 4, "../../experiments/feedback/summarize", "-runs", filepath.Join(dir, "open-closed", "runs.parquet"))
+}
+
 // TestMinukhinDoc checks the tables of docs/reproductions/minukhin2010.md
 // that do not need the Table 1 grid (minutes of solving): the sweeps over
 // the number of variables and over the capacity, from the copies of their

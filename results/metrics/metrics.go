@@ -143,6 +143,27 @@ type Summary struct {
 	AvailableCoreUtil float64  `json:"available_core_utilisation"`
 	Goodput           float64  `json:"goodput"`
 	RequeueWaitMean   *float64 `json:"requeue_wait_mean"`
+
+	// The metrics of a run in which some job depends on another
+	// (AddFeedback: a workload with feedback); a run without has none of
+	// them (Feedback is false and they are left out of its JSON).
+	Feedback              bool     `json:"-"`
+	TraceSubmitSpan       int64    `json:"trace_submit_span"`
+	SubmitSpan            int64    `json:"submit_span"`
+	SubmitSpanRatio       *float64 `json:"submit_span_ratio"`
+	JobsPerDay            *float64 `json:"jobs_per_day"`
+	WeeklyJobsMin         *float64 `json:"weekly_jobs_min"`
+	WeeklyJobsMax         *float64 `json:"weekly_jobs_max"`
+	WeeklyJobsCV          *float64 `json:"weekly_jobs_cv"`
+	DelayedJobs           int      `json:"delayed_jobs"`
+	SubmitDelayTotal      int64    `json:"submit_delay_total"`
+	AdvancedJobs          int      `json:"advanced_jobs"`
+	SubmitAdvanceTotal    int64    `json:"submit_advance_total"`
+	Sessions              int      `json:"sessions"`
+	SessionJobsMean       float64  `json:"session_jobs_mean"`
+	SessionJobsMax        int      `json:"session_jobs_max"`
+	SessionDurationMean   float64  `json:"session_duration_mean"`
+	SessionDurationMedian float64  `json:"session_duration_median"`
 }
 
 // GridKeys returns the JSON names of the grid metrics.
@@ -186,6 +207,11 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}
 	if !s.Outages {
 		for _, k := range OutageKeys() {
+			skip[k] = true
+		}
+	}
+	if !s.Feedback {
+		for _, k := range FeedbackKeys() {
 			skip[k] = true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -47,6 +48,48 @@ func checkFeedbackFile(t *testing.T, path string) (dependent, later int) {
 		}
 	}
 	return dependent, later
+}
+
+// checkFeedbackMetrics recomputes from a jobs file's columns alone the
+// feedback metrics that count jobs and seconds (metrics.AddFeedback), and
+// compares them with the run's summary.
+func checkFeedbackMetrics(t *testing.T, path, summary string) {
+	t.Helper()
+	rows, x, _, err := results.ReadJobsWith(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(summary), &got); err != nil {
+		t.Fatalf("%s: summary %q: %v", path, summary, err)
+	}
+	var delayed, delay, advanced, advance int64
+	open := map[int64]int64{} // a session's first row: its last end
+	first := make([]int64, len(rows))
+	for i, r := range rows {
+		f := x.Feedback[i]
+		if d := r.Submit - f.TraceSubmit; d > 0 {
+			delayed, delay = delayed+1, delay+d
+		} else if d < 0 {
+			advanced, advance = advanced+1, advance-d
+		}
+		first[i] = int64(i)
+		if f.AfterIndex != nil {
+			first[i] = first[*f.AfterIndex]
+		}
+		open[first[i]] = max(open[first[i]], r.End)
+	}
+	var length float64
+	for k, end := range open {
+		length += float64(end - rows[k].Submit)
+	}
+	want := map[string]float64{"delayed_jobs": float64(delayed), "submit_delay_total": float64(delay), "advanced_jobs": float64(advanced),
+		"submit_advance_total": float64(advance), "sessions": float64(len(open)), "session_duration_mean": length / float64(len(open))}
+	for k, w := range want {
+		if g, ok := got[k].(float64); !ok || math.Abs(g-w) > 1e-9*max(1, math.Abs(w)) {
+			t.Errorf("%s: %s %v in the summary, %v from the jobs file", path, k, got[k], w)
+		}
+	}
 }
 
 // TestFeedbackCampaign runs KTH-SP2 replayed and with inferred sessions
@@ -101,6 +144,7 @@ policy = ["fcfs", "easy", "conservative"]
 			continue
 		}
 		dependent, later := checkFeedbackFile(t, path)
+		checkFeedbackMetrics(t, path, meta["summary"])
 		if want := wl.Feedback.Count(workload.RuleDependent); dependent != want || later == 0 {
 			t.Errorf("%s: %d dependent jobs (the workload says %d), %d submitted after their trace time", label, dependent, want, later)
 		}
@@ -126,7 +170,7 @@ policy = ["fcfs", "easy", "conservative"]
 		t.Fatalf("runs.parquet has no column %s", name)
 		return -1
 	}
-	dep, wcol := at("feedback_dependent"), at("workload")
+	dep, wcol, sess := at("feedback_dependent"), at("workload"), at("sessions")
 	for _, row := range table {
 		want := any(nil)
 		if row[wcol] == "kths" {
@@ -134,6 +178,14 @@ policy = ["fcfs", "easy", "conservative"]
 		}
 		if row[dep] != want {
 			t.Errorf("%v: feedback_dependent %v, want %v", row[wcol], row[dep], want)
+		}
+		// The feedback metrics: null for the replay; for the sessions,
+		// every job not dependent opens one.
+		if want != nil {
+			want = int64(wl.Report.Kept - wl.Feedback.Count(workload.RuleDependent))
+		}
+		if row[sess] != want {
+			t.Errorf("%v: sessions %v, want %v", row[wcol], row[sess], want)
 		}
 	}
 	rerunIdentical(t, dir, filepath.Join(t.TempDir(), "again"))

@@ -85,12 +85,18 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	for _, pl := range m.Platforms {
 		outs = outs || pl.Outages != nil
 	}
+	// And the feedback metrics, of a campaign with a workload with
+	// feedback.
+	fb := false
+	for _, w := range m.Workloads {
+		fb = fb || w.Feedback.Mode != workload.FeedbackNone && w.Feedback.Mode != ""
+	}
 	st := reflect.TypeFor[metrics.Summary]()
 	for i := range st.NumField() {
 		f := st.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) || (!nodes && slices.Contains(metrics.NodeKeys(), name)) ||
-			(!outs && slices.Contains(metrics.OutageKeys(), name)) ||
+			(!outs && slices.Contains(metrics.OutageKeys(), name)) || (!fb && slices.Contains(metrics.FeedbackKeys(), name)) ||
 			f.Type.Kind() == reflect.Map {
 			continue
 		}

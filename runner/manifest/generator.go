@@ -24,6 +24,12 @@ type Generator struct {
 	// policy declares its own (sdk.Param); values are checked with
 	// sdk.ResolveParams when the manifest is parsed.
 	Params []sdk.Param
+	// Optional names parameters added after others: a workload that leaves
+	// one at its default does not list it in its resolved parameters
+	// (Workload.Params, hence its spec, key and files), so that adding it
+	// kept the specs of the workloads written before. Generate still gets
+	// it, with its default.
+	Optional []string
 	// Generate returns the workload's job records for a platform of procs
 	// processors. rng is NewRand(seed) with the run's "workload" seed, so
 	// every policy of a replicate sees the same jobs. The records are then

@@ -1010,6 +1010,11 @@ func (p *parser) finishWorkload(w Workload, key func(k ...string) []string, rw r
 				p.errAt(key("params"), "generator %s: %v", g.Name, err)
 			}
 			w.Params = resolved.Values()
+			for _, par := range g.Params {
+				if slices.Contains(g.Optional, par.Name) && w.Params[par.Name] == par.Default {
+					delete(w.Params, par.Name)
+				}
+			}
 		}
 	}
 	w.Clean = p.clean(key("clean"), rw.Clean)

@@ -95,6 +95,9 @@ type Model struct {
 	// 100,000 arrivals is about 14 hours). Off by default: the clock is kept exactly
 	// and only submit times are truncated.
 	TruncateClock bool
+	// Sessions is the optional user session model; off (Users 0) by
+	// default.
+	Sessions Sessions
 }
 
 // Published returns the parameters of m_lublin99.c, for 128 nodes.
@@ -143,6 +146,9 @@ func (m Model) Validate() error {
 	}
 	if !(m.MaxLogRuntime > 0) || !(m.MaxLogInterarrival > 0) {
 		errs = append(errs, errors.New("the bounds on log runtime and log inter-arrival time must be positive"))
+	}
+	if err := m.Sessions.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	for _, c := range []struct {
 		name  string
@@ -200,6 +206,7 @@ type stream struct {
 	reminder float64
 	next     float64 // the next job's arrival time, in seconds
 	truncate bool    // Model.TruncateClock
+	stretch  float64 // the factor of the gaps: Sessions.JobsMean when stretched, else 1
 	gamma    distuv.Gamma
 }
 
@@ -223,8 +230,12 @@ func (c Class) Weights() [Buckets]float64 {
 }
 
 func newStream(c Class, queue int64, m Model, rng *rand.Rand) *stream {
+	stretch := 1.0
+	if m.Sessions.On() && m.Sessions.StretchArrivals {
+		stretch = m.Sessions.JobsMean
+	}
 	return &stream{class: c, queue: queue, weights: c.Weights(), bucket: m.StartHour * Buckets / 24, truncate: m.TruncateClock,
-		gamma: distuv.Gamma{Alpha: c.AArr * c.ARAR, Beta: 1 / c.BArr, Src: rng}}
+		stretch: stretch, gamma: distuv.Gamma{Alpha: c.AArr * c.ARAR, Beta: 1 / c.BArr, Src: rng}}
 }
 
 // advance draws the time to the stream's next arrival: a gamma draw on log
@@ -235,7 +246,11 @@ func (s *stream) advance(maxLog float64) {
 	var g float64
 	for g = s.gamma.Rand(); g > maxLog; g = s.gamma.Rand() {
 	}
-	s.points += math.Exp(g) / BucketSeconds
+	gap := math.Exp(g)
+	if s.stretch != 1 {
+		gap *= s.stretch
+	}
+	s.points += gap / BucketSeconds
 	next := 0.0
 	for s.points > s.weights[s.bucket] {
 		s.points -= s.weights[s.bucket]
@@ -254,7 +269,8 @@ func (s *stream) advance(maxLog float64) {
 // Generate draws the model's jobs as SWF records, in arrival order, with
 // the requested processors and time unknown (-1), as the program writes
 // them; the queue field says the job's type (QueueBatch or
-// QueueInteractive).
+// QueueInteractive). With the session model on (Model.Sessions), the
+// records have users, preceding jobs and think times (generateSessions).
 func (m Model) Generate(rng *rand.Rand) ([]swf.Record, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("lublin-feitelson: %w", err)
@@ -278,6 +294,9 @@ func (m Model) Generate(rng *rand.Rand) ([]swf.Record, error) {
 	}
 	for _, s := range streams {
 		s.advance(m.MaxLogInterarrival)
+	}
+	if m.Sessions.On() {
+		return m.generateSessions(streams, rng), nil
 	}
 	recs := make([]swf.Record, m.Jobs)
 	for i := range recs {
