@@ -103,6 +103,9 @@ type JobExtras struct {
 	// Outages holds each row's outage columns (OutageRow), the last, in a
 	// run with outages of nodes; nil elsewhere.
 	Outages []OutageRow
+	// Power holds each row's energy column (PowerRow), after all others,
+	// in a run with a power model; nil elsewhere.
+	Power []PowerRow
 }
 
 // FeedbackRow is what a jobs file says of a job in a run whose workload
@@ -148,7 +151,7 @@ type GridRow struct {
 
 // empty reports whether x adds no column.
 func (x JobExtras) empty() bool {
-	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil && x.Feedback == nil && x.Outages == nil
+	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil && x.Feedback == nil && x.Outages == nil && x.Power == nil
 }
 
 // UnitsColumn is the name of the placement column of JobExtras.
@@ -189,6 +192,9 @@ func (x JobExtras) check(rows int) error {
 	}
 	if x.Outages != nil && len(x.Outages) != rows {
 		return fmt.Errorf("%d outage rows for %d rows", len(x.Outages), rows)
+	}
+	if x.Power != nil && len(x.Power) != rows {
+		return fmt.Errorf("%d power rows for %d rows", len(x.Power), rows)
 	}
 	if x.Nodes != nil && (x.Grid != nil || x.HasUnits) {
 		return errors.New("node columns with grid or units columns")
@@ -309,6 +315,9 @@ func extraType(x JobExtras) reflect.Type {
 			fields = append(fields, ot.Field(i))
 		}
 	}
+	if x.Power != nil {
+		fields = append(fields, reflect.TypeFor[PowerRow]().Field(0))
+	}
 	return reflect.StructOf(fields)
 }
 
@@ -357,6 +366,10 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 			for f := range ov.NumField() {
 				v.Field(next + f).Set(ov.Field(f))
 			}
+			next += ov.NumField()
+		}
+		if x.Power != nil {
+			v.Field(next).SetFloat(x.Power[i].Energy)
 		}
 		if err := pw.Write(v.Addr().Interface()); err != nil {
 			return fmt.Errorf("write row %d: %w", i, err)
@@ -446,12 +459,16 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	if err != nil {
 		return nil, JobExtras{}, nil, err
 	}
+	pb, err := readPower(path, len(rows))
+	if err != nil {
+		return nil, JobExtras{}, nil, err
+	}
 	var x JobExtras
 	if x, err = readNodeExtras(path, len(rows)); err != nil || x.Nodes != nil {
-		x.Feedback, x.Outages = fb, ob
+		x.Feedback, x.Outages, x.Power = fb, ob, pb
 		return rows, x, meta, err
 	}
-	x.Feedback, x.Outages = fb, ob
+	x.Feedback, x.Outages, x.Power = fb, ob, pb
 	cols, table, _, err := ReadTable(path)
 	if err != nil {
 		return nil, JobExtras{}, nil, err
@@ -461,7 +478,7 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	}
 	nj := reflect.TypeFor[JobRow]().NumField()
 	for c := nj; c < len(cols); c++ {
-		if cols[c].Name == feedbackFirstColumn || cols[c].Name == outageFirstColumn {
+		if cols[c].Name == feedbackFirstColumn || cols[c].Name == outageFirstColumn || cols[c].Name == powerFirstColumn {
 			break
 		}
 		if cols[c].Name == gridFirstColumn {
@@ -567,6 +584,12 @@ func jobColumns(got parquet.Node) (int, error) {
 		return 0, sameColumns(got, want)
 	}
 	extra := len(gf) - n
+	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == powerFirstColumn }); k >= 0 {
+		if err := sameFields(gf[n+k:], parquet.SchemaOf(PowerRow{}).Fields()); err != nil || len(gf[n+k:]) != 1 {
+			return 0, fmt.Errorf("power columns %v: want one, energy (DOUBLE)", gf[n+k:])
+		}
+		gf = gf[:n+k]
+	}
 	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == outageFirstColumn }); k >= 0 {
 		if err := checkOutageColumns(gf[n+k:]); err != nil {
 			return 0, err

@@ -49,10 +49,10 @@ func readOutages(path string, rows int) ([]OutageRow, error) {
 }
 
 // lastGroup returns the index in gf, from n on, of the first column of the
-// trailing groups (feedback, outages), or len(gf) without them.
+// trailing groups (feedback, outages, power), or len(gf) without them.
 func lastGroup(gf []parquet.Field, n int) int {
 	for k := n; k < len(gf); k++ {
-		if name := gf[k].Name(); name == feedbackFirstColumn || name == outageFirstColumn {
+		if name := gf[k].Name(); name == feedbackFirstColumn || name == outageFirstColumn || name == powerFirstColumn {
 			return k
 		}
 	}

@@ -262,3 +262,20 @@ func OutageRows(plat *sdk.Platform, jobs []sim.Input, out *Outcome) []results.Ou
 	}
 	return rows
 }
+
+// PowerRows returns the energy column of a jobs file (results.PowerRow)
+// for the outcome of a run with power model m on plat; nil for a run
+// without, so that its file keeps its columns.
+func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome) []results.PowerRow {
+	if m == nil || out.Power == nil || out.Allocs == nil {
+		return nil
+	}
+	l := sdk.NewLayout(plat, 0)
+	rows := make([]results.PowerRow, len(jobs))
+	for i := range rows {
+		if r := &out.Records[i]; !r.Rejected {
+			rows[i].Energy = metrics.JobEnergy(l, m.Groups[0], jobs[i].Job.Tasks, out.Allocs.Of(i), r.End-r.Start)
+		}
+	}
+	return rows
+}

@@ -25,8 +25,11 @@ type Spec struct {
 	// Outages are the outages of the platform's nodes, sorted by
 	// sdk.CompareOutages, and Faults the rules for the jobs they reach
 	// (sim.Config); none for a run without.
-	Outages        []sdk.Outage
-	Faults         sim.Faults
+	Outages []sdk.Outage
+	Faults  sim.Faults
+	// Power is the power model of the platform's nodes (sim.Config);
+	// nil for a run without.
+	Power          *sdk.Power
 	Seed           uint64
 	ExactEstimates bool
 	Metrics        metrics.Settings
@@ -75,8 +78,13 @@ type Outcome struct {
 	Outages       bool
 	Attempts      []sim.Attempt
 	AttemptAllocs *sim.Allocs
-	Stats         sim.Stats
-	Summary       metrics.Summary
+	// Power holds, for a run with a power model, its power events and
+	// the energy that the host's verification integrated from them and
+	// the records (verify.Power), which is what results report, the same
+	// whichever way the policy ran; nil otherwise.
+	Power   *sim.PowerResult
+	Stats   sim.Stats
+	Summary metrics.Summary
 	// Transport is "in-process" or "plugin".
 	Transport string
 	// ProcessRun is the run's number in its plugin process: 1 for a fresh
@@ -149,7 +157,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	check.Expect(spec.Outages, spec.Faults, spec.ExactEstimates)
 	res, err := p.Run(ctx, host.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Outages: spec.Outages, Faults: spec.Faults,
+		Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power,
 		Log: spec.Log, StallTimeout: spec.StallTimeout,
 	}, spec.Jobs, check.Add)
 	if err != nil {
@@ -159,6 +167,14 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	check.SetAttempts(res.Attempts, res.AttemptAllocs)
 	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
+	}
+	var power *sim.PowerResult
+	if spec.Power != nil {
+		en, err := verify.Power(spec.Platform, spec.Power, spec.Jobs, res)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
+		}
+		power = &sim.PowerResult{Events: res.Power.Events, Energy: en}
 	}
 	release(true)
 	// The metrics are computed beside the caller's Write, which may need
@@ -178,12 +194,15 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 				metrics.AddOutages(&sum, spec.Platform, jobs, res, spec.Outages)
 			}
 			metrics.AddFeedback(&sum, spec.Jobs, jobs, res.Records)
+			if power != nil {
+				metrics.AddPower(&sum, spec.Platform, spec.Power, jobs, res, power.Energy)
+			}
 		}
 	}()
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
 	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Allocs: res.Allocs, Stats: res.Stats,
 		Outages: len(spec.Outages) > 0, Attempts: res.Attempts, AttemptAllocs: res.AttemptAllocs,
-		Transport: transport, ProcessRun: processRun}
+		Power: power, Transport: transport, ProcessRun: processRun}
 	if spec.Write != nil {
 		if err := spec.Write(out, summary); err != nil {
 			<-computed

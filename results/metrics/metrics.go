@@ -164,6 +164,25 @@ type Summary struct {
 	SessionJobsMax        int      `json:"session_jobs_max"`
 	SessionDurationMean   float64  `json:"session_duration_mean"`
 	SessionDurationMedian float64  `json:"session_duration_median"`
+
+	// The metrics of a run with a power model (AddPower), in joules,
+	// watts and seconds; a run without has none of them (Power is false
+	// and they are left out of its JSON).
+	Power                bool     `json:"-"`
+	Energy               float64  `json:"energy"`
+	EnergyStatic         float64  `json:"energy_static"`
+	EnergyDynamic        float64  `json:"energy_dynamic"`
+	EnergyOff            float64  `json:"energy_off"`
+	EnergySwitching      float64  `json:"energy_switching"`
+	EnergyJobs           float64  `json:"energy_jobs"`
+	EnergyIdle           float64  `json:"energy_idle"`
+	PowerMean            *float64 `json:"power_mean"`
+	EnergyDelay          *float64 `json:"energy_delay"`
+	SwitchOns            int      `json:"switch_ons"`
+	SwitchOffs           int      `json:"switch_offs"`
+	SwitchingNodeSeconds float64  `json:"switching_node_seconds"`
+	OffNodeSeconds       float64  `json:"off_node_seconds"`
+	OverCapSeconds       int64    `json:"over_cap_seconds"`
 }
 
 // GridKeys returns the JSON names of the grid metrics.
@@ -212,6 +231,11 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}
 	if !s.Feedback {
 		for _, k := range FeedbackKeys() {
+			skip[k] = true
+		}
+	}
+	if !s.Power {
+		for _, k := range PowerKeys() {
 			skip[k] = true
 		}
 	}

@@ -121,6 +121,10 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		}
 		x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, t.wl.parts != nil)
 		x.Outages = runner.OutageRows(plat, jobs, out)
+		if pm := m.Platforms[t.run.Platform].Power; pm != nil {
+			meta["power.model"] = jsonString(manifest.PowerSpec(pm, plat.Clusters[0].Nodes))
+			x.Power = runner.PowerRows(plat, pm, jobs, out)
+		}
 		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), x, meta,
 			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
 				s, err := summary()
@@ -132,7 +136,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	ms.Grid = t.wl.parts != nil
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
-		Outages: outs, Faults: faults,
+		Outages: outs, Faults: faults, Power: m.Platforms[t.run.Platform].Power,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: ms,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
 		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,

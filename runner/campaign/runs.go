@@ -85,6 +85,12 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	for _, pl := range m.Platforms {
 		outs = outs || pl.Outages != nil
 	}
+	// And the power metrics, of a campaign with a platform with a power
+	// model.
+	pow := false
+	for _, pl := range m.Platforms {
+		pow = pow || pl.Power != nil
+	}
 	// And the feedback metrics, of a campaign with a workload with
 	// feedback.
 	fb := false
@@ -97,6 +103,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) || (!nodes && slices.Contains(metrics.NodeKeys(), name)) ||
 			(!outs && slices.Contains(metrics.OutageKeys(), name)) || (!fb && slices.Contains(metrics.FeedbackKeys(), name)) ||
+			(!pow && slices.Contains(metrics.PowerKeys(), name)) ||
 			f.Type.Kind() == reflect.Map {
 			continue
 		}

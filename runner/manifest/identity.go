@@ -56,6 +56,8 @@ type specPlatform struct {
 	// one without outages.
 	Nodes   *specNodes   `json:"nodes,omitempty"`
 	Outages *outagesSpec `json:"outages,omitempty"`
+	// Power is left out for a platform without a power model.
+	Power *powerSpec `json:"power,omitempty"`
 }
 
 type specCluster struct {
@@ -198,6 +200,9 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 			s.Platform.Nodes = nodesSpec(pl.Nodes)
 		}
 		s.Platform.Outages = specOutages(pl.Outages)
+		if pl.Power != nil {
+			s.Platform.Power = specPower(pl.Power, pl.Nodes.Groups)
+		}
 	}
 	b, err := json.Marshal(s)
 	if err != nil {

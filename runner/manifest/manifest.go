@@ -119,6 +119,9 @@ type Platform struct {
 	// Outages are the outages of a platform of nodes (its
 	// [platforms.NAME.outages] table); nil without.
 	Outages *outages.Settings
+	// Power is the power model of a platform of nodes (its
+	// [platforms.NAME.power] table); nil without.
+	Power *sdk.Power
 }
 
 // Resource is a [platforms.NAME.resources.RES] table: a resource besides
@@ -382,6 +385,7 @@ type rawPlatform struct {
 	NodeSize   string                  `toml:"node_size"`
 	Oversize   string                  `toml:"oversize"`
 	Outages    *rawOutages             `toml:"outages"`
+	Power      *rawPower               `toml:"power"`
 }
 
 type rawResource struct {
@@ -819,6 +823,9 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 		}
 		if rp.Outages != nil {
 			p.errAt([]string{"platforms", name, "outages"}, "outages are of nodes: the platform needs nodes (machine, or nodes tables)")
+		}
+		if rp.Power != nil {
+			p.errAt([]string{"platforms", name, "power"}, "a power model is of nodes: the platform needs nodes (machine, or nodes tables)")
 		}
 		if rp.Procs < 1 {
 			key := []string{"platforms", name, "procs"}

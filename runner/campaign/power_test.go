@@ -1,0 +1,136 @@
+package campaign
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/schedlab/schedlab/results"
+)
+
+// powerManifest runs the shipped KTH-SP2 log on its machine (100 one-core
+// nodes) with a power model (off 10 W, idle 100 W, full 200 W; switching
+// on in 2 minutes for 24 kJ, off in 30 s for 1.5 kJ) under EASY, with
+// and without switching idle nodes off after 10 minutes.
+func powerManifest() string {
+	return fmt.Sprintf(`[campaign]
+seed = 7
+[platforms.kth]
+machine = "KTH-SP2"
+[platforms.kth.power]
+off = 10
+idle = 100
+full = 200
+switch_on = "2m"
+switch_on_energy = 24000
+switch_off = 30
+switch_off_energy = 1500
+[workloads.kth]
+trace = %q
+sha256 = %q
+[policies.easy]
+ref = "easy"
+[policies.easy-off]
+ref = "easy"
+params = { idle_off = 600 }
+[matrix]
+workload = ["kth"]
+platform = ["kth"]
+policy = ["easy", "easy-off"]
+`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA)
+}
+
+// TestPowerCampaign runs the power manifest end to end as plugin processes
+// and in process, and checks: both runs complete, with identical files
+// either way; runs.parquet has the energy metrics, the jobs' energy and the
+// idle energy adding up to the nodes' static and dynamic energy; the jobs
+// files' energy column adds up to the jobs' energy; without switching,
+// the energy is what the jobs file gives by hand (every node idle over
+// the span, 100 W more per core in use); and switching idle nodes off
+// draws less energy and makes jobs wait longer.
+func TestPowerCampaign(t *testing.T) {
+	m := loadManifest(t, powerManifest())
+	dir, inproc := t.TempDir(), t.TempDir()
+	if rep := run(t, m, Options{Dir: dir, Workers: 2}); rep.Done != 2 {
+		for _, r := range rep.Runs {
+			t.Logf("%s: %s %s", r.Label, r.Status, r.Error)
+		}
+		t.Fatalf("%d of 2 runs completed", rep.Done)
+	}
+	if rep := run(t, m, Options{Dir: inproc, Workers: 1, InProcess: true}); rep.Done != 2 {
+		t.Fatalf("in process: %d of 2 runs completed", rep.Done)
+	}
+	cols, rows, _, err := results.ReadTable(filepath.Join(dir, RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[c.Name] = i
+	}
+	f := func(r []any, c string) float64 {
+		t.Helper()
+		k, ok := idx[c]
+		if !ok {
+			t.Fatalf("runs.parquet has no column %s", c)
+		}
+		switch v := r[k].(type) {
+		case float64:
+			return v
+		case int64:
+			return float64(v)
+		}
+		t.Fatalf("column %s: %v", c, r[k])
+		return 0
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	by := map[string][]any{}
+	for _, r := range rows {
+		by[r[idx["policy"]].(string)] = r
+		label := r[idx["label"]]
+		if !near(f(r, "energy"), f(r, "energy_static")+f(r, "energy_dynamic")+f(r, "energy_off")+f(r, "energy_switching")) ||
+			!near(f(r, "energy_jobs")+f(r, "energy_idle"), f(r, "energy_static")+f(r, "energy_dynamic")) {
+			t.Errorf("%s: the energies do not add up", label)
+		}
+		key := r[idx["run_key"]].(string)
+		jobs, x, meta, err := results.ReadJobsWith(JobsPath(dir, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Power == nil || meta["power.model"] == "" {
+			t.Fatalf("%s: the jobs file has no energy column or power metadata", label)
+		}
+		sum, dynamic := 0.0, 0.0
+		first, last := jobs[0].Submit, int64(0)
+		for i, j := range jobs {
+			sum += x.Power[i].Energy
+			dynamic += 100 * float64(j.Procs) * float64(j.End-j.Start)
+			last = max(last, j.End)
+		}
+		if !near(sum, f(r, "energy_jobs")) {
+			t.Errorf("%s: the jobs file's energy adds up to %v, runs.parquet says %v", label, sum, f(r, "energy_jobs"))
+		}
+		if r[idx["policy"]] == "easy" {
+			static := 100 * 100 * float64(last-first)
+			if !near(f(r, "energy_static"), static) || !near(f(r, "energy_dynamic"), dynamic) || f(r, "switch_offs") != 0 {
+				t.Errorf("easy: static %v dynamic %v, by hand %v and %v", f(r, "energy_static"), f(r, "energy_dynamic"), static, dynamic)
+			}
+		}
+		b, y, _, err := results.ReadJobsWith(JobsPath(inproc, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(jobs, b) || !reflect.DeepEqual(x.Power, y.Power) {
+			t.Errorf("%s: the in-process run's jobs file differs from the plugin's", label)
+		}
+	}
+	on, off := by["easy"], by["easy-off"]
+	if !(f(off, "energy") < f(on, "energy")) || f(off, "switch_offs") == 0 || !(f(off, "mean_wait") >= f(on, "mean_wait")) {
+		t.Errorf("switching off: energy %v against %v, %v switches off, mean wait %v against %v",
+			f(off, "energy"), f(on, "energy"), f(off, "switch_offs"), f(off, "mean_wait"), f(on, "mean_wait"))
+	}
+	t.Logf("energy %.4g J -> %.4g J, mean wait %.0f s -> %.0f s, %v switches off",
+		f(on, "energy"), f(off, "energy"), f(on, "mean_wait"), f(off, "mean_wait"), f(off, "switch_offs"))
+}
