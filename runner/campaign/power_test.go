@@ -131,6 +131,7 @@ func TestPowerCampaign(t *testing.T) {
 		t.Errorf("switching off: energy %v against %v, %v switches off, mean wait %v against %v",
 			f(off, "energy"), f(on, "energy"), f(off, "switch_offs"), f(off, "mean_wait"), f(on, "mean_wait"))
 	}
+	docQueries(t, dir, "power", "out/power-kth")
 	t.Logf("energy %.4g J -> %.4g J, mean wait %.0f s -> %.0f s, %v switches off",
 		f(on, "energy"), f(off, "energy"), f(on, "mean_wait"), f(off, "mean_wait"), f(off, "switch_offs"))
 }
