@@ -163,6 +163,11 @@ func (p *conservative) Init(env sdk.Env) error {
 	if env.Outages {
 		return errConservativeOutages
 	}
+	if env.Power != nil && len(env.Power.Caps) > 0 {
+		// Its reservations count resources only: a start on time could
+		// take the draw over the cap, which the engine refuses.
+		return errors.New("conservative does not keep its reservations under a power cap (use easy or fcfs)")
+	}
 	p.orderer = newOrderer(env)
 	p.everyEnd = env.Params.String("compress") == CompressEveryEnd
 	p.classIDs = make(map[string]int32)

@@ -122,6 +122,7 @@ func (p *easy) Init(env sdk.Env) error {
 func (p *easy) init(name string, env sdk.Env, o orderer) error {
 	p.orderer = o
 	p.room = newRoom(env.Platform)
+	p.room.power = env.Power
 	p.room.ignoreWindows = env.Params.String("windows") == WindowsIgnore
 	p.dims = env.Platform.Dims()
 	p.batsched = env.Params.String("reservation") == ReservationBatsched
@@ -134,7 +135,7 @@ func (p *easy) init(name string, env sdk.Env, o orderer) error {
 func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	out, err := p.schedule(s)
 	if p.saver != nil && err == nil {
-		p.out = p.saver.decide(s, &p.room.nodes.Nodes, p.head, out)
+		p.out = p.saver.decide(s, &p.room, p.head, out)
 		return p.out, nil
 	}
 	return out, err
@@ -218,7 +219,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 			if fenced {
 				p.room.unfence()
 			}
-			if ok {
+			if ok && p.room.underCap(j, p.room.alloc) {
 				p.future.Take(j.Tasks, p.room.alloc)
 				p.start(s.Now, j, &p.room.alloc)
 			}

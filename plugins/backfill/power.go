@@ -58,9 +58,6 @@ func newSaver(name string, env sdk.Env) (*saver, error) {
 	if t < 0 || env.Power == nil {
 		return nil, nil
 	}
-	if len(env.Power.Caps) > 0 {
-		return nil, fmt.Errorf("%s: idle_off on a run with a power cap: the policy does not keep its starts under a cap", name)
-	}
 	l := sdk.NewLayout(env.Platform, 0)
 	sv := &saver{timeout: t, model: env.Power, layout: l, full: l.NewNodes(), since: make([]int64, l.Len())}
 	for k := range sv.since {
@@ -85,7 +82,8 @@ func (sv *saver) mark(s *sdk.State, k int32) {
 // decide appends to out the power decisions of a call, given the nodes
 // free once the call's starts are counted (free) and the head, nil when
 // every waiting job started.
-func (sv *saver) decide(s *sdk.State, free *sdk.Nodes, head *sdk.Job, out []sdk.Decision) []sdk.Decision {
+func (sv *saver) decide(s *sdk.State, r *room, head *sdk.Job, out []sdk.Decision) []sdk.Decision {
+	free := &r.nodes.Nodes
 	if !sv.started {
 		sv.started = true
 		for k := range sv.since {
@@ -130,7 +128,7 @@ func (sv *saver) decide(s *sdk.State, free *sdk.Nodes, head *sdk.Job, out []sdk.
 		slices.Sort(sv.offs)
 		out = append(out, sdk.PowerOff(0, slices.Clone(sv.offs)))
 	}
-	if ons := sv.wakeFor(s, free, head); len(ons) > 0 {
+	if ons := sv.wakeFor(s, r, head); len(ons) > 0 {
 		out = append(out, sdk.PowerOn(0, ons))
 	}
 	if wake > s.Now {
@@ -140,10 +138,12 @@ func (sv *saver) decide(s *sdk.State, free *sdk.Nodes, head *sdk.Job, out []sdk.
 }
 
 // wakeFor returns the nodes to switch on for head (see saver).
-func (sv *saver) wakeFor(s *sdk.State, free *sdk.Nodes, head *sdk.Job) []int32 {
+func (sv *saver) wakeFor(s *sdk.State, r *room, head *sdk.Job) []int32 {
 	if head == nil {
 		return nil
 	}
+	free := &r.nodes.Nodes
+	committed := r.committed
 	modes := s.Power.Modes[0]
 	t := head.Tasks
 	var tasks, nodes int64
@@ -182,6 +182,11 @@ func (sv *saver) wakeFor(s *sdk.State, free *sdk.Nodes, head *sdk.Job) []int32 {
 		if fit == 0 && !all {
 			continue
 		}
+		w := sv.model.PowerOnWatts(sv.layout, 0, int(k))
+		if r.cap > 0 && !sdk.UnderCap(committed+w, r.cap) {
+			break // the cap allows no more now
+		}
+		committed += w
 		sv.ons = append(sv.ons, k)
 		tasks += fit
 		nodes++

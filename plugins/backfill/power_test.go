@@ -97,7 +97,27 @@ func TestIdleOffRandom(t *testing.T) {
 				m.OffJoules = float64(m.OffSeconds) * m.Idle * 0.5
 			}
 		}
-		for _, timeout := range []int64{-1, 0, 60, 600} {
+		capped := *model
+		full := 0.0
+		for g, ng := range groups {
+			m := model.Groups[0][g]
+			full += float64(ng.Count) * max(m.Full, m.SwitchOnWatts())
+		}
+		// A cap above what the largest job adds to the idle machine, so
+		// that every job can run, and under the machine at full power.
+		idle, most, core := model.IdleWatts(sc.Platform), 0.0, 0.0
+		for g, ng := range groups {
+			core = max(core, model.Groups[0][g].CoreWatts(ng.Cores))
+		}
+		for _, j := range in {
+			most = max(most, float64(int64(j.Job.Tasks.Count)*int64(j.Job.Tasks.Cores))*core)
+		}
+		capped.Caps = []sdk.CapStep{{From: 0, Watts: max(idle+most, idle+(full-idle)*(0.3+0.5*r.Float64()))}}
+		for _, tc := range []struct {
+			timeout int64
+			model   *sdk.Power
+		}{{-1, model}, {0, model}, {60, model}, {600, model}, {-1, &capped}, {60, &capped}} {
+			timeout, model := tc.timeout, tc.model
 			params := map[string]string{"idle_off": strconv.FormatInt(timeout, 10)}
 			for k, v := range sc.Params {
 				params[k] = v
@@ -113,7 +133,7 @@ func TestIdleOffRandom(t *testing.T) {
 				t.Fatalf("seed %d, idle_off %d: %v", seed, timeout, err)
 			}
 			switched += len(res.Power.Events)
-			if timeout >= 0 {
+			if timeout >= 0 || len(model.Caps) > 0 {
 				continue
 			}
 			plain, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: sc.Platform, Jobs: in, Params: sc.Params, Seed: sc.Seed})
@@ -129,4 +149,44 @@ func TestIdleOffRandom(t *testing.T) {
 		t.Fatalf("only %d power events in all runs: the test exercises too little", switched)
 	}
 	t.Logf("%d power events", switched)
+}
+
+// TestCappedEASY runs EASY under a power cap on two nodes of 4 cores
+// (idle 100 W, full 200 W: 25 W a core), worked by hand. With a cap of
+// 300 W only one of two 4-core jobs submitted at 0 may run at a time: job
+// 2 waits for job 1's end, its reservation then; job 3 (1 core, 10 s)
+// is backfilled on node 1 at 0, within the cap (200 + 100 + 25 W). With
+// 400 W all start at 0, job 3 after job 2 ends.
+func TestCappedEASY(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	four, one := sdk.Tasks{Count: 1, Cores: 4}, sdk.Tasks{Count: 1, Cores: 1}
+	in := []sim.Input{
+		{Job: sdk.Job{ID: 1, Submit: 0, Walltime: 100, Request: sdk.Vector{4}, Tasks: &four}, Runtime: 100},
+		{Job: sdk.Job{ID: 2, Submit: 0, Walltime: 50, Request: sdk.Vector{4}, Tasks: &four}, Runtime: 50},
+		{Job: sdk.Job{ID: 3, Submit: 0, Walltime: 10, Request: sdk.Vector{1}, Tasks: &one}, Runtime: 10},
+	}
+	sim.Sort(in)
+	for _, tc := range []struct {
+		cap  float64
+		want string
+	}{
+		{325, "0-100 100-150 0-10"},
+		{400, "0-100 0-50 50-60"},
+	} {
+		model := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 200}}}, Caps: []sdk.CapStep{{From: 0, Watts: tc.cap}}}
+		res, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: two, Jobs: in, Power: model})
+		if err != nil {
+			t.Fatalf("cap %v: %v", tc.cap, err)
+		}
+		if _, err := verify.Power(two, model, in, res); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range res.Records {
+			got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("cap %v: %s, want %s", tc.cap, g, tc.want)
+		}
+	}
 }

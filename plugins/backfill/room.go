@@ -38,6 +38,11 @@ type room struct {
 	// maintenance): what a job ending there gives back does not come
 	// back to the policy; nil when none is.
 	down []bool
+	// power is the run's power model (nil without one); committed and
+	// cap are the committed draw with the starts of this call, and the
+	// cap in effect (0: none), which a start must stay under.
+	power          *sdk.Power
+	committed, cap float64
 }
 
 type fencedNode struct {
@@ -88,6 +93,9 @@ func (r *room) reset(s *sdk.State) {
 		r.now, r.windows = s.Now, r.windows[:0]
 		clear(r.down)
 		r.down = r.down[:0]
+		if s.Power != nil {
+			r.committed, r.cap = s.Power.Committed, s.Power.Cap
+		}
 		for _, o := range s.Outages {
 			if o.Kind == sdk.Maintenance && o.Start > s.Now {
 				if !r.ignoreWindows {
@@ -122,13 +130,24 @@ func (r *room) fits(j *sdk.Job) bool {
 	if r.fenceOff(r.now + j.Walltime) {
 		ok := r.nodes.Place(j.Tasks, r.rule, &r.alloc)
 		r.unfence()
-		return ok
+		return ok && r.underCap(j, r.alloc)
 	}
 	if !r.nodes.Place(j.Tasks, r.rule, &r.alloc) {
 		r.failed[*j.Tasks] = struct{}{}
 		return false
 	}
-	return true
+	return r.underCap(j, r.alloc)
+}
+
+// underCap reports whether starting j on allocation a keeps the committed
+// draw under the power cap (true without a cap). What does not fit the
+// cap now may fit it later in the same call, so it is not remembered in
+// r.failed.
+func (r *room) underCap(j *sdk.Job, a sdk.Alloc) bool {
+	if r.cap == 0 || r.power == nil {
+		return true
+	}
+	return sdk.UnderCap(r.committed+r.power.StartWatts(r.nodes.Layout, 0, j.Tasks, a), r.cap)
 }
 
 // fenceOff sets aside, in the sandbox, the nodes a maintenance window
@@ -254,6 +273,9 @@ func (r *room) take(j *sdk.Job, a sdk.Alloc) {
 	}
 	r.free.Sub(r.heldBy(j, a))
 	r.nodes.Take(j.Tasks, a)
+	if r.power != nil {
+		r.committed += r.power.StartWatts(r.nodes.Layout, 0, j.Tasks, a)
+	}
 }
 
 // supported rejects the platforms the reference queue policies do not
