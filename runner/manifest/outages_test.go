@@ -1,12 +1,15 @@
 package manifest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/sdk/sim"
 )
 
@@ -96,6 +99,15 @@ func TestOutageErrors(t *testing.T) {
 	if err := os.WriteFile(good, []byte("node,down,up\n1,10,20\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badPQ := filepath.Join(dir, "bad.parquet")
+	cols := []results.Column{{Name: "node", Kind: results.Int64}, {Name: "down", Kind: results.Int64}, {Name: "up", Kind: results.Int64}}
+	if err := results.WriteTable(badPQ, cols, [][]any{{1, 10, 20}, {1, 15, 25}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	floatPQ := filepath.Join(dir, "float.parquet")
+	if err := results.WriteTable(floatPQ, []results.Column{cols[0], cols[1], {Name: "up", Kind: results.Float64}}, [][]any{{1, 10, 20.5}}, nil); err != nil {
+		t.Fatal(err)
+	}
 	line := strings.Count(base, "\n") + 6 // the first line of the outages table's settings
 	at := func(k int) string { return "m.toml:" + strconv.Itoa(line+k) + ": platforms.m.outages" }
 	for _, tc := range []struct{ name, src, want string }{
@@ -111,6 +123,8 @@ func TestOutageErrors(t *testing.T) {
 		{"young without mtbf", "on_failure = \"checkpoint\"\ncheckpoint_interval = \"young\"\n", "young's rule needs a node's mean time between failures"},
 		{"checkpoint settings without checkpointing", "checkpoint_cost = 60\n", at(0) + ".checkpoint_cost: is a setting of on_failure = \"checkpoint\""},
 		{"failure file", "failures_file = " + strconv.Quote(bad) + "\n", "line 3: node 9"},
+		{"parquet failure file", "failures_file = " + strconv.Quote(badPQ) + "\n", at(0) + ".failures_file: " + badPQ + ": row 2: node 1 fails at 15 while down since row 1"},
+		{"parquet failure file of floats", "failures_file = " + strconv.Quote(floatPQ) + "\n", at(0) + ".failures_file: " + floatPQ + ": column \"up\" is float64"},
 		{"file and model", "failures_file = " + strconv.Quote(good) + "\nfailure_model = \"exponential\"\nmtbf = 5\nmttr = 5\n", "not both"},
 		{"failure file sha256", "failures_file = " + strconv.Quote(bad) + "\nfailures_sha256 = \"" + sha + "\"\n", "failures_sha256: the file's sha256 is"},
 	} {
@@ -124,5 +138,47 @@ func TestOutageErrors(t *testing.T) {
 	_, err := parse(t, base+"[platforms.pool]\nprocs = 8\n[platforms.pool.outages]\non_failure = \"kill\"\n[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\n")
 	if err == nil || !strings.Contains(err.Error(), "platforms.pool.outages: outages are of nodes") {
 		t.Errorf("outages on a pool: %v", err)
+	}
+}
+
+// TestParquetFailuresFile reads a manifest whose failures_file is Parquet:
+// the run's spec holds the sha256 of its bytes, and failures_sha256 is
+// checked against it as for CSV.
+func TestParquetFailuresFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	cols := []results.Column{{Name: "node", Kind: results.Int64}, {Name: "down", Kind: results.Int64}, {Name: "up", Kind: results.Int64}}
+	if err := results.WriteTable(path, cols, [][]any{{3, 10, 20}, {3, 20, 40}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	want := hex.EncodeToString(sum[:])
+	for _, tc := range []struct{ name, given, err string }{
+		{"without sha256", "", ""},
+		{"right sha256", want, ""},
+		{"wrong sha256", sha, "failures_sha256: the file's sha256 is " + want},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "failures_file = " + strconv.Quote(path) + "\n"
+			if tc.given != "" {
+				src += "failures_sha256 = " + strconv.Quote(tc.given) + "\n"
+			}
+			if tc.err != "" {
+				if _, err := parse(t, outagesBase(src)); err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			m, runs := mustExpand(t, outagesBase(src))
+			if s := m.Platforms["m"].Outages; s.File != path || s.FileSHA256 != want {
+				t.Errorf("file %q sha256 %s, want %s", s.File, s.FileSHA256, want)
+			}
+			if spec := string(runs[0].Spec(m)); !strings.Contains(spec, `"failures_sha256":"`+want+`"`) {
+				t.Errorf("spec %s lacks the file's sha256", spec)
+			}
+		})
 	}
 }

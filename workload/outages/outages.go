@@ -6,16 +6,11 @@
 package outages
 
 import (
-	"cmp"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -230,71 +225,4 @@ func draw(s *Settings, nodes int32, rng *rand.Rand, from, to int64) []sdk.Outage
 		}
 	}
 	return out
-}
-
-// ReadFile reads a failure file: CSV, a header line "node,down,up", then
-// one failure per line: the node's index (0 to nodes-1, in the numbering
-// of the jobs files' nodes.numbering metadata), the time it fails and the
-// time it is back, in seconds on the workload's clock (that of its submit
-// times). Failures of one node must not overlap. Errors name the file and
-// line.
-func ReadFile(path string, nodes int32) ([]sdk.Outage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("failures file: %w", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = 3
-	r.TrimLeadingSpace = true
-	r.Comment = '#'
-	head, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: line 1: %w", path, err)
-	}
-	if strings.Join(head, ",") != "node,down,up" {
-		return nil, fmt.Errorf("%s: line 1: header %q, want node,down,up", path, strings.Join(head, ","))
-	}
-	var out []sdk.Outage
-	type span struct {
-		down, up int64
-		line     int
-	}
-	byNode := map[int32][]span{}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		var v [3]int64
-		for i, s := range rec {
-			if v[i], err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil {
-				return nil, fmt.Errorf("%s: line %d: %s %q is not an integer", path, line, head[i], s)
-			}
-		}
-		switch {
-		case v[0] < 0 || v[0] >= int64(nodes):
-			return nil, fmt.Errorf("%s: line %d: node %d: the platform has nodes 0 to %d", path, line, v[0], nodes-1)
-		case v[2] <= v[1]:
-			return nil, fmt.Errorf("%s: line %d: up %d is not after down %d", path, line, v[2], v[1])
-		case v[1] < -sim.MaxTime || v[2] > sim.MaxTime:
-			return nil, fmt.Errorf("%s: line %d: times beyond ±%d s", path, line, int64(sim.MaxTime))
-		}
-		k := int32(v[0])
-		byNode[k] = append(byNode[k], span{v[1], v[2], line})
-		out = append(out, sdk.Outage{Nodes: []int32{k}, Start: v[1], End: v[2], Kind: sdk.Failure})
-	}
-	for k, ss := range byNode {
-		slices.SortFunc(ss, func(a, b span) int { return cmp.Compare(a.down, b.down) })
-		for i := 1; i < len(ss); i++ {
-			if ss[i].down < ss[i-1].up {
-				return nil, fmt.Errorf("%s: line %d: node %d fails at %d while down since line %d (until %d)", path, ss[i].line, k, ss[i].down, ss[i-1].line, ss[i-1].up)
-			}
-		}
-	}
-	return out, nil
 }
