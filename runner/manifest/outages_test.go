@@ -125,6 +125,9 @@ func TestOutageErrors(t *testing.T) {
 		{"failure file", "failures_file = " + strconv.Quote(bad) + "\n", "line 3: node 9"},
 		{"parquet failure file", "failures_file = " + strconv.Quote(badPQ) + "\n", at(0) + ".failures_file: " + badPQ + ": row 2: node 1 fails at 15 while down since row 1"},
 		{"parquet failure file of floats", "failures_file = " + strconv.Quote(floatPQ) + "\n", at(0) + ".failures_file: " + floatPQ + ": column \"up\" is float64"},
+		{"failure horizon without a model", "failure_horizon = \"30d\"\n", at(0) + ".failure_horizon: is a setting of a failure_model"},
+		{"failure horizon of 0", "failure_model = \"exponential\"\nmtbf = 5\nmttr = 5\nfailure_horizon = 0\n", ".failure_horizon: want \"jobs\" or a time of at least 1 s"},
+		{"failure horizon not a time", "failure_model = \"exponential\"\nmtbf = 5\nmttr = 5\nfailure_horizon = \"forever\"\n", ".failure_horizon: \"forever\" is not a time"},
 		{"file and model", "failures_file = " + strconv.Quote(good) + "\nfailure_model = \"exponential\"\nmtbf = 5\nmttr = 5\n", "not both"},
 		{"failure file sha256", "failures_file = " + strconv.Quote(bad) + "\nfailures_sha256 = \"" + sha + "\"\n", "failures_sha256: the file's sha256 is"},
 	} {
@@ -180,5 +183,25 @@ func TestParquetFailuresFile(t *testing.T) {
 				t.Errorf("spec %s lacks the file's sha256", spec)
 			}
 		})
+	}
+}
+
+// TestFailureHorizonSetting checks that failure_horizon is in the run's
+// spec when it is a time, and that "jobs", the default, leaves the spec
+// (and so the run key) what it is without the setting.
+func TestFailureHorizonSetting(t *testing.T) {
+	model := "failure_model = \"exponential\"\nmtbf = \"10d\"\nmttr = \"1h\"\n"
+	spec := func(extra string) (string, int64) {
+		m, runs := mustExpand(t, outagesBase(model+extra))
+		return string(runs[0].Spec(m)), m.Platforms["m"].Outages.Horizon
+	}
+	def, h0 := spec("")
+	jobs, h1 := spec("failure_horizon = \"jobs\"\n")
+	long, h2 := spec("failure_horizon = \"60d\"\n")
+	if def != jobs || h0 != 0 || h1 != 0 || strings.Contains(def, "failure_horizon") {
+		t.Errorf("default spec %s (horizon %d), with \"jobs\" %s (%d)", def, h0, jobs, h1)
+	}
+	if h2 != 60*86400 || !strings.Contains(long, `"failure_horizon":5184000,`) || long == def {
+		t.Errorf("spec with 60d: %s (horizon %d)", long, h2)
 	}
 }
