@@ -36,6 +36,7 @@ type simFlags struct {
 	timeout, stall     time.Duration
 	metrics            metrics.Settings
 	nodes              nodeFlags
+	outages            outageFlags
 	feedback           workload.Feedback
 }
 
@@ -59,7 +60,15 @@ list lists them); a job then asks for its processors as tasks of one core,
 on whole nodes (--allocation exclusive, the default) or on shared nodes
 (--allocation shared), with the memory per processor of its trace
 (--memory requested|used|requested-else-used|none), placed by --placement
-(first-fit, best-fit, contiguous). See docs/semantics.md.`,
+(first-fit, best-fit, contiguous). See docs/semantics.md.
+
+On nodes, outages: failures from a file (--failures-file) or drawn per node
+(--failure-model exponential|weibull --mtbf TIME --mttr TIME, seeded by
+--outage-seed), maintenance windows of the whole machine (--maintenance-window
+START,DURATION[,EVERY]), and what becomes of the jobs they reach (--on-failure
+kill|requeue|checkpoint, --maintenance hard|soft). Each flag is the setting of
+a manifest's [platforms.NAME.outages] table of the same name, with dashes
+(docs/manifest.md); times are seconds or a number and a unit ("4h", "30d").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
 	}
@@ -83,6 +92,7 @@ on whole nodes (--allocation exclusive, the default) or on shared nodes
 	fl.IntVar(&f.metrics.WarmupJobs, "warmup-jobs", 0, "leave the first N jobs out of the wait and slowdown metrics")
 	fl.IntVar(&f.metrics.CooldownJobs, "cooldown-jobs", 0, "leave the last N jobs out of the wait and slowdown metrics")
 	f.nodes.register(fl)
+	f.outages.register(fl)
 	// Required but for --machine list, which lists the known machines.
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		if f.nodes.Machine == "list" {
@@ -187,6 +197,10 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			return &exitError{exitBadInput, fmt.Errorf("%s: no job left once mapped onto the nodes (%v)", f.trace, nodeCounts)}
 		}
 	}
+	outs, err := f.outages.make(plat, jobs)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
 	// The policy is asked what it declares and the parameters checked
 	// before the run, as a campaign does: a policy that does not start or
 	// a parameter it does not take is bad input. The process stays for the
@@ -224,7 +238,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	spec := runner.Spec{
 		Policy: pol, Params: params, Platform: plat, Jobs: jobs, Seed: f.seed,
 		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: timeout,
-		StallTimeout: f.stall, Processes: procs,
+		StallTimeout: f.stall, Processes: procs, Outages: outs.events(), Faults: outs.faults(),
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
@@ -239,7 +253,9 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 				meta["nodes.counts"] = jsonText(nodeCounts)
 				meta["nodes.numbering"] = runner.NodeNumbering(plat)
 			}
+			outs.addMetadata(meta)
 			x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, false)
+			x.Outages = runner.OutageRows(plat, jobs, out)
 			return results.WriteJobsThen(f.out, runner.JobRows(jobs, out.Records), x, meta, &results.Later{
 				Keys: []string{"summary"},
 				Fill: func() (results.Metadata, error) {
@@ -257,16 +273,22 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if f.asJSON {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{
+		v := map[string]any{
 			"policy": out.Info, "transport": out.Transport, "summary": out.Summary, "stats": out.Stats,
 			"workload": workloadJSON(w),
 			"nodes":    nodesJSON(plat, mapping, nodeCounts),
-		})
+		}
+		if outs != nil {
+			// Left out without outages: the output stays what it was.
+			v["outages"] = outs.json()
+		}
+		return enc.Encode(v)
 	}
 	printSummary(cmd.OutOrStdout(), pol, out, w, f)
 	if mapping != nil {
 		printNodes(cmd.OutOrStdout(), plat, mapping, nodeCounts, out)
 	}
+	outs.print(cmd.OutOrStdout(), out)
 	return nil
 }
 

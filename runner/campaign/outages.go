@@ -13,25 +13,13 @@ import (
 // runOutages returns the outages of a run on platform pl (plat, its
 // engine's form) of jobs, drawn with the run's outage seed: nil without
 // outages. The failure model's horizon is the last submission plus the
-// longest walltime: no failure is drawn after it.
+// longest walltime unless failure_horizon says otherwise (outages.ForJobs).
 func runOutages(pl manifest.Platform, plat *sdk.Platform, jobs []sim.Input, seed uint64) ([]sdk.Outage, *outages.Counts, error) {
 	s := pl.Outages
 	if s == nil || len(jobs) == 0 {
 		return nil, nil, nil
 	}
-	nodes := int32(plat.Clusters[0].NodeCount())
-	var file []sdk.Outage
-	if s.File != "" {
-		var err error
-		if file, err = outages.ReadFile(s.File, nodes); err != nil {
-			return nil, nil, err
-		}
-	}
-	from, to := jobs[0].Job.Submit, jobs[0].Job.Submit
-	for i := range jobs {
-		to = max(to, jobs[i].Job.Submit+jobs[i].Job.Walltime)
-	}
-	outs, counts, err := outages.Build(s, plat, file, manifest.NewRand(seed), from, to)
+	outs, counts, err := outages.ForJobs(s, plat, jobs, manifest.NewRand(seed))
 	if err != nil {
 		return nil, nil, fmt.Errorf("platform %s: outages: %w", pl.Name, err)
 	}

@@ -26,12 +26,8 @@ func fitNodes(s *sdk.State) []sdk.Decision {
 	for _, j := range s.Queue {
 		var a sdk.Alloc
 		try.CopyFrom(n)
-		for _, o := range s.Outages {
-			if o.Kind == sdk.Maintenance && o.Start > s.Now && o.Start < s.Now+j.Walltime {
-				for k := range o.All(int32(n.Layout.Len())) {
-					try.SetFree(k, sdk.Amount{})
-				}
-			}
+		for k := range sdk.WindowNodes(s, 0, j.Walltime) {
+			try.SetFree(k, sdk.Amount{})
 		}
 		if try.Place(j.Tasks, n.Layout.Rule(), &a) {
 			n.Take(j.Tasks, a)

@@ -6,16 +6,11 @@
 package outages
 
 import (
-	"cmp"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -42,6 +37,10 @@ type Settings struct {
 	Repair      string
 	MTTR        float64
 	RepairSigma float64
+	// Horizon is how long after the first submission the model draws
+	// failures, in seconds; 0 (the setting "jobs") to the latest
+	// submission plus the longest walltime (ForJobs).
+	Horizon int64
 	// Windows are maintenance windows and Drains drains.
 	Windows []Window
 	Drains  []Drain
@@ -74,9 +73,12 @@ type Counts struct {
 	Drains        int `json:"drains"`
 	// FailureNodeSeconds and MaintenanceNodeSeconds are the node-seconds
 	// of failures and of maintenance windows between the first submission
-	// and the horizon.
+	// and the horizon (for failures, the model's horizon when set).
 	FailureNodeSeconds     int64 `json:"failure_node_seconds"`
 	MaintenanceNodeSeconds int64 `json:"maintenance_node_seconds"`
+	// FailureHorizon is the time up to which the model drew failures,
+	// with a Horizon set (0, left out of JSON, with the default "jobs").
+	FailureHorizon int64 `json:"failure_horizon,omitempty"`
 }
 
 // Models are the failure models, and Repairs the repair-time models.
@@ -105,6 +107,10 @@ func (s *Settings) Check(nodes int32) error {
 		return fmt.Errorf("repair_sigma must be positive with repair = \"lognormal\", got %v", s.RepairSigma)
 	case s.Repair != "lognormal" && s.RepairSigma != 0:
 		return errors.New("repair_sigma is a setting of repair = \"lognormal\"")
+	case s.Horizon < 0:
+		return fmt.Errorf("failure_horizon must be \"jobs\" or a positive time, got %d", s.Horizon)
+	case s.Model == "" && s.Horizon != 0:
+		return errors.New("failure_horizon is a setting of a failure_model")
 	}
 	for i, w := range s.Windows {
 		switch {
@@ -140,18 +146,46 @@ func checkNodes(ns []int32, nodes int32) error {
 	return nil
 }
 
+// ForJobs returns the outages of a run of jobs (in submission order) on a
+// platform of nodes p, drawn with rng: Build's, with the failures of
+// s.File, from the first submission to the jobs' horizon, the latest
+// submission plus the longest walltime. Nil without jobs.
+func ForJobs(s *Settings, p *sdk.Platform, jobs []sim.Input, rng *rand.Rand) ([]sdk.Outage, Counts, error) {
+	if len(jobs) == 0 {
+		return nil, Counts{}, nil
+	}
+	var file []sdk.Outage
+	if s.File != "" {
+		var err error
+		if file, err = ReadFile(s.File, int32(p.Clusters[0].NodeCount())); err != nil {
+			return nil, Counts{}, err
+		}
+	}
+	from, to := jobs[0].Job.Submit, jobs[0].Job.Submit
+	for i := range jobs {
+		to = max(to, jobs[i].Job.Submit+jobs[i].Job.Walltime)
+	}
+	return Build(s, p, file, rng, from, to)
+}
+
 // Build returns the outages of a run on a platform of nodes nodes (cluster
 // 0) whose jobs are submitted from from on, up to the horizon to: the
-// failures of file (from ReadFile), those drawn from the model with rng,
-// the windows, periodic ones repeated while they begin before to, and the
-// drains; sorted by sdk.CompareOutages, checked by sdk.CheckOutages.
+// failures of file (from ReadFile), those drawn from the model with rng
+// (up to to, or from + s.Horizon when set), the windows, periodic ones
+// repeated while they begin before to, and the drains; sorted by
+// sdk.CompareOutages, checked by sdk.CheckOutages.
 func Build(s *Settings, p *sdk.Platform, file []sdk.Outage, rng *rand.Rand, from, to int64) ([]sdk.Outage, Counts, error) {
 	var c Counts
 	out := slices.Clone(file)
 	c.FileFailures = len(file)
 	nodes := int32(p.Clusters[0].NodeCount())
+	failTo := to
 	if s.Model != "" {
-		drawn := draw(s, nodes, rng, from, to)
+		if s.Horizon > 0 {
+			failTo = min(from+s.Horizon, sim.MaxTime)
+			c.FailureHorizon = failTo
+		}
+		drawn := draw(s, nodes, rng, from, failTo)
 		c.ModelFailures = len(drawn)
 		out = append(out, drawn...)
 	}
@@ -173,12 +207,11 @@ func Build(s *Settings, p *sdk.Platform, file []sdk.Outage, rng *rand.Rand, from
 		if n == 0 {
 			n = int64(nodes)
 		}
-		d := max(0, min(o.End, to)-max(o.Start, from)) * n
 		switch o.Kind {
 		case sdk.Failure:
-			c.FailureNodeSeconds += d
+			c.FailureNodeSeconds += max(0, min(o.End, failTo)-max(o.Start, from)) * n
 		case sdk.Maintenance:
-			c.MaintenanceNodeSeconds += d
+			c.MaintenanceNodeSeconds += max(0, min(o.End, to)-max(o.Start, from)) * n
 		}
 	}
 	sdk.SortOutages(out)
@@ -230,71 +263,4 @@ func draw(s *Settings, nodes int32, rng *rand.Rand, from, to int64) []sdk.Outage
 		}
 	}
 	return out
-}
-
-// ReadFile reads a failure file: CSV, a header line "node,down,up", then
-// one failure per line: the node's index (0 to nodes-1, in the numbering
-// of the jobs files' nodes.numbering metadata), the time it fails and the
-// time it is back, in seconds on the workload's clock (that of its submit
-// times). Failures of one node must not overlap. Errors name the file and
-// line.
-func ReadFile(path string, nodes int32) ([]sdk.Outage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("failures file: %w", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = 3
-	r.TrimLeadingSpace = true
-	r.Comment = '#'
-	head, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: line 1: %w", path, err)
-	}
-	if strings.Join(head, ",") != "node,down,up" {
-		return nil, fmt.Errorf("%s: line 1: header %q, want node,down,up", path, strings.Join(head, ","))
-	}
-	var out []sdk.Outage
-	type span struct {
-		down, up int64
-		line     int
-	}
-	byNode := map[int32][]span{}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		var v [3]int64
-		for i, s := range rec {
-			if v[i], err = strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil {
-				return nil, fmt.Errorf("%s: line %d: %s %q is not an integer", path, line, head[i], s)
-			}
-		}
-		switch {
-		case v[0] < 0 || v[0] >= int64(nodes):
-			return nil, fmt.Errorf("%s: line %d: node %d: the platform has nodes 0 to %d", path, line, v[0], nodes-1)
-		case v[2] <= v[1]:
-			return nil, fmt.Errorf("%s: line %d: up %d is not after down %d", path, line, v[2], v[1])
-		case v[1] < -sim.MaxTime || v[2] > sim.MaxTime:
-			return nil, fmt.Errorf("%s: line %d: times beyond ±%d s", path, line, int64(sim.MaxTime))
-		}
-		k := int32(v[0])
-		byNode[k] = append(byNode[k], span{v[1], v[2], line})
-		out = append(out, sdk.Outage{Nodes: []int32{k}, Start: v[1], End: v[2], Kind: sdk.Failure})
-	}
-	for k, ss := range byNode {
-		slices.SortFunc(ss, func(a, b span) int { return cmp.Compare(a.down, b.down) })
-		for i := 1; i < len(ss); i++ {
-			if ss[i].down < ss[i-1].up {
-				return nil, fmt.Errorf("%s: line %d: node %d fails at %d while down since line %d (until %d)", path, ss[i].line, k, ss[i].down, ss[i-1].line, ss[i-1].up)
-			}
-		}
-	}
-	return out, nil
 }
