@@ -288,6 +288,20 @@ func TestFeedbackDoc(t *testing.T) {
 	docTables(t, doc, 4, "../../experiments/feedback/summarize", "-runs", filepath.Join(dir, "open-closed", "runs.parquet"))
 }
 
+// TestEnergyDoc checks the tables of docs/energy.md: the summarize
+// program of experiments/energy on the committed runs.parquet files of its
+// two campaigns.
+func TestEnergyDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "energy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := committedRuns(t, filepath.Join(root, "experiments", "energy", "runs"), "idle", "cap")
+	docTables(t, doc, 3, "../../experiments/energy/summarize",
+		"-idle", filepath.Join(dir, "idle", "runs.parquet"), "-cap", filepath.Join(dir, "cap", "runs.parquet"))
+}
+
 // TestMinukhinDoc checks the tables of docs/reproductions/minukhin2010.md
 // that do not need the Table 1 grid (minutes of solving): the sweeps over
 // the number of variables and over the capacity, from the copies of their

@@ -241,3 +241,53 @@ func BenchmarkOutages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPower runs EASY on CEA-Curie as nodes (issue 38's machine for
+// its target) without a power model, with one under which nothing is
+// switched (the cost of the accounting: the draw kept per node group, the
+// energy integrated at every event, and a call at every instant something
+// happens), and with idle nodes switched off after an hour. Issue 38's
+// target is that the accounting costs at most 20 % of the simulation:
+// compare "model" with "none", run side by side (-count); "idle-off" also
+// changes the schedule and the calls.
+func BenchmarkPower(b *testing.B) {
+	w := loadTrace(b, "CEA-Curie-2011-2.1-cln.swf.gz")
+	m, err := machines.Lookup("CEA-Curie")
+	if err != nil {
+		b.Fatal(err)
+	}
+	plat := m.Platform("", sdk.FirstFit)
+	s, err := nodes.Settings{Memory: nodes.MemoryNone}.Resolved(plat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs, _, err := nodes.Apply(plat, w, w.Jobs, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	model := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(plat.Clusters[0].Nodes))}}
+	for g := range model.Groups[0] {
+		model.Groups[0][g] = sdk.NodePower{Off: 9.75, Idle: 95, Full: 190.738, OnSeconds: 152, OnJoules: 18967, OffSeconds: 6, OffJoules: 616}
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  sim.Config
+	}{
+		{"none", sim.Config{Platform: plat, Jobs: jobs}},
+		{"model", sim.Config{Platform: plat, Jobs: jobs, Power: model}},
+		{"idle-off", sim.Config{Platform: plat, Jobs: jobs, Power: model, Params: map[string]string{"idle_off": "3600"}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var events, calls int64
+			for b.Loop() {
+				res, err := sim.Run(b.Context(), EASY(), tc.cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events, calls = res.Stats.Events, res.Stats.PolicyCalls
+			}
+			b.ReportMetric(float64(events), "events")
+			b.ReportMetric(float64(calls), "calls")
+		})
+	}
+}

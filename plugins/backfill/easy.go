@@ -122,7 +122,7 @@ func (p *easy) Init(env sdk.Env) error {
 func (p *easy) init(name string, env sdk.Env, o orderer) error {
 	p.orderer = o
 	p.room = newRoom(env.Platform)
-	p.room.power = env.Power
+	p.room.setPower(env.Power, env.Platform)
 	p.room.ignoreWindows = env.Params.String("windows") == WindowsIgnore
 	p.dims = env.Platform.Dims()
 	p.batsched = env.Params.String("reservation") == ReservationBatsched

@@ -27,7 +27,7 @@ type fcfs struct {
 func (p *fcfs) Init(env sdk.Env) error {
 	p.orderer = newOrderer(env)
 	p.room = newRoom(env.Platform)
-	p.room.power = env.Power
+	p.room.setPower(env.Power, env.Platform)
 	p.room.ignoreWindows = env.Params.String("windows") == WindowsIgnore
 	return supported("fcfs", env.Platform)
 }

@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -43,6 +44,10 @@ type room struct {
 	// cap in effect (0: none), which a start must stay under.
 	power          *sdk.Power
 	committed, cap float64
+	// coreW is the least power a core in use adds on any node: a job's
+	// cores times it bound its power from below, which refuses a job
+	// over the cap before any placement is tried.
+	coreW float64
 }
 
 type fencedNode struct {
@@ -84,6 +89,18 @@ func newRoom(p *sdk.Platform) room {
 	return r
 }
 
+// setPower gives r the run's power model (nil for none).
+func (r *room) setPower(m *sdk.Power, p *sdk.Platform) {
+	r.power = m
+	if m == nil || r.nodes == nil {
+		return
+	}
+	r.coreW = math.Inf(1)
+	for g, ng := range p.Clusters[0].Nodes {
+		r.coreW = min(r.coreW, m.Groups[0][g].CoreWatts(ng.Cores))
+	}
+}
+
 // reset makes r what s shows free.
 func (r *room) reset(s *sdk.State) {
 	r.free = append(r.free[:0], s.Free[0]...)
@@ -122,6 +139,9 @@ func (r *room) fits(j *sdk.Job) bool {
 		return true
 	}
 	if _, ok := r.failed[*j.Tasks]; ok {
+		return false
+	}
+	if r.cap > 0 && r.power != nil && !sdk.UnderCap(r.committed+float64(int64(j.Tasks.Count)*int64(j.Tasks.Cores))*r.coreW, r.cap) {
 		return false
 	}
 	// A job does not start on a node whose maintenance window begins
