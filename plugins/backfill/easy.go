@@ -98,6 +98,13 @@ type easy struct {
 	// not. head is the head of the last call, nil when every job started.
 	saver *saver
 	head  *sdk.Job
+	// Under a power cap the head's reservation holds power too: capped
+	// says a cap is in effect in this call, extraW is the power left at
+	// the shadow time beyond what the head's cores will draw, which the
+	// jobs backfilled past the shadow time consume (shadowAt).
+	capped   bool
+	extraW   float64
+	shadowAt int64
 }
 
 // release is what a job holds and gives back at a time.
@@ -145,6 +152,7 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	p.head = nil
+	p.capped, p.shadowAt = false, -1
 	p.now = p.now[:0]
 	p.heldSlab = p.heldSlab[:0]
 	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
@@ -200,11 +208,15 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		return p.out, nil
 	}
 	p.out = append(p.out, sdk.Promise(head, shadow))
+	p.shadowAt = shadow
 	// The cheap tests come first: a placement on nodes is tried only for
 	// a job the totals admit.
 	for _, j := range q[i+1:] {
 		if !j.Request.Fits(p.room.free) {
 			continue
+		}
+		if p.capped && s.Now+j.Walltime > shadow && p.leastWatts(j) > p.extraW {
+			continue // it would take power the head holds at the shadow time
 		}
 		switch {
 		case s.Now+j.Walltime <= shadow:
@@ -266,6 +278,12 @@ func (p *easy) backfillCounted(now int64, j *sdk.Job) {
 	p.start(now, j, nil)
 }
 
+// leastWatts returns the least power j's cores in use can add: its cores
+// times the least a core adds on any node (exact on nodes all alike).
+func (p *easy) leastWatts(j *sdk.Job) float64 {
+	return float64(int64(j.Tasks.Count)*int64(j.Tasks.Cores)) * p.room.coreW
+}
+
 func amountFits(a, free sdk.Amount) bool {
 	return a.Cores <= free.Cores && a.Memory <= free.Memory && a.GPUs <= free.GPUs
 }
@@ -285,6 +303,9 @@ func (p *easy) start(now int64, j *sdk.Job, placed *sdk.Alloc) {
 		k := len(p.heldSlab)
 		p.heldSlab = append(p.heldSlab, p.room.heldBy(j, a)...)
 		r.held = p.heldSlab[k : k+p.dims : k+p.dims]
+	}
+	if p.capped && p.shadowAt >= 0 && now+j.Walltime > p.shadowAt {
+		p.extraW -= p.room.power.StartWatts(p.room.nodes.Layout, 0, j.Tasks, p.room.alloc)
 	}
 	p.room.take(j, p.room.alloc)
 	if placed != nil || len(p.room.windows) > 0 {
@@ -321,6 +342,14 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	}
 	run, started := s.Running, p.now
 	shadow := int64(-1)
+	// Under a cap, the head fits when its cores' power also fits what
+	// the cap leaves once the jobs ended by then give theirs back.
+	p.capped = nodes && p.room.cap > 0 && p.room.power != nil
+	var availW, headW float64
+	if p.capped {
+		availW = p.room.cap*(1+sdk.CapSlack) - p.room.committed
+		headW = p.leastWatts(head)
+	}
 	for len(run) > 0 || len(started) > 0 {
 		fromRun := len(started) == 0 || (len(run) > 0 && run[0].ExpectedEnd <= started[0].at)
 		var t int64
@@ -343,6 +372,9 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 				held = p.room.heldBy(r.Job, a)
 				p.watch.Release(r.Job.Tasks, a)
 				p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: a})
+				if p.capped {
+					availW += p.room.power.StartWatts(p.room.nodes.Layout, 0, r.Job.Tasks, *r.Alloc)
+				}
 			}
 			run = run[1:]
 		} else {
@@ -350,14 +382,18 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 			if nodes {
 				p.watch.Release(started[0].tasks, started[0].alloc)
 				p.given = append(p.given, started[0])
+				if p.capped {
+					availW += p.room.power.StartWatts(p.room.nodes.Layout, 0, started[0].tasks, started[0].alloc)
+				}
 			}
 			started = started[1:]
 		}
 		p.avail.Add(held)
-		if shadow < 0 && head.Request.Fits(p.avail) && (!nodes || p.watch.Fits()) {
+		if shadow < 0 && head.Request.Fits(p.avail) && (!nodes || p.watch.Fits()) && (!p.capped || headW <= availW) {
 			shadow = t
 		}
 	}
+	p.extraW = availW - headW
 	// The engine admits only jobs that fit the cluster, so head fits once
 	// everything has ended and shadow is set, unless nodes are out of
 	// service (then there is no reservation to leave room for).

@@ -190,3 +190,39 @@ func TestCappedEASY(t *testing.T) {
 		}
 	}
 }
+
+// TestCappedEASYHoldsPower checks that the head's reservation holds power
+// under a cap, worked by hand on two nodes of 4 cores (idle 100 W, 25 W a
+// core in use), a cap of 375 W. Jobs 1 (2 cores, to 1,000) and 2 (2
+// cores, to 100) start on node 0: 300 W. Job 3 (4 cores) fits node 1 but
+// not the cap (400 W): it is the head, its shadow time 100, when job 2's
+// 50 W come back, leaving 25 W beyond its 100 W. Job 4 (2 cores, 200 s)
+// fits the cap now (350 W) but would take 50 W of the head's at 100: it
+// is not backfilled, job 3 starts at 100 on node 1, and job 4 when job 3
+// ends. Backfilled, job 4 would have held node 1 and delayed job 3 to 200.
+func TestCappedEASYHoldsPower(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	task := func(c int32) *sdk.Tasks { return &sdk.Tasks{Count: 1, Cores: c} }
+	in := []sim.Input{
+		{Job: sdk.Job{ID: 1, Submit: 0, Walltime: 1000, Request: sdk.Vector{2}, Tasks: task(2)}, Runtime: 1000},
+		{Job: sdk.Job{ID: 2, Submit: 0, Walltime: 100, Request: sdk.Vector{2}, Tasks: task(2)}, Runtime: 100},
+		{Job: sdk.Job{ID: 3, Submit: 0, Walltime: 50, Request: sdk.Vector{4}, Tasks: task(4)}, Runtime: 50},
+		{Job: sdk.Job{ID: 4, Submit: 0, Walltime: 200, Request: sdk.Vector{2}, Tasks: task(2)}, Runtime: 200},
+	}
+	sim.Sort(in)
+	model := &sdk.Power{Groups: [][]sdk.NodePower{{{Idle: 100, Full: 200}}}, Caps: []sdk.CapStep{{From: 0, Watts: 375}}}
+	res, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: two, Jobs: in, Power: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Power(two, model, in, res); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res.Records {
+		got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
+	}
+	if g, want := strings.Join(got, " "), "0-1000 0-100 100-150 150-350"; g != want {
+		t.Errorf("%s, want %s", g, want)
+	}
+}
