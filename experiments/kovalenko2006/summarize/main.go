@@ -12,6 +12,9 @@
 // out/kovalenko2006-contention contention.toml (the ship rules under a
 // heavy global stream) and out/kovalenko2006-pooled pooled.toml (the bound
 // of one machine as large as the grid); a campaign not run yet is skipped.
+//
+// For grid.toml and contention.toml it also prints the capacity left idle
+// while waiting work would fit in it (waste.go), the waste claim 5 is about.
 package main
 
 import (
@@ -32,9 +35,17 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "out", "folder holding the campaigns kovalenko2006, kovalenko2006-price, kovalenko2006-ship and kovalenko2006-stale")
+	dir := flag.String("dir", "out", "folder holding the campaigns kovalenko2006, kovalenko2006-price, kovalenko2006-ship and the others of experiments/kovalenko2006")
+	campaign := flag.String("campaign", "", "instead, one grid campaign folder of any name: its runs grouped by the axes that vary")
+	transfer := flag.Int64("transfer", 300, "with -campaign: the global streams' transfer time in seconds, from which a global job counts as waiting in the idle-capacity table")
 	flag.Parse()
-	if err := run(os.Stdout, *dir); err != nil {
+	err := error(nil)
+	if *campaign != "" {
+		err = runCampaign(os.Stdout, *campaign, *transfer)
+	} else {
+		err = run(os.Stdout, *dir)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "summarize:", err)
 		os.Exit(1)
 	}
@@ -59,7 +70,14 @@ func run(w io.Writer, dir string) error {
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
 			continue
 		}
-		runs, err := readRuns(path, c.group)
+		// The waste needs the transfer of 300 s that every campaign but
+		// pooled.toml's has; it is printed for the brokers at both loads.
+		withWaste := c.name == "kovalenko2006" || c.name == "kovalenko2006-contention"
+		transfer := int64(-1)
+		if withWaste {
+			transfer = paperTransfer
+		}
+		runs, err := readRuns(path, c.group, transfer)
 		if err != nil {
 			return err
 		}
@@ -67,6 +85,10 @@ func run(w io.Writer, dir string) error {
 		table(w, c.header, runs)
 		if c.name == "kovalenko2006-budget" {
 			users(w, c.header, runs)
+		}
+		if withWaste {
+			fmt.Fprintf(w, "Idle capacity while work waits that could use it (shares of the grid's capacity), and the waits of the jobs each broker accepted:\n\n")
+			wasteTable(w, c.header, runs)
 		}
 	}
 	return nil
@@ -95,12 +117,16 @@ type runOf struct {
 	// most of it; topWait and otherWait the mean waits of that user's
 	// global jobs and of the other users'.
 	topShare, topWait, otherWait float64
+	waste                        waste
 }
 
 var metricCols = []string{"global_mean_wait", "global_max_wait", "local_mean_wait", "global_mean_bsld", "local_mean_bsld",
 	"utilisation", "global_rejected", "rejected", "refusals", "broken_reservations", "global_jobs", "local_jobs"}
 
-func readRuns(dir string, group []string) ([]runOf, error) {
+// readRuns reads the completed runs of a campaign folder, grouped by the
+// columns of group, with what their jobs files say; the waste with the
+// global jobs' transfer time (waste), none when transfer < 0.
+func readRuns(dir string, group []string, transfer int64) ([]runOf, error) {
 	cols, rows, _, err := results.ReadTable(filepath.Join(dir, results.RunsFile))
 	if err != nil {
 		return nil, err
@@ -132,7 +158,7 @@ func readRuns(dir string, group []string) ([]runOf, error) {
 				r.metrics[m] = float64(v)
 			}
 		}
-		if err := r.readJobs(results.CampaignJobsPath(dir, row[idx["run_key"]].(string))); err != nil {
+		if err := r.readJobs(results.CampaignJobsPath(dir, row[idx["run_key"]].(string)), transfer); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -140,13 +166,22 @@ func readRuns(dir string, group []string) ([]runOf, error) {
 	return out, nil
 }
 
-func (r *runOf) readJobs(path string) error {
-	jobs, x, _, err := results.ReadJobsWith(path)
+func (r *runOf) readJobs(path string, transfer int64) error {
+	jobs, x, meta, err := results.ReadJobsWith(path)
 	if err != nil {
 		return err
 	}
 	if x.Grid == nil {
 		return fmt.Errorf("%s: no grid columns", path)
+	}
+	if transfer >= 0 {
+		caps, err := platformCaps(meta)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if r.waste, err = measureWaste(jobs, x.Grid, caps, transfer); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	var rate, wait []float64
 	var globalWork, work float64
