@@ -11,13 +11,15 @@
 // their time-to-live), out/kovalenko2006-budget budget.toml (budgets) and
 // out/kovalenko2006-contention contention.toml (the ship rules under a
 // heavy global stream) and out/kovalenko2006-pooled pooled.toml (the bound
-// of one machine as large as the grid); a campaign not run yet is skipped.
+// of one machine as large as the grid) and out/kovalenko2006-cycle
+// cycle.toml (a cycle that takes time); a campaign not run yet is skipped.
 //
 // For grid.toml and contention.toml it also prints the capacity left idle
 // while waiting work would fit in it (waste.go), the waste claim 5 is about.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -65,6 +67,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-budget", []string{"workload", "param_idle_price"}, "workload, idle price", "Budgets (budget.toml)"},
 		{"kovalenko2006-contention", []string{"policy"}, "policy", "Under contention (contention.toml)"},
 		{"kovalenko2006-pooled", []string{"policy"}, "policy", "All clusters pooled (pooled.toml)"},
+		{"kovalenko2006-cycle", []string{"workload", "estimates", "param_a1"}, "workload, estimates, a1", "A cycle that takes time (cycle.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
@@ -85,6 +88,9 @@ func run(w io.Writer, dir string) error {
 		table(w, c.header, runs)
 		if c.name == "kovalenko2006-budget" {
 			users(w, c.header, runs)
+		}
+		if c.name == "kovalenko2006-cycle" {
+			cycleTable(w, c.header, runs)
 		}
 		if withWaste {
 			fmt.Fprintf(w, "Idle capacity while work waits that could use it (shares of the grid's capacity), and the waits of the jobs each broker accepted:\n\n")
@@ -118,6 +124,10 @@ type runOf struct {
 	// global jobs and of the other users'.
 	topShare, topWait, otherWait float64
 	waste                        waste
+	// refused counts the started global jobs refused a reservation at
+	// least once; counts are the policy's own (stats.policy_counts).
+	refused int
+	counts  map[string]int64
 }
 
 var metricCols = []string{"global_mean_wait", "global_max_wait", "local_mean_wait", "global_mean_bsld", "local_mean_bsld",
@@ -174,6 +184,11 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 	if x.Grid == nil {
 		return fmt.Errorf("%s: no grid columns", path)
 	}
+	if c := meta["stats.policy_counts"]; c != "" {
+		if err := json.Unmarshal([]byte(c), &r.counts); err != nil {
+			return fmt.Errorf("%s: stats.policy_counts: %w", path, err)
+		}
+	}
 	if transfer >= 0 {
 		caps, err := platformCaps(meta)
 		if err != nil {
@@ -202,6 +217,9 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 		r.started++
 		if g.ReservedAt != nil && *g.ReservedAt == j.Start {
 			r.exact++
+		}
+		if g.Refusals > 0 {
+			r.refused++
 		}
 		if g.Cost != nil && *g.Cost > 0 {
 			r.charged++
