@@ -39,6 +39,8 @@ compared axis with confidence intervals, against numeric policy parameters,
 box plots over replicates, box plots of the per-pair ratio to the baseline
 (when a comparison has 2 pairs or more), ECDFs of job wait and bounded slowdown,
 and utilisation and queue length over time for the runs of one group (--series).
+In a grid campaign (paper 003) it compares local and global jobs apart by
+default, and tabulates where the global jobs ran and what they paid.
 --by none compares all runs in one group, paired across the other axes (a
 16-part split of a trace gives 16 pairs per policy and replicate).
 
@@ -50,7 +52,8 @@ policy axis against its first policy. See docs/analysis.md.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "", "the HTML file to write (default DIR/report.html)")
 	fl.StringVar(&f.baseline, "baseline", "", "the reference: `AXIS=VALUE`, e.g. policy=easy (default: the first policy)")
-	fl.StringSliceVar(&f.metrics, "metric", report.DefaultMetrics(), "numeric columns of runs.parquet to compare (repeatable)")
+	fl.StringSliceVar(&f.metrics, "metric", nil, "numeric columns of runs.parquet to compare (repeatable; default "+
+		strings.Join(report.DefaultMetrics(), ", ")+"; in a grid campaign "+strings.Join(report.GridMetrics(), ", ")+")")
 	fl.StringSliceVar(&f.by, "by", nil, "group by these axes (repeatable; default: every axis but the compared one that varies; "+
 		"\""+compare.NoGrouping+"\": no grouping axis, one group of all runs paired across every other axis)")
 	fl.StringSliceVar(&f.series, "series", nil, "plot over time the runs with these axis values: `AXIS=VALUE` (repeatable; default: the first group)")

@@ -357,7 +357,16 @@ func printReport(w io.Writer, rep *campaign.Report, repro func(campaign.RunResul
 	if showRep {
 		fmt.Fprint(tw, "replicate\t")
 	}
-	fmt.Fprintln(tw, "jobs\tmean wait (s)\tp95 wait (s)\tmean bsld\tutilisation\tseconds\t")
+	// A grid's local and global jobs are shown apart: a mean over both
+	// hides either.
+	grid := slices.ContainsFunc(rep.Runs, func(r campaign.RunResult) bool { _, ok := r.Metrics["global_jobs"]; return ok })
+	empty := 4 // the metric columns of a run that did not complete
+	if grid {
+		empty = 7
+		fmt.Fprintln(tw, "jobs\tlocal mean wait (s)\tglobal mean wait (s)\tglobal max wait (s)\tglobal rejected\tlocal mean bsld\tglobal mean bsld\tutilisation\tseconds\t")
+	} else {
+		fmt.Fprintln(tw, "jobs\tmean wait (s)\tp95 wait (s)\tmean bsld\tutilisation\tseconds\t")
+	}
 	for _, r := range rep.Runs {
 		if r.Status == campaign.StatusPending {
 			continue // counted above as not run
@@ -369,10 +378,16 @@ func printReport(w io.Writer, rep *campaign.Report, repro func(campaign.RunResul
 			fmt.Fprintf(tw, "%d\t", r.Replicate)
 		}
 		if r.Status != campaign.StatusOK {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t%.2f\t\n", r.Status, r.WallSeconds)
+			fmt.Fprintf(tw, "%s\t%s%.2f\t\n", r.Status, strings.Repeat("\t", empty), r.WallSeconds)
 			continue
 		}
 		mt := r.Metrics
+		if grid {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n", metric(mt, "jobs", 0), metric(mt, "local_mean_wait", 1),
+				metric(mt, "global_mean_wait", 1), metric(mt, "global_max_wait", 0), metric(mt, "global_rejected", 0),
+				metric(mt, "local_mean_bsld", 2), metric(mt, "global_mean_bsld", 2), metric(mt, "utilisation", 4), r.WallSeconds)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t\n", metric(mt, "jobs", 0), metric(mt, "mean_wait", 1), metric(mt, "p95_wait", 0),
 			metric(mt, "mean_bsld", 2), metric(mt, "utilisation", 4), r.WallSeconds)
 	}

@@ -312,3 +312,81 @@ func TestRandomGridsStale(t *testing.T) {
 		t.Error("no reservation refused on stale forecasts")
 	}
 }
+
+// TestLookaheadCycleTakesTime: cluster a has 2 processors. Local job 1 (1
+// processor, 1,000 s requested) starts at 0; local job 2 (2 processors,
+// 200 s) waits for it; global job 3 (1 processor, 50 s, paying nothing)
+// arrives at 40. The cycle at 60 has 1 global job and 1 forecast slot
+// (job 2), so with a1 = 50 it lasts 50 s. Applied at once, job 3 is
+// reserved at 60 on the idle processor. Applied at the cycle's end, the
+// allocation starts no earlier than 110: when job 1 runs its 1,000 s the
+// reservation at 110 holds; when job 1 ends early, at 100, job 2 starts on
+// both processors before the cycle ends, the reservation at 110 is
+// refused, and the cycle at 120 reserves job 3 at 300, when job 2 ends.
+// With a1 = 0 the cycle takes no time either way.
+func TestLookaheadCycleTakesTime(t *testing.T) {
+	plat := gridPlatform(2, 0)
+	for _, tc := range []struct {
+		params          map[string]string
+		run1            int64
+		start, refusals int64
+		counts          string
+	}{
+		{map[string]string{"a1": "50"}, 100, 60, 0, "map[]"},
+		{map[string]string{"a1": "50", "apply": "end"}, 1000, 110, 0, "map[applied:1 cycle_seconds:50 cycles_timed:1]"},
+		{map[string]string{"a1": "50", "apply": "end"}, 100, 300, 1, "map[applied:1 cycle_seconds:50 cycles_timed:1 refused_at_end:1]"},
+		{map[string]string{"a1": "0", "apply": "end"}, 100, 60, 0, "map[]"},
+	} {
+		jobs := inputs(j{id: 1, procs: 1, wall: 1000, run: tc.run1, home: 1, prio: 1},
+			j{id: 2, procs: 2, wall: 200, run: 200, home: 1, prio: 1},
+			j{id: 3, submit: 40, procs: 1, wall: 50, run: 50})
+		res, err := sim.Run(context.Background(), Lookahead(), sim.Config{Platform: plat, Jobs: jobs, Params: tc.params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := verify.Result(plat, jobs, res); err != nil {
+			t.Fatal(err)
+		}
+		r := res.Records[2]
+		if jobs[2].Job.ID != 3 || r.Start != tc.start || int64(r.Refusals) != tc.refusals || r.Broken() || r.Start != r.ReservedAt {
+			t.Errorf("%v, job 1 running %d s: job 3 %+v, want started at its reservation at %d after %d refusals", tc.params, tc.run1, r, tc.start, tc.refusals)
+		}
+		if got := fmt.Sprint(res.Stats.PolicyCounts); got != tc.counts {
+			t.Errorf("%v, job 1 running %d s: counts %s, want %s", tc.params, tc.run1, got, tc.counts)
+		}
+	}
+}
+
+// TestRandomGridsCycleEnd runs grid-lookahead on random grids with cycles
+// that take time and reservations made at their end: every run is checked
+// as a host checks it, a reservation that holds is kept, and some are
+// refused where local jobs end before their requested time.
+func TestRandomGridsCycleEnd(t *testing.T) {
+	plat := gridPlatform(16, 32)
+	refusals := map[bool]int{}
+	for seed := range uint64(4) {
+		exact := seed < 2
+		res, err := sim.Run(context.Background(), Lookahead(), sim.Config{Platform: plat, Jobs: randomGrid(seed, 300, exact),
+			Params: map[string]string{"a1": "0.5", "apply": "end"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := randomGrid(seed, 300, exact)
+		if err := verify.Result(plat, jobs, res); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res.Records {
+			refusals[exact] += int(r.Refusals)
+			if r.Broken() || (r.Reserved && !r.Rejected && r.Start != r.ReservedAt) {
+				t.Errorf("seed %d: job %d: %+v", seed, jobs[i].Job.ID, r)
+			}
+		}
+		if res.Stats.PolicyCounts["cycles_timed"] == 0 {
+			t.Errorf("seed %d: no cycle took time: %v", seed, res.Stats.PolicyCounts)
+		}
+	}
+	if refusals[false] == 0 {
+		t.Errorf("no reservation refused with local jobs ending early: %v", refusals)
+	}
+	t.Logf("refusals with exact estimates %d, with requested ones %d", refusals[true], refusals[false])
+}

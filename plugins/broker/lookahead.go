@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/grid"
@@ -25,6 +26,13 @@ import (
 // reservation may then be refused, and the job goes back to the queue.
 // With ttl, a cycle leaves out a cluster whose forecast would be older than
 // ttl at the cycle's end, the cycle lasting a1 x Nz x Ns (the paper's CP).
+//
+// With apply = "end" the cycle takes that long: it plans on the state and
+// forecasts of its start, and its reservations are made at its end
+// (start + CP), against the state then, which local jobs ending early or
+// starting may have changed; a reservation the engine refuses sends the
+// job back to the queue, as does one whose start the job can no longer
+// reach by then (counted "late"). The next cycle begins no earlier.
 func Lookahead() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
@@ -45,6 +53,8 @@ func Lookahead() sdk.Plugin {
 					Doc: "a forecast older than this many seconds at the end of a cycle is not used, its cluster left out of the cycle; 0: no limit"},
 				{Name: "a1", Type: sdk.Float, Default: "0",
 					Doc: "seconds per job-slot match: a cycle lasts a1 x (global jobs) x (forecast slots), which counts against the ttl"},
+				{Name: "apply", Type: sdk.String, Default: "start", Choices: []string{"start", "end"},
+					Doc: "when a cycle's reservations are made: start (at once, the cycle taking no time but against the ttl), end (when the cycle of a1 x Nz x Ns seconds ends, against the state then)"},
 			},
 		},
 		New: func() sdk.Policy { return &lookahead{} },
@@ -68,6 +78,21 @@ type lookahead struct {
 	a1           float64
 	published    bool
 	nextPub      int64
+	// With atEnd a cycle's reservations wait in pending until applyAt,
+	// the cycle's end; counts are the policy's counts (sdk.Counter).
+	atEnd   bool
+	pending []pendingReservation
+	applyAt int64
+	counts  map[string]int64
+}
+
+// pendingReservation is a reservation a cycle decided, to be made at the
+// cycle's end.
+type pendingReservation struct {
+	job     int // sdk.Job.Index
+	cluster int
+	at      int64
+	cost    float64
 }
 
 func (p *lookahead) Init(env sdk.Env) error {
@@ -93,7 +118,23 @@ func (p *lookahead) Init(env sdk.Env) error {
 	if p.refresh < 0 || p.ttl < 0 || p.a1 < 0 {
 		return fmt.Errorf("grid-lookahead: refresh (%d), ttl (%d) and a1 (%v) must not be negative", p.refresh, p.ttl, p.a1)
 	}
+	p.atEnd = env.Params.String("apply") == "end"
+	p.pending, p.applyAt = p.pending[:0], 0
+	p.counts = map[string]int64{}
 	return nil
+}
+
+// Counts returns, with apply = "end", the cycles that took time
+// (cycles_timed) and their seconds in all (cycle_seconds), the
+// reservations made at a cycle's end (applied), those the engine refused
+// then (refused_at_end) and those whose start the job could no longer
+// reach (late; none, since allocations start after the cycle's end plus
+// the transfer, but checked).
+func (p *lookahead) Counts() map[string]int64 {
+	if !p.atEnd {
+		return nil
+	}
+	return p.counts
 }
 
 func (p *lookahead) Schedule(s *sdk.State) ([]sdk.Decision, error) {
@@ -104,7 +145,15 @@ func (p *lookahead) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.publish(s)
 		p.published, p.nextPub = true, nextCycle(s.Now, p.refresh)
 	}
-	if !p.started || s.Now >= p.next {
+	if len(p.pending) > 0 {
+		if s.Now < p.applyAt {
+			// The cycle is still running: its jobs are not the queue's.
+			p.global = slices.DeleteFunc(p.global, p.isPending)
+		} else {
+			p.applyPending(s)
+		}
+	}
+	if len(p.pending) == 0 && (!p.started || s.Now >= p.next) {
 		p.started, p.last = true, s.Now
 		p.next = nextCycle(s.Now, p.period)
 		if err := p.cycle(s); err != nil {
@@ -118,6 +167,9 @@ func (p *lookahead) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 			p.wake = min(p.wake, p.next)
 			break
 		}
+	}
+	if len(p.pending) > 0 {
+		p.wake = min(p.wake, p.applyAt)
 	}
 	if p.wake > s.Now && p.wake != math.MaxInt64 {
 		p.out = append(p.out, sdk.WakeAt(p.wake))
@@ -145,14 +197,15 @@ func (p *lookahead) cycle(s *sdk.State) error {
 		p.publish(s)
 	}
 	fs := p.forecasts
+	// The cycle lasts CP = A1 x Nz x Ns.
+	slots := 0
+	for _, f := range fs {
+		slots += len(f.Slots)
+	}
+	cp := int64(math.Ceil(p.a1 * float64(len(p.global)) * float64(slots)))
 	if p.ttl > 0 {
-		// The cycle lasts CP = A1 x Nz x Ns; a forecast that would be
-		// older than the ttl when it ends is left out.
-		slots := 0
-		for _, f := range fs {
-			slots += len(f.Slots)
-		}
-		cp := int64(math.Ceil(p.a1 * float64(len(p.global)) * float64(slots)))
+		// A forecast that would be older than the ttl when the cycle ends
+		// is left out.
 		if cp > p.ttl {
 			return fmt.Errorf("grid-lookahead: t=%d: a cycle of %d global jobs on %d forecast slots lasts %d s (a1 = %v s), more than the ttl of %d s: no forecast can be used (the paper's condition is CP < TTL)",
 				s.Now, len(p.global), slots, cp, p.a1, p.ttl)
@@ -161,6 +214,13 @@ func (p *lookahead) cycle(s *sdk.State) error {
 		for c := range fs {
 			fs[c].Off = fs[c].At+p.ttl < s.Now+cp
 		}
+	}
+	// end is when the cycle's decisions take effect: at once, or with
+	// apply = "end" when the cycle ends, which its allocations cannot
+	// start before.
+	end := s.Now
+	if p.atEnd {
+		end += cp
 	}
 	m, err := grid.NewMarket(p.plat, fs, p.prices)
 	if err != nil {
@@ -177,17 +237,21 @@ func (p *lookahead) cycle(s *sdk.State) error {
 			p.out = append(p.out, sdk.Reject(j))
 			continue
 		}
-		a, ok := m.Search(j, s.Now+j.Transfer, j.Priority)
+		a, ok := m.Search(j, end+j.Transfer, j.Priority)
 		if !ok {
 			waiting = append(waiting, j)
 			continue
 		}
 		m.Take(a, j.Request[0])
-		lead := grid.Lead{Now: s.Now, Start: a.Start, Transfer: j.Transfer, Period: p.period,
-			Preceded: grid.PrecededAll(fs[a.Cluster].Slots, s.Now, a.Start)}
+		lead := grid.Lead{Now: end, Start: a.Start, Transfer: j.Transfer, Period: p.period,
+			Preceded: grid.PrecededAll(fs[a.Cluster].Slots, end, a.Start)}
 		now, err := p.ship.ShipNow(lead)
 		if err != nil {
 			return err
+		}
+		if now && end > s.Now {
+			p.pending = append(p.pending, pendingReservation{job: j.Index, cluster: a.Cluster, at: a.Start, cost: a.Cost})
+			continue
 		}
 		if !now || !p.reserve(s, j, a.Cluster, a.Start, a.Cost) {
 			waiting = append(waiting, j)
@@ -195,5 +259,52 @@ func (p *lookahead) cycle(s *sdk.State) error {
 		}
 	}
 	p.global = waiting
+	if end > s.Now {
+		// The next cycle begins no earlier than this one ends, and this
+		// one's reservations are made then.
+		p.counts["cycles_timed"]++
+		p.counts["cycle_seconds"] += end - s.Now
+		p.next = max(p.next, end)
+		if len(p.pending) > 0 {
+			p.applyAt = end
+		}
+	}
 	return nil
+}
+
+func (p *lookahead) isPending(j *sdk.Job) bool {
+	return slices.ContainsFunc(p.pending, func(r pendingReservation) bool { return r.job == j.Index })
+}
+
+// applyPending makes, at the end of a cycle, the reservations it decided,
+// against the state now; a job whose reservation is refused, or whose
+// start it can no longer reach, goes back to the global queue (p.global).
+func (p *lookahead) applyPending(s *sdk.State) {
+	byIndex := map[int]*sdk.Job{}
+	for _, j := range p.global {
+		byIndex[j.Index] = j
+	}
+	back := false
+	for _, r := range p.pending {
+		j, ok := byIndex[r.job]
+		if !ok {
+			continue // not in the queue any more (a pending job cannot start elsewhere)
+		}
+		if r.at < s.Now+j.Transfer {
+			p.counts["late"]++
+			back = true
+			continue
+		}
+		p.counts["applied"]++
+		if !p.reserve(s, j, r.cluster, r.at, r.cost) {
+			p.counts["refused_at_end"]++
+			back = true
+		}
+	}
+	p.pending = p.pending[:0]
+	p.global = slices.DeleteFunc(p.global, func(j *sdk.Job) bool { _, held := p.book.Of(j); return held })
+	if back {
+		// Jobs back in the queue: the next cycle is for them.
+		p.wake = min(p.wake, p.next)
+	}
 }

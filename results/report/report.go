@@ -38,7 +38,7 @@ import (
 // against its first policy.
 type Options struct {
 	// Metrics are numeric columns of runs.parquet to compare, in order;
-	// nil means DefaultMetrics.
+	// nil means DefaultMetrics, or GridMetrics in a grid campaign.
 	Metrics []string
 	// Axis is the compared axis, "policy" by default; a parameter axis may
 	// be written param.NAME or param_NAME.
@@ -207,6 +207,9 @@ func (o Options) normalised(c *compare.Campaign) (Options, error) {
 	col := func(a string) string { return strings.ReplaceAll(a, ".", "_") }
 	if len(o.Metrics) == 0 {
 		o.Metrics = DefaultMetrics()
+		if isGrid(c) {
+			o.Metrics = GridMetrics()
+		}
 	}
 	seen := map[string]bool{}
 	for _, m := range o.Metrics {
@@ -311,7 +314,7 @@ func build(dir string, opts Options) (*page, error) {
 	}
 	pg.Subtitle = fmt.Sprintf("%s — %d runs; %s compared against %s=%s", filepath.Clean(dir), len(c.Runs),
 		strings.Join(opts.Metrics, ", "), opts.Axis, opts.Baseline)
-	for _, f := range []func() (section, error){b.overview, b.comparisons, b.parameters, b.replicateSection, b.jobs, b.series, b.provenance} {
+	for _, f := range []func() (section, error){b.overview, b.comparisons, b.parameters, b.replicateSection, b.jobs, b.grid, b.series, b.provenance} {
 		s, err := f()
 		if err != nil {
 			return nil, err

@@ -62,7 +62,8 @@ policy = ["lookahead", "greedy"]
 // priority or payment within the stream's range and its window; the same
 // jobs for both policies; the provenance's stream report; the grid
 // metrics in runs.parquet; and a rerun from the lock file, in-process,
-// identical, grid columns included.
+// identical, grid columns included; and the ```sql grid queries of
+// docs/results.md on its folder.
 func TestGridCampaign(t *testing.T) {
 	m := gridManifest(t)
 	dir := t.TempDir()
@@ -151,6 +152,8 @@ func TestGridCampaign(t *testing.T) {
 	}
 
 	rerunIdentical(t, dir, t.TempDir())
+	// The grid queries of docs/results.md run on it.
+	docQueries(t, dir, "grid", "out/kovalenko2006")
 }
 
 func orZero(p *float64) *float64 {
