@@ -192,20 +192,7 @@ func BenchmarkEngineEASYNodes(b *testing.B) {
 // failures change the schedule too (requeued work lengthens the queue
 // that EASY scans at every call), which the events reported show apart.
 func BenchmarkOutages(b *testing.B) {
-	w := loadTrace(b, "SDSC-BLUE-2000-4.2-cln.swf.gz")
-	m, err := machines.Lookup("SDSC-BLUE")
-	if err != nil {
-		b.Fatal(err)
-	}
-	plat := m.Platform("", sdk.FirstFit)
-	s, err := nodes.Settings{Memory: nodes.MemoryNone}.Resolved(plat)
-	if err != nil {
-		b.Fatal(err)
-	}
-	jobs, _, err := nodes.Apply(plat, w, w.Jobs, s)
-	if err != nil {
-		b.Fatal(err)
-	}
+	plat, jobs := machineJobs(b, "SDSC-BLUE-2000-4.2-cln.swf.gz", "SDSC-BLUE")
 	base, err := sim.Run(b.Context(), EASY(), sim.Config{Platform: plat, Jobs: jobs})
 	if err != nil {
 		b.Fatal(err)
@@ -251,20 +238,7 @@ func BenchmarkOutages(b *testing.B) {
 // compare "model" with "none", run side by side (-count); "idle-off" also
 // changes the schedule and the calls.
 func BenchmarkPower(b *testing.B) {
-	w := loadTrace(b, "CEA-Curie-2011-2.1-cln.swf.gz")
-	m, err := machines.Lookup("CEA-Curie")
-	if err != nil {
-		b.Fatal(err)
-	}
-	plat := m.Platform("", sdk.FirstFit)
-	s, err := nodes.Settings{Memory: nodes.MemoryNone}.Resolved(plat)
-	if err != nil {
-		b.Fatal(err)
-	}
-	jobs, _, err := nodes.Apply(plat, w, w.Jobs, s)
-	if err != nil {
-		b.Fatal(err)
-	}
+	plat, jobs := machineJobs(b, "CEA-Curie-2011-2.1-cln.swf.gz", "CEA-Curie")
 	model := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(plat.Clusters[0].Nodes))}}
 	for g := range model.Groups[0] {
 		model.Groups[0][g] = sdk.NodePower{Off: 9.75, Idle: 95, Full: 190.738, OnSeconds: 152, OnJoules: 18967, OffSeconds: 6, OffJoules: 616}
@@ -290,4 +264,24 @@ func BenchmarkPower(b *testing.B) {
 			b.ReportMetric(float64(calls), "calls")
 		})
 	}
+}
+
+// machineJobs loads a shared trace onto its known machine's nodes (first
+// fit, no memory), as the benchmarks on nodes run it.
+func machineJobs(b *testing.B, file, machine string) (*sdk.Platform, []sim.Input) {
+	w := loadTrace(b, file)
+	m, err := machines.Lookup(machine)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plat := m.Platform("", sdk.FirstFit)
+	s, err := nodes.Settings{Memory: nodes.MemoryNone}.Resolved(plat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs, _, err := nodes.Apply(plat, w, w.Jobs, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return plat, jobs
 }
