@@ -3,6 +3,7 @@ package backfill
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -224,5 +225,49 @@ func TestCappedEASYHoldsPower(t *testing.T) {
 	}
 	if g, want := strings.Join(got, " "), "0-1000 0-100 100-150 150-350"; g != want {
 		t.Errorf("%s, want %s", g, want)
+	}
+}
+
+// TestPowerModelLeavesRecords checks that a power model under which
+// nothing is switched and no cap holds leaves the records of every
+// reference policy of nodes as they are without one, though the engine
+// calls them also when no job waits.
+func TestPowerModelLeavesRecords(t *testing.T) {
+	for seed := range uint64(20) {
+		sc := policytest.Random{Nodes: true, Jobs: 150}.Scenario(seed)
+		in := sc.Inputs()
+		groups := sc.Platform.Clusters[0].Nodes
+		model := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(groups))}}
+		for g := range groups {
+			model.Groups[0][g] = sdk.NodePower{Off: 5, Idle: 100, Full: 200}
+		}
+		for _, tc := range []struct {
+			p      sdk.Plugin
+			params map[string]string
+		}{
+			{FCFS(), nil},
+			{EASY(), nil},
+			{EASY(), map[string]string{"reservation": ReservationBatsched}},
+			{Conservative(), nil},
+			{Multifactor(), nil},
+			{Multifactor(), map[string]string{"SchedulerType": "sched/backfill"}},
+		} {
+			params := maps.Clone(sc.Params)
+			if params == nil {
+				params = map[string]string{}
+			}
+			maps.Copy(params, tc.params)
+			with, err := sim.Run(context.Background(), tc.p, sim.Config{Platform: sc.Platform, Jobs: in, Power: model, Params: params, Seed: sc.Seed})
+			if err != nil {
+				t.Fatalf("%s %v, seed %d: %v", tc.p.Info.Name, tc.params, seed, err)
+			}
+			without, err := sim.Run(context.Background(), tc.p, sim.Config{Platform: sc.Platform, Jobs: in, Params: params, Seed: sc.Seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(with.Records, without.Records) || len(with.Power.Events) != 0 {
+				t.Errorf("%s %v, seed %d: the power model changed the records", tc.p.Info.Name, tc.params, seed)
+			}
+		}
 	}
 }

@@ -116,8 +116,11 @@ type slurmLoops struct {
 	// nextSched and nextBF are the times of the next periodic runs
 	// (multiples of their intervals in trace time).
 	nextSched, nextBF int64
-	seen              []bool // by Index: the job was in an earlier call's queue
-	started           []bool
+	// ended says that jobs ended at a call with no job waiting, which
+	// the next call with one counts as its event.
+	ended   bool
+	seen    []bool // by Index: the job was in an earlier call's queue
+	started []bool
 	// room is what is free now (on nodes, node by node), shared with the
 	// policy's EASY.
 	room    *room
@@ -168,6 +171,15 @@ func due(every int64, next *int64, now int64) bool {
 func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 	now := s.Now
 	l.out = l.out[:0]
+	if len(s.Queue) == 0 {
+		// A run with a power model calls at every instant at which
+		// something happened, waiting jobs or not. With none waiting the
+		// loops have nothing to start; the periodic runs stay due and what
+		// ended stays an event for the next call, as when the engine calls
+		// only with jobs waiting, so that the schedule is the same.
+		l.ended = l.ended || len(s.Completed) > 0
+		return l.out
+	}
 	// Jobs submitted during a run (feedback) come with lower indexes than
 	// jobs already queued: new jobs are told by a mark, not by index.
 	top := -1
@@ -178,7 +190,8 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 		l.started = append(l.started, make([]bool, top+1-len(l.started))...)
 		l.seen = append(l.seen, make([]bool, top+1-len(l.seen))...)
 	}
-	event := len(s.Completed) > 0
+	event := len(s.Completed) > 0 || l.ended
+	l.ended = false
 	for _, c := range s.Completed {
 		if c.Requeued {
 			// An outage of nodes ended its run: it waits again.
