@@ -133,10 +133,9 @@ func newPowerNodes(p *sdk.Platform, m *sdk.Power) *powerNodes {
 	return pn
 }
 
-// model returns node k of cluster c's model and cores.
-func (pn *powerNodes) model(c int, k int32) (*sdk.NodePower, int64) {
-	g := pn.info[c].group[k]
-	return &pn.m.Groups[c][g], pn.p.Clusters[c].Nodes[g].Cores
+// model returns node k of cluster c's model.
+func (pn *powerNodes) model(c int, k int32) *sdk.NodePower {
+	return &pn.m.Groups[c][pn.info[c].group[k]]
 }
 
 // replay checks each node's events and keeps its periods off service.
@@ -159,7 +158,7 @@ func (pn *powerNodes) replay(evs []sim.PowerEvent, to int64) error {
 			return fmt.Errorf("%w: event %d at %d, before the event before it (%d)", ErrPower, x+1, ev.At, last)
 		}
 		last = ev.At
-		m, _ := pn.model(c, k)
+		m := pn.model(c, k)
 		s := &st[c][k]
 		ok := false
 		switch ev.Mode {
@@ -186,7 +185,7 @@ func (pn *powerNodes) replay(evs []sim.PowerEvent, to int64) error {
 	// A switch still under way at the run's end ends after it.
 	for c := range st {
 		for k, s := range st[c] {
-			m, _ := pn.model(c, int32(k))
+			m := pn.model(c, int32(k))
 			if s.mode == sdk.NodeSwitchingOff && s.since+m.OffSeconds <= to || s.mode == sdk.NodeSwitchingOn && s.since+m.OnSeconds <= to {
 				return fmt.Errorf("%w: node %d of cluster %d: %s since %d, not ended by the run's end at %d", ErrPower, k, c, s.mode, s.since, to)
 			}
@@ -198,10 +197,17 @@ func (pn *powerNodes) replay(evs []sim.PowerEvent, to int64) error {
 // onThroughout reports an error unless node k of cluster c is on for the
 // whole of [from, to).
 func (pn *powerNodes) onThroughout(c int, k int32, from, to int64) error {
-	for _, s := range pn.spans[c][k] {
-		if s.from < to && from < s.to {
-			return fmt.Errorf("it runs on node %d of cluster %d over [%d, %d), and the node is not on over [%d, %d)", k, c, from, to, s.from, min(s.to, to))
+	// The spans are in time order and apart: only the first that ends
+	// after from can overlap [from, to).
+	sp := pn.spans[c][k]
+	x, _ := slices.BinarySearchFunc(sp, from, func(s span, t int64) int {
+		if s.to <= t {
+			return -1
 		}
+		return 1
+	})
+	if x < len(sp) && sp[x].from < to {
+		return fmt.Errorf("it runs on node %d of cluster %d over [%d, %d), and the node is not on over [%d, %d)", k, c, from, to, sp[x].from, min(sp[x].to, to))
 	}
 	return nil
 }
