@@ -51,6 +51,9 @@ type RunSpec struct {
 	// Power is the run's power model of the nodes (sim.Config.Power);
 	// nil for none.
 	Power *sdk.Power
+	// IO is the run's model of jobs that move data (sim.Config.IO); nil
+	// for none.
+	IO *sdk.IO
 	// StallTimeout, when positive, ends a run in a plugin process whose
 	// engine makes no progress (no new event) for that long, by its
 	// heartbeat (protocol 4; a plugin of protocol 3 sends none). A run in
@@ -59,7 +62,7 @@ type RunSpec struct {
 }
 
 func (s RunSpec) wire() wire.RunSpec {
-	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates, Outages: s.Outages, Faults: s.Faults, Power: s.Power}
+	return wire.RunSpec{Platform: s.Platform, Params: s.Params, Seed: s.Seed, ExactEstimates: s.ExactEstimates, Outages: s.Outages, Faults: s.Faults, Power: s.Power, IO: s.IO}
 }
 
 // DefaultStartTimeout bounds the start of a plugin process, handshake and
@@ -92,7 +95,7 @@ func (l local) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink fun
 	cfg := sim.Config{
 		Platform: spec.Platform, Jobs: jobs, Params: spec.Params,
 		Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power,
+		Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power, IO: spec.IO,
 	}
 	if sink == nil {
 		return sim.Run(ctx, l.p, cfg)
@@ -255,6 +258,9 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 		}
 		if spec.Power != nil {
 			return nil, ErrCallsPower
+		}
+		if spec.IO != nil {
+			return nil, ErrCallsIO
 		}
 		return p.runCalls(ctx, spec, jobs, sink)
 	}

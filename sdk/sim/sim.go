@@ -79,6 +79,11 @@ type Config struct {
 	// which something happened, even with no job waiting, so that it can
 	// switch idle nodes off.
 	Power *sdk.Power
+	// IO is the run's model of jobs that move data through the burst
+	// buffer, nil for none: with one, a job's runtime is its compute
+	// time, and its data phases, whose transfers share bandwidth, make
+	// its duration (sdk.IO).
+	IO *sdk.IO
 	// Dependencies says that some jobs may depend on others (Input.After).
 	// A streamed workload (a plugin's) must say so, because the engine then
 	// loads every job before it starts: a job's think time must be known
@@ -279,7 +284,10 @@ type engine struct {
 	// power mode.
 	pow     *powEngine
 	powered bool
-	stats   Stats
+	// io holds the data phases of running jobs; nil on a run without an
+	// I/O model.
+	io    *ioEngine
+	stats Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
 	// with time.Since, which reads the clock once where time.Now reads it
 	// twice: two reads per policy call instead of three.
@@ -386,6 +394,9 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 	if e.pow, err = newPowEngine(cfg); err != nil {
 		return nil, err
 	}
+	if e.io, err = newIOEngine(cfg, n); err != nil {
+		return nil, err
+	}
 	if e.outs != nil || e.pow != nil {
 		e.nodes.svc = newService(cfg.Platform)
 	}
@@ -481,11 +492,26 @@ func (e *engine) loop() error {
 				now = at
 			}
 		}
+		// An instant at which only transfers or compute phases inside
+		// the I/O model end calls no policy unless a job ends with them.
+		ioOnly := false
+		if e.io != nil {
+			if at, ok := e.io.nextAt(); ok && at < now {
+				now, ioOnly = at, true
+			}
+		}
 		if now == math.MaxInt64 {
 			break
 		}
 		if e.pow != nil {
 			e.pow.advance(now)
+		}
+		if e.io != nil {
+			e.io.advance(now, func(i int32, killed bool) {
+				r := &e.rec[i]
+				r.End, r.Killed = now, killed || e.killed[i]
+				e.ends.push(endEvent{at: now, idx: i})
+			})
 		}
 		e.state.Now = now
 		if e.stats.Events++; e.stats.Events%ctxEvery == 0 && e.ctx.Err() != nil {
@@ -510,6 +536,9 @@ func (e *engine) loop() error {
 		}
 		if e.outs != nil && e.outageStarts(now) {
 			changed = true
+		}
+		if ioOnly && !changed {
+			continue
 		}
 		for {
 			if next == e.loaded && next < e.n {
@@ -559,7 +588,7 @@ func (e *engine) loop() error {
 		} else if idle++; idle > maxIdleCalls {
 			return fmt.Errorf("t=%d: policy %s: %d calls in a row started no job while nothing else changed", now, e.name, maxIdleCalls)
 		}
-		if e.hooks.Emit != nil && e.outs == nil {
+		if e.hooks.Emit != nil && e.outs == nil && e.io == nil {
 			// (With outages a record is final only when the run is: a
 			// job that ran may be requeued.)
 			// Every job before the first waiting one, and before the next
@@ -799,11 +828,15 @@ func (e *engine) apply(d sdk.Decision) error {
 		}
 		if e.outs != nil && e.outs.work != nil {
 			r.End, r.Killed = e.startRun(i, alloc.Len())
+		} else if e.io != nil {
+			e.startIO(i, d.Cluster, now)
 		} else {
 			r.End = now + e.runtime[i]
 			r.Killed = e.killed[i]
 		}
-		e.ends.push(endEvent{at: r.End, idx: i})
+		if e.io == nil {
+			e.ends.push(endEvent{at: r.End, idx: i})
+		}
 		e.insertRunning(sdk.Running{Job: j, Cluster: d.Cluster, Start: now, ExpectedEnd: now + j.Walltime, Units: units, Alloc: alloc})
 		e.started = append(e.started, i)
 	case sdk.ActionPromise:

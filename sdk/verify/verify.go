@@ -70,6 +70,8 @@ type Checker struct {
 	// for a run without.
 	ot          *outageRun
 	finalAllocs *sim.Allocs
+	// io says that the run has an I/O model (ExpectIO).
+	io bool
 }
 
 // NewChecker returns a Checker of the records of a run of jobs (sorted with
@@ -188,6 +190,8 @@ func (c *Checker) Add(recs []sim.Record) {
 			ok = c.interruptedOK(j, in, r)
 		case r.Interrupted != 0 || r.Attempts != 0 && c.ot == nil:
 			ok = c.add("job id %d: %d attempts, the last ended by an outage of kind %d, in a run without outages", j.ID, r.Attempts, r.Interrupted)
+		case c.io:
+			ok = c.ioBoundsOK(j, in, r)
 		case !c.checkpointing() && r.End != r.Start+min(in.Runtime, j.Walltime):
 			ok = c.add("job id %d: ends at %d, expected start %d + min(runtime %d, walltime %d)", j.ID, r.End, r.Start, in.Runtime, j.Walltime)
 		case !c.checkpointing() && r.Killed != (in.Runtime > j.Walltime):

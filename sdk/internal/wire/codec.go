@@ -125,6 +125,8 @@ type RunSpec struct {
 	Faults  sim.Faults
 	// Power is the run's power model (sim.Config.Power, protocol 9).
 	Power *sdk.Power
+	// IO is the run's I/O model (sim.Config.IO, protocol 10).
+	IO *sdk.IO
 	// Progress, on the host side, is given each heartbeat of the plugin
 	// (protocol 4), on the receiving goroutine.
 	Progress func(events, now int64)

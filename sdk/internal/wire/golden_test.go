@@ -154,6 +154,15 @@ func goldenSpec9() RunSpec {
 	return spec
 }
 
+// goldenSpec10 is a run with an I/O model, which only protocol 10
+// carries.
+func goldenSpec10() RunSpec {
+	spec := goldenSpec9()
+	spec.IO = &sdk.IO{Resource: 1, FSBandwidth: 5e9, UnitBandwidth: 1.25e9, SplitDuplex: true, NodeBandwidth: 1.25e9,
+		StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 3600, MaxPhases: 10}
+	return spec
+}
+
 func goldenPower() []sim.PowerEvent {
 	return []sim.PowerEvent{{At: 0, Cluster: 0, Node: 1, Mode: sdk.NodeSwitchingOff}, {At: 1 << 40, Cluster: 2, Node: -1, Mode: sdk.NodeOn}}
 }
@@ -186,7 +195,9 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v10.json", must(encodeHeader(10, goldenSpec10(), 2))},
 		{"header-v9.json", must(encodeHeader(9, goldenSpec9(), 2))},
+		{"header-v9.json", must(encodeHeader(9, goldenSpec10(), 2))}, // 9 cannot carry an I/O model
 		{"header-v8.json", must(encodeHeader(8, goldenSpec8(), 2))},
 		{"header-v8.json", must(encodeHeader(8, goldenSpec9(), 2))}, // 8 cannot carry power
 		{"stats-v9.json", must(encodeStats(goldenStats, &goldenEnergy))},
@@ -218,9 +229,9 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v9.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec9()) {
-		t.Errorf("header-v9.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v10.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec10()) {
+		t.Errorf("header-v10.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	if st, en, err := decodeStats(9, readGolden(t, "stats-v9.json")); err != nil || !reflect.DeepEqual(st, goldenStats) || en == nil || *en != goldenEnergy {
 		t.Errorf("stats-v9.json decodes to %+v, %+v, %v", st, en, err)

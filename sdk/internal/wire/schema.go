@@ -35,6 +35,23 @@ type header struct {
 	// Power is sent from protocol 9 on, for a run with a power model; a
 	// host refuses such a run to a plugin of an older protocol.
 	Power *powerDoc `json:"power,omitempty"`
+	// IO is sent from protocol 10 on, for a run with an I/O model; a host
+	// refuses such a run to a plugin of an older protocol.
+	IO *ioDoc `json:"io,omitempty"`
+}
+
+type ioDoc struct {
+	Resource      int     `json:"resource"`
+	FSBandwidth   float64 `json:"fs_bandwidth"`
+	UnitBandwidth float64 `json:"unit_bandwidth"`
+	SplitDuplex   bool    `json:"split_duplex,omitempty"`
+	NodeBandwidth float64 `json:"node_bandwidth,omitempty"`
+	StageIn       float64 `json:"stage_in"`
+	Checkpoint    float64 `json:"checkpoint"`
+	StageOut      float64 `json:"stage_out"`
+	Drain         bool    `json:"drain,omitempty"`
+	PhaseSeconds  int64   `json:"phase_seconds"`
+	MaxPhases     int     `json:"max_phases"`
 }
 
 type powerDoc struct {
@@ -210,7 +227,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if version >= 7 {
 			h.Dependencies = spec.Dependencies
@@ -237,6 +254,10 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 			for _, c := range spec.Power.Caps {
 				h.Power.Caps = append(h.Power.Caps, capDoc(c))
 			}
+		}
+		if version >= 10 && spec.IO != nil {
+			d := ioDoc(*spec.IO)
+			h.IO = &d
 		}
 		if p != nil {
 			h.Platform = &platformDoc{Name: p.Name, Resources: p.Resources, Clusters: make([]clusterDoc, len(p.Clusters))}
@@ -323,6 +344,10 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 			spec.Power.Caps = append(spec.Power.Caps, sdk.CapStep(c))
 		}
 	}
+	if h.IO != nil {
+		m := sdk.IO(*h.IO)
+		spec.IO = &m
+	}
 	if h.Faults != nil {
 		var err error
 		if spec.Faults.OnFailure, err = sim.ParseOnFailure(h.Faults.OnFailure); err != nil {
@@ -373,7 +398,7 @@ func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

@@ -43,7 +43,7 @@ func Handshake() plugin.HandshakeConfig {
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
 // another.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 8, 7, 6, 5, 4, 3} }
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -160,7 +160,7 @@ func (s *server) run(st grpc.ServerStream) error {
 	})
 	res, err := sim.Run(ctx, s.policy, sim.Config{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Dependencies: spec.Dependencies, Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power,
+		Dependencies: spec.Dependencies, Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power, IO: spec.IO,
 	})
 	stopBeat()
 	if serr := out.close(); serr != nil {
@@ -543,6 +543,9 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	}
 	if c.version < 9 && spec.Power != nil {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; a power model of the nodes needs protocol 9 (rebuild it with SDK 0.9 or later)", c.version)
+	}
+	if c.version < 10 && spec.IO != nil {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; an I/O model (jobs that move data) needs protocol 10 (rebuild it with SDK 0.10 or later)", c.version)
 	}
 	h, err := encodeHeader(c.version, spec, len(jobs))
 	if err != nil {

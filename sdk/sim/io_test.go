@@ -1,0 +1,185 @@
+package sim_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// greedyUnits starts, in queue order, every job whose request and pieces
+// fit, and stops at the first that does not (FCFS on the burst buffer).
+func greedyUnits() *scripted {
+	return &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+		var out []sdk.Decision
+		free, units := s.Free[0].Clone(), slices.Clone(s.FreeUnits[0])
+		for _, j := range s.Queue {
+			if !fitsUnits(s, j, free, units) {
+				break
+			}
+			free.Sub(j.Request)
+			n, size, _ := s.Platform.Clusters[0].Units[0].Pieces(j.Request)
+			pl := make([]int32, len(units))
+			sdk.PlacePieces(pl, units, n, size)
+			for k := range units {
+				units[k] -= int64(pl[k]) * size
+			}
+			out = append(out, sdk.Start(j))
+		}
+		return out, nil
+	}}
+}
+
+// ioJobs: id, submit, compute, walltime, procs, burst buffer in total.
+func ioJobs(specs ...[6]int64) []sim.Input {
+	in := make([]sim.Input, len(specs))
+	for i, s := range specs {
+		in[i] = sim.Input{Job: sdk.Job{ID: s[0], Submit: s[1], Walltime: s[3], Request: sdk.Vector{s[4], s[5]}}, Runtime: s[2]}
+	}
+	sim.Sort(in)
+	return in
+}
+
+type ioWant struct {
+	start, end int64
+	killed     bool
+}
+
+// TestIOHandWorked runs schedules whose every end is computed by hand
+// below, on bbPlatform (4 processors, a burst buffer of two units of 40,
+// one piece per processor) under greedyUnits.
+func TestIOHandWorked(t *testing.T) {
+	stageIn := func(factor, fs, unit float64) sdk.IO {
+		return sdk.IO{Resource: 1, FSBandwidth: fs, UnitBandwidth: unit, StageIn: factor, MaxPhases: 1}
+	}
+	cases := []struct {
+		name string
+		io   sdk.IO
+		jobs []sim.Input
+		want []ioWant
+	}{{
+		// Both pieces on unit 0 (best fit), 50 bytes each at 10 B/s
+		// shared: job 1 alone moves 20 by 2; then 5 B/s each, job 1's
+		// last 30 by 8, when job 2 has 20 left, alone again: 10. Compute
+		// 10 s each: ends 18 and 20.
+		name: "two transfers on one unit, staggered",
+		io:   stageIn(2.5, 1000, 10),
+		jobs: ioJobs([6]int64{1, 0, 10, 100, 1, 20}, [6]int64{2, 2, 10, 100, 1, 20}),
+		want: []ioWant{{0, 18, false}, {2, 20, false}},
+	}, {
+		// 60 bytes each through the file system at 12 B/s: job 1 alone
+		// to 1 (48 left); two at 6 to 3 (36, 48); three at 4: job 1 ends
+		// at 12 (job 2 12 left, job 3 24); two at 6: job 2 at 14 (job 3
+		// 12 left); job 3 alone at 15. Compute 1 s: 13, 15, 16.
+		name: "three transfers on the file system",
+		io:   stageIn(3, 12, 1000),
+		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 20}, [6]int64{2, 1, 1, 100, 1, 20}, [6]int64{3, 3, 1, 100, 1, 20}),
+		want: []ioWant{{0, 13, false}, {1, 15, false}, {3, 16, false}},
+	}, {
+		// 10 bytes at 3 B/s end at 3.33; 1 s of compute to 4.33: the
+		// job ends at the next whole second.
+		name: "a completion between seconds",
+		io:   stageIn(0.5, 1000, 3),
+		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 20}),
+		want: []ioWant{{0, 5, false}},
+	}, {
+		// 100 bytes at 10 B/s take 10 s, its walltime is 5: killed at
+		// 5 mid-transfer, and job 2, which needs every processor,
+		// starts then: its four pieces of 2 all on unit 0 (best fit),
+		// 10 bytes each at 2.5 B/s, to 9, then 1 s of compute.
+		name: "killed at the walltime mid-transfer",
+		io:   stageIn(5, 1000, 10),
+		jobs: ioJobs([6]int64{1, 0, 2, 5, 1, 20}, [6]int64{2, 1, 1, 100, 4, 8}),
+		want: []ioWant{{0, 5, true}, {5, 10, false}},
+	}, {
+		// Two compute phases of 10 s with a checkpoint of 20 bytes at
+		// 10 B/s between them: 0-10, 10-12, 12-22.
+		name: "a checkpoint stretches the compute",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, Checkpoint: 1, PhaseSeconds: 10, MaxPhases: 10},
+		jobs: ioJobs([6]int64{1, 0, 20, 100, 1, 20}),
+		want: []ioWant{{0, 22, false}},
+	}, {
+		// The same under the compute node's own bound of 4 B/s: the
+		// checkpoint takes 5 s: 0-10, 10-15, 15-25.
+		name: "a checkpoint bound by the node's link",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, NodeBandwidth: 4, Checkpoint: 1, PhaseSeconds: 10, MaxPhases: 10},
+		jobs: ioJobs([6]int64{1, 0, 20, 100, 1, 20}),
+		want: []ioWant{{0, 25, false}},
+	}, {
+		// Both stage in 20 bytes. Job 1: stage-in 0-2 alone, compute
+		// 2-12, checkpoint of 20 alone at 10 B/s from 12; job 2, on unit
+		// 0 too, arrives at 13, when the checkpoint has 10 left: 5 B/s
+		// each, the checkpoint ends at 15 (job 2 has 10 left), then job
+		// 1's drain of 20 and job 2's stage-in share the unit's link: 5
+		// B/s each, job 2's ends at 17, the drain alone at 18. Job 1
+		// computes 15-25, job 2 17-18.
+		name: "a drain shares the unit with a stage-in",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, StageIn: 1, Checkpoint: 1, Drain: true, PhaseSeconds: 10, MaxPhases: 10},
+		jobs: ioJobs([6]int64{1, 0, 20, 100, 1, 20}, [6]int64{2, 13, 1, 100, 1, 20}),
+		want: []ioWant{{0, 25, false}, {13, 18, false}},
+	}, {
+		// The same with each unit's two directions apart: from 15 the
+		// drain goes out of the unit alone and job 2's stage-in in
+		// alone, its 10 bytes left at 10 B/s to 16. Job 2 computes
+		// 16-17.
+		name: "split duplex",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, SplitDuplex: true, StageIn: 1, Checkpoint: 1, Drain: true, PhaseSeconds: 10, MaxPhases: 10},
+		jobs: ioJobs([6]int64{1, 0, 20, 100, 1, 20}, [6]int64{2, 13, 1, 100, 1, 20}),
+		want: []ioWant{{0, 25, false}, {13, 17, false}},
+	}, {
+		// A drain outlasts the job's compute: compute 0-1, checkpoint of
+		// 20 at 10 B/s 1-3, drain 3-5 through the file system's 10 B/s
+		// while the job computes 3-4: it ends when the drain does, 5.
+		name: "the last drain ends the job",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 10, UnitBandwidth: 1000, NodeBandwidth: 10, Checkpoint: 1, Drain: true, PhaseSeconds: 1, MaxPhases: 10},
+		jobs: ioJobs([6]int64{1, 0, 2, 100, 1, 20}),
+		want: []ioWant{{0, 5, false}},
+	}, {
+		// Stage-in 20 at 10 B/s (0-2), compute 5 (2-7), stage-out 40 at
+		// 10 B/s (7-11).
+		name: "stage-in, compute, stage-out",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, StageIn: 1, StageOut: 2, MaxPhases: 1},
+		jobs: ioJobs([6]int64{1, 0, 5, 100, 1, 20}),
+		want: []ioWant{{0, 11, false}},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			io := c.io
+			res, err := sim.Run(context.Background(), plugin(greedyUnits()), sim.Config{Platform: bbPlatform(), Jobs: c.jobs, IO: &io})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, w := range c.want {
+				r := res.Records[k]
+				if got := (ioWant{r.Start, r.End, r.Killed}); got != w {
+					t.Errorf("job %d: start, end, killed = %v, want %v", c.jobs[k].Job.ID, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestIORefuses: what the model does not take is refused by name.
+func TestIORefuses(t *testing.T) {
+	io := sdk.IO{Resource: 1, FSBandwidth: 1, UnitBandwidth: 1, StageIn: 1}
+	for _, c := range []struct {
+		name string
+		cfg  sim.Config
+		want string
+	}{
+		{"exact estimates", sim.Config{ExactEstimates: true}, "exact estimates"},
+		{"power", sim.Config{Power: &sdk.Power{}}, "power model"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := c.cfg
+			cfg.Platform, cfg.Jobs, cfg.IO = bbPlatform(), ioJobs([6]int64{1, 0, 1, 1, 1, 0}), &io
+			_, err := sim.Run(context.Background(), plugin(greedyUnits()), cfg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want one naming %q", err, c.want)
+			}
+		})
+	}
+}
