@@ -29,7 +29,10 @@ type Spec struct {
 	Faults  sim.Faults
 	// Power is the power model of the platform's nodes (sim.Config);
 	// nil for a run without.
-	Power          *sdk.Power
+	Power *sdk.Power
+	// IO is the run's model of jobs that move data (sim.Config.IO); nil
+	// for none. The host recomputes every end under it (verify.IO).
+	IO             *sdk.IO
 	Seed           uint64
 	ExactEstimates bool
 	Metrics        metrics.Settings
@@ -155,9 +158,10 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	// checker verifies each piece on arrival, while the plugin simulates on.
 	check := verify.NewChecker(spec.Platform, spec.Jobs)
 	check.Expect(spec.Outages, spec.Faults, spec.ExactEstimates)
+	check.ExpectIO(spec.IO)
 	res, err := p.Run(ctx, host.RunSpec{
 		Platform: spec.Platform, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates,
-		Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power,
+		Outages: spec.Outages, Faults: spec.Faults, Power: spec.Power, IO: spec.IO,
 		Log: spec.Log, StallTimeout: spec.StallTimeout,
 	}, spec.Jobs, check.Add)
 	if err != nil {
@@ -167,6 +171,11 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	check.SetAttempts(res.Attempts, res.AttemptAllocs)
 	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
+	}
+	if spec.IO != nil {
+		if err := verify.IO(spec.Platform, spec.IO, spec.Jobs, res); err != nil {
+			return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
+		}
 	}
 	var power *sim.PowerResult
 	if spec.Power != nil {

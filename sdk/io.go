@@ -32,8 +32,9 @@ type IO struct {
 	// UnitBandwidth is each burst-buffer unit's bandwidth, in bytes per
 	// second, shared by the transfers to and from the unit.
 	UnitBandwidth float64 `json:"unit_bandwidth"`
-	// SplitDuplex gives each unit UnitBandwidth into it and as much out of
-	// it, instead of one capacity for both directions.
+	// SplitDuplex gives the file system and each unit their bandwidth
+	// into them and as much out of them, instead of one capacity for both
+	// directions (SimGrid's SPLITDUPLEX links against SHARED ones).
 	SplitDuplex bool `json:"split_duplex,omitempty"`
 	// NodeBandwidth, when not 0, bounds each piece's checkpoint write, in
 	// bytes per second: the compute node's own link, which its checkpoint

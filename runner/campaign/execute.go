@@ -121,6 +121,9 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		}
 		x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, t.wl.parts != nil)
 		x.Outages = runner.OutageRows(plat, jobs, out)
+		if im := m.Platforms[t.run.Platform].IO; im != nil {
+			meta["io.model"] = jsonString(manifest.IOSpec(im, plat.Resources))
+		}
 		if pm := m.Platforms[t.run.Platform].Power; pm != nil {
 			meta["power.model"] = jsonString(manifest.PowerSpec(pm, plat.Clusters[0].Nodes))
 			x.Power = runner.PowerRows(plat, pm, jobs, out)
@@ -136,7 +139,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	ms.Grid = t.wl.parts != nil
 	out, err := runner.Execute(ctx, runner.Spec{
 		Policy: t.pol.res, Params: t.run.Params, Platform: plat, Jobs: jobs, Seed: t.seeds.Policy,
-		Outages: outs, Faults: faults, Power: m.Platforms[t.run.Platform].Power,
+		Outages: outs, Faults: faults, Power: m.Platforms[t.run.Platform].Power, IO: m.Platforms[t.run.Platform].IO,
 		ExactEstimates: t.run.ExactEstimates(), Metrics: ms,
 		InProcess: opts.InProcess && t.pol.res.Kind == runner.KindReference,
 		Timeout:   timeout, StallTimeout: m.Campaign.StallTimeout, StartTimeout: m.Campaign.StartTimeout,

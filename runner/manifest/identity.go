@@ -56,8 +56,10 @@ type specPlatform struct {
 	// one without outages.
 	Nodes   *specNodes   `json:"nodes,omitempty"`
 	Outages *outagesSpec `json:"outages,omitempty"`
-	// Power is left out for a platform without a power model.
+	// Power is left out for a platform without a power model, and IO
+	// for one without an I/O model.
 	Power *powerSpec `json:"power,omitempty"`
+	IO    *ioSpec    `json:"io,omitempty"`
 }
 
 type specCluster struct {
@@ -202,6 +204,9 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 		s.Platform.Outages = specOutages(pl.Outages)
 		if pl.Power != nil {
 			s.Platform.Power = specPower(pl.Power, pl.Nodes.Groups)
+		}
+		if pl.IO != nil {
+			s.Platform.IO = specIO(pl.IO, pl.SDK().Resources)
 		}
 	}
 	b, err := json.Marshal(s)

@@ -122,6 +122,10 @@ type Platform struct {
 	// Power is the power model of a platform of nodes (its
 	// [platforms.NAME.power] table); nil without.
 	Power *sdk.Power
+	// IO is the model of jobs that move data through the burst buffer of
+	// a platform of one cluster (its [platforms.NAME.io] table); nil
+	// without.
+	IO *sdk.IO
 }
 
 // Resource is a [platforms.NAME.resources.RES] table: a resource besides
@@ -386,6 +390,7 @@ type rawPlatform struct {
 	Oversize   string                  `toml:"oversize"`
 	Outages    *rawOutages             `toml:"outages"`
 	Power      *rawPower               `toml:"power"`
+	IO         *rawIO                  `toml:"io"`
 }
 
 type rawResource struct {
@@ -809,6 +814,9 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			continue
 		}
 		rp := raw[name]
+		if rp.IO != nil && (p.hasNodes(name) || p.md.IsDefined("platforms", name, "clusters")) {
+			p.errAt([]string{"platforms", name, "io"}, "an I/O model is of a platform of one cluster with a burst buffer (resources divided into units), not of nodes or a grid, for now")
+		}
 		if p.hasNodes(name) {
 			out[name] = p.nodePlatform(name, rp)
 			continue
@@ -834,7 +842,14 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			}
 			p.errAt(key, "procs (the number of processors) must be at least 1, got %d", rp.Procs)
 		}
-		out[name] = Platform{Name: name, Procs: rp.Procs, Resources: p.resources(name, rp.Resources)}
+		pl := Platform{Name: name, Procs: rp.Procs, Resources: p.resources(name, rp.Resources)}
+		pl.IO = p.ioModel(name, rp.IO, pl.Resources)
+		if pl.IO != nil {
+			if err := pl.IO.Validate(pl.SDK()); err != nil {
+				p.errAt([]string{"platforms", name, "io"}, "%v", err)
+			}
+		}
+		out[name] = pl
 	}
 	return out
 }

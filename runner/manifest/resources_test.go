@@ -156,7 +156,7 @@ func TestTransformErrors(t *testing.T) {
 		{"unknown transform", `transform = "burst-buffer-lognormal"`, `transform = "burst-buffer-lognormale"`,
 			"m.toml:14: workloads.w.transform: unknown transform \"burst-buffer-lognormale\" (did you mean burst-buffer-lognormal?)"},
 		{"params without transform", `transform = "burst-buffer-lognormal"`, `transform_params = { s = 1 }`,
-			"m.toml:14: workloads.w.transform_params: transform parameters without a transform (known: burst-buffer-lognormal, estimates-f, estimates-tsafrir)"},
+			"m.toml:14: workloads.w.transform_params: transform parameters without a transform (known: burst-buffer-io, burst-buffer-lognormal, estimates-f, estimates-tsafrir)"},
 		{"unknown parameter", `transform = "burst-buffer-lognormal"`, "transform = \"burst-buffer-lognormal\"\ntransform_params = { shape = 1 }",
 			"m.toml:15: workloads.w.transform_params.shape: transform burst-buffer-lognormal: unknown parameter \"shape\""},
 		{"ill-typed parameter", `transform = "burst-buffer-lognormal"`, "transform = \"burst-buffer-lognormal\"\n[workloads.w.transform_params]\nmin_bytes = 1.5",

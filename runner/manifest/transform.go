@@ -43,9 +43,13 @@ type Transform struct {
 // TransformBurstBuffer is the name of the burst-buffer request transform.
 const TransformBurstBuffer = "burst-buffer-lognormal"
 
+// TransformBurstBufferIO is the name of the burst-buffer request transform
+// that also shortens each job's compute time by the data it moves.
+const TransformBurstBufferIO = "burst-buffer-io"
+
 // Transforms returns the transforms manifests may name, sorted by name.
 func Transforms() []Transform {
-	return []Transform{burstBufferTransform(), fModelTransform(), tsafrirTransform()}
+	return []Transform{burstBufferIOTransform(), burstBufferTransform(), fModelTransform(), tsafrirTransform()}
 }
 
 // LookupTransform returns the transform called name.
@@ -126,6 +130,51 @@ func burstBufferTransform() Transform {
 			return c.Map(), nil
 		},
 	}
+}
+
+// burstBufferIOTransform is burst-buffer-lognormal (the same draws for the
+// same seed) followed by the authors' shortening of compute times.
+func burstBufferIOTransform() Transform {
+	t := burstBufferTransform()
+	d := burstbuffer.DefaultShortening()
+	shortening := func(p sdk.Params) burstbuffer.Shortening {
+		return burstbuffer.Shortening{Factor: p.Float("io_factor"), Bandwidth: p.Float("io_bandwidth"), Floor: p.Float("io_floor"),
+			ShortWalltime: p.Int("short_walltime")}
+	}
+	apply, check := t.Apply, t.Check
+	t.Name = TransformBurstBufferIO
+	t.Doc = "the requests of burst-buffer-lognormal, and each job's compute time shortened by the data it moves, " +
+		"as Kopański & Rządca's I/O-aware workloads: max(runtime - io_factor x bytes per piece / io_bandwidth, io_floor x runtime), " +
+		"jobs of at most short_walltime seconds kept whole; for a platform with an I/O model"
+	t.Params = append(slices.Clone(t.Params),
+		sdk.Param{Name: "io_factor", Type: sdk.Float, Default: formatFloat(d.Factor), Doc: "seconds of runtime taken per second a piece's bytes take at io_bandwidth (the authors' multiply_factor_runtime)"},
+		sdk.Param{Name: "io_bandwidth", Type: sdk.Float, Default: formatFloat(d.Bandwidth), Doc: "bytes per second of the rule (1,250 MB/s, a node's link)"},
+		sdk.Param{Name: "io_floor", Type: sdk.Float, Default: formatFloat(d.Floor), Doc: "the least share of its runtime a job computes"},
+	)
+	t.Counts = append(slices.Clone(t.Counts), "shortened", "at_floor", "kept", "seconds_cut")
+	t.Check = func(p sdk.Params, plat *sdk.Platform) error {
+		if err := shortening(p).Validate(); err != nil {
+			return err
+		}
+		return check(p, plat)
+	}
+	t.Apply = func(p sdk.Params, plat *sdk.Platform, jobs []sim.Input, rng *rand.Rand) (map[string]int64, error) {
+		counts, err := apply(p, plat, jobs, rng)
+		if err != nil {
+			return nil, err
+		}
+		target, err := burstbuffer.TargetOf(plat, p.String("resource"))
+		if err != nil {
+			return nil, err
+		}
+		c, err := shortening(p).Shorten(jobs, target)
+		if err != nil {
+			return nil, err
+		}
+		counts["shortened"], counts["at_floor"], counts["kept"], counts["seconds_cut"] = c.Shortened, c.AtFloor, c.Kept, c.SecondsCut
+		return counts, nil
+	}
+	return t
 }
 
 // ResolveTransform returns the checked parameters of the workload's

@@ -65,7 +65,8 @@ type computeEnd struct {
 
 type ioEngine struct {
 	m        *sdk.IO
-	capacity []float64 // 0: file system; then each unit (into it; then out of it when split)
+	capacity []float64 // the file system (read; then written, when split); each unit (into it; then out of it, when split)
+	fs       int       // links of the file system: 1, or 2 when split
 	units    int
 	first    int // offset of the model's units within a job's placement
 	flows    []flow
@@ -108,14 +109,18 @@ func newIOEngine(cfg *Config, n int) (*ioEngine, error) {
 		}
 		e.first += len(u.Capacity)
 	}
+	e.fs = 1
 	links := 1 + e.units
 	if m.SplitDuplex {
-		links += e.units
+		e.fs = 2
+		links = 2 + 2*e.units
 	}
 	e.capacity = make([]float64, links)
-	e.capacity[0] = m.FSBandwidth
-	for k := 1; k < links; k++ {
+	for k := range links {
 		e.capacity[k] = m.UnitBandwidth
+		if k < e.fs {
+			e.capacity[k] = m.FSBandwidth
+		}
 	}
 	e.left = make([]float64, links)
 	e.count = make([]float64, links)
@@ -124,15 +129,18 @@ func newIOEngine(cfg *Config, n int) (*ioEngine, error) {
 	return e, nil
 }
 
-// unitIn and unitOut are the links of unit x for data into and out of it.
-func (e *ioEngine) unitIn(x int) int32 { return int32(1 + x) }
+// unitIn and unitOut are the links of unit x for data into and out of
+// it, and fsWrite the file system's for data into it (0 reads it).
+func (e *ioEngine) unitIn(x int) int32 { return int32(e.fs + x) }
 
 func (e *ioEngine) unitOut(x int) int32 {
 	if e.m.SplitDuplex {
-		return int32(1 + e.units + x)
+		return int32(e.fs + e.units + x)
 	}
-	return int32(1 + x)
+	return int32(e.fs + x)
 }
+
+func (e *ioEngine) fsWrite() int32 { return int32(e.fs - 1) }
 
 // start begins job i's phases at now: place is its placement on the
 // cluster's units and size the bytes of each of its pieces of the model's
@@ -172,7 +180,7 @@ func (e *ioEngine) open(i int32, j *ioJob, kind flowKind, factor float64) bool {
 				f.limit = e.m.NodeBandwidth
 			}
 		case flowDrain, flowStageOut:
-			f.links = [2]int32{e.unitOut(x), 0}
+			f.links = [2]int32{e.unitOut(x), e.fsWrite()}
 		}
 		e.flows = append(e.flows, f)
 		opened++

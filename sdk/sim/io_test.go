@@ -138,6 +138,23 @@ func TestIOHandWorked(t *testing.T) {
 		jobs: ioJobs([6]int64{1, 0, 2, 100, 1, 20}),
 		want: []ioWant{{0, 5, false}},
 	}, {
+		// Job 1: stage-in of 20 through the file system's 10 B/s 0-2,
+		// compute 2-3, stage-out of 20 from 3; job 2 stages in from 3:
+		// sharing the file system's one link, both at 5 B/s to 7: job 1
+		// ends then, job 2 computes 7-8 and stages out alone 8-10.
+		name: "the file system shared both ways",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 10, UnitBandwidth: 1000, StageIn: 1, StageOut: 1, MaxPhases: 1},
+		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 20}, [6]int64{2, 3, 1, 100, 1, 20}),
+		want: []ioWant{{0, 7, false}, {3, 10, false}},
+	}, {
+		// The same, split: the stage-out writes the file system at 10
+		// B/s while the stage-in reads it at 10: both end at 5; job 2
+		// computes 5-6 and stages out 6-8.
+		name: "the file system split",
+		io:   sdk.IO{Resource: 1, FSBandwidth: 10, UnitBandwidth: 1000, SplitDuplex: true, StageIn: 1, StageOut: 1, MaxPhases: 1},
+		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 20}, [6]int64{2, 3, 1, 100, 1, 20}),
+		want: []ioWant{{0, 5, false}, {3, 8, false}},
+	}, {
 		// Stage-in 20 at 10 B/s (0-2), compute 5 (2-7), stage-out 40 at
 		// 10 B/s (7-11).
 		name: "stage-in, compute, stage-out",

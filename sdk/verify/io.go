@@ -119,14 +119,18 @@ func newIORun(p *sdk.Platform, m *sdk.IO, jobs []sim.Input, res *sim.Result) *io
 	}
 	r := &ioRun{m: m, jobs: jobs, recs: res.Records, units: make([][]int32, len(jobs)), size: make([]int64, len(jobs)),
 		done: make([]float64, len(jobs)), state: make([]ioState, len(jobs))}
-	links := 1 + n
+	// The file system read (0) and written (1, split) or both (0); then
+	// each unit in, then out (split), or both.
+	fs := 1
 	if m.SplitDuplex {
-		links += n
+		fs = 2
 	}
-	r.caps = make([]float64, links)
-	r.caps[0] = m.FSBandwidth
-	for k := 1; k < links; k++ {
-		r.caps[k] = m.UnitBandwidth
+	r.caps = []float64{m.FSBandwidth}
+	if m.SplitDuplex {
+		r.caps = append(r.caps, m.FSBandwidth)
+	}
+	for range n * fs {
+		r.caps = append(r.caps, m.UnitBandwidth)
 	}
 	for i := range jobs {
 		r.units[i] = res.Units[i*stride+first : i*stride+first+n]
@@ -157,23 +161,27 @@ func (r *ioRun) begin(i, stage int, factor float64) bool {
 	s := &r.state[i]
 	n := len(r.units[i])
 	count := 0
+	fsRead, fsWrite, base := 0, 0, 1
+	if r.m.SplitDuplex {
+		fsWrite, base = 1, 2
+	}
 	for x, c := range r.units[i] {
-		in, out := 1+x, 1+x
+		in, out := base+x, base+x
 		if r.m.SplitDuplex {
-			out = 1 + n + x
+			out = base + n + x
 		}
 		for range c {
 			t := &transfer{job: i, left: bytes, bound: math.Inf(1), links: [2]int{-1, -1}}
 			switch stage {
 			case 0:
-				t.links = [2]int{0, in}
+				t.links = [2]int{fsRead, in}
 			case 2:
 				t.links[0] = in
 				if r.m.NodeBandwidth > 0 {
 					t.bound = r.m.NodeBandwidth
 				}
 			case 3, 4:
-				t.links = [2]int{out, 0}
+				t.links = [2]int{out, fsWrite}
 				t.drain = stage == 4
 			}
 			r.xs = append(r.xs, t)

@@ -1,0 +1,211 @@
+package manifest
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/sdk"
+)
+
+// rawIO is a [platforms.NAME.io] table: the model of jobs that move data
+// through the platform's burst buffer (sdk.IO).
+type rawIO struct {
+	Resource      string `toml:"resource"`
+	FSBandwidth   any    `toml:"fs_bandwidth"`
+	UnitBandwidth any    `toml:"unit_bandwidth"`
+	SplitDuplex   *bool  `toml:"split_duplex"`
+	NodeBandwidth any    `toml:"node_bandwidth"`
+	StageIn       any    `toml:"stage_in"`
+	Checkpoint    any    `toml:"checkpoint"`
+	StageOut      any    `toml:"stage_out"`
+	Drain         *bool  `toml:"drain"`
+	PhaseSeconds  any    `toml:"phase_seconds"`
+	MaxPhases     any    `toml:"max_phases"`
+}
+
+// The defaults of an I/O model are those of Kopański and Rządca's
+// I/O-aware simulator (burstbuffer/io_aware.py and
+// scheduler_options.json, commit 55cbeed of
+// github.com/jankopanski/Burst-Buffer-Scheduling): stage in and out each
+// piece's size, checkpoints of half of it drained to the file system,
+// compute phases of about an hour, at most 10.
+const (
+	defaultIOStageIn      = 1.0
+	defaultIOCheckpoint   = 0.5
+	defaultIOStageOut     = 1.0
+	defaultIOPhaseSeconds = 3600
+	defaultIOMaxPhases    = 10
+)
+
+var bandwidthRE = regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)(?:/s)?\s*$`)
+
+// ParseBandwidth reads a bandwidth: a number of bytes per second, or a
+// string of a number and a unit of bytes (ParseBytes's), optionally "/s":
+// "1250 MB/s", "5GB/s".
+func ParseBandwidth(v any) (float64, error) {
+	switch x := v.(type) {
+	case int64:
+		if x <= 0 {
+			return 0, fmt.Errorf("a bandwidth must be positive, got %d", x)
+		}
+		return float64(x), nil
+	case float64:
+		if !(x > 0) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("a bandwidth must be a positive finite number, got %v", x)
+		}
+		return x, nil
+	case string:
+		m := bandwidthRE.FindStringSubmatch(x)
+		if m == nil {
+			return 0, fmt.Errorf("%q is not a bandwidth (a number and a unit: \"1250 MB/s\")", x)
+		}
+		unit, ok := byteUnits[strings.ToLower(m[2])]
+		if !ok {
+			return 0, fmt.Errorf("%q: unknown unit %q (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, each optionally per second: \"/s\")", x, m[2])
+		}
+		n, _ := strconv.ParseFloat(m[1], 64)
+		if n <= 0 {
+			return 0, fmt.Errorf("%q: a bandwidth must be positive", x)
+		}
+		return n * unit, nil
+	}
+	return 0, fmt.Errorf("a bandwidth is a number of bytes per second or a string with a unit (\"1250 MB/s\"), not %T", v)
+}
+
+// ioModel reads a pool platform's [platforms.NAME.io] table; nil without
+// one. resources are the platform's resources besides processors, in
+// order.
+func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
+	if ri == nil {
+		return nil
+	}
+	key := func(k ...string) []string { return append([]string{"platforms", name, "io"}, k...) }
+	var divided []string
+	for _, r := range resources {
+		if r.Units > 0 {
+			divided = append(divided, r.Name)
+		}
+	}
+	m := &sdk.IO{StageIn: defaultIOStageIn, Checkpoint: defaultIOCheckpoint, StageOut: defaultIOStageOut,
+		Drain: true, PhaseSeconds: defaultIOPhaseSeconds, MaxPhases: defaultIOMaxPhases}
+	res := ri.Resource
+	switch {
+	case res == "" && len(divided) == 1:
+		res = divided[0]
+	case res == "":
+		p.errAt(key(), "resource: name the burst buffer, one of the platform's resources divided into units (%s)", strings.Join(divided, ", "))
+		return nil
+	case !slices.Contains(divided, res):
+		p.errAt(key("resource"), "%q is not a resource of the platform divided into units (units, unit_capacity)%s", res, hint(res, divided))
+		return nil
+	}
+	m.Resource = 1 + slices.IndexFunc(resources, func(r Resource) bool { return r.Name == res })
+	ok := true
+	bandwidth := func(k string, v any, required bool) float64 {
+		if v == nil {
+			if required {
+				p.errAt(key(), "%s is required: bytes per second, or a string with a unit (\"1250 MB/s\")", k)
+				ok = false
+			}
+			return 0
+		}
+		b, err := ParseBandwidth(v)
+		if err != nil {
+			p.errAt(key(k), "%v", err)
+			ok = false
+		}
+		return b
+	}
+	m.FSBandwidth = bandwidth("fs_bandwidth", ri.FSBandwidth, true)
+	m.UnitBandwidth = bandwidth("unit_bandwidth", ri.UnitBandwidth, true)
+	m.NodeBandwidth = bandwidth("node_bandwidth", ri.NodeBandwidth, false)
+	factor := func(k string, v any, into *float64) {
+		if v == nil {
+			return
+		}
+		x, okx := number(v)
+		if !okx || x < 0 || math.IsInf(x, 0) {
+			p.errAt(key(k), "%v is not a non-negative number (a multiple of each piece's size)", v)
+			ok = false
+			return
+		}
+		*into = x
+	}
+	factor("stage_in", ri.StageIn, &m.StageIn)
+	factor("checkpoint", ri.Checkpoint, &m.Checkpoint)
+	factor("stage_out", ri.StageOut, &m.StageOut)
+	if ri.SplitDuplex != nil {
+		m.SplitDuplex = *ri.SplitDuplex
+	}
+	if ri.Drain != nil {
+		m.Drain = *ri.Drain
+	}
+	if m.Checkpoint == 0 && ri.Drain == nil {
+		m.Drain = false // nothing to drain
+	}
+	if ri.PhaseSeconds != nil {
+		s, err := ParseSeconds(ri.PhaseSeconds)
+		if err != nil || s < 0 {
+			p.errAt(key("phase_seconds"), "a compute phase's target length: %v", errOr(err, "negative"))
+			ok = false
+		}
+		m.PhaseSeconds = s
+	}
+	if ri.MaxPhases != nil {
+		n, isInt := ri.MaxPhases.(int64)
+		if !isInt || n < 1 || n > 1_000_000 {
+			p.errAt(key("max_phases"), "%v is not a number of compute phases from 1 to 1,000,000", ri.MaxPhases)
+			ok = false
+		}
+		m.MaxPhases = int(n)
+	}
+	if !ok {
+		return nil
+	}
+	return m
+}
+
+func errOr(err error, msg string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return msg
+}
+
+// ioSpec is an I/O model in a run's spec, its keys in order.
+type ioSpec struct {
+	Checkpoint    float64 `json:"checkpoint"`
+	Drain         bool    `json:"drain"`
+	FSBandwidth   float64 `json:"fs_bandwidth"`
+	MaxPhases     int     `json:"max_phases"`
+	NodeBandwidth float64 `json:"node_bandwidth"`
+	PhaseSeconds  int64   `json:"phase_seconds"`
+	Resource      string  `json:"resource"`
+	SplitDuplex   bool    `json:"split_duplex"`
+	StageIn       float64 `json:"stage_in"`
+	StageOut      float64 `json:"stage_out"`
+	UnitBandwidth float64 `json:"unit_bandwidth"`
+}
+
+// IOSpec returns the spec of I/O model m of a platform whose resources
+// are names (nil without a model), as a run's spec and its jobs file
+// record it.
+func IOSpec(m *sdk.IO, names []string) any {
+	if m == nil {
+		return nil
+	}
+	return specIO(m, names)
+}
+
+func specIO(m *sdk.IO, names []string) *ioSpec {
+	if m == nil {
+		return nil
+	}
+	return &ioSpec{Checkpoint: m.Checkpoint, Drain: m.Drain, FSBandwidth: m.FSBandwidth, MaxPhases: m.MaxPhases,
+		NodeBandwidth: m.NodeBandwidth, PhaseSeconds: m.PhaseSeconds, Resource: names[m.Resource], SplitDuplex: m.SplitDuplex,
+		StageIn: m.StageIn, StageOut: m.StageOut, UnitBandwidth: m.UnitBandwidth}
+}
