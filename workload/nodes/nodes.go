@@ -195,6 +195,9 @@ const (
 // held on nodes set from the tasks; and the counts of each rule: a job
 // dropped is counted by the rule that dropped it, the other counts are of
 // jobs kept. With Oversize = error, the first job that cannot fit fails.
+// With s.Log, the jobs' requests are w.Requests (index-aligned with jobs),
+// one task a node (see LogSettings and docs/semantics.md), every count of
+// LogCountNames is reported, and errors name the job's line in the log.
 func Apply(p *sdk.Platform, w *workload.Workload, jobs []sim.Input, s Settings) ([]sim.Input, map[string]int64, error) {
 	if !p.HasNodes() {
 		return nil, nil, fmt.Errorf("platform %q has no nodes", p.Name)
