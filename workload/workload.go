@@ -61,6 +61,11 @@ type Workload struct {
 	// log, package workload/sacct) says each job asks of nodes, which a
 	// mapping onto nodes reads instead of the processors; nil for SWF.
 	Requests []NodeRequest
+	// Format is "" for SWF, else the format of the log read ("sacct"), and
+	// ReadCounts what reading it did, by name (lines, jobs, steps folded,
+	// ...); nil for SWF.
+	Format     string
+	ReadCounts map[string]int64
 	// Report counts what each cleaning rule did.
 	Report Report
 	// Feedback says which jobs depend on others (sim.Input.After) and why

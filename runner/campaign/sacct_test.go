@@ -243,8 +243,9 @@ func TestSacctCampaign(t *testing.T) {
 			}
 		}
 		if !strings.Contains(meta["nodes.mapping"], `"partitions":"cpu=batch,gpu=gpu"`) || !strings.Contains(meta["nodes.mapping"], `"tres":"`) ||
-			!strings.Contains(meta["nodes.counts"], `"tres-fallback":`) {
-			t.Errorf("%s: node metadata %q, %q", name, meta["nodes.mapping"], meta["nodes.counts"])
+			!strings.Contains(meta["nodes.counts"], `"tres-fallback":`) || meta["workload.format"] != "sacct" ||
+			!strings.Contains(meta["workload.read.counts"], `"jobs":30,`) {
+			t.Errorf("%s: metadata %q, %q, %q, %q", name, meta["nodes.mapping"], meta["nodes.counts"], meta["workload.format"], meta["workload.read.counts"])
 		}
 	}
 	// The campaigns of SWF traces keep their columns.

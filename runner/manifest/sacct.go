@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedlab/schedlab/workload/nodes"
 	"github.com/schedlab/schedlab/workload/pwa"
+	"github.com/schedlab/schedlab/workload/sacct"
 )
 
 // The formats of a workload's trace (the key format).
@@ -14,7 +15,7 @@ const (
 	FormatSWF = "swf"
 	// FormatSacct is a Slurm accounting log (`sacct -P`), read by
 	// workload/sacct.
-	FormatSacct = "sacct"
+	FormatSacct = sacct.Format
 )
 
 // logKeys are a sacct log's keys besides format and partitions, with the

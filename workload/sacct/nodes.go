@@ -9,6 +9,9 @@ import (
 	"github.com/schedlab/schedlab/workload"
 )
 
+// Format is the name of the format of a sacct log (workload.Workload.Format).
+const Format = "sacct"
+
 // TRES keys a mapping onto nodes reads (see Resources).
 const (
 	TRESCPU  = "cpu"
@@ -140,6 +143,7 @@ func LoadWorkload(path string, procs int64, c workload.Clean, f workload.Feedbac
 	if w.SHA256, err = workload.SHA256(path); err != nil {
 		return nil, err
 	}
+	w.Format, w.ReadCounts = Format, rep.Counts()
 	w.Requests = make([]workload.NodeRequest, len(w.Jobs))
 	for i, in := range w.Jobs {
 		j := &jobs[in.Job.ID-1] // ToSWF numbers the jobs from 1 in order

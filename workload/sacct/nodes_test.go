@@ -2,6 +2,7 @@ package sacct_test
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,11 @@ func TestLoadWorkload(t *testing.T) {
 	sum, err := workload.SHA256(path)
 	if err != nil || w.SHA256 != sum {
 		t.Errorf("SHA256 %s, want the log's %s (%v)", w.SHA256, sum, err)
+	}
+	read := map[string]int64{"lines": 6, "blank-lines": 0, "records": 5, "jobs": 3, "steps-folded": 1, "het-components-folded": 1,
+		"duplicate-ids": 0, "orphan-steps": 0, "repaired-records": 1, "skipped-records": 0}
+	if w.Format != sacct.Format || !maps.Equal(w.ReadCounts, read) {
+		t.Errorf("format %q, read counts %v; want %q, %v", w.Format, w.ReadCounts, sacct.Format, read)
 	}
 	none := workload.Resources{CPUs: -1, Nodes: -1, Memory: -1, GPUs: -1}
 	want := map[int64]workload.NodeRequest{
