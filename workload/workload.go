@@ -57,6 +57,15 @@ type Workload struct {
 	// mapping onto nodes reads (workload/nodes); the engine schedules the
 	// processors of Jobs only.
 	Memory []Memory
+	// Requests is, by job index, what a log of nodes (a Slurm accounting
+	// log, package workload/sacct) says each job asks of nodes, which a
+	// mapping onto nodes reads instead of the processors; nil for SWF.
+	Requests []NodeRequest
+	// Format is "" for SWF, else the format of the log read ("sacct"), and
+	// ReadCounts what reading it did, by name (lines, jobs, steps folded,
+	// ...); nil for SWF.
+	Format     string
+	ReadCounts map[string]int64
 	// Report counts what each cleaning rule did.
 	Report Report
 	// Feedback says which jobs depend on others (sim.Input.After) and why
@@ -69,6 +78,31 @@ type Workload struct {
 // nothing (or 0, which SWF does not distinguish from unknown).
 type Memory struct {
 	Requested, Used float64
+}
+
+// NodeRequest is what a log of nodes says of one job's request: its
+// requested and allocated trackable resources, node count, partition
+// and constraints.
+type NodeRequest struct {
+	// Requested and Allocated are the job's ReqTRES and AllocTRES.
+	Requested, Allocated Resources
+	// Nodes is the log's node count (sacct's NNodes), or -1.
+	Nodes int64
+	// Partition is the log's partition name; "" when it has none.
+	Partition string
+	// Constraints is the log's constraint expression ("a&b"); "" for none.
+	Constraints string
+	// Line is the job's line in the log, for errors.
+	Line int
+}
+
+// Resources are the amounts of one TRES string that a mapping onto nodes
+// reads, each -1 when the string does not give it: cores, nodes, memory in
+// bytes and GPUs, all the job's totals. Known is false when the log has no
+// such string (or one without a cpu count).
+type Resources struct {
+	Known                     bool
+	CPUs, Nodes, Memory, GPUs int64
 }
 
 // ErrNoJobs is wrapped by the error of LoadSWF and FromRecords when no job

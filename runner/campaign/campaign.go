@@ -36,6 +36,7 @@ import (
 	"github.com/schedlab/schedlab/workload/nodes"
 	"github.com/schedlab/schedlab/workload/outages"
 	"github.com/schedlab/schedlab/workload/pwa"
+	"github.com/schedlab/schedlab/workload/sacct"
 	"github.com/schedlab/schedlab/workload/swf"
 )
 
@@ -770,7 +771,11 @@ func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, archive 
 				return
 			}
 		}
-		e.wl, e.cause = workload.LoadSWFWith(path, e.procs, w.Clean, w.Feedback)
+		if w.Format == manifest.FormatSacct {
+			e.wl, e.cause = sacct.LoadWorkload(path, e.procs, w.Clean, w.Feedback, sacct.Options{})
+		} else {
+			e.wl, e.cause = workload.LoadSWFWith(path, e.procs, w.Clean, w.Feedback)
+		}
 		if e.cause == nil {
 			if e.cause = w.VerifySHA256(e.wl.SHA256); e.cause != nil {
 				e.errKey = "sha256"

@@ -15,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/workload/nodes"
 	"github.com/schedlab/schedlab/workload/pwa"
 )
 
@@ -173,7 +174,10 @@ func checkNodeMappings(m *manifest.Manifest, tasks []task) manifest.Errors {
 		seen[t.prep] = true
 		if _, err := t.prep.prepare(m, t, t.wl.wl); err != nil {
 			key := []string{"platforms", t.run.Platform}
-			if strings.Contains(err.Error(), "oversize=error") {
+			switch {
+			case strings.Contains(err.Error(), nodes.SettingUnknownPartition+"="+nodes.PartitionFail):
+				key = []string{"workloads", t.run.Workload, "unknown_partition"}
+			case strings.Contains(err.Error(), "oversize=error"):
 				key = append(key, "oversize")
 			}
 			errs = append(errs, m.ErrorAt(key, "%v", err))

@@ -266,6 +266,10 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		}
 		meta["workload.feedback.counts"] = js(wl.Feedback.Counts)
 	}
+	if wl.Format != "" {
+		// A log other than SWF: its format and what reading it did.
+		meta["workload.format"], meta["workload.read.counts"] = wl.Format, js(wl.ReadCounts)
+	}
 	if t.wl.parts != nil {
 		meta["workload.streams"] = js(t.wl.streamReports)
 	}

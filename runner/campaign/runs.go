@@ -401,8 +401,17 @@ func nodeColumns(m *manifest.Manifest) []runsColumn {
 	if !some {
 		return nil
 	}
+	names := nodes.CountNames()
+	for _, w := range m.Workloads {
+		if w.Log != nil {
+			// A sacct log's counts, only then, so that the columns of
+			// the campaigns of SWF traces are what they were.
+			names = append(names, nodes.LogCountNames()...)
+			break
+		}
+	}
 	var cols []runsColumn
-	for _, c := range nodes.CountNames() {
+	for _, c := range names {
 		cols = append(cols, runsColumn{results.Column{Name: "nodes_" + strings.ReplaceAll(c, "-", "_"), Kind: results.Int64}, func(r *RunResult) any {
 			if r.NodeCounts == nil {
 				return nil

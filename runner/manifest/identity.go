@@ -107,6 +107,9 @@ type specWorkload struct {
 	// Feedback, its settings (workload.Feedback.Settings), is left out
 	// for a replay (feedback none), whose spec is what it was before.
 	Feedback map[string]string `json:"feedback,omitempty"`
+	// Format and Log, a sacct log's settings, are left out for SWF.
+	Format string            `json:"format,omitempty"`
+	Log    map[string]string `json:"log,omitempty"`
 }
 
 // specStream is a stream with the spec of the workload it holds.
@@ -137,6 +140,12 @@ func workloadSpec(m *Manifest, name string) specWorkload {
 	}
 	if len(w.Partitions) > 0 {
 		s.Partitions = nodes.PartitionTable(w.Partitions)
+	}
+	if w.Log != nil {
+		s.Format, s.Log = w.Format, logSpec(w.Log)
+		if len(w.Log.Partitions) > 0 {
+			s.Partitions = nodes.NameTable(w.Log.Partitions)
+		}
 	}
 	for _, st := range w.Streams {
 		s.Streams = append(s.Streams, specStream{Budget: st.Budget, BudgetPeriod: st.BudgetPeriod, From: st.From, Home: st.Home, Name: st.Name, Payment: st.Payment,

@@ -29,6 +29,7 @@ import (
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/nodes"
 	"github.com/schedlab/schedlab/workload/outages"
 	"github.com/schedlab/schedlab/workload/pwa"
 )
@@ -205,6 +206,12 @@ type Workload struct {
 	// Partitions maps the trace's partition numbers (SWF field 16) to the
 	// partitions of the platforms of nodes it runs on; nil for none.
 	Partitions map[int32]string
+	// Format is the trace's format: "" for SWF, FormatSacct for a Slurm
+	// accounting log.
+	Format string
+	// Log holds a sacct log's settings of the mapping onto nodes, defaults
+	// filled in, with its partitions table by name; nil for SWF.
+	Log *nodes.LogSettings
 	// SeedName, when set, is the name the workload's seeds derive from in
 	// place of its own: workloads that share it draw the same jobs and
 	// transform draws, so that they differ only by what else differs (a
@@ -417,8 +424,15 @@ type rawWorkload struct {
 	// TransformParams are the transform's parameters.
 	TransformParams map[string]any       `toml:"transform_params"`
 	Streams         map[string]rawStream `toml:"streams"`
-	// Partitions maps trace partition numbers to platform partitions.
+	// Partitions maps trace partition numbers (names, for a sacct log) to
+	// platform partitions.
 	Partitions map[string]string `toml:"partitions"`
+	// Format, TRES, Constraints and UnknownPartition: a sacct log
+	// (sacct.go).
+	Format           string `toml:"format"`
+	TRES             string `toml:"tres"`
+	Constraints      string `toml:"constraints"`
+	UnknownPartition string `toml:"unknown_partition"`
 }
 
 type rawPolicy struct {
@@ -932,7 +946,8 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 	key := func(k ...string) []string { return append([]string{"workloads", name}, k...) }
 	w := Workload{Name: name, Procs: rw.Procs}
 	if p.md.IsDefined(key("streams")...) {
-		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params", "feedback", "session_threshold", "unknown_wait"} {
+		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params", "feedback", "session_threshold", "unknown_wait",
+			"format", "tres", "constraints", "unknown_partition"} {
 			if p.md.IsDefined(key(k)...) {
 				p.errAt(key(k), "a workload of streams has no %s of its own: its streams' workloads have theirs", k)
 			}
@@ -1041,7 +1056,11 @@ func (p *parser) finishWorkload(w Workload, key func(k ...string) []string, rw r
 	}
 	w.Clean = p.clean(key("clean"), rw.Clean)
 	w.Feedback = p.feedback(key, rw)
-	w.Partitions = p.workloadPartitions(w.Name, rw.Partitions)
+	if p.logFormat(&w, key, rw, hasTrace) {
+		w.Log.Partitions = p.logPartitions(w.Name, rw.Partitions)
+	} else {
+		w.Partitions = p.workloadPartitions(w.Name, rw.Partitions)
+	}
 	p.transform(&w, key(), rw)
 	if p.md.IsDefined(key("seed_name")...) {
 		if validName(rw.SeedName) {

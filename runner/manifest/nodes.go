@@ -268,9 +268,13 @@ func (p *parser) checkNodes(m *Manifest, runs []Run) {
 			p.errAt([]string{"workloads", r.Workload, "transform"}, "burst buffers are not placed on nodes yet: platform %s is made of nodes", r.Platform)
 		}
 		s := pl.Nodes.Mapping
-		s.Partitions = w.Partitions
+		s.Partitions, s.Log = w.Partitions, w.Log
 		if _, err := s.Resolved(pl.SDK()); err != nil {
-			p.errAt([]string{"workloads", r.Workload, "partitions"}, "on platform %s: %v", r.Platform, err)
+			key := []string{"workloads", r.Workload, "partitions"}
+			if w.Log != nil && strings.Contains(err.Error(), nodes.SettingMemory+" = ") {
+				key = []string{"platforms", r.Platform, "memory"}
+			}
+			p.errAt(key, "on platform %s: %v", r.Platform, err)
 		}
 	}
 }
@@ -284,7 +288,8 @@ func (r Run) NodeMapping(m *Manifest) *nodes.Settings {
 		return nil
 	}
 	s := pl.Nodes.Mapping
-	s.Partitions = m.Workloads[r.Workload].Partitions
+	w := m.Workloads[r.Workload]
+	s.Partitions, s.Log = w.Partitions, w.Log
 	return &s
 }
 

@@ -75,6 +75,10 @@ type Settings struct {
 	// platform's partitions by name; a job of a number not in it goes to
 	// the default partition.
 	Partitions map[int32]string
+	// Log holds the settings of a log of nodes (a sacct log, whose
+	// workload has Requests); nil for SWF, whose settings and counts are
+	// then what they were before logs of nodes.
+	Log *LogSettings
 }
 
 var choices = map[string][]string{
@@ -118,6 +122,13 @@ func (s Settings) Resolved(p *sdk.Platform) (Settings, error) {
 	if s.Memory != MemoryNone && p.Resource(sdk.Memory) < 0 {
 		return s, fmt.Errorf("%w: %s = %q on platform %q, whose nodes have no memory", ErrSetting, SettingMemory, s.Memory, p.Name)
 	}
+	if s.Log != nil {
+		l, err := s.Log.resolved(p, s.Memory)
+		if err != nil {
+			return s, err
+		}
+		s.Log = &l
+	}
 	if len(p.Clusters) == 1 {
 		for num, name := range s.Partitions {
 			if !slices.ContainsFunc(p.Clusters[0].Partitions, func(pt sdk.Partition) bool { return pt.Name == name }) {
@@ -134,6 +145,9 @@ func (s Settings) Map() map[string]string {
 	m := map[string]string{SettingAllocation: s.Allocation, SettingMemory: s.Memory, SettingNodeSize: s.NodeSize, SettingOversize: s.Oversize}
 	if len(s.Partitions) > 0 {
 		m["partitions"] = PartitionTable(s.Partitions)
+	}
+	if s.Log != nil {
+		s.Log.addTo(m)
 	}
 	return m
 }
@@ -155,7 +169,7 @@ func PartitionTable(t map[int32]string) string {
 const (
 	CountExclusive        = "exclusive"
 	CountShared           = "shared"
-	CountRoundedUp        = "exclusive-rounded-up" // held more cores than processors
+	CountRoundedUp        = "exclusive-rounded-up" // held more cores than asked for
 	CountMemoryRequested  = "memory-requested"     // task memory from field 10
 	CountMemoryUsed       = "memory-used"          // from field 7
 	CountMemoryUnknown    = "memory-unknown"       // no memory in the trace: none given
@@ -181,12 +195,23 @@ const (
 // held on nodes set from the tasks; and the counts of each rule: a job
 // dropped is counted by the rule that dropped it, the other counts are of
 // jobs kept. With Oversize = error, the first job that cannot fit fails.
+// With s.Log, the jobs' requests are w.Requests (index-aligned with jobs),
+// one task a node (see LogSettings and docs/semantics.md), every count of
+// LogCountNames is reported, and errors name the job's line in the log.
 func Apply(p *sdk.Platform, w *workload.Workload, jobs []sim.Input, s Settings) ([]sim.Input, map[string]int64, error) {
 	if !p.HasNodes() {
 		return nil, nil, fmt.Errorf("platform %q has no nodes", p.Name)
 	}
 	m := newMapper(p)
 	counts := map[string]int64{}
+	if s.Log != nil {
+		if len(w.Requests) != len(jobs) {
+			return nil, nil, fmt.Errorf("%s: %d jobs and %d requests of a log of nodes (%s settings need one)", w.Path, len(jobs), len(w.Requests), SettingTRES)
+		}
+		for _, k := range LogCountNames() {
+			counts[k] = 0
+		}
+	}
 	out := make([]sim.Input, 0, len(jobs))
 	tasks := make([]sdk.Tasks, len(jobs))
 	flags := map[string]int64{}
@@ -195,18 +220,35 @@ func Apply(p *sdk.Platform, w *workload.Workload, jobs []sim.Input, s Settings) 
 		j := &in.Job
 		clear(flags)
 		t := sdk.Tasks{Count: int32(min(j.Request[0], math.MaxInt32)), Cores: 1}
-		if name, ok := s.Partitions[j.Partition]; ok {
-			t.Partition = m.parts[name]
-			flags[CountPartitionMapped]++
-		} else if len(s.Partitions) > 0 {
-			flags[CountPartitionDefault]++
+		perNode := false
+		if s.Log != nil {
+			var keep bool
+			var err error
+			if perNode, keep, err = m.logTasks(j, &w.Requests[i], &t, s, counts, flags); err != nil {
+				return nil, nil, fmt.Errorf("%s line %d: job id %d: %w", w.Path, w.Requests[i].Line, j.ID, err)
+			}
+			if !keep {
+				continue
+			}
+		} else {
+			if name, ok := s.Partitions[j.Partition]; ok {
+				t.Partition = m.parts[name]
+				flags[CountPartitionMapped]++
+			} else if len(s.Partitions) > 0 {
+				flags[CountPartitionDefault]++
+			}
+			t.Memory = taskMemory(w, i, s.Memory, flags)
 		}
-		t.Memory = taskMemory(w, i, s.Memory, flags)
 		if s.Allocation == Exclusive {
 			t.Exclusive = true
-			t.Nodes = m.nodesFor(&t, s.NodeSize)
+			if !perNode {
+				t.Nodes = m.nodesFor(&t, s.NodeSize)
+			}
 		}
-		ok, err := m.fit(j, &t, s, counts, flags)
+		ok, err := m.fit(j, &t, s, perNode, counts, flags)
+		if err != nil && s.Log != nil {
+			return nil, nil, fmt.Errorf("%s line %d: job id %d: %w", w.Path, w.Requests[i].Line, j.ID, err)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: job id %d: %w", w.Path, j.ID, err)
 		}
@@ -215,7 +257,7 @@ func Apply(p *sdk.Platform, w *workload.Workload, jobs []sim.Input, s Settings) 
 		}
 		if t.Exclusive {
 			flags[CountExclusive]++
-			if d := m.l.Demand(&t); d.Cores > int64(t.Count) {
+			if d := m.l.Demand(&t); d.Cores > int64(t.Count)*int64(t.Cores) {
 				flags[CountRoundedUp]++
 			}
 		} else {
@@ -273,12 +315,29 @@ type mapper struct {
 	nodes  []int32
 	// checked remembers Layout.Check by tasks: jobs have few shapes.
 	checked map[sdk.Tasks]error
+	// features are the cluster's features, the bits of Tasks.Features,
+	// and maxNodes each partition's node limit (0 for none).
+	features []string
+	maxNodes []int32
 }
 
 func newMapper(p *sdk.Platform) *mapper {
 	m := &mapper{l: sdk.NewLayout(p, 0), parts: map[string]int32{}, checked: map[sdk.Tasks]error{}}
 	for k, pt := range p.Clusters[0].Partitions {
 		m.parts[pt.Name] = int32(k + 1)
+	}
+	m.features = p.Clusters[0].FeatureNames()
+	def := max(0, slices.IndexFunc(p.Clusters[0].Partitions, func(pt sdk.Partition) bool { return pt.Default }))
+	for k := range m.l.Partitions() {
+		var lim int
+		switch {
+		case len(p.Clusters[0].Partitions) == 0:
+		case k == 0:
+			lim = p.Clusters[0].Partitions[def].MaxNodes
+		default:
+			lim = p.Clusters[0].Partitions[k-1].MaxNodes
+		}
+		m.maxNodes = append(m.maxNodes, int32(min(lim, math.MaxInt32)))
 	}
 	for part := range int32(m.l.Partitions()) {
 		seen := map[int]bool{}
@@ -331,7 +390,9 @@ func (m *mapper) nodesFor(t *sdk.Tasks, size string) int32 {
 // fit applies the oversize rule to job j of tasks t: it reports whether
 // the job is kept (t changed when clamped), counting a drop in counts and
 // a clamp in flags, and fails under Fail.
-func (m *mapper) fit(j *sdk.Job, t *sdk.Tasks, s Settings, counts, flags map[string]int64) (bool, error) {
+// A job of a log of nodes whose tasks are one a node (perNode) is
+// clamped by clampPerNode.
+func (m *mapper) fit(j *sdk.Job, t *sdk.Tasks, s Settings, perNode bool, counts, flags map[string]int64) (bool, error) {
 	if err := m.l.CheckWalltime(t, j.Walltime); err != nil {
 		switch s.Oversize {
 		case Fail:
@@ -354,7 +415,11 @@ func (m *mapper) fit(j *sdk.Job, t *sdk.Tasks, s Settings, counts, flags map[str
 		counts[CountOversizeDropped]++
 		return false, nil
 	}
-	m.clamp(t, s.NodeSize)
+	if perNode {
+		m.clampPerNode(t)
+	} else {
+		m.clamp(t, s.NodeSize)
+	}
 	if m.check(t) != nil {
 		counts[CountOversizeDropped]++
 		return false, nil

@@ -88,4 +88,13 @@
 // Names, state and ReqMem stay the first component's. A second allocation
 // record with the same ID and no new component (sacct -D) is a job of its
 // own, counted in Report.DuplicateIDs.
+//
+// # Workloads
+//
+// LoadWorkload makes a workload of a log for the simulator: its jobs
+// cleaned as SWF records (ToSWF) and, by job index, what each asks of
+// nodes (workload.NodeRequest: ReqTRES and AllocTRES read by Resources,
+// NNodes, Partition, Constraints), which package workload/nodes maps onto
+// a platform of nodes by named settings (docs/semantics.md). It checks the
+// node items of every TRES strictly (CheckNodeTRES).
 package sacct

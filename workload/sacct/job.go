@@ -38,6 +38,9 @@ type Job struct {
 	Cluster, User, Group, Account, Partition, QOS, JobName string
 	// NodeList is the allocated nodes, in Slurm's compressed form.
 	NodeList string
+	// Constraints is the job's constraint expression (--constraint,
+	// "intel&ib"), as the log gives it; "" when none or absent.
+	Constraints string
 	// UID and GID are the numeric user and group ids, or Missing.
 	UID, GID int64
 

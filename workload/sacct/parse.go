@@ -355,6 +355,9 @@ func ParseTRES(s string) (TRES, error) {
 		if !ok {
 			d, kind, ok := parseDuration(v)
 			if !ok || kind != DurationValue {
+				if num := strings.TrimRight(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"); num != v && isDecimal(num) {
+					return nil, fmt.Errorf("%w: TRES %s=%q: unknown unit %q (K, M, G, T, P, E)", ErrValue, k, v, v[len(num):])
+				}
 				return nil, fmt.Errorf("%w: TRES %s=%q is not a number", ErrValue, k, v)
 			}
 			x = d

@@ -56,6 +56,16 @@ func (r Report) RepairsByField() map[string]int {
 	return m
 }
 
+// Counts returns the report's counts by name: lines, blank-lines,
+// records, jobs, steps-folded, het-components-folded, duplicate-ids,
+// orphan-steps, repaired-records and skipped-records.
+func (r Report) Counts() map[string]int64 {
+	return map[string]int64{"lines": int64(r.Lines), "blank-lines": int64(r.Blank), "records": int64(r.Records),
+		"jobs": int64(r.Jobs), "steps-folded": int64(r.Steps), "het-components-folded": int64(r.HetComponents),
+		"duplicate-ids": int64(r.DuplicateIDs), "orphan-steps": int64(r.Orphans), "repaired-records": int64(len(r.Repairs)),
+		"skipped-records": int64(len(r.Skipped))}
+}
+
 // String summarises the report on one line.
 func (r Report) String() string {
 	var b strings.Builder

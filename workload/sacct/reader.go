@@ -458,7 +458,7 @@ type columns struct {
 	allocCPUS, nCPUS, reqCPUS, allocNodes, nNodes       int
 	reqNodes, reqMem, maxRSS, maxVMSize                 int
 	totalCPU, userCPU, systemCPU, cpuTime, cpuTimeRaw   int
-	allocTRES, reqTRES                                  int
+	allocTRES, reqTRES, constraints                     int
 }
 
 func newColumns(h *Header) columns {
@@ -476,7 +476,7 @@ func newColumns(h *Header) columns {
 		reqMem: h.Index("ReqMem"), maxRSS: h.Index("MaxRSS"), maxVMSize: h.Index("MaxVMSize"),
 		totalCPU: h.Index("TotalCPU"), userCPU: h.Index("UserCPU"), systemCPU: h.Index("SystemCPU"),
 		cpuTime: h.Index("CPUTime"), cpuTimeRaw: h.Index("CPUTimeRAW"),
-		allocTRES: h.Index("AllocTRES"), reqTRES: h.Index("ReqTRES"),
+		allocTRES: h.Index("AllocTRES"), reqTRES: h.Index("ReqTRES"), constraints: h.Index("Constraints"),
 	}
 }
 
@@ -516,7 +516,7 @@ func (r *Reader) convert(f []string) (Row, error) {
 
 	j.Cluster, j.User, j.Group = get(c.cluster), get(c.user), get(c.group)
 	j.Account, j.Partition, j.QOS = get(c.account), get(c.partition), get(c.qos)
-	j.JobName, j.NodeList = get(c.name), get(c.nodeList)
+	j.JobName, j.NodeList, j.Constraints = get(c.name), get(c.nodeList), get(c.constraints)
 	if c.state >= 0 {
 		j.State, j.CancelledBy = NormalizeState(f[c.state]), cancelledBy(f[c.state])
 	}
