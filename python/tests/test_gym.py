@@ -276,10 +276,11 @@ def test_bad_node_settings(schedlab_cmd: str) -> None:
         SchedulingEnv(nodes=SHARED, procs=100, schedlab=schedlab_cmd)
     with pytest.raises(ValueError, match="mask 'some'"):
         SchedulingEnv(mask="some", schedlab=schedlab_cmd)
-    for nodes, key in [
+    bad: list[tuple[dict[str, Any], str]] = [
         ({"nodes": 4, "cores_per_node": 4, "placement": "worst"}, "nodes.placement"),
         ({"nodes": 4}, "nodes.cores_per_node"),
-    ]:
+    ]
+    for nodes, key in bad:
         env = SchedulingEnv(nodes=nodes, schedlab=schedlab_cmd)
         try:
             with pytest.raises(ValueError, match=key):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from heapq import merge
 from typing import Any, SupportsFloat
 
@@ -71,9 +72,11 @@ types: `schedlab sim`'s node flags, with underscores (--cores-per-node is
 cores_per_node); docs/semantics.md gives their values and defaults."""
 
 
-def check_nodes(nodes: dict[str, Any]) -> dict[str, Any]:
+def check_nodes(nodes: Mapping[str, Any]) -> dict[str, Any]:
     """Checks the names and types of a platform of nodes' settings
     (NODE_KEYS), and returns a copy; their values are schedlab's to check."""
+    if not isinstance(nodes, Mapping):
+        raise ValueError(f"nodes must be a mapping of settings by name (NODE_KEYS), not {type(nodes).__name__}")
     out: dict[str, Any] = {}
     for k, v in nodes.items():
         want = NODE_KEYS.get(k)
@@ -149,7 +152,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         procs: int = 0,
         clean: dict[str, str] | None = None,
         schedlab: str | None = None,
-        nodes: dict[str, Any] | None = None,
+        nodes: Mapping[str, Any] | None = None,
         mask: str = "any",
     ) -> None:
         """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
@@ -183,7 +186,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.jobs_range = jobs
         self.procs = procs
         self.clean = dict(clean or {})
-        self.nodes = None if nodes is None else check_nodes(dict(nodes))
+        self.nodes = None if nodes is None else check_nodes(nodes)
         self.mask = mask
         self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
