@@ -5,7 +5,7 @@ time, the earliest expected end at which it fits, every release at that
 time counted; later jobs are backfilled when they fit now and either end by
 the shadow time or need no more than the extra capacity (what is free then
 beyond the head's request), which they consume. It gives the records of
-the Go easy on a pool (python/tests/test_equivalence.py)."""
+the Go easy on a pool (runner/python_test.go, TestPythonEqualsGo)."""
 
 from __future__ import annotations
 
