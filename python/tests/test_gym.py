@@ -198,16 +198,24 @@ NODE_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(NODE_CASES))
-@pytest.mark.parametrize(("backfill", "policy"), [(False, "fcfs"), (True, "easy")])
-def test_first_job_always_on_nodes(schedlab_cmd: str, tmp_path: Any, case: str, backfill: bool, policy: str) -> None:
+@pytest.mark.parametrize(
+    ("backfill", "reservation", "policy"),
+    [(False, "count", "fcfs"), (True, "count", "easy"), (True, "batsched", "easy")],
+)
+def test_first_job_always_on_nodes(
+    schedlab_cmd: str, tmp_path: Any, case: str, backfill: bool, reservation: str, policy: str
+) -> None:
     """On nodes, picking the first waiting job every time is the Go FCFS
-    and, with backfilling, the Go EASY, start for start: the fit test and
-    the backfilling place jobs as the engine does. The traces with memory
-    make fitting the free totals differ from fitting a node."""
+    and, with backfilling, the Go EASY under each reading of its
+    reservation, start for start: the fit test and the backfilling place
+    jobs as the engine does. The traces with memory make fitting the free
+    totals differ from fitting a node."""
     trace, nodes = NODE_CASES[case]
     if trace == "memory":
         trace = memory_trace(tmp_path / "memory.swf", 7)
-    env = SchedulingEnv(trace=trace, window=200, nodes=nodes, backfill=backfill, schedlab=schedlab_cmd)
+    env = SchedulingEnv(
+        trace=trace, window=200, nodes=nodes, backfill=backfill, reservation=reservation, schedlab=schedlab_cmd
+    )
     try:
         for seed in (1, 2):
             env.reset(seed=seed)
@@ -215,7 +223,7 @@ def test_first_job_always_on_nodes(schedlab_cmd: str, tmp_path: Any, case: str, 
             info: dict[str, Any] = {}
             while not term:
                 _, reward, term, _, info = env.step(0)
-            base = env.baseline(policy)
+            base = env.baseline(policy, {"reservation": reservation} if backfill else None)
             assert info["starts"] == base["starts"], f"seed {seed}: window from job {info['first_job']}"
             assert reward == pytest.approx(-base["summary"]["mean_bsld"])
     finally:
@@ -276,6 +284,10 @@ def test_bad_node_settings(schedlab_cmd: str) -> None:
         SchedulingEnv(nodes=SHARED, procs=100, schedlab=schedlab_cmd)
     with pytest.raises(ValueError, match="mask 'some'"):
         SchedulingEnv(mask="some", schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="reservation 'both'"):
+        SchedulingEnv(nodes=SHARED, reservation="both", schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="a pool has none"):
+        SchedulingEnv(reservation="batsched", schedlab=schedlab_cmd)
     bad: list[tuple[dict[str, Any], str]] = [
         ({"nodes": 4, "cores_per_node": 4, "placement": "worst"}, "nodes.placement"),
         ({"nodes": 4}, "nodes.cores_per_node"),

@@ -49,6 +49,15 @@ hours, or the utilisation, of the episode's jobs."""
 FEATURES = 6
 """The columns of an observation's rows."""
 
+RESERVATIONS = ("count", "batsched")
+"""The readings of backfilling's reservation on nodes, the Go easy's
+reservation parameter: count (what the nodes of the picked job's partition
+have free at its shadow time beyond what it holds is the extra capacity,
+which jobs running past the shadow time consume; the classic rule) or
+batsched (the picked job is placed at its shadow time, and a job running
+past it may start only on what that placement leaves, as Batsim's
+batsched easy_bf)."""
+
 MASKS = ("any", "fits")
 """What action_masks allows: any waiting job (one that does not fit now is
 started as soon as it does), or only those that fit now; waiting, in both,
@@ -154,6 +163,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         schedlab: str | None = None,
         nodes: Mapping[str, Any] | None = None,
         mask: str = "any",
+        reservation: str = "count",
     ) -> None:
         """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
         window: jobs per episode; queue: the waiting jobs an observation
@@ -168,11 +178,17 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         sim`'s node flags (NODE_KEYS: {"nodes": 25, "cores_per_node": 4,
         "allocation": "shared"}, {"machine": "SDSC-BLUE"}), the trace's
         jobs mapped onto it as sim maps them (windows are then of the jobs
-        the mapping keeps); mask: what action_masks allows, one of MASKS."""
+        the mapping keeps); mask: what action_masks allows, one of MASKS;
+        reservation: on nodes, backfilling's reading of the picked job's
+        reservation, one of RESERVATIONS."""
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
         if mask not in MASKS:
             raise ValueError(f"mask {mask!r} is not one of {', '.join(MASKS)}")
+        if reservation not in RESERVATIONS:
+            raise ValueError(f"reservation {reservation!r} is not one of {', '.join(RESERVATIONS)}")
+        if reservation == "batsched" and nodes is None:
+            raise ValueError("reservation 'batsched' holds nodes; a pool has none (give nodes, or use 'count')")
         if window < 1 or queue < 1:
             raise ValueError("window and queue must be at least 1")
         if nodes is not None and procs:
@@ -188,6 +204,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.clean = dict(clean or {})
         self.nodes = None if nodes is None else check_nodes(nodes)
         self.mask = mask
+        self.reservation = reservation
         self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
         self._service = Service(schedlab)
@@ -400,9 +417,10 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             held[self._gpu] = g
         return held
 
-    def _take(self, job: Job, alloc: Alloc | None = None) -> None:
+    def _take(self, job: Job, alloc: Alloc | None = None, named: bool = False) -> None:
         """Starts job, which fits: on nodes where the placement rule (or
-        alloc, which is the rule's) places it, as the engine will."""
+        alloc, which is the rule's) places it, as the engine will; on
+        alloc, named in the decision, when named."""
         if self._layout is not None:
             assert job.tasks is not None
             if alloc is None:
@@ -415,7 +433,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._free[k] -= x
         self._waiting.remove(job)
         self._started.append(_Start(self._now + job.walltime, job, alloc, held))
-        self._decisions.append(start(job))
+        self._decisions.append(start(job, alloc=alloc) if named else start(job))
 
     def _backfill(self, head: Job) -> None:
         """Starts the waiting jobs that fit now and do not delay head, as
@@ -475,6 +493,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 shadow = end
         if shadow < 0:
             return
+        if self.reservation == "batsched":
+            self._backfill_batsched(head, shadow, watch)
+            return
         part = head.tasks.partition
         free = watch.free_in(part)
         if layout.holds_request(head.tasks):
@@ -512,6 +533,29 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 continue
             extra = [extra[i] - inside[i] for i in range(3)]
             self._take(job, alloc)
+
+    def _backfill_batsched(self, head: Job, shadow: int, future: FreeNodes) -> None:
+        """Backfilling under the batsched reading: head is placed on the
+        nodes as they will be at its shadow time (future), and a job that
+        does not end by then may start only where it leaves room both now
+        and then, taking its room then too."""
+        assert head.tasks is not None
+        at = future.place(head.tasks)
+        assert at is not None, "head is placed at its shadow time"
+        future.take(head.tasks, at)
+        now = self._now
+        for job in list(self._waiting):
+            t = job.tasks
+            if job is head or t is None or not self._totals_fit(job):
+                continue
+            if now + job.walltime <= shadow:
+                if self._fits(job):
+                    self._take(job)
+                continue
+            alloc = self._nodes.place(t, within=future)
+            if alloc is not None:
+                future.take(t, alloc)
+                self._take(job, alloc, named=True)
 
     # What the agent sees.
 
@@ -606,6 +650,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 "clean": dict(self.clean),
                 "nodes": None if self.nodes is None else dict(self.nodes),
                 "mask": self.mask,
+                "reservation": self.reservation,
             },
         }
         if summary is not None:
@@ -613,11 +658,11 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             info["starts"] = self._episode.get("starts")
         return info
 
-    def baseline(self, policy: str) -> dict[str, Any]:
+    def baseline(self, policy: str, params: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The last episode's window run under a reference policy of
-        schedlab's (fcfs, easy, conservative) with the same seed: its
-        summary, and each job's start and end. Call it once the episode
-        is over."""
+        schedlab's (fcfs, easy, conservative) with the same seed, and its
+        parameters params ({"reservation": "batsched"}): its summary, and
+        each job's start and end. Call it once the episode is over."""
         if self._running:
             raise RuntimeError("baseline: the episode is under way; call it once it is over")
         if "first" not in self._episode:
@@ -629,6 +674,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             seed=self._episode["seed"],
             exact=self.exact,
             policy=policy,
+            params=dict(params or {}),
         )
         doc = self._service.ask(req)
         if doc.get("error"):
@@ -654,6 +700,7 @@ __all__ = [
     "FEATURES",
     "MASKS",
     "NODE_KEYS",
+    "RESERVATIONS",
     "REWARDS",
     "SchedulingEnv",
     "check_nodes",

@@ -245,9 +245,10 @@ class FreeNodes:
         """How many tasks of t node k can take now (Go's Nodes.Fit)."""
         return self.layout.fit(t, k, (self.cores[k], self.memory[k], self.gpus[k]))
 
-    def candidates(self, t: Tasks) -> list[tuple[int, int]]:
+    def candidates(self, t: Tasks, within: FreeNodes | None = None) -> list[tuple[int, int]]:
         """The nodes of t's partition with room for a task of t, in index
-        order, with what each takes."""
+        order, with what each takes; with within (nodes of the same
+        layout), the room of each node is the lesser of the two's."""
         lay = self.layout
         caps, feat, need = lay.caps, lay.feat, t.features
         cores, memory, gpus = self.cores, self.memory, self.gpus
@@ -263,6 +264,8 @@ class FreeNodes:
                 x = min(x, memory[k] // t.memory)
             if t.gpus > 0:
                 x = min(x, gpus[k] // t.gpus)
+            if x > 0 and within is not None:
+                x = min(x, within.fit(t, k))
             if x > 0:
                 out.append((k, x))
         return out
@@ -283,14 +286,19 @@ class FreeNodes:
             return lo >= t.nodes and hi >= t.count % t.nodes
         return sum(x for _, x in cand) >= t.count
 
-    def place(self, t: Tasks, rule: str | None = None) -> Alloc | None:
+    def place(self, t: Tasks, rule: str | None = None, within: FreeNodes | None = None) -> Alloc | None:
         """Where rule (the layout's by default) places tasks t now, nodes in
-        increasing order; None when they do not fit (Go's Nodes.Place)."""
+        increasing order; None when they do not fit (Go's Nodes.Place).
+        With within, nodes of the same layout, each node's room is the
+        lesser of what it has here and there (Go's PlaceWithin: where a
+        job may run now without taking what a reservation holds later,
+        within being the nodes as they will be then, the reservation
+        taken)."""
         rule = rule or self.layout.rule
         max_nodes = self.layout.max_nodes[t.partition] or _NO_LIMIT
         if t.nodes > max_nodes:
             return None
-        cand = self.candidates(t)
+        cand = self.candidates(t, within)
         if rule == CONTIGUOUS:
             return self._contiguous(t, cand, max_nodes)
         if rule == BEST_FIT:
