@@ -129,3 +129,19 @@ def test_fits_agrees_with_place(rule: str) -> None:
             free.take(t, a)
             assert min(free.cores) >= 0 and min(free.memory) >= 0
     assert tried > 1000 and 0.1 < placed / tried < 0.9
+
+
+def test_within_by_hand() -> None:
+    """place(within=) bounds each node's room by another state's, as Go's
+    PlaceWithin: now node 0 has 4 cores free and node 1 has 2; then node 0
+    has 1 and node 1 has 4. Two tasks take a core on each."""
+    lay = Layout(cluster([NodeGroup("n", 2, 4)]))
+    now, then = FreeNodes(lay), FreeNodes(lay)
+    now.take(tasks(2), Alloc((1,), (2,)))
+    then.take(tasks(3), Alloc((0,), (3,)))
+    a = now.place(tasks(2), within=then)
+    assert a is not None and (a.nodes, a.tasks) == ((0, 1), (1, 1))
+    assert now.place(tasks(4), within=then) is None
+    assert now.place(tasks(1, nodes=1, exclusive=True), within=then) is None
+    a = now.place(tasks(4))
+    assert a is not None and (a.nodes, a.tasks) == ((0,), (4,))
