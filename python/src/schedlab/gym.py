@@ -29,6 +29,7 @@ import json
 import os
 from collections.abc import Mapping
 from heapq import merge
+from operator import eq
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -586,7 +587,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self._layout is not None:
             n = self._nodes
             caps = self._layout.caps
-            whole = sum(1 for k, c in enumerate(caps) if n.cores[k] == c[0] and n.free(k) == c)
+            whole = sum(map(eq, zip(n.cores, n.memory, n.gpus, strict=True), caps))
             last[3] = whole / len(caps)
             last[4] = max(n.cores) / self._most_cores
         last[5] = 1.0
