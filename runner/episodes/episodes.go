@@ -14,6 +14,7 @@ package episodes
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -192,7 +193,11 @@ func Serve(ctx context.Context, rw io.ReadWriter) error {
 // episode runs one request, or says why it cannot.
 func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	var req Request
-	if err := json.Unmarshal(p, &req); err != nil {
+	// A misspelled key (a node setting, a task's field) is an error that
+	// names it, not a setting silently left at its default.
+	dec := json.NewDecoder(bytes.NewReader(p))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
 		return Finished{Error: fmt.Sprintf("request: %v", err)}
 	}
 	jobs, n, plat, mj, err := srv.workload(req)

@@ -131,6 +131,13 @@ func TestServeNodes(t *testing.T) {
 	if !strings.Contains(bad.Error, "nodes.nodes 25 nodes.cores_per_node 0: a platform of nodes needs both") {
 		t.Errorf("nodes without cores: %q", bad.Error)
 	}
+	// A misspelled node setting is named, not left at its default.
+	if err := host.WriteCallsMessage(env, MsgRequest, []byte(`{"count": 10, "policy": "easy", "nodes": {"nodes": 25, "cores_per_nod": 4}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if typ, p, err := host.ReadCallsMessage(env); err != nil || typ != MsgFinished || !strings.Contains(string(p), `unknown field \"cores_per_nod\"`) {
+		t.Errorf("a misspelled node setting: %q %s %v", typ, p, err)
+	}
 	bad = ask(t, env, Request{Procs: 4, Policy: "easy", Jobs: []Job{{ID: 1, Runtime: 1, Walltime: 1, Procs: 1}}, Nodes: &manifest.NodeSpec{Nodes: 1, CoresPerNode: 4}})
 	if !strings.Contains(bad.Error, "not on nodes") {
 		t.Errorf("a scenario on nodes: %q", bad.Error)
