@@ -299,3 +299,41 @@ def test_bad_node_settings(schedlab_cmd: str) -> None:
                 env.reset(seed=1)
         finally:
             env.close()
+
+
+@pytest.mark.parametrize("reservation", ["count", "batsched"])
+def test_easy_on_partitions(schedlab_cmd: str, tmp_path: Any, reservation: str) -> None:
+    """On CEA-Curie's nodes (5,040 thin of 16 cores, 360 fat of 32, 144
+    hybrid of 8, a partition each), a random trace whose jobs ask for up
+    to a third of their partition's cores, exclusive: picking the first
+    job with backfilling is the Go EASY, start for start, the extra
+    capacity being that of the head's partition."""
+    rng = np.random.default_rng(3)
+    caps = {10: 80640, 4: 11520, 8: 1152}  # the trace's partition numbers (machine's table): cores
+    lines = ["; MaxProcs: 93312"]
+    t = 0
+    for i in range(400):
+        t += int(rng.integers(0, 60))
+        part = [10, 4, 8][int(rng.integers(3))]
+        n = int(rng.integers(1, caps[part] // 3))
+        runtime = int(rng.integers(1, 3600))
+        walltime = runtime + int(rng.integers(0, 2 * runtime + 1))
+        lines.append(f"{i + 1} {t} -1 {runtime} {n} -1 -1 {n} {walltime} -1 1 1 1 -1 1 {part} -1 -1")
+    trace = tmp_path / "curie.swf"
+    trace.write_text("\n".join(lines) + "\n")
+    nodes = {"machine": "CEA-Curie", "partitions": "machine"}
+    env = SchedulingEnv(
+        trace=str(trace), window=150, nodes=nodes, backfill=True, reservation=reservation, schedlab=schedlab_cmd
+    )
+    try:
+        env.reset(seed=1)
+        term = False
+        info: dict[str, Any] = {}
+        while not term:
+            _, _, term, _, info = env.step(0)
+        base = env.baseline("easy", {"reservation": reservation})
+        assert info["starts"] == base["starts"]
+        # A busy window: most jobs start by backfilling, without a pick.
+        assert info["steps"] < 75
+    finally:
+        env.close()
