@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from heapq import merge
 from operator import eq
 from typing import Any, SupportsFloat
@@ -39,7 +39,7 @@ from gymnasium import spaces
 from . import _wire
 from ._model import Alloc, Decision, Job, Policy, State, start
 from ._service import MSG_FINISHED, MSG_REQUEST, Service, find_schedlab
-from .placement import FreeNodes, Layout
+from .placement import BATSCHED, READINGS, FreeNodes, Layout, Release, Reservation
 
 ENV_ID = "schedlab/Scheduling-v0"
 
@@ -50,14 +50,9 @@ hours, or the utilisation, of the episode's jobs."""
 FEATURES = 6
 """The columns of an observation's rows."""
 
-RESERVATIONS = ("count", "batsched")
+RESERVATIONS = READINGS
 """The readings of backfilling's reservation on nodes, the Go easy's
-reservation parameter: count (what the nodes of the picked job's partition
-have free at its shadow time beyond what it holds is the extra capacity,
-which jobs running past the shadow time consume; the classic rule) or
-batsched (the picked job is placed at its shadow time, and a job running
-past it may start only on what that placement leaves, as Batsim's
-batsched easy_bf)."""
+reservation parameter (schedlab.placement.READINGS): count or batsched."""
 
 MASKS = ("any", "fits")
 """What action_masks allows: any waiting job (one that does not fit now is
@@ -469,46 +464,25 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 self._take(job)
 
     def _backfill_nodes(self, head: Job) -> None:
-        """_backfill on nodes, as the Go easy's count reading: the shadow
-        time is the first expected end at which head fits the free totals
-        and is placed on the nodes as the running jobs and this call's
-        starts give theirs back; the extra capacity is what the nodes of
-        head's partition have free then beyond what head holds; a job that
-        does not end by the shadow time is backfilled when what it holds
-        on those nodes fits the extra capacity, which it consumes."""
-        layout = self._layout
-        assert layout is not None and head.tasks is not None
-        watch = FreeNodes.of(layout, self._nodes)
-        avail = list(self._free)
-        shadow = -1
+        """_backfill on nodes, as the Go easy under the reservation setting
+        (schedlab.placement.Reservation): the shadow time is the first
+        expected end at which head fits the free totals and is placed on
+        the nodes as the running jobs and this call's starts give theirs
+        back; a job that does not end by it starts when the reservation
+        admits it."""
+        assert head.tasks is not None
         running = ((r.expected_end, 0, r.job.index, r.job, r.alloc) for r in self._state.running)
         started = sorted((s.end, 1, s.index, s.job, s.alloc) for s in self._started)
-        for end, _, _, job, alloc in merge(running, started):
-            if shadow >= 0 and end > shadow:
-                break
-            assert alloc is not None and job.tasks is not None
-            for k, x in enumerate(self._held(job, alloc)):
-                avail[k] += x
-            watch.release(job.tasks, alloc)
-            if shadow < 0 and all(x <= avail[k] for k, x in enumerate(head.request)) and watch.fits(head.tasks):
-                shadow = end
+
+        def releases() -> Iterator[Release]:
+            for end, _, _, job, alloc in merge(running, started):
+                assert job.tasks is not None and alloc is not None
+                yield end, job.tasks, alloc, self._held(job, alloc)
+
+        res = Reservation(self._nodes, self._free, releases(), head.tasks, head.request, self.reservation)
+        shadow = res.shadow
         if shadow < 0:
             return
-        if self.reservation == "batsched":
-            self._backfill_batsched(head, shadow, watch)
-            return
-        part = head.tasks.partition
-        free = watch.free_in(part)
-        if layout.holds_request(head.tasks):
-            held = layout.demand(head.tasks)
-        else:
-            at = watch.place(head.tasks)
-            assert at is not None
-            held = (0, 0, 0)
-            for k, n in zip(at.nodes, at.tasks, strict=True):
-                h = layout.held(head.tasks, k, n)
-                held = (held[0] + h[0], held[1] + h[1], held[2] + h[2])
-        extra = [free[0] - held[0], free[1] - held[1], free[2] - held[2]]
         now = self._now
         for job in list(self._waiting):
             t = job.tasks
@@ -518,45 +492,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 if self._fits(job):
                     self._take(job)
                 continue
-            if t.partition == part and layout.holds_request(t):
-                d = layout.demand(t)
-                if d[0] > extra[0] or d[1] > extra[1] or d[2] > extra[2]:
-                    continue
-            alloc = self._nodes.place(t)
-            if alloc is None:
-                continue
-            inside = [0, 0, 0]
-            for k, n in zip(alloc.nodes, alloc.tasks, strict=True):
-                if layout.in_part[part][k]:
-                    h = layout.held(t, k, n)
-                    inside = [inside[0] + h[0], inside[1] + h[1], inside[2] + h[2]]
-            if any(inside[i] > extra[i] for i in range(3)):
-                continue
-            extra = [extra[i] - inside[i] for i in range(3)]
-            self._take(job, alloc)
-
-    def _backfill_batsched(self, head: Job, shadow: int, future: FreeNodes) -> None:
-        """Backfilling under the batsched reading: head is placed on the
-        nodes as they will be at its shadow time (future), and a job that
-        does not end by then may start only where it leaves room both now
-        and then, taking its room then too."""
-        assert head.tasks is not None
-        at = future.place(head.tasks)
-        assert at is not None, "head is placed at its shadow time"
-        future.take(head.tasks, at)
-        now = self._now
-        for job in list(self._waiting):
-            t = job.tasks
-            if job is head or t is None or not self._totals_fit(job):
-                continue
-            if now + job.walltime <= shadow:
-                if self._fits(job):
-                    self._take(job)
-                continue
-            alloc = self._nodes.place(t, within=future)
+            alloc = res.admit(self._nodes, t)
             if alloc is not None:
-                future.take(t, alloc)
-                self._take(job, alloc, named=True)
+                self._take(job, alloc, named=self.reservation == BATSCHED)
 
     # What the agent sees.
 

@@ -23,7 +23,7 @@ would be too many, the max_nodes nodes with the most room take the tasks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ._model import Alloc, Cluster, Nodes, Tasks
 
@@ -430,4 +430,133 @@ class FreeNodes:
         )
 
 
-__all__ = ["BEST_FIT", "CONTIGUOUS", "FIRST_FIT", "PLACEMENTS", "Amount", "FreeNodes", "Layout"]
+def held_on(layout: Layout, t: Tasks, a: Alloc, partition: int | None = None) -> Amount:
+    """What a job of tasks t holds on allocation a in all, or on the nodes
+    of partition only."""
+    c = m = g = 0
+    for k, n in zip(a.nodes, a.tasks, strict=True):
+        if partition is None or layout.in_part[partition][k]:
+            h = layout.held(t, k, n)
+            c, m, g = c + h[0], m + h[1], g + h[2]
+    return (c, m, g)
+
+
+COUNT = "count"
+BATSCHED = "batsched"
+READINGS = (COUNT, BATSCHED)
+"""The readings of EASY's reservation on nodes, the Go easy's reservation
+parameter: count (the capacity free at the shadow time on the nodes of the
+head's partition beyond what the head holds is the extra capacity, which
+jobs running past the shadow time consume; the classic rule) or batsched
+(the head is placed at the shadow time, and a job running past it may
+start only where that placement leaves room, as Batsim's batsched
+easy_bf)."""
+
+Release = tuple[int, Tasks, Alloc, Sequence[int]]
+"""A job giving back what it holds: the time (its expected end), its
+tasks, its allocation, and what it holds of each of the platform's
+resources."""
+
+
+class Reservation:
+    """EASY's reservation for the first job that does not fit (the head) on
+    a cluster of nodes, as the Go easy makes it: the shadow time is the
+    first release time at which the head's request fits the free totals
+    and its tasks are placed on the nodes, every release at that time
+    counted; admit then says where a job that does not end by the shadow
+    time may start without delaying the head, by the reading (READINGS).
+
+    nodes and free are what is free now (this call's starts taken), in
+    nodes and in totals; releases are the running jobs' and this call's
+    starts', in order of time (running jobs first at one time). shadow is
+    -1 when the head never fits (nodes out of service)."""
+
+    def __init__(
+        self,
+        nodes: FreeNodes,
+        free: Sequence[int],
+        releases: Iterable[Release],
+        tasks: Tasks,
+        request: Sequence[int],
+        reading: str = COUNT,
+    ) -> None:
+        if reading not in READINGS:
+            raise ValueError(f"reading {reading!r} is not one of {', '.join(READINGS)}")
+        layout = nodes.layout
+        self.reading = reading
+        self.partition = tasks.partition
+        then = FreeNodes.of(layout, nodes)
+        avail = list(free)
+        shadow = -1
+        for at, t, a, held in releases:
+            if shadow >= 0 and at > shadow:
+                break
+            for k, x in enumerate(held):
+                avail[k] += x
+            then.release(t, a)
+            if shadow < 0 and all(x <= avail[k] for k, x in enumerate(request)) and then.fits(tasks):
+                shadow = at
+        self.shadow = shadow
+        self.then = then
+        """The nodes at the shadow time (under batsched, with the head and
+        the jobs admitted past the shadow time taken)."""
+        self.extra: Amount = (0, 0, 0)
+        """Under count, the extra capacity left on the head's partition."""
+        if shadow < 0:
+            return
+        if reading == BATSCHED:
+            at_shadow = then.place(tasks)
+            assert at_shadow is not None
+            then.take(tasks, at_shadow)
+            return
+        if layout.holds_request(tasks):
+            held_head = layout.demand(tasks)
+        else:
+            at_shadow = then.place(tasks)
+            assert at_shadow is not None
+            held_head = held_on(layout, tasks, at_shadow)
+        f = then.free_in(tasks.partition)
+        self.extra = (f[0] - held_head[0], f[1] - held_head[1], f[2] - held_head[2])
+
+    def admit(self, nodes: FreeNodes, t: Tasks) -> Alloc | None:
+        """Where a job of tasks t that does not end by the shadow time may
+        start now (nodes: what is free now) without delaying the head, or
+        None; it consumes what the job takes from the reservation. Under
+        batsched the allocation must be named in the start (the engine's
+        own placement may differ); under count it is the rule's."""
+        layout = nodes.layout
+        if self.reading == BATSCHED:
+            a = nodes.place(t, within=self.then)
+            if a is not None:
+                self.then.take(t, a)
+            return a
+        x = self.extra
+        if t.partition == self.partition and layout.holds_request(t):
+            d = layout.demand(t)
+            if d[0] > x[0] or d[1] > x[1] or d[2] > x[2]:
+                return None
+        a = nodes.place(t)
+        if a is None:
+            return None
+        inside = held_on(layout, t, a, self.partition)
+        if inside[0] > x[0] or inside[1] > x[1] or inside[2] > x[2]:
+            return None
+        self.extra = (x[0] - inside[0], x[1] - inside[1], x[2] - inside[2])
+        return a
+
+
+__all__ = [
+    "BATSCHED",
+    "BEST_FIT",
+    "CONTIGUOUS",
+    "COUNT",
+    "FIRST_FIT",
+    "PLACEMENTS",
+    "READINGS",
+    "Amount",
+    "FreeNodes",
+    "Layout",
+    "Release",
+    "Reservation",
+    "held_on",
+]
