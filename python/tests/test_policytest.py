@@ -133,8 +133,23 @@ def test_fcfs_on_random_nodes(host: policytest.Host, examples: Path, seed: int) 
     host.check("easy", sc, policytest.promises_kept, params={"reservation": "batsched"}, exact=True)
 
 
+@pytest.mark.parametrize("reservation", ["count", "batsched"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_easy_on_random_nodes(host: policytest.Host, examples: Path, seed: int, reservation: str) -> None:
+    """The Python EASY (schedlab.placement.Reservation) is the Go easy on
+    random nodes under each reading of its reservation, start for start
+    and promise for promise."""
+    sc = policytest.random_node_scenario(seed, jobs=120)
+    params = {"reservation": reservation}
+    py = host.run(examples / "easy.py", sc, params)
+    go = host.run("easy", sc, params)
+    assert py.records == go.records
+
+
 def test_no_state_between_runs_on_nodes(host: policytest.Host, examples: Path) -> None:
-    host.no_state_between_runs(examples / "fcfs.py", policytest.node_scenarios([7, 8], jobs=60))
+    scs = policytest.node_scenarios([7, 8], jobs=60)
+    host.no_state_between_runs(examples / "fcfs.py", scs)
+    host.no_state_between_runs(examples / "easy.py", scs, {"reservation": "batsched"})
 
 
 def test_node_scenario_errors_name_the_job(host: policytest.Host) -> None:
