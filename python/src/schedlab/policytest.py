@@ -13,6 +13,9 @@ get, random workloads with invariants, no state carried between runs.
         runs = host.run("my_policy.py", sc)
         assert runs[3].start == 2
 
+On nodes, a scenario has a platform (schedlab.nodes_platform) and each job
+its tasks; random_node_scenario draws both from a seed.
+
 Every run is a run of the engine in a `schedlab serve-env` process (the
 `schedlab` command on PATH, or $SCHEDLAB), the policy in a plugin process of
 its own, served by this package, and its schedule verified as any run's is:
