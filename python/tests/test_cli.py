@@ -30,8 +30,9 @@ def test_describe_an_example(examples: Path) -> None:
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["name"] == "easy-py"
-    assert [p["name"] for p in d["params"]] == ["order"]
+    assert [p["name"] for p in d["params"]] == ["order", "reservation"]
     assert d["params"][0]["choices"] == ["submit", "shortest", "smallest", "largest"]
+    assert d["params"][1]["choices"] == ["count", "batsched"]
 
 
 def test_identity_follows_every_file(tmp_path: Path) -> None:

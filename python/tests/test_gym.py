@@ -132,3 +132,208 @@ def test_doc_example(schedlab_cmd: str, monkeypatch: pytest.MonkeyPatch, capsys:
     reward, bsld, easy = map(float, printed)
     assert reward == -bsld
     assert easy >= 1.0
+
+
+# Platforms of nodes.
+
+SHARED = {"nodes": 25, "cores_per_node": 4, "allocation": "shared"}
+GiB_KB = 1 << 20  # a GiB in the SWF's kilobytes (1 KB = 1,024 bytes)
+
+
+def write_swf(path: Any, rows: list[tuple[int, int, int, int, int, int]], procs: int) -> str:
+    """An SWF file of jobs (submit, runtime, processors, requested walltime,
+    requested memory per processor in KB, user), numbered from 1."""
+    lines = [f"; MaxProcs: {procs}"]
+    for i, (submit, runtime, n, walltime, mem, user) in enumerate(rows):
+        lines.append(f"{i + 1} {submit} -1 {runtime} {n} -1 -1 {n} {walltime} {mem} 1 {user} 1 -1 1 1 -1 -1")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def memory_trace(path: Any, seed: int, jobs: int = 400) -> str:
+    """A random trace drawn from seed whose jobs ask for 1 to 16 processors
+    of 0.19 to 3 GiB each: on nodes of 8 cores and 16 GiB, memory leaves
+    cores free that no task can use, so that fitting the free totals is
+    not fitting a node."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    t = 0
+    for _ in range(jobs):
+        t += int(rng.integers(0, 120))
+        runtime = int(rng.integers(1, 3600))
+        walltime = runtime + int(rng.integers(0, 2 * runtime + 1))
+        if rng.integers(10) == 0:
+            walltime = max(1, runtime // 2)
+        mem = int(rng.integers(3 * GiB_KB // 16, 3 * GiB_KB + 1))
+        rows.append((t, runtime, int(rng.integers(1, 17)), walltime, mem, int(rng.integers(1, 11))))
+    return write_swf(path, rows, 128)
+
+
+def test_check_env_on_nodes(schedlab_cmd: str) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    env = SchedulingEnv(window=64, queue=16, nodes=SHARED, schedlab=schedlab_cmd)
+    try:
+        check_env(env, skip_render_check=True)
+        obs, info = env.reset(seed=5)
+        assert info["settings"]["nodes"] == SHARED
+        # All 25 nodes are free before the first start: the summary says so.
+        assert obs[16, 3] == 1.0 and obs[16, 4] == 1.0
+    finally:
+        env.close()
+
+
+NODE_CASES = {
+    "KTH-SP2 on 25 shared nodes": ("", SHARED),
+    "KTH-SP2 on 25 exclusive nodes, contiguous": ("", {"nodes": 25, "cores_per_node": 4, "placement": "contiguous"}),
+    "memory on 16 shared nodes": (
+        "memory",
+        {"nodes": 16, "cores_per_node": 8, "memory_per_node": "16GiB", "allocation": "shared"},
+    ),
+    "memory on 16 shared nodes, best-fit": (
+        "memory",
+        {"nodes": 16, "cores_per_node": 8, "memory_per_node": "16GiB", "allocation": "shared", "placement": "best-fit"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NODE_CASES))
+@pytest.mark.parametrize(
+    ("backfill", "reservation", "policy"),
+    [(False, "count", "fcfs"), (True, "count", "easy"), (True, "batsched", "easy")],
+)
+def test_first_job_always_on_nodes(
+    schedlab_cmd: str, tmp_path: Any, case: str, backfill: bool, reservation: str, policy: str
+) -> None:
+    """On nodes, picking the first waiting job every time is the Go FCFS
+    and, with backfilling, the Go EASY under each reading of its
+    reservation, start for start: the fit test and the backfilling place
+    jobs as the engine does. The traces with memory make fitting the free
+    totals differ from fitting a node."""
+    trace, nodes = NODE_CASES[case]
+    if trace == "memory":
+        trace = memory_trace(tmp_path / "memory.swf", 7)
+    env = SchedulingEnv(
+        trace=trace, window=200, nodes=nodes, backfill=backfill, reservation=reservation, schedlab=schedlab_cmd
+    )
+    try:
+        for seed in (1, 2):
+            env.reset(seed=seed)
+            term = False
+            info: dict[str, Any] = {}
+            while not term:
+                _, reward, term, _, info = env.step(0)
+            base = env.baseline(policy, {"reservation": reservation} if backfill else None)
+            assert info["starts"] == base["starts"], f"seed {seed}: window from job {info['first_job']}"
+            assert reward == pytest.approx(-base["summary"]["mean_bsld"])
+    finally:
+        env.close()
+
+
+def test_fits_the_cores_but_no_node(schedlab_cmd: str, tmp_path: Any) -> None:
+    """Two nodes of 4 cores and 4 GiB, shared. Jobs 1 and 2 (1 processor,
+    3 GiB, 100 s) take a node each, leaving 3 cores and 1 GiB on each.
+    Job 3 (1 processor, 1.5 GiB) fits the free totals (6 cores, 2 GiB) but
+    no node: its row reads 0 and the mask forbids it, while job 4 (0.5
+    GiB) fits node 0. Job 3 starts at 100, when job 1 ends; on a pool of
+    8 processors it would start at once."""
+    trace = write_swf(
+        tmp_path / "hand.swf",
+        [
+            (0, 100, 1, 100, 3 * GiB_KB, 1),
+            (0, 100, 1, 100, 3 * GiB_KB, 1),
+            (0, 10, 1, 10, 3 * GiB_KB // 2, 1),
+            (0, 10, 1, 10, GiB_KB // 2, 1),
+        ],
+        8,
+    )
+    nodes = {"nodes": 2, "cores_per_node": 4, "memory_per_node": "4GiB", "allocation": "shared"}
+    env = SchedulingEnv(trace=trace, window=4, queue=4, nodes=nodes, mask="fits", schedlab=schedlab_cmd)
+    try:
+        obs, _ = env.reset(seed=1)
+        assert list(env.action_masks()) == [True, True, True, True, False]  # nothing runs: no waiting
+        env.step(0)
+        obs, *_ = env.step(0)
+        assert list(obs[:2, 3]) == [0.0, 1.0]
+        assert list(env.action_masks()) == [False, True, False, False, True]
+        assert obs[4, 3] == 0.0  # no node is wholly free
+        assert obs[4, 4] == 0.75  # 3 of a node's 4 cores at most
+        obs, _, term, _, info = env.step(1)
+        while not term:
+            obs, _, term, _, info = env.step(0)
+        assert info["starts"] == [0, 0, 100, 0]
+    finally:
+        env.close()
+    pool = SchedulingEnv(trace=trace, window=4, queue=4, schedlab=schedlab_cmd)
+    try:
+        pool.reset(seed=1)
+        term = False
+        while not term:
+            _, _, term, _, info = pool.step(0)
+        assert info["starts"] == [0, 0, 0, 0]
+    finally:
+        pool.close()
+
+
+def test_bad_node_settings(schedlab_cmd: str) -> None:
+    with pytest.raises(ValueError, match="unknown setting 'cores'"):
+        SchedulingEnv(nodes={"nodes": 4, "cores": 4}, schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="cores_per_node must be an int"):
+        SchedulingEnv(nodes={"nodes": 4, "cores_per_node": "4"}, schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="procs"):
+        SchedulingEnv(nodes=SHARED, procs=100, schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="mask 'some'"):
+        SchedulingEnv(mask="some", schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="reservation 'both'"):
+        SchedulingEnv(nodes=SHARED, reservation="both", schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="a pool has none"):
+        SchedulingEnv(reservation="batsched", schedlab=schedlab_cmd)
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"nodes": 4, "cores_per_node": 4, "placement": "worst"}, "nodes.placement"),
+        ({"nodes": 4}, "nodes.cores_per_node"),
+    ]
+    for nodes, key in bad:
+        env = SchedulingEnv(nodes=nodes, schedlab=schedlab_cmd)
+        try:
+            with pytest.raises(ValueError, match=key):
+                env.reset(seed=1)
+        finally:
+            env.close()
+
+
+@pytest.mark.parametrize("reservation", ["count", "batsched"])
+def test_easy_on_partitions(schedlab_cmd: str, tmp_path: Any, reservation: str) -> None:
+    """On CEA-Curie's nodes (5,040 thin of 16 cores, 360 fat of 32, 144
+    hybrid of 8, a partition each), a random trace whose jobs ask for up
+    to a third of their partition's cores, exclusive: picking the first
+    job with backfilling is the Go EASY, start for start, the extra
+    capacity being that of the head's partition."""
+    rng = np.random.default_rng(3)
+    caps = {10: 80640, 4: 11520, 8: 1152}  # the trace's partition numbers (machine's table): cores
+    lines = ["; MaxProcs: 93312"]
+    t = 0
+    for i in range(400):
+        t += int(rng.integers(0, 60))
+        part = [10, 4, 8][int(rng.integers(3))]
+        n = int(rng.integers(1, caps[part] // 3))
+        runtime = int(rng.integers(1, 3600))
+        walltime = runtime + int(rng.integers(0, 2 * runtime + 1))
+        lines.append(f"{i + 1} {t} -1 {runtime} {n} -1 -1 {n} {walltime} -1 1 1 1 -1 1 {part} -1 -1")
+    trace = tmp_path / "curie.swf"
+    trace.write_text("\n".join(lines) + "\n")
+    nodes = {"machine": "CEA-Curie", "partitions": "machine"}
+    env = SchedulingEnv(
+        trace=str(trace), window=150, nodes=nodes, backfill=True, reservation=reservation, schedlab=schedlab_cmd
+    )
+    try:
+        env.reset(seed=1)
+        term = False
+        info: dict[str, Any] = {}
+        while not term:
+            _, _, term, _, info = env.step(0)
+        base = env.baseline("easy", {"reservation": reservation})
+        assert info["starts"] == base["starts"]
+        # A busy window: most jobs start by backfilling, without a pick.
+        assert info["steps"] < 75
+    finally:
+        env.close()

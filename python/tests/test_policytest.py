@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import schedlab
 from schedlab import policytest
 
 HAND = policytest.Scenario(
@@ -91,3 +92,71 @@ def test_run_trace_on_nodes(host: policytest.Host) -> None:
     assert len(shared.records) == 200
     with pytest.raises(policytest.RunError, match="cores_per_node"):
         host.run_trace("easy", 1000, 10, nodes={"nodes": 25})
+
+
+def test_node_scenarios_from_the_seed() -> None:
+    """One seed, one scenario; the draws cover the platforms' kinds, and
+    every job's tasks fit its platform when all nodes are free."""
+    from schedlab.placement import Layout
+
+    a, b = policytest.random_node_scenario(3, jobs=50), policytest.random_node_scenario(3, jobs=50)
+    assert a.platform == b.platform
+    assert [(j.submit, j.runtime, j.walltime, repr(j.tasks)) for j in a.jobs] == [
+        (j.submit, j.runtime, j.walltime, repr(j.tasks)) for j in b.jobs
+    ]
+    scs = policytest.node_scenarios(range(1, 21), jobs=50)
+    rules, parted, exclusive = set(), 0, 0
+    for sc in scs:
+        assert sc.platform is not None
+        cluster = sc.platform.clusters[0]
+        layout = Layout(cluster)
+        rules.add(layout.rule)
+        parted += bool(cluster.partitions)
+        for j in sc.jobs:
+            assert j.tasks is not None and layout.check(j.tasks, j.walltime) is None
+            exclusive += j.tasks.exclusive
+    assert rules == {"first-fit", "best-fit", "contiguous"} and 0 < parted < 20 and exclusive > 0
+    assert len({repr(sc.platform) for sc in scs}) == 20
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_fcfs_on_random_nodes(host: policytest.Host, examples: Path, seed: int) -> None:
+    """The Python FCFS places jobs by schedlab.placement: on random nodes
+    (every rule, partitions with node limits, features, memory, GPUs,
+    exclusive jobs) it starts every job when the Go fcfs does, in submit
+    order. The Go EASY keeps its promises there with exact estimates when
+    its reservation holds the head's nodes (reservation=batsched); the
+    classic count reading does not promise that on nodes."""
+    sc = policytest.random_node_scenario(seed, jobs=120)
+    py = host.check(examples / "fcfs.py", sc, policytest.starts_in_submit_order)
+    assert py.starts() == host.run("fcfs", sc).starts()
+    host.check("easy", sc, policytest.promises_kept, params={"reservation": "batsched"}, exact=True)
+
+
+@pytest.mark.parametrize("reservation", ["count", "batsched"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_easy_on_random_nodes(host: policytest.Host, examples: Path, seed: int, reservation: str) -> None:
+    """The Python EASY (schedlab.placement.Reservation) is the Go easy on
+    random nodes under each reading of its reservation, start for start
+    and promise for promise."""
+    sc = policytest.random_node_scenario(seed, jobs=120)
+    params = {"reservation": reservation}
+    py = host.run(examples / "easy.py", sc, params)
+    go = host.run("easy", sc, params)
+    assert py.records == go.records
+
+
+def test_no_state_between_runs_on_nodes(host: policytest.Host, examples: Path) -> None:
+    scs = policytest.node_scenarios([7, 8], jobs=60)
+    host.no_state_between_runs(examples / "fcfs.py", scs)
+    host.no_state_between_runs(examples / "easy.py", scs, {"reservation": "batsched"})
+
+
+def test_node_scenario_errors_name_the_job(host: policytest.Host) -> None:
+    sc = policytest.random_node_scenario(2, jobs=5)
+    jobs = list(sc.jobs)
+    jobs[3] = policytest.Job(jobs[3].id, jobs[3].submit, 10, 10, 1)
+    with pytest.raises(policytest.RunError, match=f"job {jobs[3].id}: a job on nodes needs tasks"):
+        host.run("fcfs", policytest.Scenario(sc.procs, jobs, "no tasks", sc.platform))
+    with pytest.raises(ValueError, match="one cluster of nodes"):
+        policytest.random_node_scenario(1, platform=schedlab.nodes_platform("none", []))

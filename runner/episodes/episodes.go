@@ -14,6 +14,7 @@ package episodes
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,9 +71,13 @@ type Request struct {
 	Params map[string]string `json:"params,omitempty"`
 	Fresh  bool              `json:"fresh,omitempty"`
 	// Jobs, when set, are the workload instead of a window of a trace: a
-	// policy's test scenario, on a pool of Procs processors. Count and
-	// First are then ignored.
+	// policy's test scenario, on a pool of Procs processors, or on
+	// Platform. Count and First are then ignored.
 	Jobs []Job `json:"jobs,omitempty"`
+	// Platform, for a scenario (Jobs), is its platform instead of a pool
+	// of Procs processors: one cluster of nodes (sdk.Platform's JSON), on
+	// which every job gives its tasks (Job.Tasks).
+	Platform *sdk.Platform `json:"platform,omitempty"`
 	// Nodes, when set, makes the platform one of nodes, as `schedlab
 	// sim`'s node flags do (manifest.NodeSpec, the same names): the whole
 	// trace's jobs are mapped onto it, and the window taken from the jobs
@@ -88,6 +93,24 @@ type Job struct {
 	Walltime int64 `json:"walltime"`
 	Procs    int64 `json:"procs"`
 	User     int32 `json:"user"`
+	// Tasks is how the job lies on the nodes of Request.Platform (and
+	// its request what they hold, sdk.Layout.Request; Procs is ignored).
+	Tasks *Tasks `json:"tasks,omitempty"`
+}
+
+// Tasks is sdk.Tasks with JSON names: count tasks of cores, memory (bytes)
+// and gpus each; exactly nodes nodes when positive; held whole when
+// exclusive; partition 0 the default one, k the platform's (k-1)th;
+// features a mask over the cluster's sorted feature names.
+type Tasks struct {
+	Count     int32  `json:"count"`
+	Cores     int32  `json:"cores"`
+	Memory    int64  `json:"memory"`
+	GPUs      int32  `json:"gpus"`
+	Nodes     int32  `json:"nodes"`
+	Exclusive bool   `json:"exclusive"`
+	Partition int32  `json:"partition"`
+	Features  uint64 `json:"features"`
 }
 
 // Finished ends an episode.
@@ -170,7 +193,11 @@ func Serve(ctx context.Context, rw io.ReadWriter) error {
 // episode runs one request, or says why it cannot.
 func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	var req Request
-	if err := json.Unmarshal(p, &req); err != nil {
+	// A misspelled key (a node setting, a task's field) is an error that
+	// names it, not a setting silently left at its default.
+	dec := json.NewDecoder(bytes.NewReader(p))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
 		return Finished{Error: fmt.Sprintf("request: %v", err)}
 	}
 	jobs, n, plat, mj, err := srv.workload(req)
@@ -232,20 +259,10 @@ type mappedJobs struct {
 // there are nodes) and the platform; on nodes also the mapping.
 func (srv *server) workload(req Request) ([]sim.Input, int, *sdk.Platform, *mappedJobs, error) {
 	if len(req.Jobs) > 0 {
-		if req.Procs < 1 {
-			return nil, 0, nil, nil, errors.New("a scenario's pool needs procs")
-		}
-		if req.Nodes != nil {
-			return nil, 0, nil, nil, errors.New("a scenario (jobs) runs on a pool of procs, not on nodes")
-		}
-		sc := policytest.Scenario{Procs: req.Procs}
-		for _, j := range req.Jobs {
-			sc.Jobs = append(sc.Jobs, policytest.Job{ID: j.ID, Submit: j.Submit, Runtime: j.Runtime,
-				Walltime: j.Walltime, Procs: j.Procs, User: j.User})
-		}
-		jobs := sc.Inputs()
-		sim.Sort(jobs)
-		return jobs, len(jobs), sdk.SingleCluster("scenario", req.Procs), nil, nil
+		return scenario(req)
+	}
+	if req.Platform != nil {
+		return nil, 0, nil, nil, errors.New("platform is a scenario's (jobs); a trace's platform of nodes is given by nodes")
 	}
 	clean := workload.DefaultClean()
 	names := make([]string, 0, len(req.Clean))
@@ -305,6 +322,55 @@ func (srv *server) workload(req Request) ([]sim.Input, int, *sdk.Platform, *mapp
 	jobs := slices.Clone(all[req.First : req.First+count])
 	sim.Sort(jobs)
 	return jobs, n, plat, mj, nil
+}
+
+// scenario returns the jobs and platform of a scenario (Request.Jobs): a
+// pool of Procs processors, or Request.Platform, a cluster of nodes on
+// which every job's tasks must fit when all nodes are free.
+func scenario(req Request) ([]sim.Input, int, *sdk.Platform, *mappedJobs, error) {
+	if req.Nodes != nil {
+		return nil, 0, nil, nil, errors.New("a scenario (jobs) runs on a pool of procs or on its platform, not on nodes (which map a trace)")
+	}
+	sc := policytest.Scenario{Procs: req.Procs, Platform: req.Platform}
+	var layout *sdk.Layout
+	switch {
+	case req.Platform != nil:
+		if err := req.Platform.Validate(); err != nil {
+			return nil, 0, nil, nil, err
+		}
+		if len(req.Platform.Clusters) != 1 || !req.Platform.HasNodes() {
+			return nil, 0, nil, nil, fmt.Errorf("platform %q: a scenario's platform is one cluster of nodes (a pool: procs)", req.Platform.Name)
+		}
+		layout = sdk.NewLayout(req.Platform, 0)
+	case req.Procs < 1:
+		return nil, 0, nil, nil, errors.New("a scenario's pool needs procs")
+	}
+	for _, j := range req.Jobs {
+		pj := policytest.Job{ID: j.ID, Submit: j.Submit, Runtime: j.Runtime, Walltime: j.Walltime, Procs: j.Procs, User: j.User}
+		switch {
+		case layout != nil && j.Tasks == nil:
+			return nil, 0, nil, nil, fmt.Errorf("job %d: a job on nodes needs tasks", j.ID)
+		case layout == nil && j.Tasks != nil:
+			return nil, 0, nil, nil, fmt.Errorf("job %d: tasks are for a platform of nodes; this scenario is a pool of procs", j.ID)
+		case layout != nil:
+			t := sdk.Tasks(*j.Tasks)
+			if err := layout.Check(&t); err != nil {
+				return nil, 0, nil, nil, fmt.Errorf("job %d: %w", j.ID, err)
+			}
+			if err := layout.CheckWalltime(&t, j.Walltime); err != nil {
+				return nil, 0, nil, nil, fmt.Errorf("job %d: %w", j.ID, err)
+			}
+			pj.Tasks = &t
+		}
+		sc.Jobs = append(sc.Jobs, pj)
+	}
+	jobs := sc.Inputs()
+	sim.Sort(jobs)
+	plat := req.Platform
+	if plat == nil {
+		plat = sdk.SingleCluster("scenario", req.Procs)
+	}
+	return jobs, len(jobs), plat, nil, nil
 }
 
 // resolve resolves a policy as a manifest's ref, once per file content:

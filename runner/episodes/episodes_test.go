@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
 )
 
@@ -130,8 +131,57 @@ func TestServeNodes(t *testing.T) {
 	if !strings.Contains(bad.Error, "nodes.nodes 25 nodes.cores_per_node 0: a platform of nodes needs both") {
 		t.Errorf("nodes without cores: %q", bad.Error)
 	}
+	// A misspelled node setting is named, not left at its default.
+	if err := host.WriteCallsMessage(env, MsgRequest, []byte(`{"count": 10, "policy": "easy", "nodes": {"nodes": 25, "cores_per_nod": 4}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if typ, p, err := host.ReadCallsMessage(env); err != nil || typ != MsgFinished || !strings.Contains(string(p), `unknown field \"cores_per_nod\"`) {
+		t.Errorf("a misspelled node setting: %q %s %v", typ, p, err)
+	}
 	bad = ask(t, env, Request{Procs: 4, Policy: "easy", Jobs: []Job{{ID: 1, Runtime: 1, Walltime: 1, Procs: 1}}, Nodes: &manifest.NodeSpec{Nodes: 1, CoresPerNode: 4}})
 	if !strings.Contains(bad.Error, "not on nodes") {
 		t.Errorf("a scenario on nodes: %q", bad.Error)
+	}
+}
+
+// TestServeScenarioOnNodes runs a scenario on a platform of its own, two
+// nodes of 4 cores, by hand: job 1 holds 3 cores on each node, so job 2
+// (one task of 2 cores) fits the 2 free cores but no node, and starts at
+// job 1's end; under FCFS job 3 (one core) waits behind it, under EASY it
+// is backfilled at once (it ends by the shadow time, 10).
+func TestServeScenarioOnNodes(t *testing.T) {
+	env, srv := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), srv) }()
+	defer func() {
+		env.Close()
+		<-done
+	}()
+	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	jobs := []Job{
+		{ID: 1, Runtime: 10, Walltime: 10, Tasks: &Tasks{Count: 2, Cores: 3, Nodes: 2}},
+		{ID: 2, Submit: 1, Runtime: 10, Walltime: 10, Tasks: &Tasks{Count: 1, Cores: 2}},
+		{ID: 3, Submit: 2, Runtime: 5, Walltime: 5, Tasks: &Tasks{Count: 1, Cores: 1}},
+	}
+	for policy, want := range map[string]string{"fcfs": "[0 10 10]", "easy": "[0 10 2]"} {
+		fin := ask(t, env, Request{Policy: policy, Jobs: jobs, Platform: plat})
+		if fin.Error != "" || fmt.Sprint(fin.Starts) != want {
+			t.Errorf("%s: starts %v, want %s (%s)", policy, fin.Starts, want, fin.Error)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"no tasks", Request{Policy: "fcfs", Platform: plat, Jobs: []Job{{ID: 7, Runtime: 1, Walltime: 1, Procs: 1}}}, "job 7: a job on nodes needs tasks"},
+		{"too large", Request{Policy: "fcfs", Platform: plat, Jobs: []Job{{ID: 8, Runtime: 1, Walltime: 1, Tasks: &Tasks{Count: 1, Cores: 5}}}}, "job 8: invalid tasks"},
+		{"tasks on a pool", Request{Policy: "fcfs", Procs: 4, Jobs: []Job{{ID: 9, Runtime: 1, Walltime: 1, Tasks: &Tasks{Count: 1, Cores: 1}}}}, "job 9: tasks are for a platform of nodes"},
+		{"bad platform", Request{Policy: "fcfs", Platform: sdk.NodesPlatform("bad", []sdk.NodeGroup{{Name: "n", Count: 0, Cores: 4}}, nil, ""), Jobs: jobs}, "0 nodes; want 1 to"},
+		{"platform of a trace", Request{Policy: "fcfs", Count: 10, Platform: plat}, "platform is a scenario's"},
+	} {
+		if fin := ask(t, env, c.req); !strings.Contains(fin.Error, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, fin.Error, c.want)
+		}
 	}
 }

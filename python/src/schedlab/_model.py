@@ -132,6 +132,66 @@ class Platform:
             )
         return cls(d.get("name", ""), tuple(d.get("resources") or ()), tuple(clusters))
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form of the platform (Go's sdk.Platform), which from_json reads."""
+        clusters: list[dict[str, Any]] = []
+        for c in self.clusters:
+            d: dict[str, Any] = {"name": c.name, "capacity": list(c.capacity)}
+            if c.units:
+                d["units"] = [
+                    {"resource": u.resource, "pieces_by": u.pieces_by, "capacity": list(u.capacity)} for u in c.units
+                ]
+            if c.price_factor:
+                d["price_factor"] = c.price_factor
+            if c.nodes:
+                d["nodes"] = [
+                    {
+                        "name": g.name,
+                        "count": g.count,
+                        "cores": g.cores,
+                        "memory": g.memory,
+                        "gpus": g.gpus,
+                        "features": list(g.features),
+                    }
+                    for g in c.nodes
+                ]
+            if c.partitions:
+                d["partitions"] = [
+                    {
+                        "name": p.name,
+                        "groups": list(p.groups),
+                        "max_walltime": p.max_walltime,
+                        "max_nodes": p.max_nodes,
+                        "default": p.default,
+                    }
+                    for p in c.partitions
+                ]
+            if c.placement:
+                d["placement"] = c.placement
+            clusters.append(d)
+        return {"name": self.name, "resources": list(self.resources), "clusters": clusters}
+
+
+def nodes_platform(
+    name: str, groups: Sequence[NodeGroup], partitions: Sequence[Partition] = (), placement: str = ""
+) -> Platform:
+    """A platform of one cluster of the given node groups and partitions,
+    with the resources its nodes need (memory and GPUs only when some group
+    has them) and the capacities they add up to (Go's sdk.NodesPlatform)."""
+    cores = sum(g.count * g.cores for g in groups)
+    memory = sum(g.count * g.memory for g in groups)
+    gpus = sum(g.count * g.gpus for g in groups)
+    resources = [PROCESSORS]
+    capacity = [cores]
+    if memory > 0:
+        resources.append("mem")
+        capacity.append(memory)
+    if gpus > 0:
+        resources.append("gpus")
+        capacity.append(gpus)
+    cluster = Cluster(name, tuple(capacity), nodes=tuple(groups), partitions=tuple(partitions), placement=placement)
+    return Platform(name, tuple(resources), (cluster,))
+
 
 class Tasks:
     """How a job's request lies on nodes: count tasks of cores, memory

@@ -16,13 +16,20 @@ delay it, as EASY's do), and the agent is asked again once it has started.
 The reward is 0 until the episode's end, then the named metric of the
 whole window (`reward`). Every schedule is checked by the engine's host as
 any run's is; a decision it refuses ends the episode with an error.
+
+The platform is a pool of processors, or nodes (`nodes={...}`, the settings
+of `schedlab sim`'s node flags: NODE_KEYS); on nodes a job fits when the
+cluster's placement rule places it (schedlab.placement), as the engine and
+the Go policies decide.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator, Mapping
 from heapq import merge
+from operator import eq
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -30,8 +37,9 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _wire
-from ._model import Decision, Job, Policy, State, start
+from ._model import Alloc, Decision, Job, Policy, State, start
 from ._service import MSG_FINISHED, MSG_REQUEST, Service, find_schedlab
+from .placement import BATSCHED, READINGS, FreeNodes, Layout, Release, Reservation
 
 ENV_ID = "schedlab/Scheduling-v0"
 
@@ -41,6 +49,51 @@ hours, or the utilisation, of the episode's jobs."""
 
 FEATURES = 6
 """The columns of an observation's rows."""
+
+RESERVATIONS = READINGS
+"""The readings of backfilling's reservation on nodes, the Go easy's
+reservation parameter (schedlab.placement.READINGS): count or batsched."""
+
+MASKS = ("any", "fits")
+"""What action_masks allows: any waiting job (one that does not fit now is
+started as soon as it does), or only those that fit now; waiting, in both,
+when something runs."""
+
+NODE_KEYS: dict[str, type] = {
+    "nodes": int,
+    "cores_per_node": int,
+    "memory_per_node": str,
+    "gpus_per_node": int,
+    "machine": str,
+    "allocation": str,
+    "memory": str,
+    "placement": str,
+    "node_size": str,
+    "oversize": str,
+    "partitions": str,
+}
+"""The settings of a platform of nodes (SchedulingEnv's nodes) and their
+types: `schedlab sim`'s node flags, with underscores (--cores-per-node is
+cores_per_node); docs/semantics.md gives their values and defaults."""
+
+
+def check_nodes(nodes: Mapping[str, Any]) -> dict[str, Any]:
+    """Checks the names and types of a platform of nodes' settings
+    (NODE_KEYS), and returns a copy; their values are schedlab's to check."""
+    if not isinstance(nodes, Mapping):
+        raise ValueError(f"nodes must be a mapping of settings by name (NODE_KEYS), not {type(nodes).__name__}")
+    out: dict[str, Any] = {}
+    for k, v in nodes.items():
+        want = NODE_KEYS.get(k)
+        if want is None:
+            raise ValueError(f"nodes: unknown setting {k!r}; the settings are {', '.join(NODE_KEYS)}")
+        if isinstance(v, bool) or not isinstance(v, want):
+            raise ValueError(f"nodes: {k} must be {'an int' if want is int else 'a string'}, got {v!r}")
+        out[k] = v
+    if not out:
+        raise ValueError("nodes: no setting; give nodes and cores_per_node, or machine")
+    return out
+
 
 _WAIT_SCALE = 12 * 3600  # a wait of 12 h or more reads 1
 _WALLTIME_SCALE = 24 * 3600  # a requested walltime of a day or more reads 1
@@ -55,17 +108,34 @@ class _Agent(Policy):
         raise AssertionError("the environment answers the calls")
 
 
+class _Start:
+    """A job started in the current call: its expected end, index, tasks
+    and nodes (on nodes), and what it holds of each resource."""
+
+    __slots__ = ("end", "index", "job", "alloc", "held")
+
+    def __init__(self, end: int, job: Job, alloc: Alloc | None, held: list[int]) -> None:
+        self.end = end
+        self.index = job.index
+        self.job = job
+        self.alloc = alloc
+        self.held = held
+
+
 class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
-    """Schedule a window of a trace's jobs on a pool of processors, one
-    pick of the next job at a time.
+    """Schedule a window of a trace's jobs on a pool of processors or on
+    nodes, one pick of the next job at a time.
 
     Observation: an array of (queue + 1) rows of FEATURES values in [0, 1].
     Row i < queue is the i-th waiting job in submit order (among those not
     started yet): its wait so far (12 h reads 1), requested walltime (a day
-    reads 1), processors over the pool's, whether it fits now, its user (a
-    hashed id), and 1 (a job is there; padding rows are all 0). The last
-    row: free processors over the pool's, running jobs over the pool's
-    processors, waiting jobs over queue (at most 1), 0, 0, 1.
+    reads 1), processors over the platform's, whether it fits now (on
+    nodes: whether the placement rule places it), its user (a hashed id),
+    and 1 (a job is there; padding rows are all 0). The last row: free
+    processors over the platform's, running jobs over the platform's
+    processors, waiting jobs over queue (at most 1), then on nodes the
+    nodes wholly free over all nodes and the most cores free on one node
+    over the most a node has (0, 0 on a pool), and 1.
 
     Action: i < queue picks the i-th row's job; queue waits for the next
     event (a job's end or submission) without starting more. A padding
@@ -87,6 +157,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         procs: int = 0,
         clean: dict[str, str] | None = None,
         schedlab: str | None = None,
+        nodes: Mapping[str, Any] | None = None,
+        mask: str = "any",
+        reservation: str = "count",
     ) -> None:
         """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
         window: jobs per episode; queue: the waiting jobs an observation
@@ -96,11 +169,26 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         trace's jobs episodes are drawn from (to hold some out), default
         all; procs: the pool's size (0: the trace's); clean: cleaning
         settings by name (schedlab's docs/semantics.md; the others at
-        their defaults); schedlab: the command (find_schedlab)."""
+        their defaults); schedlab: the command (find_schedlab); nodes: a
+        platform of nodes instead of a pool, by the settings of `schedlab
+        sim`'s node flags (NODE_KEYS: {"nodes": 25, "cores_per_node": 4,
+        "allocation": "shared"}, {"machine": "SDSC-BLUE"}), the trace's
+        jobs mapped onto it as sim maps them (windows are then of the jobs
+        the mapping keeps); mask: what action_masks allows, one of MASKS;
+        reservation: on nodes, backfilling's reading of the picked job's
+        reservation, one of RESERVATIONS."""
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
+        if mask not in MASKS:
+            raise ValueError(f"mask {mask!r} is not one of {', '.join(MASKS)}")
+        if reservation not in RESERVATIONS:
+            raise ValueError(f"reservation {reservation!r} is not one of {', '.join(RESERVATIONS)}")
+        if reservation == "batsched" and nodes is None:
+            raise ValueError("reservation 'batsched' holds nodes; a pool has none (give nodes, or use 'count')")
         if window < 1 or queue < 1:
             raise ValueError("window and queue must be at least 1")
+        if nodes is not None and procs:
+            raise ValueError("procs is a pool's size: leave it out with nodes (the nodes give the cores)")
         self.trace = os.path.abspath(trace) if trace else ""
         self.window = window
         self.queue_rows = queue
@@ -110,6 +198,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.jobs_range = jobs
         self.procs = procs
         self.clean = dict(clean or {})
+        self.nodes = None if nodes is None else check_nodes(nodes)
+        self.mask = mask
+        self.reservation = reservation
         self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
         self._service = Service(schedlab)
@@ -118,22 +209,23 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._running = False
         self._episode: dict[str, Any] = {}
         self._obs: np.ndarray = np.zeros((queue + 1, FEATURES), dtype=np.float32)
+        self._layout: Layout | None = None
+        self._fits_cache: dict[tuple[int, ...], bool] = {}
 
     # The server process and its messages.
 
     def _read(self) -> tuple[int, bytes]:
         return self._service.read()
 
+    def _base_request(self) -> dict[str, Any]:
+        req: dict[str, Any] = {"trace": self.trace, "procs": self.procs, "clean": self.clean}
+        if self.nodes is not None:
+            req["nodes"] = self.nodes
+        return req
+
     def _request(self, first: int, count: int, seed: int) -> None:
-        req = {
-            "trace": self.trace,
-            "procs": self.procs,
-            "clean": self.clean,
-            "first": first,
-            "count": count,
-            "seed": seed,
-        }
-        req["exact"] = self.exact
+        req = self._base_request()
+        req.update(first=first, count=count, seed=seed, exact=self.exact)
         self._service.send(MSG_REQUEST, json.dumps(req).encode())
         typ, p = self._read()
         if typ == _wire.MSG_END:
@@ -144,19 +236,27 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         if typ != _wire.MSG_INIT:
             raise RuntimeError(f"schedlab serve-env sent a frame of type {typ} first")
         self._session = _wire.Session(_Agent(), p)
-        self._cap = float(self._session.platform.clusters[0].capacity[0])
+        plat = self._session.platform
+        cluster = plat.clusters[0]
+        self._cap = float(cluster.capacity[0])
+        self._layout = Layout(cluster) if cluster.has_nodes else None
+        self._mem = plat.resources.index("mem") if "mem" in plat.resources else -1
+        self._gpu = plat.resources.index("gpus") if "gpus" in plat.resources else -1
+        if self._layout is not None:
+            self._most_cores = max(c[0] for c in self._layout.caps)
         self._static = np.zeros((count, 5))
         self._static_count = 0
         self._service.send(_wire.MSG_READY, b"")
         self._running = True
 
     def _jobs_in_trace(self) -> int:
-        """The number of jobs of the cleaned trace (asked once)."""
+        """The number of jobs of the cleaned trace (asked once); on nodes,
+        of those the mapping keeps."""
         if self._trace_jobs == 0:
             # An impossible window gets the count in its answer.
-            doc = self._service.ask(
-                {"trace": self.trace, "procs": self.procs, "clean": self.clean, "first": -1, "count": 1}
-            )
+            req = self._base_request()
+            req.update(first=-1, count=1)
+            doc = self._service.ask(req)
             if not doc.get("jobs"):
                 raise ValueError(f"schedlab: {doc.get('error')}")
             self._trace_jobs = int(doc["jobs"])
@@ -253,9 +353,13 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._episode["calls"] += 1
             state = self._session.update(p)
             self._now = state.now
-            self._free = state.free[0][0]
+            self._free = list(state.free[0])
+            if self._layout is not None:
+                assert state.nodes is not None and state.nodes[0] is not None
+                self._nodes = FreeNodes.of(self._layout, state.nodes[0])
+                self._fits_cache.clear()
             self._waiting = list(state.queue)
-            self._started: list[tuple[int, int, int]] = []  # (expected end, index, procs) of this call's starts
+            self._started: list[_Start] = []  # this call's starts
             self._decisions: list[Decision] = []
             self._state = state
             r = self._reserved
@@ -271,24 +375,75 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 return False, {}
             answer = self._decisions
 
-    def _fits(self, job: Job) -> bool:
-        return job.request[0] <= self._free
+    def _totals_fit(self, job: Job) -> bool:
+        free = self._free
+        return all(x <= free[k] for k, x in enumerate(job.request))
 
-    def _take(self, job: Job) -> None:
-        self._free -= job.request[0]
+    def _fits(self, job: Job) -> bool:
+        """Whether job fits now: its request fits the free totals and, on
+        nodes, the cluster's placement rule places it."""
+        if job.request[0] > self._free[0]:
+            return False
+        if self._layout is None:
+            return True
+        t = job.tasks
+        assert t is not None
+        key = (t.count, t.cores, t.memory, t.gpus, t.nodes, int(t.exclusive), t.partition, t.features, *job.request)
+        hit = self._fits_cache.get(key)
+        if hit is None:
+            hit = self._totals_fit(job) and self._nodes.fits(t)
+            self._fits_cache[key] = hit
+        return hit
+
+    def _held(self, job: Job, alloc: Alloc | None) -> list[int]:
+        """What job holds of each resource on alloc: its request, with what
+        it holds on the nodes in place of its tasks' (more when exclusive)."""
+        held = list(job.request)
+        if alloc is None or self._layout is None:
+            return held
+        assert job.tasks is not None
+        c = m = g = 0
+        for k, n in zip(alloc.nodes, alloc.tasks, strict=True):
+            h = self._layout.held(job.tasks, k, n)
+            c, m, g = c + h[0], m + h[1], g + h[2]
+        held[0] = c
+        if self._mem >= 0:
+            held[self._mem] = m
+        if self._gpu >= 0:
+            held[self._gpu] = g
+        return held
+
+    def _take(self, job: Job, alloc: Alloc | None = None, named: bool = False) -> None:
+        """Starts job, which fits: on nodes where the placement rule (or
+        alloc, which is the rule's) places it, as the engine will; on
+        alloc, named in the decision, when named."""
+        if self._layout is not None:
+            assert job.tasks is not None
+            if alloc is None:
+                alloc = self._nodes.place(job.tasks)
+                assert alloc is not None, "a job that fits has a placement"
+            self._nodes.take(job.tasks, alloc)
+            self._fits_cache.clear()
+        held = self._held(job, alloc)
+        for k, x in enumerate(held):
+            self._free[k] -= x
         self._waiting.remove(job)
-        self._started.append((self._now + job.walltime, job.index, job.request[0]))
-        self._decisions.append(start(job))
+        self._started.append(_Start(self._now + job.walltime, job, alloc, held))
+        self._decisions.append(start(job, alloc=alloc) if named else start(job))
 
     def _backfill(self, head: Job) -> None:
         """Starts the waiting jobs that fit now and do not delay head, as
         EASY does: ending by its shadow time, or within the processors
-        left over then."""
-        avail = self._free
+        left over then (on nodes: the cores, memory and GPUs left over on
+        the nodes of head's partition, EASY's count reading)."""
+        if self._layout is not None:
+            self._backfill_nodes(head)
+            return
+        avail = self._free[0]
         shadow = -1
         releases = merge(
             ((r.expected_end, r.job.request[0]) for r in self._state.running),
-            sorted((end, procs) for end, _, procs in self._started),
+            sorted((s.end, s.held[0]) for s in self._started),
         )
         for t, procs in releases:
             if shadow >= 0 and t > shadow:
@@ -308,6 +463,39 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 extra -= job.request[0]
                 self._take(job)
 
+    def _backfill_nodes(self, head: Job) -> None:
+        """_backfill on nodes, as the Go easy under the reservation setting
+        (schedlab.placement.Reservation): the shadow time is the first
+        expected end at which head fits the free totals and is placed on
+        the nodes as the running jobs and this call's starts give theirs
+        back; a job that does not end by it starts when the reservation
+        admits it."""
+        assert head.tasks is not None
+        running = ((r.expected_end, 0, r.job.index, r.job, r.alloc) for r in self._state.running)
+        started = sorted((s.end, 1, s.index, s.job, s.alloc) for s in self._started)
+
+        def releases() -> Iterator[Release]:
+            for end, _, _, job, alloc in merge(running, started):
+                assert job.tasks is not None and alloc is not None
+                yield end, job.tasks, alloc, self._held(job, alloc)
+
+        res = Reservation(self._nodes, self._free, releases(), head.tasks, head.request, self.reservation)
+        shadow = res.shadow
+        if shadow < 0:
+            return
+        now = self._now
+        for job in list(self._waiting):
+            t = job.tasks
+            if job is head or t is None or not self._totals_fit(job):
+                continue
+            if now + job.walltime <= shadow:
+                if self._fits(job):
+                    self._take(job)
+                continue
+            alloc = res.admit(self._nodes, t)
+            if alloc is not None:
+                self._take(job, alloc, named=self.reservation == BATSCHED)
+
     # What the agent sees.
 
     def _observe(self) -> np.ndarray:
@@ -323,14 +511,23 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             static = self._static[idx]
             obs[:k, 0] = np.minimum(1.0, (self._now - static[:, 0]) / _WAIT_SCALE)
             obs[:k, 1:3] = static[:, 1:3]
-            obs[:k, 3] = static[:, 3] <= self._free
+            if self._layout is None:
+                obs[:k, 3] = static[:, 3] <= self._free[0]
+            else:
+                obs[:k, 3] = [self._fits(j) for j in rows]
             obs[:k, 4] = static[:, 4]
             obs[:k, 5] = 1.0
         cap = self._cap
         last = obs[self.queue_rows]
-        last[0] = self._free / cap
+        last[0] = self._free[0] / cap
         last[1] = min(1.0, (len(self._state.running) + len(self._started)) / cap)
         last[2] = min(1.0, len(self._waiting) / self.queue_rows)
+        if self._layout is not None:
+            n = self._nodes
+            caps = self._layout.caps
+            whole = sum(map(eq, zip(n.cores, n.memory, n.gpus, strict=True), caps))
+            last[3] = whole / len(caps)
+            last[4] = max(n.cores) / self._most_cores
         last[5] = 1.0
         return np.array(obs)
 
@@ -356,10 +553,17 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._static_count = len(jobs)
 
     def action_masks(self) -> np.ndarray:
-        """The actions that do what they say (for masked agents)."""
+        """The actions a masked agent may take (mask, one of MASKS): the
+        rows of waiting jobs, all of them ("any") or those that fit now
+        ("fits"; on nodes, those the placement rule places), and waiting
+        when something runs."""
         m = np.zeros(self.queue_rows + 1, dtype=bool)
         if self._running:
-            m[: min(len(self._waiting), self.queue_rows)] = True
+            rows = self._waiting[: self.queue_rows]
+            if self.mask == "fits":
+                m[: len(rows)] = [self._fits(j) for j in rows]
+            else:
+                m[: len(rows)] = True
             m[self.queue_rows] = bool(self._state.running or self._started)
         return m
 
@@ -383,6 +587,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 "backfill": self.backfill,
                 "exact": self.exact,
                 "clean": dict(self.clean),
+                "nodes": None if self.nodes is None else dict(self.nodes),
+                "mask": self.mask,
+                "reservation": self.reservation,
             },
         }
         if summary is not None:
@@ -390,25 +597,24 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             info["starts"] = self._episode.get("starts")
         return info
 
-    def baseline(self, policy: str) -> dict[str, Any]:
+    def baseline(self, policy: str, params: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The last episode's window run under a reference policy of
-        schedlab's (fcfs, easy, conservative) with the same seed: its
-        summary, and each job's start and end. Call it once the episode
-        is over."""
+        schedlab's (fcfs, easy, conservative) with the same seed, and its
+        parameters params ({"reservation": "batsched"}): its summary, and
+        each job's start and end. Call it once the episode is over."""
         if self._running:
             raise RuntimeError("baseline: the episode is under way; call it once it is over")
         if "first" not in self._episode:
             raise RuntimeError("baseline: no episode yet")
-        req = {
-            "trace": self.trace,
-            "procs": self.procs,
-            "clean": self.clean,
-            "first": self._episode["first"],
-            "count": self.window,
-            "seed": self._episode["seed"],
-            "exact": self.exact,
-            "policy": policy,
-        }
+        req = self._base_request()
+        req.update(
+            first=self._episode["first"],
+            count=self.window,
+            seed=self._episode["seed"],
+            exact=self.exact,
+            policy=policy,
+            params=dict(params or {}),
+        )
         doc = self._service.ask(req)
         if doc.get("error"):
             raise ValueError(f"schedlab: {doc['error']}")
@@ -428,4 +634,15 @@ def register() -> None:
 
 register()
 
-__all__ = ["ENV_ID", "FEATURES", "REWARDS", "SchedulingEnv", "find_schedlab", "register"]
+__all__ = [
+    "ENV_ID",
+    "FEATURES",
+    "MASKS",
+    "NODE_KEYS",
+    "RESERVATIONS",
+    "REWARDS",
+    "SchedulingEnv",
+    "check_nodes",
+    "find_schedlab",
+    "register",
+]

@@ -13,6 +13,9 @@ get, random workloads with invariants, no state carried between runs.
         runs = host.run("my_policy.py", sc)
         assert runs[3].start == 2
 
+On nodes, a scenario has a platform (schedlab.nodes_platform) and each job
+its tasks; random_node_scenario draws both from a seed.
+
 Every run is a run of the engine in a `schedlab serve-env` process (the
 `schedlab` command on PATH, or $SCHEDLAB), the policy in a plugin process of
 its own, served by this package, and its schedule verified as any run's is:
@@ -26,13 +29,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._model import NodeGroup, Partition, Platform, Tasks, nodes_platform
 from ._service import Service
+from .placement import PLACEMENTS, Layout
 from .rand import Rand
 
 
 @dataclass(frozen=True)
 class Job:
-    """A job of a scenario: what its user declared, and its actual runtime."""
+    """A job of a scenario: what its user declared, and its actual runtime.
+    On a platform of nodes, tasks says how it lies on them (its request is
+    then what they hold, and procs is not read)."""
 
     id: int
     submit: int
@@ -40,15 +47,19 @@ class Job:
     walltime: int
     procs: int
     user: int = 0
+    tasks: Tasks | None = None
 
 
 @dataclass
 class Scenario:
-    """A small workload on a pool of procs processors."""
+    """A small workload on a pool of procs processors, or on platform, one
+    cluster of nodes (nodes_platform; procs is then not read), where
+    every job gives its tasks."""
 
     procs: int
     jobs: list[Job]
     name: str = ""
+    platform: Platform | None = None
 
 
 @dataclass(frozen=True)
@@ -123,27 +134,41 @@ class Host:
         """Runs policy (a Python file, a plugin binary or a reference
         policy's name) on scenario; raises RunError when the run fails."""
         policy = _ref(policy)
-        doc = self._service.ask(
-            {
-                "policy": policy,
-                "params": dict(params or {}),
-                "procs": scenario.procs,
-                "jobs": [
-                    {
-                        "id": j.id,
-                        "submit": j.submit,
-                        "runtime": j.runtime,
-                        "walltime": j.walltime,
-                        "procs": j.procs,
-                        "user": j.user,
-                    }
-                    for j in scenario.jobs
-                ],
-                "seed": seed,
-                "exact": exact,
-                "fresh": fresh,
+        jobs = []
+        for j in scenario.jobs:
+            job: dict[str, Any] = {
+                "id": j.id,
+                "submit": j.submit,
+                "runtime": j.runtime,
+                "walltime": j.walltime,
+                "procs": j.procs,
+                "user": j.user,
             }
-        )
+            if j.tasks is not None:
+                t = j.tasks
+                job["tasks"] = {
+                    "count": t.count,
+                    "cores": t.cores,
+                    "memory": t.memory,
+                    "gpus": t.gpus,
+                    "nodes": t.nodes,
+                    "exclusive": t.exclusive,
+                    "partition": t.partition,
+                    "features": t.features,
+                }
+            jobs.append(job)
+        req: dict[str, Any] = {
+            "policy": policy,
+            "params": dict(params or {}),
+            "procs": scenario.procs,
+            "jobs": jobs,
+            "seed": seed,
+            "exact": exact,
+            "fresh": fresh,
+        }
+        if scenario.platform is not None:
+            req["platform"] = scenario.platform.to_json()
+        doc = self._service.ask(req)
         return self._records(policy, f"scenario {scenario.name}".rstrip(), doc)
 
     @staticmethod
@@ -284,6 +309,98 @@ def scenarios(seeds: Iterable[int], jobs: int = 100, procs: int = 64) -> list[Sc
     return [random_scenario(s, jobs, procs) for s in seeds]
 
 
+GiB = 1 << 30
+
+
+def random_nodes(seed: int) -> Platform:
+    """A platform of nodes drawn from seed, as the Go policytest's
+    RandomNodes draws one (not the same draws): one to three groups of 1 to
+    12 nodes of 1 to 16 cores, memory (1 to 64 GiB a node) on all of them
+    half the time, 1 to 4 GPUs on a group a third of the time, a feature
+    (f0 or f1) on a group a third of the time; half the time two
+    partitions, "all" (the default, every group) and "one" (the first group,
+    at most 50 to 249 s of walltime and 1 to all its nodes a job); a
+    placement rule drawn among the three."""
+    r = Rand(seed, 0x0DE5)
+    memory = r.int_n(2) == 0
+    groups = []
+    for g in range(1 + r.int_n(3)):
+        count, cores = 1 + r.int_n(12), 1 + r.int_n(16)
+        mem = (1 + r.int_n(64)) * GiB if memory else 0
+        gpus = 1 + r.int_n(4) if r.int_n(3) == 0 else 0
+        features = (f"f{r.int_n(2)}",) if r.int_n(3) == 0 else ()
+        groups.append(NodeGroup(f"g{g}", count, cores, mem, gpus, features))
+    parts: tuple[Partition, ...] = ()
+    if r.int_n(2) == 0:
+        parts = (
+            Partition("all", tuple(g.name for g in groups), default=True),
+            Partition("one", (groups[0].name,), max_walltime=50 + r.int_n(200), max_nodes=1 + r.int_n(groups[0].count)),
+        )
+    return nodes_platform(f"random-nodes-{seed}", groups, parts, PLACEMENTS[r.int_n(len(PLACEMENTS))])
+
+
+def random_tasks(r: Rand, layout: Layout, walltime: int) -> Tasks:
+    """Tasks drawn from r that fit the nodes of layout when all are free
+    and whose partition allows walltime, as the Go policytest's draw: a
+    partition; one core a task half the time, else 1 to a node's cores;
+    memory and GPUs half the time where the nodes have them; a feature a
+    third of the time where there are some; one node half the time, else
+    up to half the partition's; shared, shared on a node count, or
+    exclusive on one, a third of the time each. Draws again until
+    layout.check accepts them."""
+    while True:
+        part = r.int_n(len(layout.parts))
+        nodes_of = layout.parts[part]
+        cap = layout.caps[nodes_of[r.int_n(len(nodes_of))]]
+        cores = 1 + r.int_n(cap[0]) if r.int_n(2) == 0 else 1
+        memory = 1 + r.int_n(cap[1] // cores) if cap[1] > 0 and r.int_n(2) == 0 else 0
+        gpus = 1 + r.int_n(cap[2]) if cap[2] > 0 and r.int_n(2) == 0 else 0
+        features = 1 << r.int_n(len(layout.features)) if layout.features and r.int_n(3) == 0 else 0
+        per_node = cap[0] // cores
+        nodes = 1 + r.int_n(max(1, len(nodes_of) // 2))
+        if r.int_n(2) == 0:
+            nodes = 1
+        count = max(1, r.int_n(per_node * nodes + 1))
+        kind = r.int_n(3)
+        t = Tasks(count, cores, memory, gpus, min(count, nodes) if kind < 2 else 0, kind == 0, part, features)
+        if layout.check(t, walltime) is None:
+            return t
+
+
+def random_node_scenario(seed: int, jobs: int = 100, platform: Platform | None = None, name: str = "") -> Scenario:
+    """A random workload on nodes drawn from seed: on platform, or on
+    random_nodes(seed); arrivals every 0 to 99 s, runtimes of 1 s to 2 h,
+    walltimes from the runtime to three times it (one in ten shorter:
+    killed), ten users, and random_tasks (of a partition whose limit
+    allows the walltime);
+    one job in three repeats the previous job's tasks and walltime, as an
+    array job's do."""
+    plat = platform or random_nodes(seed)
+    if len(plat.clusters) != 1 or not plat.clusters[0].nodes:
+        raise ValueError(f"platform {plat.name!r}: random_node_scenario draws on one cluster of nodes")
+    layout = Layout(plat.clusters[0])
+    r = Rand(seed, 0x90_11C7)
+    out: list[Job] = []
+    t = 0
+    tasks: Tasks | None = None
+    walltime = 0
+    for i in range(jobs):
+        t += r.int_n(100)
+        runtime = 1 + r.int_n(7200)
+        if tasks is None or r.int_n(3) != 0:
+            walltime = runtime + r.int_n(2 * runtime + 1)
+            if r.int_n(10) == 0:
+                walltime = max(1, runtime // 2)
+            tasks = random_tasks(r, layout, walltime)
+        out.append(Job(i + 1, t, runtime, walltime, tasks.count * tasks.cores, r.int_n(10), tasks))
+    return Scenario(int(plat.clusters[0].capacity[0]), out, name or f"random-nodes-{seed}", plat)
+
+
+def node_scenarios(seeds: Iterable[int], jobs: int = 100) -> list[Scenario]:
+    """random_node_scenario for each seed, each on its own random_nodes."""
+    return [random_node_scenario(s, jobs) for s in seeds]
+
+
 __all__ = [
     "Host",
     "Job",
@@ -292,8 +409,12 @@ __all__ = [
     "RunError",
     "Scenario",
     "expect_starts",
+    "node_scenarios",
     "promises_kept",
+    "random_node_scenario",
+    "random_nodes",
     "random_scenario",
+    "random_tasks",
     "scenarios",
     "starts_in_submit_order",
 ]
