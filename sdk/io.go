@@ -126,6 +126,21 @@ func (m *IO) Validate(p *Platform) error {
 	return nil
 }
 
+// IOView answers, at a policy call, where a running job of a run with an
+// I/O model is. It reads the engine's own state: nothing is copied per
+// call.
+type IOView interface {
+	// Phase returns running job j's phase and the compute phases it has
+	// done and has in all; PhaseStageIn and 0, 0 for a job not running.
+	Phase(j *Job) (phase IOPhase, done, phases int)
+	// Left returns, for a running job moving data (stage-in, checkpoint
+	// or stage-out), the bytes it has left to move in that phase, all its
+	// pieces together, and when that phase ends at the current rates
+	// (seconds, not rounded); for a computing job, 0 and the end of its
+	// compute phase.
+	Left(j *Job) (bytes, at float64)
+}
+
 // IOPhase is where a running job of a run with an I/O model is.
 type IOPhase uint8
 

@@ -49,6 +49,10 @@ type State struct {
 	// Power is the power of the nodes, on a run with a power model
 	// (sim.Config.Power); nil otherwise.
 	Power *PowerState
+	// IO shows where running jobs are in their data phases, on a run with
+	// an I/O model (sim.Config.IO); nil otherwise. Running.ExpectedEnd
+	// stays start plus walltime, the latest a job can end.
+	IO IOView
 }
 
 // Refusal is a reservation the engine refused.

@@ -78,3 +78,59 @@ func BenchmarkKTH(b *testing.B) {
 		})
 	}
 }
+
+// kthIO is the authors' I/O-aware machine (io.toml): the file system's
+// 5,000 MB/s, each node's 1,250 MB/s, split each way, their sizes and
+// phases.
+func kthIO() *sdk.IO {
+	return &sdk.IO{Resource: 1, FSBandwidth: 5e9, UnitBandwidth: 1.25e9, NodeBandwidth: 1.25e9, SplitDuplex: true,
+		StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 3600, MaxPhases: 10}
+}
+
+// BenchmarkIO runs EASY with burst buffers and plan-2 on the whole of
+// KTH-SP2, allocation only and with the I/O model (the requests' compute
+// times shortened as burst-buffer-io does), side by side in one run:
+// the cost of the model is the ratio of the pairs' times.
+//
+//	go test -run '^$' -bench BenchmarkIO -benchtime 1x ./plugins/burstbuffer
+func BenchmarkIO(b *testing.B) {
+	alloc := kthJobs(b, 1)
+	withIO := kthJobs(b, 1)
+	t, err := bbmodel.TargetOf(kthPlatform(), "bb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := bbmodel.DefaultShortening().Shorten(withIO, t); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		p      sdk.Plugin
+		params map[string]string
+	}{
+		{"fcfs-bb", burstbuffer.EASY(), nil},
+		{"plan-2", burstbuffer.Plan(), map[string]string{"alpha": "2"}},
+	} {
+		for _, model := range []string{"alloc", "io"} {
+			b.Run(tc.name+"/"+model, func(b *testing.B) {
+				cfg := sim.Config{Platform: kthPlatform(), Jobs: alloc, Params: tc.params, Seed: 1}
+				if model == "io" {
+					cfg.Jobs, cfg.IO = withIO, kthIO()
+				}
+				var res *sim.Result
+				for b.Loop() {
+					var err error
+					if res, err = sim.Run(context.Background(), tc.p, cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var wait float64
+				for i, r := range res.Records {
+					wait += float64(r.Start - cfg.Jobs[i].Job.Submit)
+				}
+				b.ReportMetric(wait/float64(len(cfg.Jobs)), "mean-wait-s")
+				b.ReportMetric(float64(len(cfg.Jobs))*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+			})
+		}
+	}
+}

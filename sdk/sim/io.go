@@ -447,3 +447,35 @@ func (e *engine) startIO(i int32, c int, now int64) {
 	}
 	e.io.start(i, now, e.place[int(i)*e.stride:(int(i)+1)*e.stride], size, e.runtime[i], e.jobs[i].Walltime)
 }
+
+// Phase implements sdk.IOView.
+func (e *ioEngine) Phase(j *sdk.Job) (sdk.IOPhase, int, int) {
+	s := &e.jobs[j.Index]
+	if !s.running {
+		return sdk.PhaseStageIn, 0, 0
+	}
+	return s.phase, s.done, s.phases
+}
+
+// Left implements sdk.IOView: the flows' bytes are counted up to the
+// call, and their ends follow from the current rates. A job whose last
+// phase is done and whose drains are not has its drains' bytes left.
+func (e *ioEngine) Left(j *sdk.Job) (float64, float64) {
+	s := &e.jobs[j.Index]
+	if !s.running {
+		return 0, 0
+	}
+	if s.phase == sdk.PhaseCompute {
+		return 0, s.compEnd
+	}
+	var bytes, at float64
+	for k := range e.flows {
+		f := &e.flows[k]
+		if int(f.job) != j.Index || (f.kind == flowDrain) != (s.phase == sdk.PhaseDraining) {
+			continue
+		}
+		bytes += float64(f.m * f.rem)
+		at = max(at, f.fin)
+	}
+	return bytes, at
+}

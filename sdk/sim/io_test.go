@@ -200,3 +200,39 @@ func TestIORefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestIOView: what a policy sees of a running job's data phases. Job 1
+// computes 0-10, checkpoints 20 bytes at 10 B/s 10-12 and computes again
+// 12-22; jobs 2 and 3, which move nothing, arrive at 11 and 12: two calls
+// at which job 1 is seen checkpointing (10 bytes left, to 12), then
+// computing its second phase (to 22).
+func TestIOView(t *testing.T) {
+	type seen struct {
+		now         int64
+		phase       sdk.IOPhase
+		done, of    int
+		left, until float64
+	}
+	var got []seen
+	pol := greedyUnits()
+	start := pol.fn
+	pol.fn = func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		for _, r := range s.Running {
+			if r.Job.ID == 1 {
+				ph, done, of := s.IO.Phase(r.Job)
+				left, until := s.IO.Left(r.Job)
+				got = append(got, seen{s.Now, ph, done, of, left, until})
+			}
+		}
+		return start(s, call)
+	}
+	io := sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, Checkpoint: 1, PhaseSeconds: 10, MaxPhases: 10}
+	jobs := ioJobs([6]int64{1, 0, 20, 100, 1, 20}, [6]int64{2, 11, 1, 100, 1, 0}, [6]int64{3, 12, 1, 100, 1, 0})
+	if _, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: bbPlatform(), Jobs: jobs, IO: &io}); err != nil {
+		t.Fatal(err)
+	}
+	want := []seen{{11, sdk.PhaseCheckpoint, 1, 2, 10, 12}, {12, sdk.PhaseCompute, 1, 2, 0, 22}}
+	if !slices.Equal(got, want) {
+		t.Errorf("the policy saw %+v, want %+v", got, want)
+	}
+}

@@ -429,6 +429,9 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 	if e.outs != nil {
 		e.showOutages(math.MinInt64)
 	}
+	if e.io != nil {
+		e.state.IO = e.io
+	}
 	e.policy = p.New()
 	env := sdk.Env{
 		Platform:       cfg.Platform,

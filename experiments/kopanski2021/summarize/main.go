@@ -107,7 +107,21 @@ func run(w io.Writer, root, figs string, jobs bool) error {
 	if err != nil {
 		return err
 	}
-	return split(w, parts, figs)
+	if err := split(w, parts, figs, ""); err != nil {
+		return err
+	}
+	withIO, err := compare.Load(filepath.Join(root, "io"))
+	if err != nil {
+		return err
+	}
+	if err := ioWhole(w, withIO, kth); err != nil {
+		return err
+	}
+	partsIO, err := compare.Load(filepath.Join(root, "parts-io"))
+	if err != nil {
+		return err
+	}
+	return split(w, partsIO, figs, "io")
 }
 
 // whole writes the tables of the whole-log campaign.
@@ -165,19 +179,25 @@ func whole(w io.Writer, c *compare.Campaign, figs string) error {
 	return meansFigure(filepath.Join(figs, "kth-wait.svg"), sums)
 }
 
-// split writes the tables and figures of the 16-part campaign.
-func split(w io.Writer, c *compare.Campaign, figs string) error {
+// split writes the tables and figures of a 16-part campaign: the
+// allocation-only one (model ""), or the one with I/O (model "io"), whose
+// titles and figure files say so.
+func split(w io.Writer, c *compare.Campaign, figs, model string) error {
 	workloads := c.Values("workload")
 	reps := replicates(c)
+	title, file := "", "parts"
+	if model == "io" {
+		title, file = "With I/O, ", "parts-io"
+	}
 	for _, metric := range []struct{ col, name, file string }{
-		{"mean_wait", "mean wait", "parts-wait.svg"},
-		{"mean_bsld", "mean bounded slowdown", "parts-bsld.svg"},
+		{"mean_wait", "mean wait", file + "-wait.svg"},
+		{"mean_bsld", "mean bounded slowdown", file + "-bsld.svg"},
 	} {
 		perPart, err := partRatios(c, metric.col, "sjf-bb")
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "### %d parts: %s / sjf-bb's, per part the mean over %d replicates; over the parts\n\n", len(workloads), metric.name, reps)
+		fmt.Fprintf(w, "### %s%d parts: %s / sjf-bb's, per part the mean over %d replicates; over the parts\n\n", title, len(workloads), metric.name, reps)
 		fmt.Fprintln(w, "| policy | median | quartiles | min - max | parts better than sjf-bb | mean of the part ratios [95 % t] |")
 		fmt.Fprintln(w, "|---|---:|---|---|---:|---|")
 		for _, pol := range c.Values("policy") {
@@ -197,14 +217,14 @@ func split(w io.Writer, c *compare.Campaign, figs string) error {
 		}
 		fmt.Fprintln(w)
 		if figs != "" {
-			title := fmt.Sprintf("KTH in %d parts: %s relative to sjf-bb", len(workloads), metric.name)
-			if err := boxFigure(filepath.Join(figs, metric.file), title, perPart); err != nil {
+			fig := fmt.Sprintf("%sKTH in %d parts: %s relative to sjf-bb", title, len(workloads), metric.name)
+			if err := boxFigure(filepath.Join(figs, metric.file), fig, perPart); err != nil {
 				return err
 			}
 		}
 	}
 	// Per part: the jobs, sjf-bb's wait, and plan-2 and fcfs-bb against it.
-	fmt.Fprintf(w, "### Per part (mean over %d replicates; ratios per replicate, then averaged)\n\n", reps)
+	fmt.Fprintf(w, "### %sPer part (mean over %d replicates; ratios per replicate, then averaged)\n\n", title, reps)
 	fmt.Fprintln(w, "| part | jobs | sjf-bb mean wait (s) | fcfs-bb / sjf-bb | plan-2 / sjf-bb |")
 	fmt.Fprintln(w, "|---|---:|---:|---|---|")
 	for _, wl := range workloads {
