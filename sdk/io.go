@@ -41,7 +41,8 @@ type IO struct {
 	// alone uses.
 	NodeBandwidth float64 `json:"node_bandwidth,omitempty"`
 	// StageIn, Checkpoint and StageOut are the bytes each piece moves in
-	// those phases, as a multiple of the piece's size (0 for none).
+	// those phases, as a share of the piece's size, from 0 (none) to 1:
+	// what a phase moves lies in the job's burst-buffer space.
 	StageIn    float64 `json:"stage_in"`
 	Checkpoint float64 `json:"checkpoint"`
 	StageOut   float64 `json:"stage_out"`
@@ -83,8 +84,9 @@ func (m *IO) Phases(compute int64) (n int, each float64) {
 
 // Validate reports a model that cannot run on p: a resource that is not a
 // divided resource of p's one cluster, a bandwidth that is not positive
-// and finite (NodeBandwidth may be 0), a negative or non-finite size
-// factor, or a negative phase length or count.
+// and finite (NodeBandwidth may be 0), a size factor outside [0, 1] (a
+// phase larger than the job's burst-buffer space), or a negative phase
+// length or count.
 func (m *IO) Validate(p *Platform) error {
 	if len(p.Clusters) != 1 {
 		return fmt.Errorf("io: a platform of %d clusters: the model takes one", len(p.Clusters))
@@ -116,8 +118,8 @@ func (m *IO) Validate(p *Platform) error {
 		name string
 		x    float64
 	}{{"stage_in", m.StageIn}, {"checkpoint", m.Checkpoint}, {"stage_out", m.StageOut}} {
-		if f.x < 0 || math.IsNaN(f.x) || math.IsInf(f.x, 0) {
-			return fmt.Errorf("io: %s factor %v is not a non-negative number", f.name, f.x)
+		if !(f.x >= 0 && f.x <= 1) {
+			return fmt.Errorf("io: %s %v is not a share of a piece from 0 to 1: a phase moves at most the job's burst-buffer space", f.name, f.x)
 		}
 	}
 	if m.Drain && m.Checkpoint == 0 {

@@ -128,8 +128,8 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 			return
 		}
 		x, okx := number(v)
-		if !okx || x < 0 || math.IsInf(x, 0) {
-			p.errAt(key(k), "%v is not a non-negative number (a multiple of each piece's size)", v)
+		if !okx || !(x >= 0 && x <= 1) {
+			p.errAt(key(k), "%v is not a share of each piece's size from 0 to 1 (a phase moves at most the job's burst-buffer space)", v)
 			ok = false
 			return
 		}

@@ -29,8 +29,8 @@ func TestIOOverTheWire(t *testing.T) {
 	plat := gridPlatform()
 	plat.Clusters = plat.Clusters[:1]
 	jobs := gridJobs(400)
-	model := &sdk.IO{Resource: 2, FSBandwidth: 3, UnitBandwidth: 2, SplitDuplex: true, NodeBandwidth: 1.5,
-		StageIn: 20, Checkpoint: 10, StageOut: 20, Drain: true, PhaseSeconds: 60, MaxPhases: 4}
+	model := &sdk.IO{Resource: 2, FSBandwidth: 0.15, UnitBandwidth: 0.1, SplitDuplex: true, NodeBandwidth: 0.075,
+		StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 60, MaxPhases: 4}
 	spec := host.RunSpec{Platform: plat, Seed: 3, IO: model}
 	got, err := p.Run(context.Background(), spec, jobs, nil)
 	if err != nil {

@@ -48,9 +48,18 @@ type ioWant struct {
 	killed     bool
 }
 
+// ioPlatform has 4 processors and a burst buffer of two units of 200, one
+// piece per processor.
+func ioPlatform() *sdk.Platform {
+	p := bbPlatform()
+	p.Clusters[0].Capacity[1] = 400
+	p.Clusters[0].Units[0].Capacity = []int64{200, 200}
+	return p
+}
+
 // TestIOHandWorked runs schedules whose every end is computed by hand
-// below, on bbPlatform (4 processors, a burst buffer of two units of 40,
-// one piece per processor) under greedyUnits.
+// below, on ioPlatform under greedyUnits: pieces go to the unit with the
+// least room that holds them (best fit), unit 0 on a tie.
 func TestIOHandWorked(t *testing.T) {
 	stageIn := func(factor, fs, unit float64) sdk.IO {
 		return sdk.IO{Resource: 1, FSBandwidth: fs, UnitBandwidth: unit, StageIn: factor, MaxPhases: 1}
@@ -61,13 +70,13 @@ func TestIOHandWorked(t *testing.T) {
 		jobs []sim.Input
 		want []ioWant
 	}{{
-		// Both pieces on unit 0 (best fit), 50 bytes each at 10 B/s
-		// shared: job 1 alone moves 20 by 2; then 5 B/s each, job 1's
-		// last 30 by 8, when job 2 has 20 left, alone again: 10. Compute
-		// 10 s each: ends 18 and 20.
+		// Both pieces on unit 0, 50 bytes each at 10 B/s shared: job 1
+		// alone moves 20 by 2; then 5 B/s each, job 1's last 30 by 8,
+		// when job 2 has 20 left, alone again: 10. Compute 10 s each:
+		// ends 18 and 20.
 		name: "two transfers on one unit, staggered",
-		io:   stageIn(2.5, 1000, 10),
-		jobs: ioJobs([6]int64{1, 0, 10, 100, 1, 20}, [6]int64{2, 2, 10, 100, 1, 20}),
+		io:   stageIn(1, 1000, 10),
+		jobs: ioJobs([6]int64{1, 0, 10, 100, 1, 50}, [6]int64{2, 2, 10, 100, 1, 50}),
 		want: []ioWant{{0, 18, false}, {2, 20, false}},
 	}, {
 		// 60 bytes each through the file system at 12 B/s: job 1 alone
@@ -75,24 +84,24 @@ func TestIOHandWorked(t *testing.T) {
 		// at 12 (job 2 12 left, job 3 24); two at 6: job 2 at 14 (job 3
 		// 12 left); job 3 alone at 15. Compute 1 s: 13, 15, 16.
 		name: "three transfers on the file system",
-		io:   stageIn(3, 12, 1000),
-		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 20}, [6]int64{2, 1, 1, 100, 1, 20}, [6]int64{3, 3, 1, 100, 1, 20}),
+		io:   stageIn(1, 12, 1000),
+		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 60}, [6]int64{2, 1, 1, 100, 1, 60}, [6]int64{3, 3, 1, 100, 1, 60}),
 		want: []ioWant{{0, 13, false}, {1, 15, false}, {3, 16, false}},
 	}, {
 		// 10 bytes at 3 B/s end at 3.33; 1 s of compute to 4.33: the
 		// job ends at the next whole second.
 		name: "a completion between seconds",
-		io:   stageIn(0.5, 1000, 3),
-		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 20}),
+		io:   stageIn(1, 1000, 3),
+		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 10}),
 		want: []ioWant{{0, 5, false}},
 	}, {
 		// 100 bytes at 10 B/s take 10 s, its walltime is 5: killed at
 		// 5 mid-transfer, and job 2, which needs every processor,
-		// starts then: its four pieces of 2 all on unit 0 (best fit),
-		// 10 bytes each at 2.5 B/s, to 9, then 1 s of compute.
+		// starts then: its four pieces of 10 all on unit 0, at 2.5 B/s
+		// each, to 9, then 1 s of compute.
 		name: "killed at the walltime mid-transfer",
-		io:   stageIn(5, 1000, 10),
-		jobs: ioJobs([6]int64{1, 0, 2, 5, 1, 20}, [6]int64{2, 1, 1, 100, 4, 8}),
+		io:   stageIn(1, 1000, 10),
+		jobs: ioJobs([6]int64{1, 0, 2, 5, 1, 100}, [6]int64{2, 1, 1, 100, 4, 40}),
 		want: []ioWant{{0, 5, true}, {5, 10, false}},
 	}, {
 		// Two compute phases of 10 s with a checkpoint of 20 bytes at
@@ -155,17 +164,17 @@ func TestIOHandWorked(t *testing.T) {
 		jobs: ioJobs([6]int64{1, 0, 1, 100, 1, 20}, [6]int64{2, 3, 1, 100, 1, 20}),
 		want: []ioWant{{0, 5, false}, {3, 8, false}},
 	}, {
-		// Stage-in 20 at 10 B/s (0-2), compute 5 (2-7), stage-out 40 at
-		// 10 B/s (7-11).
+		// A piece of 40: stage-in of half of it, 20 at 10 B/s (0-2),
+		// compute 5 (2-7), stage-out of all of it, 40 at 10 B/s (7-11).
 		name: "stage-in, compute, stage-out",
-		io:   sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, StageIn: 1, StageOut: 2, MaxPhases: 1},
-		jobs: ioJobs([6]int64{1, 0, 5, 100, 1, 20}),
+		io:   sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, StageIn: 0.5, StageOut: 1, MaxPhases: 1},
+		jobs: ioJobs([6]int64{1, 0, 5, 100, 1, 40}),
 		want: []ioWant{{0, 11, false}},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			io := c.io
-			res, err := sim.Run(context.Background(), plugin(greedyUnits()), sim.Config{Platform: bbPlatform(), Jobs: c.jobs, IO: &io})
+			res, err := sim.Run(context.Background(), plugin(greedyUnits()), sim.Config{Platform: ioPlatform(), Jobs: c.jobs, IO: &io})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,10 +198,14 @@ func TestIORefuses(t *testing.T) {
 	}{
 		{"exact estimates", sim.Config{ExactEstimates: true}, "exact estimates"},
 		{"power", sim.Config{Power: &sdk.Power{}}, "power model"},
+		{"a phase larger than the space", sim.Config{IO: &sdk.IO{Resource: 1, FSBandwidth: 1, UnitBandwidth: 1, StageOut: 1.5}}, "stage_out 1.5 is not a share of a piece from 0 to 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := c.cfg
-			cfg.Platform, cfg.Jobs, cfg.IO = bbPlatform(), ioJobs([6]int64{1, 0, 1, 1, 1, 0}), &io
+			cfg.Platform, cfg.Jobs = ioPlatform(), ioJobs([6]int64{1, 0, 1, 1, 1, 0})
+			if cfg.IO == nil {
+				cfg.IO = &io
+			}
 			_, err := sim.Run(context.Background(), plugin(greedyUnits()), cfg)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err %v, want one naming %q", err, c.want)
@@ -228,7 +241,7 @@ func TestIOView(t *testing.T) {
 	}
 	io := sdk.IO{Resource: 1, FSBandwidth: 1000, UnitBandwidth: 10, Checkpoint: 1, PhaseSeconds: 10, MaxPhases: 10}
 	jobs := ioJobs([6]int64{1, 0, 20, 100, 1, 20}, [6]int64{2, 11, 1, 100, 1, 0}, [6]int64{3, 12, 1, 100, 1, 0})
-	if _, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: bbPlatform(), Jobs: jobs, IO: &io}); err != nil {
+	if _, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: ioPlatform(), Jobs: jobs, IO: &io}); err != nil {
 		t.Fatal(err)
 	}
 	want := []seen{{11, sdk.PhaseCheckpoint, 1, 2, 10, 12}, {12, sdk.PhaseCompute, 1, 2, 0, 22}}

@@ -54,8 +54,8 @@ func randomIORun(t *testing.T, r *rand.Rand) (*sdk.Platform, *sdk.IO, []sim.Inpu
 		Clusters: []sdk.Cluster{{Name: "m", Capacity: sdk.Vector{procs, total},
 			Units: []sdk.Units{{Resource: 1, Capacity: units}}}}}
 	m := &sdk.IO{Resource: 1, FSBandwidth: float64(1 + r.IntN(30)), UnitBandwidth: float64(1 + r.IntN(20)),
-		SplitDuplex: r.IntN(2) == 0, StageIn: float64(r.IntN(4)) / 2, Checkpoint: float64(r.IntN(3)) / 2,
-		StageOut: float64(r.IntN(4)) / 2, PhaseSeconds: r.Int64N(15), MaxPhases: r.IntN(5)}
+		SplitDuplex: r.IntN(2) == 0, StageIn: float64(r.IntN(5)) / 4, Checkpoint: float64(r.IntN(3)) / 2,
+		StageOut: float64(r.IntN(5)) / 4, PhaseSeconds: r.Int64N(15), MaxPhases: r.IntN(5)}
 	if r.IntN(3) == 0 {
 		m.NodeBandwidth = float64(1 + r.IntN(10))
 	}
