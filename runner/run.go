@@ -206,6 +206,9 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 			if power != nil {
 				metrics.AddPower(&sum, spec.Platform, spec.Power, jobs, res, power.Energy)
 			}
+			if spec.IO != nil {
+				metrics.AddIO(&sum, spec.Platform, spec.IO, jobs, res.Records)
+			}
 		}
 	}()
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }

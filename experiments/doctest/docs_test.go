@@ -245,7 +245,8 @@ func TestPetuninEndingsDoc(t *testing.T) {
 }
 
 // TestKopanskiDoc checks that every table the summarize program of paper
-// 004 prints from the two campaigns' runs.parquet is in
+// 004 prints from the four campaigns' runs.parquet (allocation only and
+// with I/O, the whole log and the 16 parts) is in
 // docs/reproductions/kopanski2021.md. The campaigns take half an hour on 2
 // cores, so it reads the copies of their runs.parquet committed in
 // experiments/kopanski2021/runs (see its README); the table of wait
@@ -253,8 +254,8 @@ func TestPetuninEndingsDoc(t *testing.T) {
 func TestKopanskiDoc(t *testing.T) {
 	root := filepath.Join("..", "..")
 	doc := reproductionDoc(t, "kopanski2021")
-	dir := committedRuns(t, filepath.Join(root, "experiments", "kopanski2021", "runs"), "kth", "parts")
-	docTables(t, doc, 8, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
+	dir := committedRuns(t, filepath.Join(root, "experiments", "kopanski2021", "runs"), "kth", "parts", "io", "parts-io")
+	docTables(t, doc, 13, "../../experiments/kopanski2021/summarize", "-campaigns", dir, "-jobs=false")
 }
 
 // TestPoolVsNodesDoc checks that every table of docs/pool-vs-nodes.md that

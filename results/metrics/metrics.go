@@ -183,6 +183,14 @@ type Summary struct {
 	SwitchingNodeSeconds float64  `json:"switching_node_seconds"`
 	OffNodeSeconds       float64  `json:"off_node_seconds"`
 	OverCapSeconds       int64    `json:"over_cap_seconds"`
+
+	// The metrics of a run with an I/O model (AddIO); a run without has
+	// none of them (IO is false and they are left out of its JSON).
+	IO            bool    `json:"-"`
+	IOJobs        int     `json:"io_jobs"`
+	IOKilled      int     `json:"io_killed"`
+	IOSecondsMean float64 `json:"io_seconds_mean"`
+	IOBytes       float64 `json:"io_bytes"`
 }
 
 // GridKeys returns the JSON names of the grid metrics.
@@ -236,6 +244,11 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}
 	if !s.Power {
 		for _, k := range PowerKeys() {
+			skip[k] = true
+		}
+	}
+	if !s.IO {
+		for _, k := range IOKeys() {
 			skip[k] = true
 		}
 	}

@@ -84,7 +84,10 @@ func TestIOCampaign(t *testing.T) {
 	for i, c := range cols {
 		idx[c.Name] = i
 	}
-	for _, c := range []string{"transform_shortened", "transform_seconds_cut"} {
+	if _, ok := pidx["io_jobs"]; ok {
+		t.Error("runs.parquet of a campaign without an I/O model has its metrics")
+	}
+	for _, c := range []string{"transform_shortened", "transform_seconds_cut", "io_jobs", "io_killed", "io_seconds_mean", "io_bytes"} {
 		if _, ok := idx[c]; !ok {
 			t.Fatalf("runs.parquet has no column %s", c)
 		}
@@ -93,6 +96,9 @@ func TestIOCampaign(t *testing.T) {
 		label := r[idx["label"]]
 		if r[idx["transform_shortened"]].(int64) < 1000 {
 			t.Errorf("%s: %v jobs shortened by the transform", label, r[idx["transform_shortened"]])
+		}
+		if r[idx["io_jobs"]].(int64) < 2000 || !(r[idx["io_seconds_mean"]].(float64) > 0) || !(r[idx["io_bytes"]].(float64) > 0) {
+			t.Errorf("%s: io_jobs %v, io_seconds_mean %v, io_bytes %v", label, r[idx["io_jobs"]], r[idx["io_seconds_mean"]], r[idx["io_bytes"]])
 		}
 		key := r[idx["run_key"]].(string)
 		jobs, x, meta, err := results.ReadJobsWith(JobsPath(dir, key))

@@ -91,6 +91,12 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 	for _, pl := range m.Platforms {
 		pow = pow || pl.Power != nil
 	}
+	// And the I/O metrics, of a campaign with a platform with an I/O
+	// model.
+	withIO := false
+	for _, pl := range m.Platforms {
+		withIO = withIO || pl.IO != nil
+	}
 	// And the feedback metrics, of a campaign with a workload with
 	// feedback.
 	fb := false
@@ -103,7 +109,7 @@ func runsColumns(m *manifest.Manifest) []runsColumn {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!grid && slices.Contains(metrics.GridKeys(), name)) || (!nodes && slices.Contains(metrics.NodeKeys(), name)) ||
 			(!outs && slices.Contains(metrics.OutageKeys(), name)) || (!fb && slices.Contains(metrics.FeedbackKeys(), name)) ||
-			(!pow && slices.Contains(metrics.PowerKeys(), name)) ||
+			(!pow && slices.Contains(metrics.PowerKeys(), name)) || (!withIO && slices.Contains(metrics.IOKeys(), name)) ||
 			f.Type.Kind() == reflect.Map {
 			continue
 		}
