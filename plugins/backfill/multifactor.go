@@ -28,7 +28,7 @@ func Multifactor() sdk.Plugin {
 			Version: "0.1.0",
 			Description: "Slurm's priority/multifactor (age, fair share classic or Fair Tree with decayed usage, job size, " +
 				"partition, QOS) over EASY backfilling; slurm.conf parameter names",
-			Params: []sdk.Param{
+			Params: append([]sdk.Param{
 				windowsParam(),
 				w("PriorityWeightAge", "age"),
 				w("PriorityWeightFairshare", "fair-share"),
@@ -72,7 +72,7 @@ func Multifactor() sdk.Plugin {
 					Doc: "with sched/*: sched_interval (60 s; -1 off, 0 every call), default_queue_depth (100), bf_interval (30 s; -1 off, " +
 						"0 every call), bf_window (1440 min), bf_resolution (60 s), bf_max_job_test (500; 0 no limit), bf_max_job_user (0: no limit), bf_continue"},
 				reservationParam(),
-			},
+			}, limitParams()...),
 		},
 		New: func() sdk.Policy { return &multifactor{} },
 	}
@@ -111,6 +111,8 @@ type mfConfig struct {
 	// sched is the SchedulerType, sp its SchedulerParameters.
 	sched string
 	sp    slurmParams
+	// lim is the limits (limits.go).
+	lim limitCfg
 }
 
 // tres is an amount, or a weight, of each TRES schedlab models: CPU, Mem
@@ -187,6 +189,11 @@ type multifactor struct {
 	prio []float64
 	// loops are Slurm's scheduling loops; nil under SchedulerType easy.
 	loops *slurmLoops
+	// lim enforces the limits; nil when none is set. rejects are the
+	// rejections of a call, limited the call's state without them.
+	lim     *limiter
+	rejects []sdk.Decision
+	limited sdk.State
 	// running: the jobs started and not yet seen to end, in the order
 	// they started (a slice, so that charges are summed in one order),
 	// with their user's node, cpus and start time.
@@ -229,6 +236,13 @@ func (p *multifactor) Init(env sdk.Env) error {
 	if st := cfg.sched; st != SchedEASY {
 		p.loops = &slurmLoops{sp: cfg.sp, backfill: st == SchedBackfill, users: map[int32]int64{}, blocked: map[int32]bool{},
 			room: &p.easy.room, nextSched: math.MinInt64, nextBF: math.MinInt64} // both run at the first call
+	}
+	if cfg.lim.any() {
+		p.lim = newLimiter(cfg.lim, tree, p.limitAmounts)
+		p.easy.gate = p.lim
+		if p.loops != nil {
+			p.loops.gate = p.lim
+		}
 	}
 	return nil
 }
@@ -401,6 +415,9 @@ func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 		tree = newAutoTree()
 	}
 	tree.fairTree, tree.damp = c.fairTree, c.damp
+	if c.lim, err = parseLimits(ps, tree); err != nil {
+		return c, nil, err
+	}
 	return c, tree, nil
 }
 
@@ -503,12 +520,20 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	for _, j := range s.Queue {
 		p.prio[j.Index] = p.priority(j, max(p.last, j.Submit))
 	}
+	var rejects []sdk.Decision
+	if p.lim != nil {
+		s, rejects = p.limitQueue(s, top)
+	}
 	var out []sdk.Decision
 	var err error
 	if p.loops != nil {
 		out = p.loops.schedule(s, p.sorted(s))
 	} else {
 		out, err = p.easy.Schedule(s)
+	}
+	if p.lim != nil {
+		p.lim.tally(s.Queue, p.easy.room.free)
+		out = append(out, rejects...)
 	}
 	for _, d := range out {
 		if d.Action == sdk.ActionStart {
@@ -702,14 +727,7 @@ func (p *multifactor) priority(j *sdk.Job, at int64) float64 {
 // or the request itself with NO_NORMAL_TRES. Its nodes are those it
 // names, else 1 (on a pool, its processors).
 func (p *multifactor) tresFactors(j *sdk.Job) tres {
-	nodes := float64(j.Procs())
-	if p.hasNodes {
-		nodes = 1
-		if j.Tasks != nil && j.Tasks.Nodes > 0 {
-			nodes = float64(j.Tasks.Nodes)
-		}
-	}
-	t := p.amounts(j.Request, nodes)
+	t := p.requested(j)
 	if !p.cfg.normTRES {
 		return t
 	}
