@@ -343,3 +343,29 @@ func TestLimitsNeverExceeded(t *testing.T) {
 		t.Error("no workload exceeds a limit without the limits: the replay tests nothing")
 	}
 }
+
+// TestLimitsNotBinding: limits no job reaches leave every record as
+// without them, in both modes, on pools and nodes (the gate changes
+// nothing but what it holds).
+func TestLimitsNotBinding(t *testing.T) {
+	loose := map[string]string{"MaxJobsPerUser": "100000", "MaxTRESPerUser": "cpu=100000000", "GrpJobs": "root=100000",
+		"MaxWall": "0=1000-0,1=1000-0"}
+	for mode := range limitModes {
+		for seed := range uint64(4) {
+			r := policytest.Random{Nodes: seed%2 == 1, Jobs: 120, Params: withMode(mode, map[string]string{"PriorityWeightAge": "1000"})}
+			sc := r.Scenario(seed)
+			want, err := policytest.Simulate(Multifactor(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			maps.Copy(sc.Params, loose)
+			got, err := policytest.Simulate(Multifactor(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("%s seed %d: limits that never bind change the schedule", mode, seed)
+			}
+		}
+	}
+}
