@@ -111,7 +111,7 @@ func parseLimits(ps sdk.Params, tree *fsTree) (limitCfg, error) {
 		return c, err
 	}
 	account := func(name, a string) error {
-		if tree.account(a) < 0 {
+		if tree.account(a) < 0 && !(tree.groups && isGroupAccount(a)) {
 			known := tree.accountNames()
 			return fmt.Errorf("%s: account %q is not in Accounts (%s)%s", name, a, strings.Join(known, ", "), didYouMean(a, known))
 		}
@@ -521,6 +521,13 @@ func (t *fsTree) account(a string) int {
 	return -1
 }
 
+// isGroupAccount reports whether a names the account of a trace group
+// (gN), which a tree of groups makes when it meets the group.
+func isGroupAccount(a string) bool {
+	_, err := strconv.ParseInt(strings.TrimPrefix(a, "g"), 10, 32)
+	return strings.HasPrefix(a, "g") && err == nil
+}
+
 // accountNames lists the tree's accounts, root first.
 func (t *fsTree) accountNames() []string {
 	var out []string
@@ -567,12 +574,20 @@ func (p *multifactor) limitQueue(s *sdk.State, top int) (*sdk.State, []sdk.Decis
 	return &p.limited, rejects
 }
 
-// Counts returns the limits' counts (sdk.Counter; docs/policies.md,
-// "Limits"): none when no limit is set, so that such a run's records
-// are those of multifactor before limits existed.
+// Counts returns the limits' counts and, with AutoAccounts = group, the
+// users met in more than one group (sdk.Counter; docs/policies.md,
+// "Limits"): none without either, so that such a run's records are
+// those of multifactor before both existed.
 func (p *multifactor) Counts() map[string]int64 {
-	if p.lim == nil {
-		return nil
+	var out map[string]int64
+	if p.lim != nil {
+		out = p.lim.counts()
 	}
-	return p.lim.counts()
+	if p.tree.groups {
+		if out == nil {
+			out = map[string]int64{}
+		}
+		out["users_in_several_groups"] = int64(len(p.tree.multiGroup))
+	}
+	return out
 }

@@ -369,3 +369,62 @@ func TestLimitsNotBinding(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupAccounts: with AutoAccounts = group, users 1 and 2 (group 5)
+// share account g5 and user 3 (group 7) has g7. User 1 runs alone until
+// 1000; then user 2's job (submitted at 10) and user 3's (at 20) wait for
+// the whole machine. In accounts of their own, users 2 and 3 have no
+// usage and tie: submit order. In groups, g7 has no usage and g5 has
+// user 1's: user 3 first, in both algorithms. GrpJobs on g5 holds user 2
+// while user 1 runs, not user 3; user 1's job of another group is
+// counted.
+func TestGroupAccounts(t *testing.T) {
+	jobs := []policytest.Job{
+		{ID: 1, Submit: 0, Runtime: 1000, Walltime: 1000, Procs: 8, User: 1, Group: 5},
+		{ID: 2, Submit: 10, Runtime: 100, Walltime: 100, Procs: 8, User: 2, Group: 5},
+		{ID: 3, Submit: 20, Runtime: 100, Walltime: 100, Procs: 8, User: 3, Group: 7},
+	}
+	for _, c := range []struct {
+		accounts, flags string
+		want            []policytest.Start
+	}{
+		{AccountsUser, "", []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 1000}, {ID: 3, At: 1100}}},
+		{AccountsGroup, "", []policytest.Start{{ID: 1, At: 0}, {ID: 3, At: 1000}, {ID: 2, At: 1100}}},
+		{AccountsGroup, "NO_FAIR_TREE", []policytest.Start{{ID: 1, At: 0}, {ID: 3, At: 1000}, {ID: 2, At: 1100}}},
+	} {
+		policytest.Run(t, Multifactor(), policytest.Scenario{Name: c.accounts + " " + c.flags, Procs: 8, Jobs: jobs, Exact: true,
+			Params: map[string]string{"PriorityWeightFairshare": "1000", "PriorityCalcPeriod": "1", "AutoAccounts": c.accounts,
+				"PriorityFlags": c.flags},
+			Want: c.want})
+	}
+	small := []policytest.Job{
+		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Procs: 2, User: 1, Group: 5},
+		{ID: 2, Submit: 1, Runtime: 10, Walltime: 10, Procs: 2, User: 2, Group: 5},
+		{ID: 3, Submit: 2, Runtime: 10, Walltime: 10, Procs: 2, User: 3, Group: 7},
+		{ID: 4, Submit: 3, Runtime: 10, Walltime: 10, Procs: 2, User: 3, Group: 5}, // user 3 stays in g7
+	}
+	for mode := range limitModes {
+		sc := policytest.Scenario{Name: "GrpJobs g5 " + mode, Procs: 8, Jobs: small, Exact: true,
+			Params: withMode(mode, map[string]string{"AutoAccounts": AccountsGroup, "GrpJobs": "g5=1"}),
+			Want:   []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 100}, {ID: 3, At: 2}, {ID: 4, At: 3}}}
+		policytest.Run(t, Multifactor(), sc)
+		counts := limitCounts(t, sc)
+		if counts["held_jobs_GrpJobs"] != 1 || counts["users_in_several_groups"] != 1 {
+			t.Errorf("%s: counts %v; want held_jobs_GrpJobs 1, users_in_several_groups 1", sc.Name, counts)
+		}
+	}
+	for _, c := range []struct {
+		params      map[string]string
+		param, want string
+	}{
+		{map[string]string{"AutoAccounts": AccountsGroup, "Accounts": "A(1)"}, "AutoAccounts", "Accounts declares the tree"},
+		{map[string]string{"AutoAccounts": AccountsGroup, "GrpJobs": "gx=1"}, "GrpJobs", `account "gx" is not in Accounts`},
+		{map[string]string{"GrpJobs": "g5=1"}, "GrpJobs", `account "g5" is not in Accounts`},
+	} {
+		err := CheckMultifactor(c.params)
+		var pe *ParamError
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &pe) || pe.Param != c.param {
+			t.Errorf("%v: error %v; want one of parameter %s saying %q", c.params, err, c.param, c.want)
+		}
+	}
+}

@@ -54,6 +54,9 @@ func Multifactor() sdk.Plugin {
 					Doc: "the association tree: entries under the root, each an account NAME[:SHARES](ENTRIES) or a user ID[:SHARES], " +
 						"ID the trace's user number, SHARES > 0 (default 1) or parent (FairShare=parent); e.g. \"A:40(B:30(1), C:10(2,3)), " +
 						"D:60(4)\"; empty: every user of the trace its own account, all with one share"},
+				{Name: "AutoAccounts", Type: sdk.String, Default: AccountsUser, Choices: []string{AccountsUser, AccountsGroup},
+					Doc: "without Accounts, the accounts of the tree: user (every user its own account) or group (every user in the " +
+						"account gN of its trace group N, the group of its first job; every account and user one share)"},
 				{Name: "PriorityJobFactor", Type: sdk.String, Default: "",
 					Doc: "partitions' PriorityJobFactor as PARTITION=VALUE,... (the job's trace partition number; others 0)"},
 				{Name: "PriorityTier", Type: sdk.String, Default: "",
@@ -411,8 +414,15 @@ func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 		if err != nil {
 			return c, nil, fmt.Errorf("%s: %w", "Accounts", err)
 		}
+		if ps.String("AutoAccounts") != AccountsUser {
+			return c, nil, fmt.Errorf("AutoAccounts = %s: the accounts of the automatic tree; Accounts declares the tree", ps.String("AutoAccounts"))
+		}
 	} else {
 		tree = newAutoTree()
+		if ps.String("AutoAccounts") == AccountsGroup {
+			tree.groups = true
+			tree.groupAcct, tree.firstGroup, tree.multiGroup = map[int32]int{}, map[int32]int32{}, map[int32]bool{}
+		}
 	}
 	tree.fairTree, tree.damp = c.fairTree, c.damp
 	if c.lim, err = parseLimits(ps, tree); err != nil {
@@ -513,7 +523,7 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.prio = append(p.prio, make([]float64, top+1-len(p.prio))...)
 	}
 	for _, j := range s.Queue {
-		if p.tree.user(j.User) < 0 {
+		if p.tree.meet(j) < 0 {
 			return nil, fmt.Errorf("multifactor: job %d: user %d is in no account of Accounts", j.ID, j.User)
 		}
 	}
