@@ -246,27 +246,37 @@ type limiter struct {
 	subUse, ownUse   []tres
 	grpJobs          []int64
 	grpTRES          []tres
-	// run is each running job's user node and amounts, by Index.
-	run map[int]limRun
+	// jobs is, by Index, each job's user node and amounts, read once when
+	// the job is seen (the checks of every call read them), and whether it
+	// runs.
+	jobs []limJob
 	// By Index: the limits a job is exempt from (OverLimit = exempt), the
 	// limits that ever held it, whether it was seen.
 	exempt, everHeld []uint8
 	seen             []bool
 	// kept is the queue without the jobs rejected in a call.
 	kept []*sdk.Job
-	// Counts: (job, call) waits by reason, jobs ever held by a limit,
-	// jobs rejected or exempted by a limit.
-	waits                        map[string]int64
+	// Counts: (job, call) waits by limit, then for Priority and
+	// Resources; jobs ever held by a limit; jobs rejected or exempted by
+	// a limit.
+	waits                        [nLimits + 2]int64
 	rejected, exempted, heldJobs [nLimits]int64
 }
 
-type limRun struct {
-	node int
-	amt  tres
+// The indices of the waits for Priority and Resources.
+const (
+	waitPriority  = nLimits
+	waitResources = nLimits + 1
+)
+
+type limJob struct {
+	node    int
+	amt     tres
+	running bool
 }
 
 func newLimiter(cfg limitCfg, tree *fsTree, amounts func(j *sdk.Job) tres) *limiter {
-	return &limiter{cfg: cfg, tree: tree, amounts: amounts, run: map[int]limRun{}, waits: map[string]int64{}}
+	return &limiter{cfg: cfg, tree: tree, amounts: amounts}
 }
 
 // grow sizes the per-node slices to the tree (an automatic tree grows as
@@ -285,18 +295,17 @@ func (l *limiter) grow(top int) {
 		k := top + 1 - len(l.seen)
 		l.seen = append(l.seen, make([]bool, k)...)
 		l.exempt, l.everHeld = append(l.exempt, make([]uint8, k)...), append(l.everHeld, make([]uint8, k)...)
+		l.jobs = append(l.jobs, make([]limJob, k)...)
 	}
 }
 
 // ended gives back what the jobs that ended (or were requeued) held.
 func (l *limiter) ended(cs []sdk.Completion) {
 	for _, c := range cs {
-		r, ok := l.run[c.Job.Index]
-		if !ok {
-			continue
+		if r := &l.jobs[c.Job.Index]; r.running {
+			r.running = false
+			l.add(r.node, r.amt, -1)
 		}
-		delete(l.run, c.Job.Index)
-		l.add(r.node, r.amt, -1)
 	}
 }
 
@@ -317,10 +326,9 @@ func (l *limiter) add(k int, amt tres, sign int64) {
 
 // took counts job j, started now.
 func (l *limiter) took(j *sdk.Job) {
-	k := l.tree.user(j.User)
-	amt := l.amounts(j)
-	l.run[j.Index] = limRun{node: k, amt: amt}
-	l.add(k, amt, 1)
+	r := &l.jobs[j.Index]
+	r.running = true
+	l.add(r.node, r.amt, 1)
 }
 
 // alone returns the limits job j exceeds alone on the machine, as a set of
@@ -330,14 +338,14 @@ func (l *limiter) alone(j *sdk.Job) uint8 {
 	if w, ok := l.cfg.maxWall[j.Queue]; ok && j.Walltime > w {
 		bits |= 1 << limMaxWall
 	}
-	amt := l.amounts(j)
+	amt := l.jobs[j.Index].amt
 	if over(tres{}, amt, l.cfg.maxTRESUser) {
 		bits |= 1 << limMaxTRESPerUser
 	}
 	if over(tres{}, amt, l.cfg.maxTRESAcct) {
 		bits |= 1 << limMaxTRESPerAccount
 	}
-	for n := l.tree.nodes[l.tree.user(j.User)].parent; n >= 0; n = l.tree.nodes[n].parent {
+	for n := l.tree.nodes[l.jobs[j.Index].node].parent; n >= 0; n = l.tree.nodes[n].parent {
 		if over(tres{}, amt, l.grpTRES[n]) {
 			bits |= 1 << limGrpTRES
 		}
@@ -355,6 +363,7 @@ func (l *limiter) admit(q []*sdk.Job, out []sdk.Decision) ([]*sdk.Job, []sdk.Dec
 		reject := false
 		if !l.seen[j.Index] {
 			l.seen[j.Index] = true
+			l.jobs[j.Index] = limJob{node: l.tree.user(j.User), amt: l.amounts(j)}
 			switch bits := l.alone(j); {
 			case bits == 0:
 			case l.cfg.exempt:
@@ -399,8 +408,7 @@ func first(bits uint8) int {
 // included, and j's amounts on top.
 func (l *limiter) heldBy(j *sdk.Job) int {
 	ex := l.exempt[j.Index]
-	k := l.tree.user(j.User)
-	amt := l.amounts(j)
+	k, amt := l.jobs[j.Index].node, l.jobs[j.Index].amt
 	c := &l.cfg
 	switch {
 	case c.maxJobsUser > 0 && l.ownJobs[k]+1 > c.maxJobsUser:
@@ -438,20 +446,20 @@ func (l *limiter) held(j *sdk.Job) bool { return l.heldBy(j) >= 0 }
 // over what is free in total, else Priority.
 func (l *limiter) tally(q []*sdk.Job, free sdk.Vector) {
 	for _, j := range q {
-		if _, ok := l.run[j.Index]; ok {
+		if l.jobs[j.Index].running {
 			continue // started in this call
 		}
 		switch k := l.heldBy(j); {
 		case k >= 0:
-			l.waits[limitNames[k]]++
+			l.waits[k]++
 			if l.everHeld[j.Index]&(1<<k) == 0 {
 				l.everHeld[j.Index] |= 1 << k
 				l.heldJobs[k]++
 			}
 		case !j.Request.Fits(free):
-			l.waits[reasonResources]++
+			l.waits[waitResources]++
 		default:
-			l.waits[reasonPriority]++
+			l.waits[waitPriority]++
 		}
 	}
 }
@@ -459,12 +467,10 @@ func (l *limiter) tally(q []*sdk.Job, free sdk.Vector) {
 // counts returns the counts under their names (docs/policies.md).
 func (l *limiter) counts() map[string]int64 {
 	out := map[string]int64{}
-	for _, r := range []string{reasonPriority, reasonResources} {
-		out["wait_"+r] = l.waits[r]
-	}
+	out["wait_"+reasonPriority], out["wait_"+reasonResources] = l.waits[waitPriority], l.waits[waitResources]
 	for k, name := range limitNames {
 		if k != limMaxWall {
-			out["wait_"+name] = l.waits[name]
+			out["wait_"+name] = l.waits[k]
 			out["held_jobs_"+name] = l.heldJobs[k]
 		}
 		if k == limMaxWall || k == limMaxTRESPerUser || k == limMaxTRESPerAccount || k == limGrpTRES {
