@@ -15,9 +15,11 @@ import (
 // backfilling (issue 36): a job's priority is the sum of weight x factor
 // over age, fair share (classic or Fair Tree), job size, partition and QOS,
 // recomputed every PriorityCalcPeriod; the queue is ordered by partition
-// PriorityTier, then priority, then submission, and EASY backfilling runs
-// over that order. Parameter names are slurm.conf's. Formulas, sources and
-// choices: docs/policies.md ("multifactor").
+// PriorityTier, then priority, then submission, and EASY backfilling (or
+// Slurm's loops, SchedulerType) runs over that order, skipping the jobs a
+// limit holds (limits.go). Parameter names are slurm.conf's and
+// sacctmgr's. Formulas, sources and choices: docs/policies.md
+// ("multifactor").
 func Multifactor() sdk.Plugin {
 	w := func(name, what string) sdk.Param {
 		return sdk.Param{Name: name, Type: sdk.Int, Default: "0", Doc: "weight of the " + what + " factor (0 to 4294967295)"}
@@ -25,9 +27,9 @@ func Multifactor() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:    "multifactor",
-			Version: "0.1.0",
+			Version: "0.2.0",
 			Description: "Slurm's priority/multifactor (age, fair share classic or Fair Tree with decayed usage, job size, " +
-				"partition, QOS) over EASY backfilling; slurm.conf parameter names",
+				"partition, QOS) over EASY backfilling or Slurm's loops, with Slurm's limits; slurm.conf and sacctmgr parameter names",
 			Params: append([]sdk.Param{
 				windowsParam(),
 				w("PriorityWeightAge", "age"),
