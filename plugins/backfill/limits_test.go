@@ -428,3 +428,31 @@ func TestGroupAccounts(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitsInSlurmLoops: a held job is skipped by each loop without
+// counting for it. On 8 processors job 1 (user 1, 6 processors) runs from
+// 0 to 100; job 2 (user 1, 8 processors, submitted at 1) is held by
+// MaxJobsPerUser = 1; job 3 (user 2, 2 processors, 1000 s, at 2) starts at
+// once: in the main loop alone, job 2 does not block the partition (it
+// does without the limit, and job 3 waits for it: 110); in the backfill
+// loop alone with bf_max_job_test = 1, job 2 is not the one job tested
+// (without the limit it is, planned at 100, and job 3, which would delay
+// it, waits: 110).
+func TestLimitsInSlurmLoops(t *testing.T) {
+	jobs := []policytest.Job{
+		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Procs: 6, User: 1},
+		{ID: 2, Submit: 1, Runtime: 10, Walltime: 10, Procs: 8, User: 1},
+		{ID: 3, Submit: 2, Runtime: 1000, Walltime: 1000, Procs: 2, User: 2},
+	}
+	for _, loop := range []map[string]string{
+		{"SchedulerType": SchedBuiltin, "SchedulerParameters": "sched_interval=0"},
+		{"SchedulerType": SchedBackfill, "SchedulerParameters": "sched_interval=-1,bf_interval=0,bf_resolution=1,bf_max_job_test=1"},
+	} {
+		held := maps.Clone(loop)
+		held["MaxJobsPerUser"] = "1"
+		policytest.Run(t, Multifactor(), policytest.Scenario{Name: "held " + loop["SchedulerType"], Procs: 8, Jobs: jobs, Exact: true,
+			Params: held, Want: []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 1002}, {ID: 3, At: 2}}})
+		policytest.Run(t, Multifactor(), policytest.Scenario{Name: "not held " + loop["SchedulerType"], Procs: 8, Jobs: jobs, Exact: true,
+			Params: loop, Want: []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 100}, {ID: 3, At: 110}}})
+	}
+}
