@@ -40,9 +40,9 @@ var limitNames = [nLimits]string{"MaxWall", "MaxJobsPerUser", "MaxTRESPerUser", 
 // limit would hold for ever, alone on the machine (a walltime over its
 // QOS's MaxWall, a request over a TRES limit).
 const (
-	// OverRejectLimit turns the job away at submission (sdk.Reject), as
+	// OverReject turns the job away at submission (sdk.Reject), as
 	// Slurm does with the QOS flag DenyOnLimit.
-	OverRejectLimit = "reject"
+	OverReject = "reject"
 	// OverExempt lets the job run as if the limits it exceeds alone were
 	// unset for it, counting it.
 	OverExempt = "exempt"
@@ -69,7 +69,7 @@ func limitParams() []sdk.Param {
 			Doc: "TRES held by an account and every account under it, ACCOUNT=TRES;... e.g. A=cpu=100,node=4;root=gres/gpu=8"},
 		{Name: "MaxWall", Type: sdk.String, Default: "",
 			Doc: "longest walltime of a QOS's jobs, QOS=TIME,... (the job's QOS is its trace queue number; TIME a Slurm time)"},
-		{Name: "OverLimit", Type: sdk.String, Default: OverRejectLimit, Choices: []string{OverRejectLimit, OverExempt},
+		{Name: "OverLimit", Type: sdk.String, Default: OverReject, Choices: []string{OverReject, OverExempt},
 			Doc: "a job that a limit would hold alone on the machine (over MaxWall, or a request over a TRES limit): " +
 				"reject (turned away at submission, as Slurm's DenyOnLimit) or exempt (runs as if those limits were unset for it)"},
 	}

@@ -150,7 +150,7 @@ func TestOverLimit(t *testing.T) {
 			want   []policytest.Start
 			counts map[string]int64
 		}{
-			{OverRejectLimit, []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 5}, {ID: 3, At: 6}, {ID: 4, At: 7}},
+			{OverReject, []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 5}, {ID: 3, At: 6}, {ID: 4, At: 7}},
 				map[string]int64{"rejected_MaxWall": 1, "rejected_MaxTRESPerUser": 1, "exempt_MaxWall": 0}},
 			// Exempt, job 2 runs from 5 to 65 and job 3 beside it from 6
 			// (user 2's cpu=4 holds both); job 4 waits for 5 processors
@@ -162,7 +162,7 @@ func TestOverLimit(t *testing.T) {
 				Params: withMode(mode, map[string]string{"MaxWall": "1=0:50", "MaxTRESPerUser": "cpu=4", "OverLimit": c.over})}
 			got := policytest.Check(t, Multifactor(), sc)
 			for _, id := range []int64{2, 4} {
-				if rej := got[id].Rejected; rej != (c.over == OverRejectLimit) {
+				if rej := got[id].Rejected; rej != (c.over == OverReject) {
 					t.Errorf("%s: job %d rejected %v", sc.Name, id, rej)
 				}
 			}
