@@ -456,3 +456,13 @@ func TestLimitsInSlurmLoops(t *testing.T) {
 			Params: loop, Want: []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 100}, {ID: 3, At: 110}}})
 	}
 }
+
+// TestLimitsNoStateBetweenRuns: a plugin process serving many runs with
+// limits and a tree of groups gives each the records of its first run.
+func TestLimitsNoStateBetweenRuns(t *testing.T) {
+	grouped := map[string]string{"AutoAccounts": AccountsGroup, "GrpJobs": "g0=3", "MaxTRESPerUser": "cpu=30", "MaxWall": "1=2:00",
+		"PriorityWeightFairshare": "10000", "PriorityCalcPeriod": "1"}
+	policytest.NoStateBetweenRuns(t, Multifactor(), policytest.Random{Params: limitSet}.Scenario(1),
+		policytest.Random{Procs: 48, Params: grouped}.Scenario(2),
+		policytest.Random{Procs: 48, Params: withMode("sched/backfill", grouped)}.Scenario(3))
+}
