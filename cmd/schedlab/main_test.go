@@ -143,6 +143,8 @@ func TestSimBadInput(t *testing.T) {
 		{[]string{"--policy", "multifactor", "--param", "PriorityWeightAg=1000"}, `unknown parameter "PriorityWeightAg" (did you mean PriorityWeightAge?)`},
 		{[]string{"--policy", "multifactor", "--param", "Accounts=A(1:0)"}, `Accounts: at character 5 of "A(1:0)": shares of 1: 0; shares must be positive`},
 		{[]string{"--policy", "multifactor", "--param", "PriorityFlags=NO_FAIR_TREEE"}, `PriorityFlags: "NO_FAIR_TREEE" is not a flag schedlab models`},
+		{[]string{"--policy", "multifactor", "--param", "MaxJobPerUser=2"}, `unknown parameter "MaxJobPerUser" (did you mean MaxJobsPerUser?)`},
+		{[]string{"--policy", "multifactor", "--param", "MaxTRESPerUser=cpus=4"}, `MaxTRESPerUser: "cpus" is not a TRES schedlab limits (cpu, mem, gres/gpu, node) (did you mean cpu?)`},
 		{[]string{"--policy", "easy", "--feedback", "sesions"}, `--feedback: value "sesions": allowed are none, swf, sessions`},
 		{[]string{"--policy", "easy", "--feedback", "swf", "--session-threshold", "60"}, "--session-threshold: set under feedback=swf"},
 		{[]string{"--policy", "easy", "--feedback", "sessions", "--session-threshold", "-1"}, "--session-threshold: -1 s"},

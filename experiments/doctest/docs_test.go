@@ -311,6 +311,21 @@ func TestEnergyDoc(t *testing.T) {
 		"-idle", filepath.Join(dir, "idle", "runs.parquet"), "-cap", filepath.Join(dir, "cap", "runs.parquet"))
 }
 
+// TestFairshareDoc checks the tables of docs/fairshare.md against the
+// committed outputs of experiments/fairshare/hpc2n.toml: its runs.parquet
+// and the per-user sums of its jobs files (runs/README.md).
+func TestFairshareDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "fairshare.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(root, "experiments", "fairshare", "runs")
+	dir := committedRuns(t, runs, "hpc2n")
+	docTables(t, doc, 3, "../../experiments/fairshare/summarize",
+		"-runs", filepath.Join(dir, "hpc2n", "runs.parquet"), "-users", filepath.Join(runs, "users.csv"))
+}
+
 // TestMinukhinDoc checks the tables of docs/reproductions/minukhin2010.md
 // that do not need the Table 1 grid (minutes of solving): the sweeps over
 // the number of variables and over the capacity, from the copies of their

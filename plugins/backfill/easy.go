@@ -105,6 +105,9 @@ type easy struct {
 	capped   bool
 	extraW   float64
 	shadowAt int64
+	// gate holds the jobs a limit holds (multifactor's limits); nil for
+	// none. A held job is skipped: it neither starts nor is the head.
+	gate *limiter
 }
 
 // release is what a job holds and gives back at a time.
@@ -162,7 +165,13 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// The kept order must not change while q is read: the started jobs
 	// are dropped from it when the call returns.
 	defer func() { p.drop(p.out) }()
-	for ; i < len(q) && p.room.fits(q[i]); i++ {
+	for ; i < len(q); i++ {
+		if p.gate != nil && p.gate.held(q[i]) {
+			continue
+		}
+		if !p.room.fits(q[i]) {
+			break
+		}
 		p.start(s.Now, q[i], nil)
 	}
 	if i == len(q) {
@@ -201,7 +210,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		// none to a job waiting for nodes, and every job that fits now
 		// starts; the next call after the repair reserves again.
 		for _, j := range q[i+1:] {
-			if j.Request.Fits(p.room.free) && p.room.fits(j) {
+			if j.Request.Fits(p.room.free) && (p.gate == nil || !p.gate.held(j)) && p.room.fits(j) {
 				p.start(s.Now, j, nil)
 			}
 		}
@@ -212,7 +221,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// The cheap tests come first: a placement on nodes is tried only for
 	// a job the totals admit.
 	for _, j := range q[i+1:] {
-		if !j.Request.Fits(p.room.free) {
+		if !j.Request.Fits(p.room.free) || p.gate != nil && p.gate.held(j) {
 			continue
 		}
 		if p.capped && s.Now+j.Walltime > shadow && p.leastWatts(j) > p.extraW {
@@ -308,6 +317,9 @@ func (p *easy) start(now int64, j *sdk.Job, placed *sdk.Alloc) {
 		p.extraW -= p.room.power.StartWatts(p.room.nodes.Layout, 0, j.Tasks, p.room.alloc)
 	}
 	p.room.take(j, p.room.alloc)
+	if p.gate != nil {
+		p.gate.took(j)
+	}
 	if placed != nil || len(p.room.windows) > 0 {
 		// The engine's placement may differ from the room's where the
 		// room set nodes aside for a maintenance window (room.start).

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // The fair-share factor of Slurm's priority/multifactor plugin, in its two
@@ -71,6 +73,14 @@ type fsTree struct {
 	nUsers   int
 	// arena holds the sibling lists of a Fair Tree walk.
 	arena []int
+	// groups: an automatic tree whose accounts are the users' trace
+	// groups (AutoAccounts = group), each user in the group of its first
+	// job met; groupAcct is each group's account node, firstGroup each
+	// user's group, multiGroup the users met with another group since.
+	groups     bool
+	groupAcct  map[int32]int
+	firstGroup map[int32]int32
+	multiGroup map[int32]bool
 }
 
 func newAutoTree() *fsTree {
@@ -237,13 +247,59 @@ func (t *fsTree) levels() {
 	}
 }
 
+// The values of multifactor's AutoAccounts: the accounts of the
+// automatic tree.
+const (
+	// AccountsUser gives every user an account of its own.
+	AccountsUser = "user"
+	// AccountsGroup puts every user in the account of its trace group
+	// (SWF field 13), the group of its first job met.
+	AccountsGroup = "group"
+)
+
+// groupAccount is the name of the account of trace group g.
+func groupAccount(g int32) string { return "g" + strconv.Itoa(int(g)) }
+
+// meet returns the node of job j's user, adding the user to an automatic
+// tree: in its own account, or in its group's account when the tree's
+// accounts are groups. -1 for a user a declared tree does not have.
+func (t *fsTree) meet(j *sdk.Job) int {
+	if !t.groups {
+		return t.user(j.User)
+	}
+	if k, ok := t.users[j.User]; ok {
+		if t.firstGroup[j.User] != j.Group && !t.multiGroup[j.User] {
+			t.multiGroup[j.User] = true
+		}
+		return k
+	}
+	a, ok := t.groupAcct[j.Group]
+	if !ok {
+		a = len(t.nodes)
+		t.nodes = append(t.nodes, fsNode{name: groupAccount(j.Group), shares: 1, parent: 0})
+		t.nodes[0].kids = append(t.nodes[0].kids, a)
+		t.stored = append(t.stored, 0)
+		t.groupAcct[j.Group] = a
+	}
+	k := len(t.nodes)
+	t.nodes = append(t.nodes, fsNode{name: strconv.Itoa(int(j.User)), user: j.User, isUser: true, shares: 1, parent: a, fs: 1})
+	t.nodes[a].kids = append(t.nodes[a].kids, k)
+	t.stored = append(t.stored, 0)
+	t.users[j.User] = k
+	t.firstGroup[j.User] = j.Group
+	t.nUsers++
+	t.levels()
+	return k
+}
+
 // user returns the node of user u, adding it (and its account) to an
-// automatic tree; -1 for a user a declared tree does not have.
+// automatic tree of users' own accounts; -1 for a user the tree does not
+// have (a declared tree's, or, in a tree of groups, one not met yet).
 func (t *fsTree) user(u int32) int {
 	if k, ok := t.users[u]; ok {
 		return k
 	}
-	if !t.auto {
+	if !t.auto || t.groups {
 		return -1
 	}
 	name := strconv.Itoa(int(u))

@@ -15,9 +15,11 @@ import (
 // backfilling (issue 36): a job's priority is the sum of weight x factor
 // over age, fair share (classic or Fair Tree), job size, partition and QOS,
 // recomputed every PriorityCalcPeriod; the queue is ordered by partition
-// PriorityTier, then priority, then submission, and EASY backfilling runs
-// over that order. Parameter names are slurm.conf's. Formulas, sources and
-// choices: docs/policies.md ("multifactor").
+// PriorityTier, then priority, then submission, and EASY backfilling (or
+// Slurm's loops, SchedulerType) runs over that order, skipping the jobs a
+// limit holds (limits.go). Parameter names are slurm.conf's and
+// sacctmgr's. Formulas, sources and choices: docs/policies.md
+// ("multifactor").
 func Multifactor() sdk.Plugin {
 	w := func(name, what string) sdk.Param {
 		return sdk.Param{Name: name, Type: sdk.Int, Default: "0", Doc: "weight of the " + what + " factor (0 to 4294967295)"}
@@ -25,10 +27,10 @@ func Multifactor() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:    "multifactor",
-			Version: "0.1.0",
+			Version: "0.2.0",
 			Description: "Slurm's priority/multifactor (age, fair share classic or Fair Tree with decayed usage, job size, " +
-				"partition, QOS) over EASY backfilling; slurm.conf parameter names",
-			Params: []sdk.Param{
+				"partition, QOS) over EASY backfilling or Slurm's loops, with Slurm's limits; slurm.conf and sacctmgr parameter names",
+			Params: append([]sdk.Param{
 				windowsParam(),
 				w("PriorityWeightAge", "age"),
 				w("PriorityWeightFairshare", "fair-share"),
@@ -54,6 +56,9 @@ func Multifactor() sdk.Plugin {
 					Doc: "the association tree: entries under the root, each an account NAME[:SHARES](ENTRIES) or a user ID[:SHARES], " +
 						"ID the trace's user number, SHARES > 0 (default 1) or parent (FairShare=parent); e.g. \"A:40(B:30(1), C:10(2,3)), " +
 						"D:60(4)\"; empty: every user of the trace its own account, all with one share"},
+				{Name: "AutoAccounts", Type: sdk.String, Default: AccountsUser, Choices: []string{AccountsUser, AccountsGroup},
+					Doc: "without Accounts, the accounts of the tree: user (every user its own account) or group (every user in the " +
+						"account gN of its trace group N, the group of its first job; every account and user one share)"},
 				{Name: "PriorityJobFactor", Type: sdk.String, Default: "",
 					Doc: "partitions' PriorityJobFactor as PARTITION=VALUE,... (the job's trace partition number; others 0)"},
 				{Name: "PriorityTier", Type: sdk.String, Default: "",
@@ -72,7 +77,7 @@ func Multifactor() sdk.Plugin {
 					Doc: "with sched/*: sched_interval (60 s; -1 off, 0 every call), default_queue_depth (100), bf_interval (30 s; -1 off, " +
 						"0 every call), bf_window (1440 min), bf_resolution (60 s), bf_max_job_test (500; 0 no limit), bf_max_job_user (0: no limit), bf_continue"},
 				reservationParam(),
-			},
+			}, limitParams()...),
 		},
 		New: func() sdk.Policy { return &multifactor{} },
 	}
@@ -111,6 +116,8 @@ type mfConfig struct {
 	// sched is the SchedulerType, sp its SchedulerParameters.
 	sched string
 	sp    slurmParams
+	// lim is the limits (limits.go).
+	lim limitCfg
 }
 
 // tres is an amount, or a weight, of each TRES schedlab models: CPU, Mem
@@ -187,6 +194,11 @@ type multifactor struct {
 	prio []float64
 	// loops are Slurm's scheduling loops; nil under SchedulerType easy.
 	loops *slurmLoops
+	// lim enforces the limits; nil when none is set. rejects are the
+	// rejections of a call, limited the call's state without them.
+	lim     *limiter
+	rejects []sdk.Decision
+	limited sdk.State
 	// running: the jobs started and not yet seen to end, in the order
 	// they started (a slice, so that charges are summed in one order),
 	// with their user's node, cpus and start time.
@@ -229,6 +241,13 @@ func (p *multifactor) Init(env sdk.Env) error {
 	if st := cfg.sched; st != SchedEASY {
 		p.loops = &slurmLoops{sp: cfg.sp, backfill: st == SchedBackfill, users: map[int32]int64{}, blocked: map[int32]bool{},
 			room: &p.easy.room, nextSched: math.MinInt64, nextBF: math.MinInt64} // both run at the first call
+	}
+	if cfg.lim.any() {
+		p.lim = newLimiter(cfg.lim, tree, p.limitAmounts)
+		p.easy.gate = p.lim
+		if p.loops != nil {
+			p.loops.gate = p.lim
+		}
 	}
 	return nil
 }
@@ -397,10 +416,20 @@ func parseMultifactorParams(ps sdk.Params) (mfConfig, *fsTree, error) {
 		if err != nil {
 			return c, nil, fmt.Errorf("%s: %w", "Accounts", err)
 		}
+		if ps.String("AutoAccounts") != AccountsUser {
+			return c, nil, fmt.Errorf("AutoAccounts = %s: the accounts of the automatic tree; Accounts declares the tree", ps.String("AutoAccounts"))
+		}
 	} else {
 		tree = newAutoTree()
+		if ps.String("AutoAccounts") == AccountsGroup {
+			tree.groups = true
+			tree.groupAcct, tree.firstGroup, tree.multiGroup = map[int32]int{}, map[int32]int32{}, map[int32]bool{}
+		}
 	}
 	tree.fairTree, tree.damp = c.fairTree, c.damp
+	if c.lim, err = parseLimits(ps, tree); err != nil {
+		return c, nil, err
+	}
 	return c, tree, nil
 }
 
@@ -496,12 +525,16 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.prio = append(p.prio, make([]float64, top+1-len(p.prio))...)
 	}
 	for _, j := range s.Queue {
-		if p.tree.user(j.User) < 0 {
+		if p.tree.meet(j) < 0 {
 			return nil, fmt.Errorf("multifactor: job %d: user %d is in no account of Accounts", j.ID, j.User)
 		}
 	}
 	for _, j := range s.Queue {
 		p.prio[j.Index] = p.priority(j, max(p.last, j.Submit))
+	}
+	var rejects []sdk.Decision
+	if p.lim != nil {
+		s, rejects = p.limitQueue(s, top)
 	}
 	var out []sdk.Decision
 	var err error
@@ -509,6 +542,10 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		out = p.loops.schedule(s, p.sorted(s))
 	} else {
 		out, err = p.easy.Schedule(s)
+	}
+	if p.lim != nil {
+		p.lim.tally(s.Queue, p.easy.room.free)
+		out = append(out, rejects...)
 	}
 	for _, d := range out {
 		if d.Action == sdk.ActionStart {
@@ -702,14 +739,7 @@ func (p *multifactor) priority(j *sdk.Job, at int64) float64 {
 // or the request itself with NO_NORMAL_TRES. Its nodes are those it
 // names, else 1 (on a pool, its processors).
 func (p *multifactor) tresFactors(j *sdk.Job) tres {
-	nodes := float64(j.Procs())
-	if p.hasNodes {
-		nodes = 1
-		if j.Tasks != nil && j.Tasks.Nodes > 0 {
-			nodes = float64(j.Tasks.Nodes)
-		}
-	}
-	t := p.amounts(j.Request, nodes)
+	t := p.requested(j)
 	if !p.cfg.normTRES {
 		return t
 	}

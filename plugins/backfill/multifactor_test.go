@@ -426,8 +426,12 @@ func TestMultifactorAcceptance(t *testing.T) {
 		"PriorityCalcPeriod": "1", "Accounts": "A:2(0, 1), B:1(2, 3:3)"}
 	slurm := maps.Clone(ps)
 	slurm["SchedulerType"], slurm["SchedulerParameters"] = SchedBackfill, "bf_interval=7,sched_interval=20"
+	// With limits, some jobs rejected (MaxWall) and some held.
+	limited := maps.Clone(ps)
+	limited["MaxJobsPerUser"], limited["GrpTRES"], limited["MaxWall"] = "2", "A=cpu=40", "1=2:00"
 	policytest.Acceptance(t, Multifactor(), "github.com/schedlab/schedlab/plugins/multifactor",
-		policytest.Random{Params: ps}.Scenario(3), policytest.Random{Exact: true, Params: slurm}.Scenario(4))
+		policytest.Random{Params: ps}.Scenario(3), policytest.Random{Exact: true, Params: slurm}.Scenario(4),
+		policytest.Random{Params: limited}.Scenario(5))
 }
 
 // TestSlurmTestsuiteClassic replays Slurm's own test of classic fair share

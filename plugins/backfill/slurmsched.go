@@ -131,6 +131,11 @@ type slurmLoops struct {
 	// held is what each job started in this call holds, and on how many
 	// nodes (on a pool, its request and its processors), for billing.
 	held []loopStart
+	// gate holds the jobs a limit holds; nil for none. Both loops skip a
+	// held job: it neither starts, nor blocks its partition, nor holds a
+	// planned start, and it counts for neither bf_max_job_test nor
+	// bf_max_job_user.
+	gate *limiter
 }
 
 // loopStart is a job started by the loops and what it holds.
@@ -219,6 +224,9 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 		l.room.take(j, l.room.alloc)
 		l.started[j.Index] = true
 		startedNow = append(startedNow, j)
+		if l.gate != nil {
+			l.gate.took(j)
+		}
 	}
 	// The main loop: a periodic run tests every job, an event's the first
 	// default_queue_depth; a job that does not fit blocks its partition
@@ -235,7 +243,7 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 			if j.Tasks != nil {
 				part = j.Tasks.Partition
 			}
-			if l.blocked[part] {
+			if l.blocked[part] || l.gate != nil && l.gate.held(j) {
 				continue
 			}
 			if !l.room.fits(j) {
@@ -273,7 +281,7 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 			if l.sp.bfMaxJobTest > 0 && tested >= l.sp.bfMaxJobTest {
 				break
 			}
-			if l.sp.bfMaxJobUser > 0 && l.users[j.User] >= l.sp.bfMaxJobUser {
+			if l.sp.bfMaxJobUser > 0 && l.users[j.User] >= l.sp.bfMaxJobUser || l.gate != nil && l.gate.held(j) {
 				continue
 			}
 			tested++

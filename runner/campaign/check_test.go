@@ -65,6 +65,8 @@ func TestInputErrors(t *testing.T) {
 			`c.toml:12: policies.mf.params.PriorityWeightAg: policy mf \(multifactor\) has no parameter "PriorityWeightAg" \(did you mean PriorityWeightAge\?\)`},
 		{"shares not positive", fmt.Sprintf("[workloads.w]\ntrace = %q\nsha256 = %q\n[policies.mf]\nref = \"multifactor\"\nparams = { Accounts = \"A:0(1)\" }\n[matrix]\nworkload = [\"w\"]\npolicy = [\"mf\"]\n", kth, kthSHA),
 			`c.toml:12: policies.mf.params.Accounts: policy mf \(multifactor\): Accounts: at character 3 of "A:0\(1\)": shares of A: 0; shares must be positive$`},
+		{"limit on an unknown account", fmt.Sprintf("[workloads.w]\ntrace = %q\nsha256 = %q\n[policies.mf]\nref = \"multifactor\"\nparams = { Accounts = \"phys(1)\", GrpJobs = \"phy=4\" }\n[matrix]\nworkload = [\"w\"]\npolicy = [\"mf\"]\n", kth, kthSHA),
+			`c.toml:12: policies.mf.params.GrpJobs: policy mf \(multifactor\): GrpJobs: account "phy" is not in Accounts \(root, phys\) \(did you mean phys\?\)$`},
 		{"generator that fails", "[workloads.g]\ngenerator = \"failing\"\nprocs = 16\n[matrix]\nworkload = [\"g\"]\npolicy = [\"easy\"]\n",
 			`c.toml:8: workloads.g.generator: generator failing: no model file`},
 	}
