@@ -8,7 +8,7 @@ run:
 sim:
     go run ./cmd/schedlab sim --trace experiments/data/KTH-SP2-1996-2.1-cln.swf.gz --policy easy --out out/kth-easy.parquet
 
-# Paper 000 (Mazalov & Nikitina 2012): nine campaigns, then the tables and
+# Paper 000 (Mazalov & Nikitina 2012): eleven campaigns, then the tables and
 # figures of docs/reproductions/mazalov2012.md.
 mazalov2012:
     go build -o out/schedlab ./cmd/schedlab

@@ -59,13 +59,7 @@ func headlineTable(w io.Writer, c *compare.Campaign) error {
 					b = &best{tau: tau, p: p}
 				}
 			}
-			where := "below 0.5"
-			switch {
-			case b.p.dTw.CI.Lo > headlineDTw:
-				where = "above 0.5"
-			case b.p.dTw.CI.Hi >= headlineDTw:
-				where = "holds 0.5"
-			}
+			where := against(b.p.dTw)
 			verdicts = append(verdicts, fmt.Sprintf("| %s | %s | %s | %s | %s | %.3f |", wl, cq, b.tau, ci(b.p.dTw), where, maxErr))
 		}
 	}
