@@ -17,11 +17,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 
-	"github.com/schedlab/schedlab/results"
-	"github.com/schedlab/schedlab/results/stats"
+	"github.com/schedlab/schedlab/experiments/internal/runtable"
 )
 
 var (
@@ -40,51 +38,11 @@ func main() {
 	}
 }
 
-// row is a run's columns by name.
-type row map[string]any
-
-func (r row) num(name string) float64 {
-	switch x := r[name].(type) {
-	case float64:
-		return x
-	case int64:
-		return float64(x)
-	}
-	return math.NaN()
-}
-
-// index reads a runs.parquet: each completed run by key(run).
-func index(path string, key func(row) string) (map[string]row, error) {
-	cols, rows, _, err := results.ReadTable(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]row{}
-	for _, r := range rows {
-		m := row{}
-		for i, c := range cols {
-			m[c.Name] = r[i]
-		}
-		if m["status"] != "ok" {
-			return nil, fmt.Errorf("%s: run %v is %v", path, m["label"], m["status"])
-		}
-		out[key(m)] = m
-	}
-	return out, nil
-}
-
-// cell formats the mean of xs with its 95 % Student t interval.
-func cell(xs []float64, f string) string {
-	s := stats.Describe(xs, 0.95)
-	if s.SD == 0 || math.IsNaN(s.CI.Lo) {
-		return fmt.Sprintf(f, s.Mean)
-	}
-	return fmt.Sprintf(f+" ["+f+", "+f+"]", s.Mean, s.CI.Lo, s.CI.Hi)
-}
+type row = runtable.Row
 
 func run(w io.Writer, idlePath, capPath string) error {
-	idle, err := index(idlePath, func(r row) string {
-		return fmt.Sprintf("%s/%d", r["workload"], int64(r.num("param_idle_off")))
+	idle, err := runtable.Read(idlePath, func(r row) string {
+		return fmt.Sprintf("%s/%d", r["workload"], int64(r.Num("param_idle_off")))
 	})
 	if err != nil {
 		return err
@@ -114,9 +72,9 @@ func run(w io.Writer, idlePath, capPath string) error {
 			if t >= 0 {
 				name = fmt.Sprintf("%d s", t)
 			}
-			fmt.Fprintf(w, "| %s | %s | %.2f | %.1f %% | %.3f | %.3f | %.2f | %.0f |\n", tr.name, name, r.num("energy")/3.6e9,
-				100*(1-r.num("energy")/base.num("energy")), r.num("energy_idle")/r.num("energy"),
-				r.num("mean_wait")/3600, r.num("mean_bsld"), r.num("switch_offs"))
+			fmt.Fprintf(w, "| %s | %s | %.2f | %.1f %% | %.3f | %.3f | %.2f | %.0f |\n", tr.name, name, r.Num("energy")/3.6e9,
+				100*(1-r.Num("energy")/base.Num("energy")), r.Num("energy_idle")/r.Num("energy"),
+				r.Num("mean_wait")/3600, r.Num("mean_bsld"), r.Num("switch_offs"))
 		}
 	}
 	fmt.Fprintln(w)
@@ -136,14 +94,14 @@ func run(w io.Writer, idlePath, capPath string) error {
 				if err != nil {
 					return err
 				}
-				saved = append(saved, 100*(1-r.num("energy")/base.num("energy")))
-				added = append(added, (r.num("mean_wait")-base.num("mean_wait"))/60)
-				ratio = append(ratio, r.num("mean_wait")/base.num("mean_wait"))
+				saved = append(saved, 100*(1-r.Num("energy")/base.Num("energy")))
+				added = append(added, (r.Num("mean_wait")-base.Num("mean_wait"))/60)
+				ratio = append(ratio, r.Num("mean_wait")/base.Num("mean_wait"))
 			}
-			fmt.Fprintf(w, "| %s | %d s | %s %% | %s | %s |\n", tr.name, t, cell(saved, "%.1f"), cell(added, "%.1f"), cell(ratio, "%.3f"))
+			fmt.Fprintf(w, "| %s | %d s | %s %% | %s | %s |\n", tr.name, t, runtable.Cell(saved, "%.1f"), runtable.Cell(added, "%.1f"), runtable.Cell(ratio, "%.3f"))
 		}
 	}
-	capped, err := index(capPath, func(r row) string { return fmt.Sprintf("%s/%s", r["workload"], r["platform"]) })
+	capped, err := runtable.Read(capPath, func(r row) string { return fmt.Sprintf("%s/%s", r["workload"], r["platform"]) })
 	if err != nil {
 		return err
 	}
@@ -167,11 +125,11 @@ func run(w io.Writer, idlePath, capPath string) error {
 			if err != nil {
 				return err
 			}
-			wr = append(wr, x.num("mean_wait")/base.num("mean_wait"))
-			br = append(br, x.num("mean_bsld")/base.num("mean_bsld"))
+			wr = append(wr, x.Num("mean_wait")/base.Num("mean_wait"))
+			br = append(br, x.Num("mean_bsld")/base.Num("mean_bsld"))
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.3f | %.2f | %s | %s |\n", c, r.num("mean_wait")/3600, r.num("mean_bsld"),
-			r.num("utilisation"), r.num("power_mean")/1000, cell(wr, "%.3f"), cell(br, "%.3f"))
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.3f | %.2f | %s | %s |\n", c, r.Num("mean_wait")/3600, r.Num("mean_bsld"),
+			r.Num("utilisation"), r.Num("power_mean")/1000, runtable.Cell(wr, "%.3f"), runtable.Cell(br, "%.3f"))
 	}
 	return nil
 }

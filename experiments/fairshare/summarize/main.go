@@ -26,14 +26,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
+	"github.com/schedlab/schedlab/experiments/internal/runtable"
 	"github.com/schedlab/schedlab/results"
-	"github.com/schedlab/schedlab/results/stats"
 )
 
 var (
@@ -61,38 +60,7 @@ func main() {
 	}
 }
 
-// row is a run's columns by name.
-type row map[string]any
-
-func (r row) num(name string) float64 {
-	switch x := r[name].(type) {
-	case float64:
-		return x
-	case int64:
-		return float64(x)
-	}
-	return math.NaN()
-}
-
-// readRuns reads a runs.parquet: each completed run by workload/policy.
-func readRuns(path string) (map[string]row, error) {
-	cols, rows, _, err := results.ReadTable(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]row{}
-	for _, r := range rows {
-		m := row{}
-		for i, c := range cols {
-			m[c.Name] = r[i]
-		}
-		if m["status"] != "ok" {
-			return nil, fmt.Errorf("%s: run %v is %v", path, m["label"], m["status"])
-		}
-		out[fmt.Sprintf("%v/%v", m["workload"], m["policy"])] = m
-	}
-	return out, nil
-}
+type row = runtable.Row
 
 // userSum is a user's jobs in one run.
 type userSum struct {
@@ -105,7 +73,7 @@ type userSum struct {
 
 // extractUsers sums each run's jobs by user and writes the sums.
 func extractUsers(dir, path string) error {
-	runs, err := readRuns(filepath.Join(dir, "runs.parquet"))
+	runs, err := runtable.Read(filepath.Join(dir, "runs.parquet"), runtable.ByWorkloadPolicy)
 	if err != nil {
 		return err
 	}
@@ -177,17 +145,8 @@ func readUsers(path string) ([]userSum, error) {
 	return out, nil
 }
 
-// cell formats the mean of xs with its 95 % Student t interval.
-func cell(xs []float64, f string) string {
-	s := stats.Describe(xs, 0.95)
-	if s.SD == 0 || math.IsNaN(s.CI.Lo) {
-		return fmt.Sprintf(f, s.Mean)
-	}
-	return fmt.Sprintf(f+" ["+f+", "+f+"]", s.Mean, s.CI.Lo, s.CI.Hi)
-}
-
 func run(w io.Writer, runsPath, usersPath string) error {
-	runs, err := readRuns(runsPath)
+	runs, err := runtable.Read(runsPath, runtable.ByWorkloadPolicy)
 	if err != nil {
 		return err
 	}
@@ -202,7 +161,7 @@ func run(w io.Writer, runsPath, usersPath string) error {
 			if !ok {
 				return nil, fmt.Errorf("no run %s/%s", seg, pol)
 			}
-			xs = append(xs, r.num(name)/scale)
+			xs = append(xs, r.Num(name)/scale)
 		}
 		return xs, nil
 	}
@@ -221,7 +180,7 @@ func run(w io.Writer, runsPath, usersPath string) error {
 			if err != nil {
 				return err
 			}
-			cells = append(cells, cell(xs, c.f))
+			cells = append(cells, runtable.Cell(xs, c.f))
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", pol, cells[0], cells[1], cells[2], cells[3])
 	}
@@ -267,7 +226,7 @@ func run(w io.Writer, runsPath, usersPath string) error {
 			}
 		}
 		fmt.Fprintf(w, "| %d | %.1f %% | %d | %d | %s | %s | %s | %s |\n", u, 100*area[u]/total, len(base), jobs,
-			cell(base, "%.2f"), cell(diffs[0], "%+.2f"), cell(diffs[1], "%+.2f"), cell(diffs[2], "%+.2f"))
+			runtable.Cell(base, "%.2f"), runtable.Cell(diffs[0], "%+.2f"), runtable.Cell(diffs[1], "%+.2f"), runtable.Cell(diffs[2], "%+.2f"))
 	}
 	// The heavy users' and the others' mean waits against EASY's, segment
 	// by segment.
@@ -295,12 +254,12 @@ func run(w io.Writer, runsPath, usersPath string) error {
 		var dw, db, dh, do []float64
 		for _, seg := range segments {
 			r, e := runs[seg+"/"+pol], runs[seg+"/easy"]
-			dw = append(dw, (r.num("mean_wait")-e.num("mean_wait"))/3600)
-			db = append(db, r.num("mean_bsld")-e.num("mean_bsld"))
+			dw = append(dw, (r.Num("mean_wait")-e.Num("mean_wait"))/3600)
+			db = append(db, r.Num("mean_bsld")-e.Num("mean_bsld"))
 			dh = append(dh, meanWait(seg, pol, true)-meanWait(seg, "easy", true))
 			do = append(do, meanWait(seg, pol, false)-meanWait(seg, "easy", false))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", pol, cell(dw, "%+.2f"), cell(db, "%+.1f"), cell(dh, "%+.2f"), cell(do, "%+.2f"))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", pol, runtable.Cell(dw, "%+.2f"), runtable.Cell(db, "%+.1f"), runtable.Cell(dh, "%+.2f"), runtable.Cell(do, "%+.2f"))
 	}
 	return nil
 }

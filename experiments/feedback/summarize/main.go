@@ -19,13 +19,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/schedlab/schedlab/results"
-	"github.com/schedlab/schedlab/results/stats"
+	"github.com/schedlab/schedlab/experiments/internal/runtable"
 )
 
 // The traces in the campaign, by short name, and the policies.
@@ -46,41 +44,10 @@ func main() {
 	}
 }
 
-// row is a run's columns by name.
-type row map[string]any
-
-func (r row) num(name string) float64 {
-	switch x := r[name].(type) {
-	case float64:
-		return x
-	case int64:
-		return float64(x)
-	}
-	return math.NaN()
-}
-
-// index reads the runs.parquet: each completed run by workload and policy.
-func index(path string) (map[string]row, error) {
-	cols, rows, _, err := results.ReadTable(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]row{}
-	for _, r := range rows {
-		m := row{}
-		for i, c := range cols {
-			m[c.Name] = r[i]
-		}
-		if m["status"] != "ok" {
-			return nil, fmt.Errorf("%s: run %v is %v", path, m["label"], m["status"])
-		}
-		out[m["workload"].(string)+"/"+m["policy"].(string)] = m
-	}
-	return out, nil
-}
+type row = runtable.Row
 
 func run(w io.Writer, path string) error {
-	runs, err := index(path)
+	runs, err := runtable.Read(path, runtable.ByWorkloadPolicy)
 	if err != nil {
 		return err
 	}
@@ -113,9 +80,9 @@ func shares(w io.Writer, get func(trace, part, mode, pol string) (row, error)) e
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f |\n", tr.name, c.num("jobs"), c.num("feedback_dependent"),
-			c.num("feedback_no_predecessor"), c.num("feedback_session_break"), c.num("feedback_dropped_predecessor"),
-			100*c.num("feedback_dependent")/c.num("jobs"))
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f |\n", tr.name, c.Num("jobs"), c.Num("feedback_dependent"),
+			c.Num("feedback_no_predecessor"), c.Num("feedback_session_break"), c.Num("feedback_dropped_predecessor"),
+			100*c.Num("feedback_dependent")/c.Num("jobs"))
 	}
 	fmt.Fprintln(w)
 	return nil
@@ -147,20 +114,20 @@ func whole(w io.Writer, get func(trace, part, mode, pol string) (row, error)) er
 			if err != nil {
 				return err
 			}
-			bsld["open"][pol], bsld["closed"][pol] = o.num("mean_bsld"), c.num("mean_bsld")
-			jobs := c.num("jobs")
+			bsld["open"][pol], bsld["closed"][pol] = o.Num("mean_bsld"), c.Num("mean_bsld")
+			jobs := c.Num("jobs")
 			per := func(total, n string) float64 {
-				if c.num(n) == 0 {
+				if c.Num(n) == 0 {
 					return 0
 				}
-				return c.num(total) / c.num(n) / 3600
+				return c.Num(total) / c.Num(n) / 3600
 			}
 			fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.1f | %.1f | %.4f | %.4f | %.1f | %.2f | %.1f | %.2f | %.4f | %.0f | %.2f | %.3f |\n",
-				tr.name, pol, o.num("mean_wait")/3600, c.num("mean_wait")/3600, o.num("mean_bsld"), c.num("mean_bsld"),
-				o.num("utilisation"), c.num("utilisation"),
-				100*c.num("delayed_jobs")/jobs, per("submit_delay_total", "delayed_jobs"),
-				100*c.num("advanced_jobs")/jobs, per("submit_advance_total", "advanced_jobs"),
-				c.num("submit_span_ratio"), c.num("sessions"), c.num("session_duration_mean")/3600, c.num("weekly_jobs_cv"))
+				tr.name, pol, o.Num("mean_wait")/3600, c.Num("mean_wait")/3600, o.Num("mean_bsld"), c.Num("mean_bsld"),
+				o.Num("utilisation"), c.Num("utilisation"),
+				100*c.Num("delayed_jobs")/jobs, per("submit_delay_total", "delayed_jobs"),
+				100*c.Num("advanced_jobs")/jobs, per("submit_advance_total", "advanced_jobs"),
+				c.Num("submit_span_ratio"), c.Num("sessions"), c.Num("session_duration_mean")/3600, c.Num("weekly_jobs_cv"))
 		}
 		orders = append(orders, fmt.Sprintf("| %s | %s | %s |", tr.name, order(bsld["open"]), order(bsld["closed"])))
 	}
@@ -174,15 +141,6 @@ func whole(w io.Writer, get func(trace, part, mode, pol string) (row, error)) er
 	}
 	fmt.Fprintln(w)
 	return nil
-}
-
-// cell formats the mean of xs with its 95 % Student t interval.
-func cell(xs []float64, f string) string {
-	s := stats.Describe(xs, 0.95)
-	if s.SD == 0 || math.IsNaN(s.CI.Lo) {
-		return fmt.Sprintf(f, s.Mean)
-	}
-	return fmt.Sprintf(f+" ["+f+", "+f+"]", s.Mean, s.CI.Lo, s.CI.Hi)
 }
 
 // segmented prints the table of the segments.
@@ -215,7 +173,7 @@ func segmented(w io.Writer, get func(trace, part, mode, pol string) (row, error)
 			by := func(mode string) string {
 				m := map[string]float64{}
 				for _, pol := range policies {
-					m[pol] = val[key{s, mode, pol}].num("mean_bsld")
+					m[pol] = val[key{s, mode, pol}].Num("mean_bsld")
 				}
 				return order(m)
 			}
@@ -228,7 +186,7 @@ func segmented(w io.Writer, get func(trace, part, mode, pol string) (row, error)
 			flips := 0
 			for s := 1; s <= segments; s++ {
 				ratio := func(mode, metric string) float64 {
-					return val[key{s, mode, p[0]}].num(metric) / val[key{s, mode, p[1]}].num(metric)
+					return val[key{s, mode, p[0]}].Num(metric) / val[key{s, mode, p[1]}].Num(metric)
 				}
 				a, b := ratio("open", "mean_bsld"), ratio("closed", "mean_bsld")
 				so, sc, sd = append(so, a), append(sc, b), append(sd, b-a)
@@ -239,7 +197,7 @@ func segmented(w io.Writer, get func(trace, part, mode, pol string) (row, error)
 				wo, wc, wd = append(wo, a), append(wc, b), append(wd, b-a)
 			}
 			fmt.Fprintf(w, "| %s | %s / %s | %s | %s | %s | %s | %s | %s | %d of %d | %d of %d |\n", tr.name, p[0], p[1],
-				cell(so, "%.3f"), cell(sc, "%.3f"), cell(sd, "%+.3f"), cell(wo, "%.3f"), cell(wc, "%.3f"), cell(wd, "%+.3f"),
+				runtable.Cell(so, "%.3f"), runtable.Cell(sc, "%.3f"), runtable.Cell(sd, "%+.3f"), runtable.Cell(wo, "%.3f"), runtable.Cell(wc, "%.3f"), runtable.Cell(wd, "%+.3f"),
 				flips, segments, three, segments)
 		}
 	}
