@@ -60,7 +60,6 @@ func main() {
 	}
 }
 
-type row = runtable.Row
 
 // userSum is a user's jobs in one run.
 type userSum struct {
