@@ -60,7 +60,6 @@ func main() {
 	}
 }
 
-
 // userSum is a user's jobs in one run.
 type userSum struct {
 	segment, policy string
