@@ -37,6 +37,7 @@ type simFlags struct {
 	metrics            metrics.Settings
 	nodes              nodeFlags
 	outages            outageFlags
+	power              powerFlags
 	feedback           workload.Feedback
 }
 
@@ -68,7 +69,15 @@ On nodes, outages: failures from a file (--failures-file) or drawn per node
 START,DURATION[,EVERY]), and what becomes of the jobs they reach (--on-failure
 kill|requeue|checkpoint, --maintenance hard|soft). Each flag is the setting of
 a manifest's [platforms.NAME.outages] table of the same name, with dashes
-(docs/manifest.md); times are seconds or a number and a unit ("4h", "30d").`,
+(docs/manifest.md); times are seconds or a number and a unit ("4h", "30d").
+
+On nodes, a power model (docs/engine.md, "Power and energy"): --power-idle and
+--power-full watts per node (busy power linear in the cores in use),
+--power-off, the switches' times and energies (--power-switch-on TIME
+--power-switch-on-energy J, --power-switch-off ...) and a constant
+--power-cap in watts, the keys of a manifest's [platforms.NAME.power] table
+for every node group; the jobs file gets its energy column, and the summary
+the energy metrics.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
 	}
@@ -93,6 +102,7 @@ a manifest's [platforms.NAME.outages] table of the same name, with dashes
 	fl.IntVar(&f.metrics.CooldownJobs, "cooldown-jobs", 0, "leave the last N jobs out of the wait and slowdown metrics")
 	f.nodes.register(fl)
 	f.outages.register(fl)
+	f.power.register(fl)
 	// Required but for --machine list, which lists the known machines.
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		if f.nodes.Machine == "list" {
@@ -201,6 +211,10 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
+	power, err := f.power.make(plat, outs != nil)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
 	// The policy is asked what it declares and the parameters checked
 	// before the run, as a campaign does: a policy that does not start or
 	// a parameter it does not take is bad input. The process stays for the
@@ -238,7 +252,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	spec := runner.Spec{
 		Policy: pol, Params: params, Platform: plat, Jobs: jobs, Seed: f.seed,
 		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: timeout,
-		StallTimeout: f.stall, Processes: procs, Outages: outs.events(), Faults: outs.faults(),
+		StallTimeout: f.stall, Processes: procs, Outages: outs.events(), Faults: outs.faults(), Power: power,
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
@@ -256,6 +270,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			outs.addMetadata(meta)
 			x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, false)
 			x.Outages = runner.OutageRows(plat, jobs, out)
+			addPower(meta, &x, plat, power, jobs, out)
 			return results.WriteJobsThen(f.out, runner.JobRows(jobs, out.Records), x, meta, &results.Later{
 				Keys: []string{"summary"},
 				Fill: func() (results.Metadata, error) {
@@ -282,6 +297,9 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			// Left out without outages: the output stays what it was.
 			v["outages"] = outs.json()
 		}
+		if power != nil {
+			v["power"] = manifest.PowerSpec(power, plat.Clusters[0].Nodes)
+		}
 		return enc.Encode(v)
 	}
 	printSummary(cmd.OutOrStdout(), pol, out, w, f)
@@ -289,6 +307,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		printNodes(cmd.OutOrStdout(), plat, mapping, nodeCounts, out)
 	}
 	outs.print(cmd.OutOrStdout(), out)
+	printPower(cmd.OutOrStdout(), power, out)
 	return nil
 }
 

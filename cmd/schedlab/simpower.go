@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner"
+	"github.com/schedlab/schedlab/runner/manifest"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// powerFlags are the flags of `schedlab sim` that give its platform of
+// nodes a power model: the keys of a manifest's [platforms.NAME.power]
+// table, one model for every node group, and a constant cap.
+type powerFlags struct {
+	off, idle, full, onEnergy, offEnergy, cap string
+	on, offTime                               string
+}
+
+func (f *powerFlags) register(fl *pflag.FlagSet) {
+	for _, s := range []struct {
+		dst        *string
+		name, help string
+	}{
+		{&f.off, "power-off", "power: a node's power when off, in watts"},
+		{&f.idle, "power-idle", "power: a node's power when on and idle, in watts (with --power-full, gives the model)"},
+		{&f.full, "power-full", "power: a node's power with every core in use, in watts"},
+		{&f.on, "power-switch-on", "power: the time a node takes to switch on (\"2m\", or seconds)"},
+		{&f.onEnergy, "power-switch-on-energy", "power: the energy of a switch on, in joules"},
+		{&f.offTime, "power-switch-off", "power: the time a node takes to switch off"},
+		{&f.offEnergy, "power-switch-off-energy", "power: the energy of a switch off, in joules"},
+		{&f.cap, "power-cap", "power: the platform's power cap, in watts (none by default)"},
+	} {
+		fl.StringVar(s.dst, s.name, "", s.help)
+	}
+}
+
+func (f *powerFlags) set() bool {
+	return f.off != "" || f.idle != "" || f.full != "" || f.on != "" || f.onEnergy != "" || f.offTime != "" || f.offEnergy != "" || f.cap != ""
+}
+
+// make returns the power model the flags give plat, nil without any
+// flag; errors are bad input, naming the flag.
+func (f *powerFlags) make(plat *sdk.Platform, outages bool) (*sdk.Power, error) {
+	if !f.set() {
+		return nil, nil
+	}
+	if !plat.HasNodes() {
+		return nil, fmt.Errorf("a power model is of nodes: the power flags need a platform of nodes (--nodes and --cores-per-node, or --machine)")
+	}
+	if outages {
+		return nil, fmt.Errorf("the power flags with outages: a power model and outages together are not supported yet")
+	}
+	if f.idle == "" || f.full == "" {
+		return nil, fmt.Errorf("--power-idle and --power-full give the model: both are needed")
+	}
+	var np sdk.NodePower
+	for _, x := range []struct {
+		s    string
+		name string
+		dst  *float64
+	}{{f.off, "power-off", &np.Off}, {f.idle, "power-idle", &np.Idle}, {f.full, "power-full", &np.Full},
+		{f.onEnergy, "power-switch-on-energy", &np.OnJoules}, {f.offEnergy, "power-switch-off-energy", &np.OffJoules}} {
+		if x.s == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(x.s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %q is not a number", x.name, x.s)
+		}
+		*x.dst = v
+	}
+	for _, x := range []struct {
+		s    string
+		name string
+		dst  *int64
+	}{{f.on, "power-switch-on", &np.OnSeconds}, {f.offTime, "power-switch-off", &np.OffSeconds}} {
+		if x.s == "" {
+			continue
+		}
+		v, err := manifest.ParseSeconds(x.s)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %w", x.name, err)
+		}
+		*x.dst = v
+	}
+	m := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(plat.Clusters[0].Nodes))}}
+	for g := range m.Groups[0] {
+		m.Groups[0][g] = np
+	}
+	if f.cap != "" {
+		w, err := strconv.ParseFloat(f.cap, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--power-cap: %q is not a number of watts", f.cap)
+		}
+		// From before any job may be submitted, as a manifest's constant cap.
+		m.Caps = []sdk.CapStep{{From: -sim.MaxTime, Watts: w}}
+	}
+	if err := m.Validate(plat); err != nil {
+		return nil, fmt.Errorf("power flags: %w", err)
+	}
+	return m, nil
+}
+
+// addPower adds a run's power model to its jobs file: the metadata and
+// the energy column, as a campaign's has them.
+func addPower(meta results.Metadata, x *results.JobExtras, plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *runner.Outcome) {
+	if m == nil {
+		return
+	}
+	meta["power.model"] = jsonText(manifest.PowerSpec(m, plat.Clusters[0].Nodes))
+	x.Power = runner.PowerRows(plat, m, jobs, out)
+}
+
+// printPower prints the energy metrics of a run with a power model.
+func printPower(w io.Writer, m *sdk.Power, out *runner.Outcome) {
+	if m == nil || !out.Summary.Power {
+		return
+	}
+	s := out.Summary
+	fmt.Fprintf(w, "energy  %.4g J (static %.4g, dynamic %.4g, off %.4g, switching %.4g), %d nodes switched off, %d on, %d s over the cap\n",
+		s.Energy, s.EnergyStatic, s.EnergyDynamic, s.EnergyOff, s.EnergySwitching, s.SwitchOffs, s.SwitchOns, s.OverCapSeconds)
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner/campaign"
+)
+
+// TestSimPowerAsCampaign runs one simulation with power flags (EASY
+// switching idle nodes off after 10 minutes) and the campaign of a
+// manifest with the same [platforms.NAME.power] table, and checks that
+// both jobs files have the same rows, energies and power model, and that
+// the summary prints the energy.
+func TestSimPowerAsCampaign(t *testing.T) {
+	dir := t.TempDir()
+	trace, err := filepath.Abs(kth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fmt.Sprintf(`[campaign]
+seed = 7
+out = %q
+[workloads.kth]
+trace = %q
+sha256 = "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87"
+[policies.easy]
+ref = "easy"
+params = { idle_off = 600 }
+[platforms.kth]
+machine = "KTH-SP2"
+[platforms.kth.power]
+off = 10
+idle = 100
+full = 200
+switch_on = "2m"
+switch_on_energy = 24000
+switch_off = 30
+switch_off_energy = 1500
+[matrix]
+workload = ["kth"]
+policy = ["easy"]
+platform = ["kth"]
+`, filepath.Join(dir, "campaign"), trace)
+	manifestPath := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, "run", manifestPath, "--in-process"); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "campaign", campaign.JobsDir, "*.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("%d jobs files", len(files))
+	}
+	simJobs := filepath.Join(dir, "sim", "jobs.parquet")
+	out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--param", "idle_off=600", "--in-process", "--machine", "KTH-SP2",
+		"--power-off", "10", "--power-idle", "100", "--power-full", "200", "--power-switch-on", "2m", "--power-switch-on-energy", "24000",
+		"--power-switch-off", "30", "--power-switch-off-energy", "1500", "--out", simJobs)
+	if err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "energy  ") || !strings.Contains(out, "nodes switched off") {
+		t.Errorf("sim's summary does not give the energy:\n%s", out)
+	}
+	cRows, cx, cMeta, err := results.ReadJobsWith(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sRows, sx, sMeta, err := results.ReadJobsWith(simJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sx.Power) != len(sRows) || !reflect.DeepEqual(cRows, sRows) || !reflect.DeepEqual(cx.Power, sx.Power) {
+		t.Errorf("sim's jobs or energies differ from the campaign's (%d and %d rows, %d and %d energies)", len(sRows), len(cRows), len(sx.Power), len(cx.Power))
+	}
+	if sMeta["power.model"] == "" || sMeta["power.model"] != cMeta["power.model"] {
+		t.Errorf("power.model: sim %q, campaign %q", sMeta["power.model"], cMeta["power.model"])
+	}
+}
+
+// TestSimPowerBadInput: each mistake in the power flags exits 2 naming
+// the flag, and creates no output.
+func TestSimPowerBadInput(t *testing.T) {
+	outDir := filepath.Join(t.TempDir(), "out")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a pool", []string{"--power-idle", "100", "--power-full", "200"}, "a power model is of nodes"},
+		{"idle alone", []string{"--machine", "KTH-SP2", "--power-idle", "100"}, "--power-idle and --power-full give the model"},
+		{"not a number", []string{"--machine", "KTH-SP2", "--power-idle", "lots", "--power-full", "200"}, `--power-idle: "lots" is not a number`},
+		{"bad time", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--power-switch-on", "2 fortnights"}, "--power-switch-on:"},
+		{"full below idle", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "50"}, "power flags:"},
+		{"with outages", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--maintenance-window", "1d,4h"}, "not supported yet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"sim", "--trace", kth, "--policy", "easy", "--in-process", "--out", filepath.Join(outDir, "jobs.parquet")}, tc.args...)
+			out, err := run(t, args...)
+			if exitCode(err) != exitBadInput || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d\n%s\nwant exit 2 saying %q", exitCode(err), out, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		t.Errorf("bad input created %s", outDir)
+	}
+}
