@@ -7,7 +7,7 @@ import (
 
 // IOKeys returns the JSON names of the metrics of a run with an I/O model.
 func IOKeys() []string {
-	return []string{"io_jobs", "io_killed", "io_seconds_mean", "io_bytes"}
+	return []string{"io_jobs", "io_killed", "io_seconds_mean", "io_bytes", "io_unfit"}
 }
 
 // AddIO fills the metrics of a run with I/O model m into sum, from the
@@ -18,7 +18,9 @@ func IOKeys() []string {
 // time (End - Start - min(runtime, walltime)); and the bytes the
 // completed ones moved: each piece its stage-in, a checkpoint between two
 // compute phases (twice with drains, once written and once drained) and
-// its stage-out.
+// its stage-out; and the jobs whose data could not move within their
+// walltime even alone on the machine (IOAlone), which the run kills at
+// their walltime whatever the policy does.
 func AddIO(sum *Summary, p *sdk.Platform, m *sdk.IO, jobs []sim.Input, recs []sim.Record) {
 	sum.IO = true
 	var units sdk.Units
@@ -38,6 +40,9 @@ func AddIO(sum *Summary, p *sdk.Platform, m *sdk.IO, jobs []sim.Input, recs []si
 		}
 		sum.IOJobs++
 		compute := min(in.Runtime, in.Job.Walltime)
+		if float64(compute)+IOAlone(m, n, size, compute) > float64(in.Job.Walltime)+sdk.IOEpsilon {
+			sum.IOUnfit++
+		}
 		if r.Killed {
 			if in.Runtime <= in.Job.Walltime {
 				sum.IOKilled++
@@ -56,4 +61,22 @@ func AddIO(sum *Summary, p *sdk.Platform, m *sdk.IO, jobs []sim.Input, recs []si
 	if done > 0 {
 		sum.IOSecondsMean = extra / float64(done)
 	}
+}
+
+// IOAlone returns a lower bound of the seconds the data phases of a job of
+// n pieces of size bytes and compute seconds of compute take with the
+// machine to itself: its stage-in, at most the file system's bandwidth
+// for all pieces and a unit's for one; the same for its stage-out; and
+// its checkpoints, one piece's at a unit's bandwidth or its node's link,
+// whichever is slower. Drains overlap the compute and are not counted.
+func IOAlone(m *sdk.IO, n, size, compute int64) float64 {
+	phases, _ := m.Phases(compute)
+	piece, pieces := float64(size), float64(n)
+	in, out := m.StageIn*piece, m.StageOut*piece
+	ckptBW := m.UnitBandwidth
+	if m.NodeBandwidth > 0 {
+		ckptBW = min(ckptBW, m.NodeBandwidth)
+	}
+	return max(pieces*in/m.FSBandwidth, in/m.UnitBandwidth) + max(pieces*out/m.FSBandwidth, out/m.UnitBandwidth) +
+		float64(phases-1)*m.Checkpoint*piece/ckptBW
 }

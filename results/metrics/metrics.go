@@ -191,6 +191,7 @@ type Summary struct {
 	IOKilled      int     `json:"io_killed"`
 	IOSecondsMean float64 `json:"io_seconds_mean"`
 	IOBytes       float64 `json:"io_bytes"`
+	IOUnfit       int     `json:"io_unfit"`
 }
 
 // GridKeys returns the JSON names of the grid metrics.

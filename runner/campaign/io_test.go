@@ -87,7 +87,7 @@ func TestIOCampaign(t *testing.T) {
 	if _, ok := pidx["io_jobs"]; ok {
 		t.Error("runs.parquet of a campaign without an I/O model has its metrics")
 	}
-	for _, c := range []string{"transform_shortened", "transform_seconds_cut", "io_jobs", "io_killed", "io_seconds_mean", "io_bytes"} {
+	for _, c := range []string{"transform_shortened", "transform_seconds_cut", "io_jobs", "io_killed", "io_seconds_mean", "io_bytes", "io_unfit"} {
 		if _, ok := idx[c]; !ok {
 			t.Fatalf("runs.parquet has no column %s", c)
 		}
