@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
+	"github.com/schedlab/schedlab/workload/burstbuffer"
 )
 
 // pythonResolved resolves a Python policy file as a manifest's ref does.
@@ -227,5 +229,56 @@ func TestPythonTimeout(t *testing.T) {
 	}
 	if d := time.Since(begin); d > time.Minute {
 		t.Errorf("the run ended after %v", d)
+	}
+}
+
+// TestPythonIO: FCFS on a burst buffer written in Python
+// (testdata/bbfcfs.py) gives the records of Go's bb-fcfs on KTH-SP2's
+// first 3,000 jobs with paper 004's requests under the I/O model of
+// experiments/kopanski2021/io.toml, as a plugin process against Go in
+// process: the model runs in the host for a Python policy, verified there.
+func TestPythonIO(t *testing.T) {
+	w, err := workload.LoadSWF(filepath.Join("..", "experiments", "data", "KTH-SP2-1996-2.1-cln.swf.gz"), 96, workload.Clean{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := w.Jobs[:3000]
+	units := make([]int64, 12)
+	for k := range units {
+		units[k] = 40_000_000_000
+	}
+	plat := &sdk.Platform{Name: "kth-bb", Resources: []string{sdk.Processors, "bb"},
+		Clusters: []sdk.Cluster{{Name: "kth-bb", Capacity: sdk.Vector{96, 480_000_000_000}, Units: []sdk.Units{{Resource: 1, Capacity: units}}}}}
+	for i := range jobs {
+		jobs[i].Job.Request = sdk.Vector{jobs[i].Job.Request[0], 0}
+	}
+	target, err := burstbuffer.TargetOf(plat, "bb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := burstbuffer.Default().Apply(jobs, target, rand.New(rand.NewPCG(2021, 0))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := burstbuffer.DefaultShortening().Shorten(jobs, target); err != nil {
+		t.Fatal(err)
+	}
+	model := &sdk.IO{Resource: 1, FSBandwidth: 5e9, UnitBandwidth: 1.25e9, NodeBandwidth: 1.25e9, SplitDuplex: true,
+		StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 3600, MaxPhases: 10}
+	procs := &Processes{}
+	defer procs.Close()
+	spec := Spec{Policy: &Resolved{Ref: "bb-fcfs", Kind: KindReference}, Platform: plat, Jobs: jobs, IO: model,
+		Metrics: metrics.DefaultSettings(), InProcess: true}
+	want, err := Execute(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Policy, spec.InProcess, spec.Processes = pythonResolved(t, filepath.Join("testdata", "bbfcfs.py")), false, procs
+	got, err := Execute(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameStarts(t, jobs, want.Records, got.Records)
+	if want.Summary.IOSecondsMean <= 0 {
+		t.Errorf("io_seconds_mean %v: the jobs moved no data", want.Summary.IOSecondsMean)
 	}
 }

@@ -259,9 +259,6 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 		if spec.Power != nil {
 			return nil, ErrCallsPower
 		}
-		if spec.IO != nil {
-			return nil, ErrCallsIO
-		}
 		return p.runCalls(ctx, spec, jobs, sink)
 	}
 	run, k := p.out.lend(spec.Log)
