@@ -56,7 +56,6 @@ var ErrCallsOutages = errors.New("policies of the call protocol (Python) do not 
 // policy of the call protocol, which cannot yet switch nodes.
 var ErrCallsPower = errors.New("policies of the call protocol (Python) do not take runs with a power model yet")
 
-
 // ErrCallsFeedback is the error of a run whose jobs depend on others
 // (sim.Input.After) given to a policy of the call protocol (Python): its
 // encoder tells the jobs submitted since the previous call by their
