@@ -215,6 +215,10 @@ func (e *ioEngine) compute(i int32, j *ioJob, t float64) {
 // compute phase inside the model ends (whose consequences are known only
 // then).
 func (e *ioEngine) nextAt() (int64, bool) {
+	// The deadlines of jobs that completed are of no interest.
+	for e.dead.len() > 0 && !e.jobs[e.dead.top().idx].running {
+		e.dead.pop()
+	}
 	at, ok := int64(math.MaxInt64), false
 	if t, yes := e.next(); yes {
 		at, ok = sdk.IOEnd(t), true
