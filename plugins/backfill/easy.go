@@ -193,6 +193,9 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	p.head = nil
 	p.capped, p.shadowAt = false, -1
+	// Set by shadow when it withholds nodes; a call that reuses the
+	// previous shadow (no outages then or now) withholds none.
+	p.fencedAtShadow = false
 	p.now = p.now[:0]
 	p.heldSlab = p.heldSlab[:0]
 	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
@@ -560,7 +563,8 @@ func (p *easy) aheadOf(s *sdk.State, head *sdk.Job) bool {
 	})
 	if len(o.backs) > 0 {
 		l := r.nodes.Layout
-		o.pend = append(o.pend[:0], make([]sdk.Amount, l.Len())...)
+		o.pend = slices.Grow(o.pend[:0], l.Len())[:l.Len()]
+		clear(o.pend)
 		for _, run := range s.Running {
 			for x, k := range run.Alloc.Nodes {
 				if r.down[k] {
@@ -574,7 +578,7 @@ func (p *easy) aheadOf(s *sdk.State, head *sdk.Job) bool {
 		o.leaves = append(o.leaves, i)
 	}
 	slices.SortStableFunc(o.leaves, func(a, b int) int { return cmp.Compare(r.windows[a].End, r.windows[b].End) })
-	o.v = append(o.v[:0], make(sdk.Vector, len(p.avail))...)
+	o.v = slices.Grow(o.v[:0], len(p.avail))[:len(p.avail)]
 	return true
 }
 
