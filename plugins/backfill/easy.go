@@ -133,10 +133,11 @@ type outlook struct {
 	backs    []nodeBack
 	nextBack int
 	pend     []sdk.Amount
-	// enters are the indexes in room.windows of the windows ahead, in the
-	// order they begin to reach the head's run (their start), and leaves
-	// the same by end: a window withholds its nodes from the head from
-	// Start - walltime + 1 (a run starting then reaches it) to End.
+	// A window ahead withholds its nodes from the head from Start -
+	// walltime + 1 (a run starting then reaches it) to End: room.windows[:
+	// nextIn] (by start, so in the order they begin to reach the head)
+	// have begun to; leaves are the indexes in room.windows by end, of
+	// which leaves[:nextUp] have stopped.
 	leaves         []int
 	nextIn, nextUp int
 	v              sdk.Vector
