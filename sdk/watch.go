@@ -20,6 +20,11 @@ type Watch struct {
 	sum, lo, hi int64
 	q           int64
 	nodes       *Nodes // for Fits when the counts do not decide
+	// off counts, per node, the Withhold calls not yet undone; withheld
+	// counts the nodes with any. Nil until a node is withheld, so that a
+	// watch that withholds nothing pays nothing for it.
+	off      []int32
+	withheld int
 }
 
 // Reset makes w watch tasks t, placed by rule, on a copy of what n has
@@ -33,6 +38,10 @@ func (w *Watch) Reset(n *Nodes, t *Tasks, rule Placement) {
 		w.q = int64(t.Count / t.Nodes)
 	}
 	w.free = append(w.free[:0], n.Free...)
+	if w.withheld > 0 {
+		clear(w.off)
+		w.withheld = 0
+	}
 	if cap(w.fit) >= l.Len() {
 		w.fit = w.fit[:l.Len()]
 		clear(w.fit)
@@ -49,10 +58,51 @@ func (w *Watch) Reset(n *Nodes, t *Tasks, rule Placement) {
 func (w *Watch) FreeInPartition() Amount {
 	var all Amount
 	for _, k := range w.layout.parts[w.t.Partition] {
-		all.add(w.free[k])
+		if w.withheld == 0 || w.off[k] == 0 {
+			all.add(w.free[k])
+		}
 	}
 	return all
 }
+
+// Withhold makes node k count as having nothing free, for Fits and
+// FreeInPartition, until as many Restore calls undo it: a policy sets
+// aside a node that a maintenance window makes unusable for the watched
+// job at the time it asks about. What jobs take and give back there is
+// still followed meanwhile.
+func (w *Watch) Withhold(k int32) {
+	if len(w.off) < w.layout.Len() {
+		w.off = make([]int32, w.layout.Len())
+	}
+	w.off[k]++
+	if w.off[k] == 1 {
+		w.withheld++
+		w.update(k)
+	}
+}
+
+// Restore undoes one Withhold of node k.
+func (w *Watch) Restore(k int32) {
+	w.off[k]--
+	if w.off[k] == 0 {
+		w.withheld--
+		w.update(k)
+	}
+}
+
+// Withheld reports whether node k is withheld.
+func (w *Watch) Withheld(k int32) bool { return w.withheld > 0 && w.off[k] > 0 }
+
+// SetFree sets what node k has free, as the watch sees it: a node coming
+// back into service.
+func (w *Watch) SetFree(k int32, a Amount) {
+	w.free[k] = a
+	w.update(k)
+}
+
+// Free returns what node k has free as the watch sees it, withheld or
+// not.
+func (w *Watch) Free(k int32) Amount { return w.free[k] }
 
 // Take takes what a job of tasks t2 holds on allocation a from the watched
 // nodes.
@@ -79,7 +129,12 @@ func (w *Watch) update(k int32) {
 }
 
 // fitOf is Nodes.Fit on the watched nodes.
-func (w *Watch) fitOf(k int32) int64 { return w.layout.fit(w.t, k, w.free[k]) }
+func (w *Watch) fitOf(k int32) int64 {
+	if w.withheld > 0 && w.off[k] > 0 {
+		return 0
+	}
+	return w.layout.fit(w.t, k, w.free[k])
+}
 
 // set records that node k takes x tasks.
 func (w *Watch) set(k int32, x int64) {
@@ -120,6 +175,13 @@ func (w *Watch) Fits() bool {
 	}
 	w.nodes.Layout = w.layout
 	w.nodes.Free = append(w.nodes.Free[:0], w.free...)
+	if w.withheld > 0 {
+		for k, n := range w.off {
+			if n > 0 {
+				w.nodes.Free[k] = Amount{}
+			}
+		}
+	}
 	w.nodes.reindex()
 	return w.nodes.Place(t, w.rule, nil)
 }

@@ -3,6 +3,7 @@ package backfill
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -108,6 +109,43 @@ type easy struct {
 	// gate holds the jobs a limit holds (multifactor's limits); nil for
 	// none. A held job is skipped: it neither starts nor is the head.
 	gate *limiter
+	// ahead is what the shadow computation knows of the nodes' future
+	// beyond the running jobs' ends (outages, aheadOf): set in a call
+	// whose state shows maintenance windows ahead or nodes out of
+	// service until a known time; fencedAtShadow says that some nodes
+	// are withheld from the head at its shadow time (p.watch.Withheld).
+	ahead          outlook
+	fencedAtShadow bool
+}
+
+// outlook is what EASY's shadow computation knows in advance of the
+// nodes' future: the nodes that come back into service at a known time
+// (the end of the drains and maintenance windows in effect), and the
+// maintenance windows ahead, each of which makes its nodes unusable for
+// the head at every time t at which it would overlap the head's run
+// [t, t + walltime).
+type outlook struct {
+	on bool
+	// backs are the nodes out of service now that come back, by time;
+	// pend is what running jobs hold on each of them (what the node does
+	// not have free when it comes back), less what those that end before
+	// give back.
+	backs    []nodeBack
+	nextBack int
+	pend     []sdk.Amount
+	// A window ahead withholds its nodes from the head from Start -
+	// walltime + 1 (a run starting then reaches it) to End: room.windows[:
+	// nextIn] (by start, so in the order they begin to reach the head)
+	// have begun to; leaves are the indexes in room.windows by end, of
+	// which leaves[:nextUp] have stopped.
+	leaves         []int
+	nextIn, nextUp int
+	v              sdk.Vector
+}
+
+type nodeBack struct {
+	at int64
+	k  int32
 }
 
 // release is what a job holds and gives back at a time.
@@ -156,6 +194,9 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	p.head = nil
 	p.capped, p.shadowAt = false, -1
+	// Set by shadow when it withholds nodes; a call that reuses the
+	// previous shadow (no outages then or now) withholds none.
+	p.fencedAtShadow = false
 	p.now = p.now[:0]
 	p.heldSlab = p.heldSlab[:0]
 	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
@@ -262,7 +303,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 // then consumes.
 func (p *easy) backfillCounted(now int64, j *sdk.Job) {
 	l := p.room.nodes.Layout
-	if j.Tasks.Partition == p.headPart && p.room.holdsRequest(j) {
+	if j.Tasks.Partition == p.headPart && p.room.holdsRequest(j) && !p.fencedAtShadow {
 		// It would hold its request there: cheap to refuse without a
 		// placement.
 		if d := l.Demand(j.Tasks); !amountFits(d, p.extraNodes) {
@@ -274,7 +315,9 @@ func (p *easy) backfillCounted(now int64, j *sdk.Job) {
 	}
 	var in sdk.Amount
 	for k, n := range p.room.alloc.Nodes {
-		if l.InPartition(p.headPart, n) {
+		// What it holds on a node a window withholds from the head at
+		// the shadow time does not delay the head.
+		if l.InPartition(p.headPart, n) && !(p.fencedAtShadow && p.watch.Withheld(n)) {
 			h := l.Held(j.Tasks, n, p.room.alloc.Tasks[k])
 			in.Cores, in.Memory, in.GPUs = in.Cores+h.Cores, in.Memory+h.Memory, in.GPUs+h.GPUs
 		}
@@ -354,6 +397,9 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	}
 	run, started := s.Running, p.now
 	shadow := int64(-1)
+	p.fencedAtShadow = false
+	ah := &p.ahead
+	ah.on = nodes && p.aheadOf(s, head)
 	// Under a cap, the head fits when its cores' power also fits what
 	// the cap leaves once the jobs ended by then give theirs back.
 	p.capped = nodes && p.room.cap > 0 && p.room.power != nil
@@ -362,25 +408,48 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 		availW = p.room.cap*(1+sdk.CapSlack) - p.room.committed
 		headW = p.leastWatts(head)
 	}
-	for len(run) > 0 || len(started) > 0 {
+	for len(run) > 0 || len(started) > 0 || ah.on && ah.more() {
 		fromRun := len(started) == 0 || (len(run) > 0 && run[0].ExpectedEnd <= started[0].at)
 		var t int64
-		if fromRun {
+		switch {
+		case len(run) == 0 && len(started) == 0:
+			t = math.MaxInt64
+		case fromRun:
 			t = run[0].ExpectedEnd
-		} else {
+		default:
 			t = started[0].at
+		}
+		ends := true
+		if ah.on {
+			// A node coming back or a window no longer in the way may be
+			// what makes the head fit, between two ends of jobs.
+			if u := ah.next(p.room.windows); u < t {
+				t, ends = u, false
+			}
 		}
 		if shadow >= 0 && t > shadow {
 			break
+		}
+		if ah.on {
+			p.advance(t, head.Walltime)
+		}
+		if !ends {
+			if shadow < 0 && head.Request.Fits(p.avail) && p.watch.Fits() && (!p.capped || headW <= availW) {
+				shadow = t
+			}
+			continue
 		}
 		var held sdk.Vector
 		if fromRun {
 			r := &run[0]
 			held = r.Job.Request
 			if nodes {
-				// What it holds on nodes out of service does not come
-				// back when it ends.
-				a := p.room.inService(*r.Alloc)
+				// What it holds on nodes out of service then does not
+				// come back when it ends.
+				a := p.room.inService(*r.Alloc, t)
+				if ah.on && len(a.Nodes) < len(r.Alloc.Nodes) {
+					ah.ended(&p.room, r, t)
+				}
 				held = p.room.heldBy(r.Job, a)
 				p.watch.Release(r.Job.Tasks, a)
 				p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: a})
@@ -420,16 +489,42 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	p.headPart = head.Tasks.Partition
 	p.extraNodes = p.watch.FreeInPartition()
 	l := p.room.nodes.Layout
+	if ah.on {
+		for k := range int32(l.Len()) {
+			p.fencedAtShadow = p.fencedAtShadow || p.watch.Withheld(k)
+		}
+	}
 	held := l.Demand(head.Tasks)
 	if p.batsched || !p.room.holdsRequest(head) {
 		p.future.Sync(s.Nodes[0])
-		for _, r := range p.now {
-			p.future.Take(r.tasks, r.alloc)
-		}
-		for _, r := range p.given {
-			p.future.Release(r.tasks, r.alloc)
+		switch {
+		case ah.on:
+			// The watch has the nodes at the shadow time, nodes back
+			// in service counted; those a window withholds from the
+			// head are free to others, once the head is placed.
+			for k := range int32(l.Len()) {
+				if f := p.watch.Free(k); p.watch.Withheld(k) {
+					p.future.SetFree(k, sdk.Amount{})
+				} else if f != p.future.Free[k] {
+					p.future.SetFree(k, f)
+				}
+			}
+		default:
+			for _, r := range p.now {
+				p.future.Take(r.tasks, r.alloc)
+			}
+			for _, r := range p.given {
+				p.future.Release(r.tasks, r.alloc)
+			}
 		}
 		p.future.Place(head.Tasks, p.room.rule, &p.reservation)
+		if ah.on {
+			for k := range int32(l.Len()) {
+				if p.watch.Withheld(k) {
+					p.future.SetFree(k, p.watch.Free(k))
+				}
+			}
+		}
 		held = sdk.Amount{}
 		for k, n := range p.reservation.Nodes {
 			h := l.Held(head.Tasks, n, p.reservation.Tasks[k])
@@ -442,4 +537,113 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	p.extraNodes = sdk.Amount{Cores: p.extraNodes.Cores - held.Cores, Memory: p.extraNodes.Memory - held.Memory, GPUs: p.extraNodes.GPUs - held.GPUs}
 	p.room.subOthers(p.extra, head.Request)
 	return shadow
+}
+
+// aheadOf prepares p.ahead for the shadow of head and reports whether
+// there is anything to know in advance: maintenance windows ahead (which
+// the room plans around unless the windows parameter ignores them) or
+// nodes out of service until a known time. Without either, the shadow
+// computation is the one of a machine without outages.
+func (p *easy) aheadOf(s *sdk.State, head *sdk.Job) bool {
+	r, o := &p.room, &p.ahead
+	o.backs, o.leaves = o.backs[:0], o.leaves[:0]
+	o.nextIn, o.nextUp, o.nextBack = 0, 0, 0
+	for k, d := range r.down {
+		if d && r.until[k] != math.MaxInt64 {
+			o.backs = append(o.backs, nodeBack{r.until[k], int32(k)})
+		}
+	}
+	if len(o.backs) == 0 && len(r.windows) == 0 {
+		return false
+	}
+	slices.SortFunc(o.backs, func(a, b nodeBack) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.k, b.k)
+	})
+	if len(o.backs) > 0 {
+		l := r.nodes.Layout
+		o.pend = slices.Grow(o.pend[:0], l.Len())[:l.Len()]
+		clear(o.pend)
+		for _, run := range s.Running {
+			for x, k := range run.Alloc.Nodes {
+				if r.down[k] {
+					h := l.Held(run.Job.Tasks, k, run.Alloc.Tasks[x])
+					o.pend[k] = sdk.Amount{Cores: o.pend[k].Cores + h.Cores, Memory: o.pend[k].Memory + h.Memory, GPUs: o.pend[k].GPUs + h.GPUs}
+				}
+			}
+		}
+	}
+	for i := range r.windows {
+		o.leaves = append(o.leaves, i)
+	}
+	slices.SortStableFunc(o.leaves, func(a, b int) int { return cmp.Compare(r.windows[a].End, r.windows[b].End) })
+	o.v = slices.Grow(o.v[:0], len(p.avail))[:len(p.avail)]
+	return true
+}
+
+// more reports whether a node is still to come back or a window still to
+// stop reaching the head's run.
+func (o *outlook) more() bool { return o.nextBack < len(o.backs) || o.nextUp < len(o.leaves) }
+
+// next returns the time of the next node back or window end
+// (math.MaxInt64 for none): the times, besides the ends of jobs, at which
+// the head may come to fit.
+func (o *outlook) next(windows []sdk.Outage) int64 {
+	t := int64(math.MaxInt64)
+	if o.nextBack < len(o.backs) {
+		t = o.backs[o.nextBack].at
+	}
+	if o.nextUp < len(o.leaves) {
+		t = min(t, windows[o.leaves[o.nextUp]].End)
+	}
+	return t
+}
+
+// ended notes that running job run, which holds some nodes out of service
+// at t, ends at t: what it holds on those that come back later is then
+// free when they do.
+func (o *outlook) ended(r *room, run *sdk.Running, t int64) {
+	if len(o.backs) == 0 {
+		return
+	}
+	l := r.nodes.Layout
+	for x, k := range run.Alloc.Nodes {
+		if r.down[k] && r.until[k] > t && r.until[k] != math.MaxInt64 {
+			h := l.Held(run.Job.Tasks, k, run.Alloc.Tasks[x])
+			o.pend[k] = sdk.Amount{Cores: o.pend[k].Cores - h.Cores, Memory: o.pend[k].Memory - h.Memory, GPUs: o.pend[k].GPUs - h.GPUs}
+		}
+	}
+}
+
+// advance brings the watch to time t for a head of walltime w: the
+// windows that reach a run of the head starting at t (Start < t + w)
+// withhold their nodes, those over by t (End <= t) give them back, and
+// the nodes back in service by t have what the jobs still running there
+// leave free.
+func (p *easy) advance(t, w int64) {
+	r, o := &p.room, &p.ahead
+	n := int32(r.nodes.Layout.Len())
+	for ; o.nextIn < len(r.windows) && r.windows[o.nextIn].Start < t+w; o.nextIn++ {
+		for k := range r.windows[o.nextIn].All(n) {
+			p.watch.Withhold(k)
+		}
+	}
+	// A window ends after it begins to reach the head (End > Start >
+	// Start - w), so every window leaving here has entered.
+	for ; o.nextUp < len(o.leaves) && r.windows[o.leaves[o.nextUp]].End <= t; o.nextUp++ {
+		for k := range r.windows[o.leaves[o.nextUp]].All(n) {
+			p.watch.Restore(k)
+		}
+	}
+	for ; o.nextBack < len(o.backs) && o.backs[o.nextBack].at <= t; o.nextBack++ {
+		k := o.backs[o.nextBack].k
+		f := r.nodes.Layout.Cap(int(k))
+		f = sdk.Amount{Cores: f.Cores - o.pend[k].Cores, Memory: f.Memory - o.pend[k].Memory, GPUs: f.GPUs - o.pend[k].GPUs}
+		p.watch.SetFree(k, f)
+		clear(o.v)
+		r.setHeld(o.v, f)
+		p.avail.Add(o.v)
+	}
 }

@@ -37,8 +37,13 @@ type room struct {
 	ignoreWindows bool
 	// down marks the nodes out of service now (failed, draining or in
 	// maintenance): what a job ending there gives back does not come
-	// back to the policy; nil when none is.
-	down []bool
+	// back to the policy; nil when none is. until is, for each such node,
+	// when it comes back into service as far as the policy knows: the
+	// latest end of the drains and maintenance windows in effect on it,
+	// or never (math.MaxInt64) under a failure, whose repair time is not
+	// shown.
+	down  []bool
+	until []int64
 	// power is the run's power model (nil without one); committed and
 	// cap are the committed draw with the starts of this call, and the
 	// cap in effect (0: none), which a start must stay under.
@@ -122,9 +127,15 @@ func (r *room) reset(s *sdk.State) {
 			}
 			if len(r.down) == 0 {
 				r.down = append(r.down, make([]bool, r.nodes.Layout.Len())...)
+				r.until = append(r.until[:0], make([]int64, r.nodes.Layout.Len())...)
+			}
+			end := o.End
+			if end < 0 {
+				end = math.MaxInt64
 			}
 			for k := range o.All(int32(len(r.down))) {
 				r.down[k] = true
+				r.until[k] = max(r.until[k], end)
 			}
 		}
 	}
@@ -189,22 +200,23 @@ func (r *room) fenceOff(until int64) bool {
 	return len(r.fence) > 0
 }
 
-// inService returns the part of allocation a on nodes in service now: a
-// itself when all are (or no node is out of service), else a copy.
-func (r *room) inService(a sdk.Alloc) sdk.Alloc {
+// inService returns the part of allocation a on nodes in service at t (as
+// far as the policy knows: nodes out of service now and back by t count):
+// a itself when all are (or no node is out of service), else a copy.
+func (r *room) inService(a sdk.Alloc, t int64) sdk.Alloc {
 	if len(r.down) == 0 {
 		return a
 	}
 	some := false
 	for _, k := range a.Nodes {
-		some = some || r.down[k]
+		some = some || r.down[k] && r.until[k] > t
 	}
 	if !some {
 		return a
 	}
 	var out sdk.Alloc
 	for x, k := range a.Nodes {
-		if !r.down[k] {
+		if !r.down[k] || r.until[k] <= t {
 			out.Nodes = append(out.Nodes, k)
 			out.Tasks = append(out.Tasks, a.Tasks[x])
 		}
