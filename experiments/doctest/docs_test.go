@@ -103,7 +103,7 @@ func TestKovalenkoDoc(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	}
-	docTables(t, doc, 13, "../../experiments/kovalenko2006/summarize", "-dir", dir)
+	docTables(t, doc, 14, "../../experiments/kovalenko2006/summarize", "-dir", dir)
 	// Given one campaign folder, the program groups its runs by the axes
 	// that vary (here the policy) and prints the same two tables.
 	docTables(t, doc, 2, "../../experiments/kovalenko2006/summarize", "-campaign", filepath.Join(dir, "kovalenko2006-contention"))
