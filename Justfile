@@ -82,4 +82,5 @@ kovalenko2006:
     out/schedlab run --overwrite experiments/kovalenko2006/contention.toml
     out/schedlab run --overwrite experiments/kovalenko2006/pooled.toml
     out/schedlab run --overwrite experiments/kovalenko2006/cycle.toml
+    out/schedlab run --overwrite experiments/kovalenko2006/computers.toml
     go run ./experiments/kovalenko2006/summarize -dir out

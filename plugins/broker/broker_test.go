@@ -97,6 +97,40 @@ func TestLookaheadPayment(t *testing.T) {
 	}
 }
 
+// TestLookaheadComputers is the hop of issue 34 (paper 003, point 4) in a
+// run, worked by hand. Cluster a has 3 processors. Local job R (1
+// processor, 50 s) starts at 0. At 10 local jobs S (1 processor, 100 s)
+// and T (2 processors, 250 s), both of priority 3, and global job G (1
+// processor, 200 s, paying 180, no transfer) arrive; cycles every 10 s. The
+// cycle at 10 sees R running to 50 and forecasts S on [10, 110) and T on
+// [50, 300), after R.
+//
+// As a pool, G's 200 s from 10 cost 0 on [10, 50) (one processor idle),
+// 3 x 60 = 180 on [50, 110) (S and T on every processor R does not
+// hold), 0 on [110, 210) (S over): 180, paid at once. On computers (R on
+// computer 0, S on 1, T on 0 and 2 from 50) G holds one computer: S's costs
+// 3 x 100 = 300 from 10, T's third one 3 x 160 = 480; S's costs
+// 3 x (110 - s) from s, 180 at s = 50. So G waits for 50 there, on S's
+// computer: no local job is forecast to start on it before 50, so
+// condition (1) holds and it is reserved at 10.
+func TestLookaheadComputers(t *testing.T) {
+	plat := gridPlatform(3, 0)
+	for _, tc := range []struct {
+		slots string
+		start int64
+	}{{"pool", 10}, {"computer", 50}} {
+		jobs := inputs(j{id: 1, procs: 1, wall: 50, run: 50, home: 1, prio: 1},
+			j{id: 2, submit: 10, procs: 1, wall: 100, run: 100, home: 1, prio: 3},
+			j{id: 3, submit: 10, procs: 2, wall: 250, run: 250, home: 1, prio: 3},
+			j{id: 4, submit: 10, procs: 1, wall: 200, run: 200, prio: 180})
+		recs := run(t, Lookahead(), map[string]string{"period": "10", "slots": tc.slots}, plat, jobs)
+		g := recs[4]
+		if g.Start != tc.start || !g.Reserved || g.ReservedAt != tc.start || !g.Shipped || g.ShipTime != 10 || !g.Charged || g.Cost != 180 {
+			t.Errorf("%s: G %+v, want reserved at 10 for %d, charged 180", tc.slots, g, tc.start)
+		}
+	}
+}
+
 // TestLookaheadRejects: with idle processors at 1 per processor-second, a
 // job of 2 processors for 10 s paying 19 can never buy them; paying 20 it
 // runs at once.
@@ -226,6 +260,9 @@ func TestRandomGrids(t *testing.T) {
 			if p.Info.Name == "grid-lookahead" && seed >= 4 {
 				params["ship"] = "immediate"
 				params["idle_price"] = "0.5"
+			}
+			if p.Info.Name == "grid-lookahead" && seed%3 == 1 {
+				params["slots"] = "computer"
 			}
 			t.Run(fmt.Sprintf("%s/%d", p.Info.Name, seed), func(t *testing.T) {
 				recs := run(t, p, params, plat, jobs)

@@ -55,6 +55,8 @@ func Lookahead() sdk.Plugin {
 					Doc: "seconds per job-slot match: a cycle lasts a1 x (global jobs) x (forecast slots), which counts against the ttl"},
 				{Name: "apply", Type: sdk.String, Default: "start", Choices: []string{"start", "end"},
 					Doc: "when a cycle's reservations are made: start (at once, the cycle taking no time but against the ttl), end (when the cycle of a1 x Nz x Ns seconds ends, against the state then)"},
+				{Name: "slots", Type: sdk.String, Default: string(grid.SlotsPool), Choices: grid.SlotReadings(),
+					Doc: "how the forecasts' processors are planned and priced: pool (each cluster a pool; an allocation takes the cheapest processors at each moment, as if its job could move between them, and the ship rule's condition (1) looks at the whole cluster; our reading) or computer (each processor a computer with its own slots, as in the paper: an allocation holds the same computers throughout and condition (1) looks at its computers; which computer each forecast job is on is our rule, the lowest-numbered free at its start)"},
 			},
 		},
 		New: func() sdk.Policy { return &lookahead{} },
@@ -64,6 +66,7 @@ func Lookahead() sdk.Plugin {
 type lookahead struct {
 	base
 	prices    grid.Prices
+	slots     grid.Slots
 	period    int64
 	ship      grid.ShipRule
 	rate      bool
@@ -112,6 +115,7 @@ func (p *lookahead) Init(env sdk.Env) error {
 		return fmt.Errorf("grid-lookahead: c (%v) and idle_price (%v) must not be negative", c, p.prices.Idle)
 	}
 	p.ship = grid.ShipRule(env.Params.String("ship"))
+	p.slots = grid.Slots(env.Params.String("slots"))
 	p.rate = env.Params.String("order") == "rate"
 	p.forecasts = make([]grid.Forecast, len(env.Platform.Clusters))
 	p.refresh, p.ttl, p.a1 = env.Params.Int("refresh"), env.Params.Int("ttl"), env.Params.Float("a1")
@@ -222,7 +226,7 @@ func (p *lookahead) cycle(s *sdk.State) error {
 	if p.atEnd {
 		end += cp
 	}
-	m, err := grid.NewMarket(p.plat, fs, p.prices)
+	m, err := grid.NewMarketOf(p.plat, fs, p.prices, p.slots)
 	if err != nil {
 		return err
 	}
@@ -244,7 +248,7 @@ func (p *lookahead) cycle(s *sdk.State) error {
 		}
 		m.Take(a, j.Request[0])
 		lead := grid.Lead{Now: end, Start: a.Start, Transfer: j.Transfer, Period: p.period,
-			Preceded: grid.PrecededAll(fs[a.Cluster].Slots, end, a.Start)}
+			Preceded: m.Preceded(a, fs[a.Cluster].Slots, end)}
 		now, err := p.ship.ShipNow(lead)
 		if err != nil {
 			return err

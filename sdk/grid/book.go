@@ -13,7 +13,8 @@
 //     paper's local schedule.
 //   - Market turns forecasts into prices, PR(t) = C * P(t) * F(R) per
 //     processor-second, and finds for a global job the earliest allocation
-//     whose price is within its payment.
+//     whose price is within its payment: on each cluster as one pool of
+//     processors, or per computer as the paper does (Slots).
 //   - ShipNow says when to reserve and ship: the paper's two conditions
 //     as written (ShipEither) or one of our readings of them.
 //

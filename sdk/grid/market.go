@@ -26,11 +26,14 @@ type Prices struct {
 }
 
 // Allocation is what Market.Search found for a job: its processors on
-// Cluster over [Start, End), and what they cost.
+// Cluster over [Start, End), and what they cost. On computers
+// (SlotsComputer) Computers holds the numbers of the computers it holds
+// throughout, in increasing order; on a pool it is nil.
 type Allocation struct {
 	Cluster    int
 	Start, End int64
 	Cost       float64
+	Computers  []int
 }
 
 // Market holds the forecasts of every cluster as prices, for the
@@ -38,7 +41,9 @@ type Allocation struct {
 // leave the processors they bought to no one else in the cycle, as the
 // paper's tentative allocations do.
 type Market struct {
-	clusters []*cmarket
+	slots     Slots
+	clusters  []*cmarket  // SlotsPool
+	computers []*pcmarket // SlotsComputer
 	// Ops counts the steps of the forecasts the searches so far matched a
 	// candidate allocation against: the search's own work, which is not
 	// the paper's unit (a pair of a job and a slot, CP = A1 * Nz * Ns).
@@ -91,20 +96,40 @@ func Publish(s *sdk.State, book *Book, c int, q []Entry) Forecast {
 }
 
 // NewMarket prices the forecasts of every cluster of p, indexed like its
-// clusters. A processor that runs a job or is reserved cannot be bought;
-// one a forecast slot covers costs C * max(P, 0) * F per second, P the
-// slot's priority; any other costs C * Idle * F.
+// clusters, each cluster a pool of processors (SlotsPool). A processor
+// that runs a job or is reserved cannot be bought; one a forecast slot
+// covers costs C * max(P, 0) * F per second, P the slot's priority; any
+// other costs C * Idle * F.
 func NewMarket(p *sdk.Platform, fs []Forecast, pr Prices) (*Market, error) {
+	return NewMarketOf(p, fs, pr, SlotsPool)
+}
+
+// NewMarketOf is NewMarket with the reading slots of a cluster's
+// processors. On computers (SlotsComputer) each processor of a cluster is
+// a computer: each running job, held reservation and forecast slot is put
+// on computers of its own, in order of start (running jobs, then
+// reservations, then slots), each taking the lowest-numbered computers
+// free at its start (our rule: the paper's local systems place jobs, the
+// forecast we plan does not), and an allocation holds the same computers
+// throughout.
+func NewMarketOf(p *sdk.Platform, fs []Forecast, pr Prices, slots Slots) (*Market, error) {
 	cl := p.Clusters
 	if len(pr.C) != len(cl) || len(fs) != len(cl) {
 		return nil, fmt.Errorf("grid: %d coefficients and %d forecasts for %d clusters", len(pr.C), len(fs), len(cl))
 	}
-	m := &Market{clusters: make([]*cmarket, len(cl))}
+	if err := checkSlots(slots); err != nil {
+		return nil, err
+	}
+	m := &Market{slots: slots, clusters: make([]*cmarket, len(cl)), computers: make([]*pcmarket, len(cl))}
 	for c := range cl {
 		if fs[c].Off {
 			continue
 		}
 		scale := pr.C[c] * cl[c].Price()
+		if slots == SlotsComputer {
+			m.computers[c] = newPCMarket(cl[c].Capacity[0], fs[c], scale, scale*pr.Idle)
+			continue
+		}
 		m.clusters[c] = newCMarket(cl[c].Capacity[0], fs[c], scale, scale*pr.Idle)
 	}
 	return m, nil
@@ -201,11 +226,15 @@ func newCMarket(capacity int64, f Forecast, scale, idle float64) *cmarket {
 // change.
 func (m *Market) Search(j *sdk.Job, from int64, payment float64) (Allocation, bool) {
 	best, found := Allocation{}, false
-	for c, cm := range m.clusters {
-		if cm == nil || j.Request[0] > cm.capacity {
-			continue
+	for c := range m.clusters {
+		var a Allocation
+		var ok bool
+		switch cm, pm := m.clusters[c], m.computers[c]; {
+		case cm != nil && j.Request[0] <= cm.capacity:
+			a, ok = cm.search(j.Request[0], j.Walltime, from, payment, &m.Ops)
+		case pm != nil && j.Request[0] <= int64(len(pm.spans)):
+			a, ok = pm.search(j.Request[0], j.Walltime, from, payment, &m.Ops)
 		}
-		a, ok := cm.search(j.Request[0], j.Walltime, from, payment, &m.Ops)
 		if !ok {
 			continue
 		}
@@ -302,9 +331,14 @@ func (m *cmarket) search(procs, w, from int64, payment float64, ops *int64) (All
 }
 
 // Take gives allocation a's processors (procs of them) to its job for the
-// rest of the cycle: the cheapest available in each step, so that jobs of
-// lower priority search among what is left.
+// rest of the cycle, so that jobs of lower priority search among what is
+// left: on a pool the cheapest available in each step, on computers
+// a.Computers.
 func (m *Market) Take(a Allocation, procs int64) {
+	if m.slots == SlotsComputer {
+		m.computers[a.Cluster].take(a)
+		return
+	}
 	cm := m.clusters[a.Cluster]
 	ks := cm.split(a.Start)
 	ke := cm.split(a.End)

@@ -56,10 +56,11 @@ type Lead struct {
 	// cycle.
 	Transfer, Period int64
 	// Preceded reports condition (1): every local job the cluster's
-	// forecast starts before Ta has started. On a cluster whose processors
-	// are a pool, the processors of an allocation are not told apart, so
-	// every forecast slot of the cluster that starts before Ta counts
-	// (PrecededAll).
+	// forecast starts before Ta on the allocation's processors has started
+	// (Market.Preceded). On a cluster whose processors are a pool, the
+	// processors of an allocation are not told apart, so every forecast
+	// slot of the cluster that starts before Ta counts (PrecededAll); on
+	// computers, those on the allocation's computers.
 	Preceded bool
 }
 

@@ -11,8 +11,10 @@
 // their time-to-live), out/kovalenko2006-budget budget.toml (budgets) and
 // out/kovalenko2006-contention contention.toml (the ship rules under a
 // heavy global stream) and out/kovalenko2006-pooled pooled.toml (the bound
-// of one machine as large as the grid) and out/kovalenko2006-cycle
-// cycle.toml (a cycle that takes time); a campaign not run yet is skipped.
+// of one machine as large as the grid), out/kovalenko2006-cycle cycle.toml
+// (a cycle that takes time) and out/kovalenko2006-computers computers.toml
+// (each cluster a pool of processors or computers); a campaign not run yet
+// is skipped.
 //
 // For grid.toml and contention.toml it also prints the capacity left idle
 // while waiting work would fit in it (waste.go), the waste claim 5 is about.
@@ -68,6 +70,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-contention", []string{"policy"}, "policy", "Under contention (contention.toml)"},
 		{"kovalenko2006-pooled", []string{"policy"}, "policy", "All clusters pooled (pooled.toml)"},
 		{"kovalenko2006-cycle", []string{"workload", "estimates", "param_a1"}, "workload, estimates, a1", "A cycle that takes time (cycle.toml)"},
+		{"kovalenko2006-computers", []string{"workload", "param_idle_price", "param_slots"}, "workload, idle price, slots", "A pool of processors or computers (computers.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
@@ -91,6 +94,9 @@ func run(w io.Writer, dir string) error {
 		}
 		if c.name == "kovalenko2006-cycle" {
 			cycleTable(w, c.header, runs)
+		}
+		if c.name == "kovalenko2006-computers" {
+			paidTable(w, c.header, runs)
 		}
 		if withWaste {
 			fmt.Fprintf(w, "Idle capacity while work waits that could use it (shares of the grid's capacity), and the waits of the jobs each broker accepted:\n\n")
@@ -116,7 +122,10 @@ type runOf struct {
 	exact, started int
 	// charged counts the started global jobs charged more than 0 (the
 	// jobs file's cost): those for which a price bit.
-	charged         int
+	charged int
+	// paid sums the costs charged to the started global jobs, offered
+	// their payments.
+	paid, offered   float64
 	rejectedLocal   int
 	globalWorkShare float64
 	// topShare is the share of the global work of the user who ran the
@@ -223,7 +232,9 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 		}
 		if g.Cost != nil && *g.Cost > 0 {
 			r.charged++
+			r.paid += *g.Cost
 		}
+		r.offered += *g.Payment
 		rate = append(rate, *g.Payment/(float64(j.Procs)*float64(j.Walltime)))
 		wait = append(wait, float64(j.Wait))
 	}
