@@ -151,7 +151,7 @@ trace = %q
 sha256 = "9d997a2c20a7f7b0b6d81638d756ce8b2c524c4f2e9ec78da36001743ca33d76"
 [policies.slow]
 ref = %q
-params = { sleep_ms = 600 }
+params = { sleep_ms = 2000 }
 [matrix]
 workload = ["nasa"]
 policy = ["slow"]
