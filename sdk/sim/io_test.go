@@ -10,29 +10,6 @@ import (
 	"github.com/schedlab/schedlab/sdk/sim"
 )
 
-// greedyUnits starts, in queue order, every job whose request and pieces
-// fit, and stops at the first that does not (FCFS on the burst buffer).
-func greedyUnits() *scripted {
-	return &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
-		var out []sdk.Decision
-		free, units := s.Free[0].Clone(), slices.Clone(s.FreeUnits[0])
-		for _, j := range s.Queue {
-			if !fitsUnits(s, j, free, units) {
-				break
-			}
-			free.Sub(j.Request)
-			n, size, _ := s.Platform.Clusters[0].Units[0].Pieces(j.Request)
-			pl := make([]int32, len(units))
-			sdk.PlacePieces(pl, units, n, size)
-			for k := range units {
-				units[k] -= int64(pl[k]) * size
-			}
-			out = append(out, sdk.Start(j))
-		}
-		return out, nil
-	}}
-}
-
 // ioJobs: id, submit, compute, walltime, procs, burst buffer in total.
 func ioJobs(specs ...[6]int64) []sim.Input {
 	in := make([]sim.Input, len(specs))

@@ -36,15 +36,10 @@ func fitsUnits(s *sdk.State, j *sdk.Job, free sdk.Vector, units []int64) bool {
 	return j.Request.Fits(free) && sdk.PiecesFit(units, n, size)
 }
 
-// TestUnitsNoSplit: job 1 takes two pieces of 30, one on each unit (10 left
-// on each), so job 2's single piece of 20 cannot start at 0 although 20 of
-// the burst buffer is free in total; it starts when job 1 ends at 10, on
-// unit 0 (best fit, ties to the lower index), with job 3, which needs no
-// burst buffer and waits behind it (FCFS).
-func TestUnitsNoSplit(t *testing.T) {
-	in := bbJobs([5]int64{1, 0, 10, 2, 60}, [5]int64{2, 0, 5, 1, 20}, [5]int64{3, 5, 1, 1, 0})
-	var sawUnits []int32
-	pol := &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+// greedyUnits starts, in queue order, every job whose request and pieces
+// fit, and stops at the first that does not (FCFS on the burst buffer).
+func greedyUnits() *scripted {
+	return &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
 		var out []sdk.Decision
 		free, units := s.Free[0].Clone(), slices.Clone(s.FreeUnits[0])
 		for _, j := range s.Queue {
@@ -60,11 +55,27 @@ func TestUnitsNoSplit(t *testing.T) {
 			}
 			out = append(out, sdk.Start(j))
 		}
+		return out, nil
+	}}
+}
+
+// TestUnitsNoSplit: job 1 takes two pieces of 30, one on each unit (10 left
+// on each), so job 2's single piece of 20 cannot start at 0 although 20 of
+// the burst buffer is free in total; it starts when job 1 ends at 10, on
+// unit 0 (best fit, ties to the lower index), with job 3, which needs no
+// burst buffer and waits behind it (FCFS).
+func TestUnitsNoSplit(t *testing.T) {
+	in := bbJobs([5]int64{1, 0, 10, 2, 60}, [5]int64{2, 0, 5, 1, 20}, [5]int64{3, 5, 1, 1, 0})
+	var sawUnits []int32
+	pol := greedyUnits()
+	start := pol.fn
+	pol.fn = func(s *sdk.State, call int) ([]sdk.Decision, error) {
+		out, err := start(s, call)
 		if len(s.Running) > 0 {
 			sawUnits = slices.Clone(s.Running[0].Units)
 		}
-		return out, nil
-	}}
+		return out, err
+	}
 	res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: bbPlatform(), Jobs: in})
 	if err != nil {
 		t.Fatal(err)

@@ -93,8 +93,22 @@ type ioRun struct {
 	active []int // jobs started and not over, by start
 }
 
+// stage is where a job is in IO's replay; draining is a job whose
+// stage-out is done and whose drains are not, over one that completed or
+// was killed.
+type stage int
+
+const (
+	stStageIn stage = iota
+	stCompute
+	stCheckpoint
+	stStageOut
+	stDraining
+	stOver
+)
+
 type ioState struct {
-	stage   int // 0 stage-in, 1 compute, 2 checkpoint, 3 stage-out, 4 drains, 5 over
+	stage   stage
 	moving  int // transfers of the stage left
 	drains  int
 	phases  int
@@ -153,7 +167,7 @@ func newIORun(p *sdk.Platform, m *sdk.IO, jobs []sim.Input, res *sim.Result) *io
 }
 
 // begin opens a stage of job i's transfers: one per piece.
-func (r *ioRun) begin(i, stage int, factor float64) bool {
+func (r *ioRun) begin(i int, st stage, factor float64) bool {
 	bytes := float64(r.size[i]) * factor
 	if bytes <= 0 {
 		return false
@@ -172,17 +186,17 @@ func (r *ioRun) begin(i, stage int, factor float64) bool {
 		}
 		for range c {
 			t := &transfer{job: i, left: bytes, bound: math.Inf(1), links: [2]int{-1, -1}}
-			switch stage {
-			case 0:
+			switch st {
+			case stStageIn:
 				t.links = [2]int{fsRead, in}
-			case 2:
+			case stCheckpoint:
 				t.links[0] = in
 				if r.m.NodeBandwidth > 0 {
 					t.bound = r.m.NodeBandwidth
 				}
-			case 3, 4:
+			case stStageOut, stDraining:
 				t.links = [2]int{out, fsWrite}
-				t.drain = stage == 4
+				t.drain = st == stDraining
 			}
 			r.xs = append(r.xs, t)
 			count++
@@ -191,17 +205,17 @@ func (r *ioRun) begin(i, stage int, factor float64) bool {
 	if count == 0 {
 		return false
 	}
-	if stage == 4 {
+	if st == stDraining {
 		s.drains += count
 	} else {
-		s.stage, s.moving = stage, count
+		s.stage, s.moving = st, count
 	}
 	return true
 }
 
 func (r *ioRun) compute(i int, t float64) {
 	s := &r.state[i]
-	s.stage, s.compEnd = 1, t+s.each
+	s.stage, s.compEnd = stCompute, t+s.each
 }
 
 // afterCompute moves job i on at t, when a compute phase has ended.
@@ -209,12 +223,12 @@ func (r *ioRun) afterCompute(i int, t float64) {
 	s := &r.state[i]
 	s.done++
 	if s.done < s.phases {
-		if !r.begin(i, 2, r.m.Checkpoint) {
+		if !r.begin(i, stCheckpoint, r.m.Checkpoint) {
 			r.compute(i, t)
 		}
 		return
 	}
-	if !r.begin(i, 3, r.m.StageOut) {
+	if !r.begin(i, stStageOut, r.m.StageOut) {
 		r.finish(i, t)
 	}
 }
@@ -222,9 +236,9 @@ func (r *ioRun) afterCompute(i int, t float64) {
 // finish ends job i's stage-out at t: it completes when its drains have.
 func (r *ioRun) finish(i int, t float64) {
 	s := &r.state[i]
-	s.stage = 4
+	s.stage = stDraining
 	if s.drains == 0 {
-		s.stage, r.done[i] = 5, t
+		s.stage, r.done[i] = stOver, t
 	}
 }
 
@@ -310,7 +324,7 @@ func (r *ioRun) run() {
 			}
 		}
 		for _, i := range r.active {
-			if s := &r.state[i]; s.stage == 1 {
+			if s := &r.state[i]; s.stage == stCompute {
 				te = min(te, s.compEnd)
 			}
 		}
@@ -356,7 +370,7 @@ func (r *ioRun) run() {
 			})
 			dls = slices.Insert(dls, k, d)
 			r.active = append(r.active, i)
-			if !r.begin(i, 0, r.m.StageIn) {
+			if !r.begin(i, stStageIn, r.m.StageIn) {
 				r.compute(i, t)
 			}
 		}
@@ -389,8 +403,8 @@ func (r *ioRun) events(t float64) {
 	for _, x := range over {
 		s := &r.state[x.job]
 		if x.drain {
-			if s.drains--; s.drains == 0 && s.stage == 4 {
-				s.stage, r.done[x.job] = 5, t
+			if s.drains--; s.drains == 0 && s.stage == stDraining {
+				s.stage, r.done[x.job] = stOver, t
 			}
 			continue
 		}
@@ -398,25 +412,25 @@ func (r *ioRun) events(t float64) {
 			continue
 		}
 		switch s.stage {
-		case 0:
+		case stStageIn:
 			r.compute(x.job, t)
-		case 2:
+		case stCheckpoint:
 			if r.m.Drain {
-				r.begin(x.job, 4, r.m.Checkpoint)
+				r.begin(x.job, stDraining, r.m.Checkpoint)
 			}
 			r.compute(x.job, t)
-		case 3:
+		case stStageOut:
 			r.finish(x.job, t)
 		}
 	}
 	for _, i := range r.active {
-		if s := &r.state[i]; s.stage == 1 && s.compEnd <= t+eps {
+		if s := &r.state[i]; s.stage == stCompute && s.compEnd <= t+eps {
 			r.afterCompute(i, t)
 		}
 	}
 	kept2 := r.active[:0]
 	for _, i := range r.active {
-		if r.state[i].stage != 5 {
+		if r.state[i].stage != stOver {
 			kept2 = append(kept2, i)
 		}
 	}
@@ -426,7 +440,7 @@ func (r *ioRun) events(t float64) {
 // kill ends job i at its deadline: its transfers stop.
 func (r *ioRun) kill(i int) {
 	r.done[i] = math.NaN()
-	r.state[i].stage = 5
+	r.state[i].stage = stOver
 	r.active = slices.DeleteFunc(r.active, func(k int) bool { return k == i })
 	kept := r.xs[:0]
 	for _, x := range r.xs {
