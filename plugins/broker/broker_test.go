@@ -363,6 +363,9 @@ func TestRandomGridsStale(t *testing.T) {
 // With a1 = 0 the cycle takes no time either way.
 func TestLookaheadCycleTakesTime(t *testing.T) {
 	plat := gridPlatform(2, 0)
+	// A cycle that takes time may plan on a forecast blind to local jobs
+	// arriving during it: the passes are counted (none here).
+	const noPasses = " local_passed:0 local_passed_2:0 passes:0 passes_max:0]"
 	for _, tc := range []struct {
 		params          map[string]string
 		run1            int64
@@ -370,8 +373,13 @@ func TestLookaheadCycleTakesTime(t *testing.T) {
 		counts          string
 	}{
 		{map[string]string{"a1": "50"}, 100, 60, 0, "map[]"},
-		{map[string]string{"a1": "50", "apply": "end"}, 1000, 110, 0, "map[applied:1 cycle_seconds:50 cycles_timed:1]"},
-		{map[string]string{"a1": "50", "apply": "end"}, 100, 300, 1, "map[applied:1 cycle_seconds:50 cycles_timed:1 refused_at_end:1]"},
+		{map[string]string{"a1": "50", "apply": "end"}, 1000, 110, 0, "map[applied:1 cycle_seconds:50 cycles_timed:1" + noPasses},
+		{map[string]string{"a1": "50", "apply": "end"}, 100, 300, 1, "map[applied:1 cycle_seconds:50 cycles_timed:1" + noPasses[:len(noPasses)-1] + " refused_at_end:1]"},
+		// The paper's TTL > 2 CP: a cycle of 50 s breaks it under a ttl of
+		// 100 s (counted), not under one of 101 s.
+		{map[string]string{"a1": "50", "apply": "end", "ttl": "100"}, 1000, 110, 0, "map[applied:1 cycle_seconds:50 cycles_timed:1" + noPasses[:len(noPasses)-1] + " ttl_within_2cp:1]"},
+		{map[string]string{"a1": "50", "apply": "end", "ttl": "101"}, 1000, 110, 0, "map[applied:1 cycle_seconds:50 cycles_timed:1" + noPasses},
+		{map[string]string{"a1": "50", "ttl": "100"}, 100, 60, 0, "map[ttl_within_2cp:1]"},
 		{map[string]string{"a1": "0", "apply": "end"}, 100, 60, 0, "map[]"},
 	} {
 		jobs := inputs(j{id: 1, procs: 1, wall: 1000, run: tc.run1, home: 1, prio: 1},
@@ -426,4 +434,102 @@ func TestRandomGridsCycleEnd(t *testing.T) {
 		t.Errorf("no reservation refused with local jobs ending early: %v", refusals)
 	}
 	t.Logf("refusals with exact estimates %d, with requested ones %d", refusals[true], refusals[false])
+}
+
+// TestLookaheadPasses counts the global jobs that pass a local job on a
+// forecast blind to it (claim 11 of the paper). Cluster a has 2
+// processors. Local job 1 (2 processors, 100 s) runs from 0; global jobs 3
+// and 4 (1 processor, 500 s, paying nothing) arrive at 10 and 15; local
+// job 2 (2 processors, 100 s) at 20. On the forecast of time 0, which
+// knows job 1 only, the cycle at 60 reserves jobs 3 and 4 at 100, side by
+// side on the processors job 1 frees: job 2 waits for them until 600,
+// passed twice, though no job is shorter than the ttl of 100 s. On a
+// forecast published at the cycle (refresh 10), job 2 is in it: the
+// global jobs take the processors after it, at 200, and nothing passes it.
+// With one global job, it is passed once.
+func TestLookaheadPasses(t *testing.T) {
+	plat := gridPlatform(2, 0)
+	two := inputs(j{id: 1, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, submit: 20, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 3, submit: 10, procs: 1, wall: 500, run: 500},
+		j{id: 4, submit: 15, procs: 1, wall: 500, run: 500})
+	one := inputs(j{id: 1, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 2, submit: 20, procs: 2, wall: 100, run: 100, home: 1, prio: 1},
+		j{id: 3, submit: 10, procs: 1, wall: 500, run: 500})
+	for _, tc := range []struct {
+		name   string
+		jobs   []sim.Input
+		params map[string]string
+		start2 int64
+		counts string
+	}{
+		{"stale, two global jobs", two, map[string]string{"refresh": "1000"}, 600,
+			"map[local_passed:1 local_passed_2:1 passes:2 passes_max:2]"},
+		{"stale within the ttl", two, map[string]string{"refresh": "100", "ttl": "100"}, 600,
+			"map[local_passed:1 local_passed_2:1 passes:2 passes_max:2]"},
+		{"stale, one global job", one, map[string]string{"refresh": "1000"}, 600,
+			"map[local_passed:1 local_passed_2:0 passes:1 passes_max:1]"},
+		{"fresh", two, map[string]string{"refresh": "10"}, 100,
+			"map[local_passed:0 local_passed_2:0 passes:0 passes_max:0]"},
+		{"fresh at every cycle", two, nil, 100, "map[]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := sim.Run(context.Background(), Lookahead(), sim.Config{Platform: plat, Jobs: tc.jobs, Params: tc.params})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := verify.Result(plat, tc.jobs, res); err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res.Records {
+				if tc.jobs[i].Job.ID == 2 && r.Start != tc.start2 {
+					t.Errorf("local job 2 started at %d, want %d", r.Start, tc.start2)
+				}
+			}
+			if got := fmt.Sprint(res.Stats.PolicyCounts); got != tc.counts {
+				t.Errorf("counts %s, want %s", got, tc.counts)
+			}
+		})
+	}
+}
+
+// TestLookaheadClusterC: each cluster's administrator sets its own C.
+// Clusters a and b have 2 idle processors each, priced 0.25 a
+// processor-second times C; global job 1 (1 processor, 50 s) pays 50, 1
+// a processor-second. With C = 1 on both it goes to a, the first of two
+// equal offers; with C = 8 on a (2 a processor-second, above what it
+// pays) to b; with C = 8 on both it is rejected. Bad settings are errors.
+func TestLookaheadClusterC(t *testing.T) {
+	plat := gridPlatform(2, 2)
+	jobs := inputs(j{id: 1, procs: 1, wall: 50, run: 50, prio: 50})
+	for _, tc := range []struct {
+		spec     string
+		cluster  int32
+		rejected bool
+		err      string
+	}{
+		{spec: "", cluster: 0},
+		{spec: "a=8", cluster: 1},
+		{spec: " b = 8 ", cluster: 0},
+		{spec: "a=8,b=8", rejected: true},
+		{spec: "c=8", err: `c_clusters: no cluster "c" (clusters: a, b)`},
+		{spec: "a=8,a=2", err: `cluster "a" given twice`},
+		{spec: "a", err: `"a" is not NAME=VALUE`},
+		{spec: "a=-1", err: `cluster a: C must be a number >= 0, got "-1"`},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			params := map[string]string{"idle_price": "0.25", "c_clusters": tc.spec}
+			if tc.err != "" {
+				_, err := sim.Run(context.Background(), Lookahead(), sim.Config{Platform: plat, Jobs: jobs, Params: params})
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			r := run(t, Lookahead(), params, plat, jobs)[1]
+			if r.Rejected != tc.rejected || (!tc.rejected && (r.Cluster != tc.cluster || r.Start != 0)) {
+				t.Errorf("job 1 %+v, want cluster %d rejected %v", r, tc.cluster, tc.rejected)
+			}
+		})
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/grid"
@@ -41,6 +43,8 @@ func Lookahead() sdk.Plugin {
 			Description: "lookahead scheduling of a grid's global stream by priced forecasts and advance reservations (Kovalenko et al. 2006)",
 			Params: []sdk.Param{
 				{Name: "c", Type: sdk.Float, Default: "1", Doc: "the administrator's price coefficient C of every cluster"},
+				{Name: "c_clusters", Type: sdk.String, Default: "",
+					Doc: "per-cluster C, overriding c: NAME=VALUE pairs separated by commas (e.g. \"kth=8\"), as each cluster's administrator sets its own C in the paper (section 4.2)"},
 				{Name: "idle_price", Type: sdk.Float, Default: "0", Doc: "the P(t) of a processor the forecast leaves idle; the paper defines P(t) only as the priority of the local job on the processor, and 0 (idle processors free) is our reading"},
 				{Name: "period", Type: sdk.Int, Default: "60", Doc: "seconds between two scheduling cycles"},
 				{Name: "ship", Type: sdk.String, Default: string(grid.ShipEitherNext), Choices: grid.ShipRules(),
@@ -87,6 +91,10 @@ type lookahead struct {
 	pending []pendingReservation
 	applyAt int64
 	counts  map[string]int64
+	// passes counts the global jobs that pass local jobs on forecasts
+	// blind to them (claim 11 of the paper); nil when no forecast can be
+	// (refresh 0 and cycles that take no time).
+	passes *passes
 }
 
 // pendingReservation is a reservation a cycle decided, to be made at the
@@ -96,6 +104,7 @@ type pendingReservation struct {
 	cluster int
 	at      int64
 	cost    float64
+	seen    int64 // when the forecast the cycle planned on was published
 }
 
 func (p *lookahead) Init(env sdk.Env) error {
@@ -104,15 +113,15 @@ func (p *lookahead) Init(env sdk.Env) error {
 	}
 	c := env.Params.Float("c")
 	p.prices = grid.Prices{C: make([]float64, len(env.Platform.Clusters)), Idle: env.Params.Float("idle_price")}
-	for i := range p.prices.C {
-		p.prices.C[i] = c
+	if c < 0 || p.prices.Idle < 0 {
+		return fmt.Errorf("grid-lookahead: c (%v) and idle_price (%v) must not be negative", c, p.prices.Idle)
+	}
+	if err := clusterC(env.Platform, c, env.Params.String("c_clusters"), p.prices.C); err != nil {
+		return fmt.Errorf("grid-lookahead: c_clusters: %w", err)
 	}
 	p.period = env.Params.Int("period")
 	if p.period < 1 {
 		return fmt.Errorf("grid-lookahead: period must be at least 1 s, got %d", p.period)
-	}
-	if c < 0 || p.prices.Idle < 0 {
-		return fmt.Errorf("grid-lookahead: c (%v) and idle_price (%v) must not be negative", c, p.prices.Idle)
 	}
 	p.ship = grid.ShipRule(env.Params.String("ship"))
 	p.slots = grid.Slots(env.Params.String("slots"))
@@ -125,6 +134,10 @@ func (p *lookahead) Init(env sdk.Env) error {
 	p.atEnd = env.Params.String("apply") == "end"
 	p.pending, p.applyAt = p.pending[:0], 0
 	p.counts = map[string]int64{}
+	p.passes = nil
+	if p.refresh > 0 || (p.atEnd && p.a1 > 0) {
+		p.passes = newPasses(len(env.Platform.Clusters))
+	}
 	return nil
 }
 
@@ -134,8 +147,16 @@ func (p *lookahead) Init(env sdk.Env) error {
 // then (refused_at_end) and those whose start the job could no longer
 // reach (late; none, since allocations start after the cycle's end plus
 // the transfer, but checked).
+//
+// With stale forecasts (refresh) or cycles that take time, it also returns
+// the passes of local jobs by global jobs planned on forecasts blind to
+// them (passes.count), and with a ttl and an a1 the cycles that broke the
+// paper's TTL > 2 CP (ttl_within_2cp: 2 CP >= TTL).
 func (p *lookahead) Counts() map[string]int64 {
-	if !p.atEnd {
+	if p.passes != nil {
+		p.passes.count(p.counts)
+	}
+	if !p.atEnd && p.passes == nil && (p.ttl == 0 || p.a1 == 0) {
 		return nil
 	}
 	return p.counts
@@ -164,7 +185,11 @@ func (p *lookahead) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 			return nil, err
 		}
 	}
+	from := len(p.out)
 	p.runLocal(s, nil)
+	if p.passes != nil {
+		p.passes.started(p.out[from:], s.Now)
+	}
 	for _, j := range p.global {
 		if j.Submit > p.last {
 			// A job no cycle has seen yet: the next cycle is for it.
@@ -214,6 +239,9 @@ func (p *lookahead) cycle(s *sdk.State) error {
 			return fmt.Errorf("grid-lookahead: t=%d: a cycle of %d global jobs on %d forecast slots lasts %d s (a1 = %v s), more than the ttl of %d s: no forecast can be used (the paper's condition is CP < TTL)",
 				s.Now, len(p.global), slots, cp, p.a1, p.ttl)
 		}
+		if p.a1 > 0 && 2*cp >= p.ttl {
+			p.counts["ttl_within_2cp"]++
+		}
 		fs = append([]grid.Forecast(nil), fs...)
 		for c := range fs {
 			fs[c].Off = fs[c].At+p.ttl < s.Now+cp
@@ -254,10 +282,12 @@ func (p *lookahead) cycle(s *sdk.State) error {
 			return err
 		}
 		if now && end > s.Now {
-			p.pending = append(p.pending, pendingReservation{job: j.Index, cluster: a.Cluster, at: a.Start, cost: a.Cost})
+			p.pending = append(p.pending, pendingReservation{job: j.Index, cluster: a.Cluster, at: a.Start, cost: a.Cost, seen: fs[a.Cluster].At})
 			continue
 		}
-		if !now || !p.reserve(s, j, a.Cluster, a.Start, a.Cost) {
+		if now && p.reserve(s, j, a.Cluster, a.Start, a.Cost) {
+			p.passed(a.Cluster, fs[a.Cluster].At, s.Now, a.Start)
+		} else {
 			waiting = append(waiting, j)
 			p.wake = min(p.wake, max(p.next, nextCycle(a.Start-j.Transfer-p.period, p.period)))
 		}
@@ -303,7 +333,9 @@ func (p *lookahead) applyPending(s *sdk.State) {
 		if !p.reserve(s, j, r.cluster, r.at, r.cost) {
 			p.counts["refused_at_end"]++
 			back = true
+			continue
 		}
+		p.passed(r.cluster, r.seen, s.Now, r.at)
 	}
 	p.pending = p.pending[:0]
 	p.global = slices.DeleteFunc(p.global, func(j *sdk.Job) bool { _, held := p.book.Of(j); return held })
@@ -311,4 +343,49 @@ func (p *lookahead) applyPending(s *sdk.State) {
 		// Jobs back in the queue: the next cycle is for them.
 		p.wake = min(p.wake, p.next)
 	}
+}
+
+// passed records a reservation held on cluster c, made at now on a
+// forecast published at seen, for the passes count.
+func (p *lookahead) passed(c int, seen, now, start int64) {
+	if p.passes != nil {
+		p.passes.reserved(c, seen, now, start)
+	}
+}
+
+// clusterC fills cs, indexed like plat.Clusters, with c, then with the
+// values of spec ("NAME=VALUE,NAME=VALUE"), each a C of its cluster.
+func clusterC(plat *sdk.Platform, c float64, spec string, cs []float64) error {
+	for i := range cs {
+		cs[i] = c
+	}
+	if strings.TrimSpace(spec) == "" {
+		return nil
+	}
+	var names []string
+	for _, cl := range plat.Clusters {
+		names = append(names, cl.Name)
+	}
+	seen := map[string]bool{}
+	for _, pair := range strings.Split(spec, ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok {
+			return fmt.Errorf("%q is not NAME=VALUE", pair)
+		}
+		i := slices.Index(names, name)
+		if i < 0 {
+			return fmt.Errorf("no cluster %q (clusters: %s)", name, strings.Join(names, ", "))
+		}
+		if seen[name] {
+			return fmt.Errorf("cluster %q given twice", name)
+		}
+		seen[name] = true
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return fmt.Errorf("cluster %s: C must be a number >= 0, got %q", name, value)
+		}
+		cs[i] = v
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -20,7 +21,12 @@ import (
 // stream; the lookahead broker and the greedy one.
 func gridManifest(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	return loadManifest(t, fmt.Sprintf(`[campaign]
+	return loadManifest(t, gridText())
+}
+
+// gridText is gridManifest's text.
+func gridText() string {
+	return fmt.Sprintf(`[campaign]
 seed = 2006
 [platforms.grid.clusters.kth]
 procs = 100
@@ -54,7 +60,50 @@ ref = "grid-greedy"
 workload = ["grid"]
 platform = ["grid"]
 policy = ["lookahead", "greedy"]
-`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, filepath.Join(dataDir, "NASA-iPSC-1993-3.1-cln.swf.gz"), nasaSHA))
+`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, filepath.Join(dataDir, "NASA-iPSC-1993-3.1-cln.swf.gz"), nasaSHA)
+}
+
+// TestStreamMinRuntime: with min_runtime on the global stream, its jobs
+// that run less are left out and counted (short); the kept ones and the
+// short ones make up the window's jobs, as a run without the setting
+// finds them; the local streams are untouched.
+func TestStreamMinRuntime(t *testing.T) {
+	base := strings.Replace(gridText(), `policy = ["lookahead", "greedy"]`, `policy = ["greedy"]`, 1)
+	cut := strings.Replace(base, "transfer = 300\n", "transfer = 300\nmin_runtime = 600\n", 1)
+	if cut == base {
+		t.Fatal("no transfer line in the grid manifest")
+	}
+	streamsOf := func(src string) ([]StreamReport, []results.JobRow) {
+		dir := t.TempDir()
+		rep := run(t, loadManifest(t, src), Options{Dir: dir, Workers: 1})
+		if rep.Done != 1 {
+			t.Fatalf("%d of 1 runs completed: %+v", rep.Done, rep.Runs)
+		}
+		jobs, _, meta, err := results.ReadJobsWith(JobsPath(dir, rep.Runs[0].Key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var streams []StreamReport
+		if err := json.Unmarshal([]byte(meta["workload.streams"]), &streams); err != nil {
+			t.Fatal(err)
+		}
+		return streams, jobs
+	}
+	all, _ := streamsOf(base)
+	kept, jobs := streamsOf(cut)
+	if kept[0].Name != "global" || kept[0].Short == 0 || kept[0].Kept+kept[0].Short != all[0].Kept || all[0].Short != 0 {
+		t.Errorf("global stream: kept %d short %d, without min_runtime kept %d", kept[0].Kept, kept[0].Short, all[0].Kept)
+	}
+	for k := 1; k < 3; k++ {
+		if !reflect.DeepEqual(kept[k], all[k]) {
+			t.Errorf("stream %s changed: %+v, was %+v", kept[k].Name, kept[k], all[k])
+		}
+	}
+	for _, j := range jobs {
+		if j.JobID/StreamIDBase == 1 && j.Runtime < 600 {
+			t.Errorf("global job %d runs %d s", j.JobID, j.Runtime)
+		}
+	}
 }
 
 // TestGridCampaign runs a grid campaign as plugin processes and checks its

@@ -46,6 +46,8 @@ type StreamReport struct {
 	// their drawn payment, Free those that paid nothing.
 	Cut  int `json:"budget_cut,omitempty"`
 	Free int `json:"budget_free,omitempty"`
+	// Short counts the jobs in the window that min_runtime left out.
+	Short int `json:"short,omitempty"`
 	// Cleaning is the stream's workload's cleaning report.
 	Cleaning workload.Report `json:"cleaning"`
 }
@@ -131,6 +133,10 @@ func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, a
 		for _, in := range wl.Jobs {
 			off := in.Job.Submit - first
 			if off < st.From || (st.To > 0 && off >= st.To) {
+				continue
+			}
+			if in.Runtime < st.MinRuntime {
+				rep.Short++
 				continue
 			}
 			if in.Job.ID < 0 || in.Job.ID >= StreamIDBase {

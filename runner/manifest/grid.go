@@ -53,6 +53,12 @@ type Stream struct {
 	// section 4.1). Jobs of no user (-1) share one budget.
 	Budget       float64
 	BudgetPeriod int64
+	// MinRuntime, when positive, leaves out the stream's jobs that run
+	// less than this many seconds (counted in the stream's report as
+	// short). Paper 003 bounds a job's delay with a ttl equal to the
+	// shortest job (section 6.1), which only a workload without shorter
+	// jobs can show.
+	MinRuntime int64
 }
 
 // Global reports whether s is a global stream.
@@ -72,6 +78,7 @@ type rawStream struct {
 	Transfer int64   `toml:"transfer"`
 	Budget   any     `toml:"budget"`
 	Period   int64   `toml:"budget_period"`
+	MinRun   int64   `toml:"min_runtime"`
 }
 
 // clusters checks the [platforms.NAME.clusters.*] tables and returns them
@@ -186,6 +193,12 @@ func (p *parser) streams(name string, raw map[string]rawStream) []Stream {
 			default:
 				s.Budget, s.BudgetPeriod = b, 86400
 			}
+		}
+		if def("min_runtime") {
+			if rs.MinRun < 1 {
+				p.errAt(key("min_runtime"), "must be at least 1 second, got %d", rs.MinRun)
+			}
+			s.MinRuntime = rs.MinRun
 		}
 		if def("budget_period") {
 			switch {

@@ -96,6 +96,7 @@ func TestGrid(t *testing.T) {
 		{"payment = [0, 2.5]", "payment = [0, 2]"}, {"transfer = 60", "transfer = 61"},
 		{"budget = 1000", "budget = 1001"}, {"budget = 1000", "budget = 1000\nbudget_period = 3600"},
 		{"price_factor = 2", "price_factor = 3"}, {"procs = 4", "procs = 5"}, {"home = \"b\"", "home = \"a\""},
+		{"transfer = 60", "transfer = 60\nmin_runtime = 1800"},
 	} {
 		m3 := mustParse(t, strings.Replace(gridBase, c[0], c[1], 1))
 		r3, err := m3.Expand()
@@ -104,6 +105,19 @@ func TestGrid(t *testing.T) {
 		}
 		if string(r3[0].Spec(m3)) == string(runs[0].Spec(m)) {
 			t.Errorf("%s -> %s leaves the spec as it was", c[0], c[1])
+		}
+		// And the lock keeps it.
+		var lock bytes.Buffer
+		if err := m3.WriteLock(&lock, m3.Dir, Lock{}); err != nil {
+			t.Fatal(err)
+		}
+		m4 := mustParse(t, lock.String())
+		r4, err := m4.Expand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(r4[0].Spec(m4)) != string(r3[0].Spec(m3)) {
+			t.Errorf("%s -> %s: the lock's spec differs:\n%s", c[0], c[1], lock.String())
 		}
 	}
 }
@@ -129,6 +143,7 @@ func TestGridErrors(t *testing.T) {
 		{"a budget on a local stream", "priority = [1, 3]", "priority = [1, 3]\nbudget = 5", "m.toml:16: workloads.grid.streams.la.budget: budgets pay for global jobs"},
 		{"a zero budget", "budget = 1000", "budget = 0", "m.toml:23: workloads.grid.streams.glob.budget: must be a positive number, got 0"},
 		{"a period without a budget", "budget = 1000", "budget_period = 60", "m.toml:23: workloads.grid.streams.glob.budget_period: a budget period needs a budget"},
+		{"a zero min_runtime", "transfer = 60", "transfer = 60\nmin_runtime = 0", "m.toml:23: workloads.grid.streams.glob.min_runtime: must be at least 1 second, got 0"},
 		{"no cluster", "[platforms.g.clusters.b]\nprocs = 8\nprice_factor = 2\n[platforms.g.clusters.a]\nprocs = 4\n", "[platforms.g.clusters]\n", "m.toml:3: platforms.g.clusters: a grid needs at least one cluster"},
 		{"a stream of streams", "workload = \"t\"\npayment", "workload = \"grid\"\npayment", "m.toml:20: workloads.grid.streams.glob.workload: workload \"grid\" is made of streams itself"},
 	} {

@@ -115,16 +115,18 @@ type specWorkload struct {
 // specStream is a stream with the spec of the workload it holds.
 type specStream struct {
 	// Budget and BudgetPeriod are left out without a budget.
-	Budget       float64      `json:"budget,omitempty"`
-	BudgetPeriod int64        `json:"budget_period,omitempty"`
-	From         int64        `json:"from"`
-	Home         string       `json:"home"`
-	Name         string       `json:"name"`
-	Payment      [2]float64   `json:"payment"`
-	Priority     [2]float64   `json:"priority"`
-	To           int64        `json:"to"`
-	Transfer     int64        `json:"transfer"`
-	Workload     specWorkload `json:"workload"`
+	Budget       float64 `json:"budget,omitempty"`
+	BudgetPeriod int64   `json:"budget_period,omitempty"`
+	From         int64   `json:"from"`
+	Home         string  `json:"home"`
+	// MinRuntime is left out when no job is left out by its runtime.
+	MinRuntime int64        `json:"min_runtime,omitempty"`
+	Name       string       `json:"name"`
+	Payment    [2]float64   `json:"payment"`
+	Priority   [2]float64   `json:"priority"`
+	To         int64        `json:"to"`
+	Transfer   int64        `json:"transfer"`
+	Workload   specWorkload `json:"workload"`
 }
 
 // workloadSpec returns the spec of workload name.
@@ -148,7 +150,7 @@ func workloadSpec(m *Manifest, name string) specWorkload {
 		}
 	}
 	for _, st := range w.Streams {
-		s.Streams = append(s.Streams, specStream{Budget: st.Budget, BudgetPeriod: st.BudgetPeriod, From: st.From, Home: st.Home, Name: st.Name, Payment: st.Payment,
+		s.Streams = append(s.Streams, specStream{Budget: st.Budget, BudgetPeriod: st.BudgetPeriod, From: st.From, Home: st.Home, MinRuntime: st.MinRuntime, Name: st.Name, Payment: st.Payment,
 			Priority: st.Priority, To: st.To, Transfer: st.Transfer, Workload: workloadSpec(m, st.Workload)})
 	}
 	return s

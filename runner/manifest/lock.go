@@ -126,6 +126,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 				if st.To > 0 {
 					fmt.Fprintf(&b, "window = [%d, %d]\n", st.From, st.To)
 				}
+				if st.MinRuntime > 0 {
+					fmt.Fprintf(&b, "min_runtime = %d\n", st.MinRuntime)
+				}
 				num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 				if st.Global() {
 					fmt.Fprintf(&b, "payment = [%s, %s]\ntransfer = %d\n", num(st.Payment[0]), num(st.Payment[1]), st.Transfer)
