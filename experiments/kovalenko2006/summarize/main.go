@@ -13,8 +13,11 @@
 // heavy global stream) and out/kovalenko2006-pooled pooled.toml (the bound
 // of one machine as large as the grid), out/kovalenko2006-cycle cycle.toml
 // (a cycle that takes time) and out/kovalenko2006-computers computers.toml
-// (each cluster a pool of processors or computers); a campaign not run yet
-// is skipped.
+// (each cluster a pool of processors or computers), out/kovalenko2006-clusterc
+// clusterc.toml (C of one cluster), out/kovalenko2006-bite bite.toml (the
+// ship rules with idle processors priced), out/kovalenko2006-passes
+// passes.toml (local jobs passed on forecasts blind to them); a campaign not
+// run yet is skipped.
 //
 // For grid.toml and contention.toml it also prints the capacity left idle
 // while waiting work would fit in it (waste.go), the waste claim 5 is about.
@@ -71,6 +74,9 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-pooled", []string{"policy"}, "policy", "All clusters pooled (pooled.toml)"},
 		{"kovalenko2006-cycle", []string{"workload", "estimates", "param_a1"}, "workload, estimates, a1", "A cycle that takes time (cycle.toml)"},
 		{"kovalenko2006-computers", []string{"workload", "param_idle_price", "param_slots"}, "workload, idle price, slots", "A pool of processors or computers (computers.toml)"},
+		{"kovalenko2006-clusterc", []string{"param_c_clusters", "param_idle_price", "param_slots"}, "C of kth, idle price, slots", "C per cluster (clusterc.toml)"},
+		{"kovalenko2006-bite", []string{"param_ship", "param_slots"}, "rule, slots", "Where prices bite (bite.toml)"},
+		{"kovalenko2006-passes", []string{"workload", "param_refresh"}, "workload, refresh (s)", "Local jobs passed on blind forecasts (passes.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
@@ -97,6 +103,12 @@ func run(w io.Writer, dir string) error {
 		}
 		if c.name == "kovalenko2006-computers" {
 			paidTable(w, c.header, runs)
+		}
+		if c.name == "kovalenko2006-clusterc" {
+			clusterTable(w, c.header, runs)
+		}
+		if c.name == "kovalenko2006-passes" {
+			passesTable(w, c.header, runs)
 		}
 		if withWaste {
 			fmt.Fprintf(w, "Idle capacity while work waits that could use it (shares of the grid's capacity), and the waits of the jobs each broker accepted:\n\n")
@@ -128,6 +140,10 @@ type runOf struct {
 	paid, offered   float64
 	rejectedLocal   int
 	globalWorkShare float64
+	// firstShare is the share of the started global jobs' work that ran
+	// on the first cluster (in name order), firstJobs their number there.
+	firstShare float64
+	firstJobs  int
 	// topShare is the share of the global work of the user who ran the
 	// most of it; topWait and otherWait the mean waits of that user's
 	// global jobs and of the other users'.
@@ -208,7 +224,7 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 		}
 	}
 	var rate, wait []float64
-	var globalWork, work float64
+	var globalWork, work, firstWork float64
 	for i, j := range jobs {
 		g := x.Grid[i]
 		area := float64(j.Procs) * float64(j.Runtime)
@@ -224,6 +240,10 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 		}
 		globalWork += area
 		r.started++
+		if j.Cluster == 0 {
+			firstWork += area
+			r.firstJobs++
+		}
 		if g.ReservedAt != nil && *g.ReservedAt == j.Start {
 			r.exact++
 		}
@@ -243,6 +263,10 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 	r.cheap, r.dear = quarters(rate, wait)
 	if work > 0 {
 		r.globalWorkShare = globalWork / work
+	}
+	r.firstShare = math.NaN()
+	if globalWork > 0 {
+		r.firstShare = firstWork / globalWork
 	}
 	return nil
 }
