@@ -32,14 +32,14 @@ func Conservative() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:        "conservative",
-			Version:     "1.1.0",
-			Description: "conservative backfilling: every waiting job holds a reservation that is never delayed (on nodes, counted)",
+			Version:     "1.2.0",
+			Description: "conservative backfilling: every waiting job holds a reservation that is never delayed (on nodes, counted or held on nodes)",
 			Params: []sdk.Param{orderParam(), {Name: "compress", Type: sdk.String, Default: CompressEarlyEnds,
 				Doc:     "when reservations are compressed: early-ends (a job ended before its walltime; Mu'alem & Feitelson) or every-end (every termination, as pyss does)",
 				Choices: []string{CompressEarlyEnds, CompressEveryEnd}},
 				{Name: "reservation", Type: sdk.String, Default: ReservationCount,
-					Doc:     "on nodes, what a reservation holds: count (the job's request in the cluster's totals; the job is placed when it starts)",
-					Choices: []string{ReservationCount}}},
+					Doc:     "on nodes, what a reservation holds: count (the job's request in the cluster's totals; the job is placed when it starts) or nodes (its placement, nodes and tasks on each, for its whole interval; the job starts on them, and no promise breaks)",
+					Choices: []string{ReservationCount, ReservationNodes}}},
 		},
 		New: func() sdk.Policy { return &conservative{} },
 	}
@@ -129,7 +129,9 @@ type conservative struct {
 	// On a platform of nodes: what the nodes have free, the placement
 	// rule, a placement, the cluster's capacity, and the expected ends of
 	// the jobs started in this call; nodes is nil on a pool.
-	nodes    *sdk.Sandbox
+	nodes *sdk.Sandbox
+	// byNodes is the state of ReservationNodes, nil under the count.
+	byNodes  *nodeCons
 	rule     sdk.Placement
 	alloc    sdk.Alloc
 	capacity sdk.Vector
@@ -172,6 +174,17 @@ func (p *conservative) Init(env sdk.Env) error {
 	p.everyEnd = env.Params.String("compress") == CompressEveryEnd
 	p.classIDs = make(map[string]int32)
 	p.pools = make([]pool, 1)
+	p.byNodes = nil
+	if env.Params.String("reservation") == ReservationNodes {
+		if !env.Platform.HasNodes() {
+			return errors.New("conservative: reservation = nodes needs a platform of nodes")
+		}
+		if err := supported("conservative", env.Platform); err != nil {
+			return err
+		}
+		p.byNodes = newNodeCons(env.Platform)
+		return nil
+	}
 	if env.Platform.HasNodes() {
 		p.nodes = new(sdk.Sandbox)
 		p.rule = env.Platform.Clusters[0].PlacementRule()
@@ -252,6 +265,16 @@ func (p *conservative) pool(j *sdk.Job) *pool { return &p.pools[p.poolIndex(j)] 
 var errConservativeOutages = errors.New("conservative does not plan around outages of nodes (failures, drains, maintenance) yet: use easy, fcfs or multifactor")
 
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	if p.byNodes != nil {
+		compress := false
+		for i := range s.Completed {
+			c := &s.Completed[i]
+			compress = compress || p.everyEnd || c.End < c.Start+c.Job.Walltime
+		}
+		out, err := p.byNodes.schedule(s, p.orderer.sorted(s), compress)
+		p.orderer.drop(out)
+		return out, err
+	}
 	p.out = p.out[:0]
 	now := s.Now
 	p.orderer.now = now

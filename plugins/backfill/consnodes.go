@@ -1,0 +1,282 @@
+package backfill
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/plan"
+)
+
+// ReservationNodes is conservative's reading in which a reservation holds
+// nodes: each waiting job is reserved an interval and a placement, the
+// nodes and the tasks on each, at the earliest time the placement rule
+// finds room on nodes that every running job (to its walltime) and every
+// earlier reservation leave free for the whole interval; the job starts on
+// exactly those nodes. A reservation that fits never meets a node taken by
+// another job, so no promise is broken, on shared nodes, memory or nodes of
+// several sizes too, where counting totals (ReservationCount) breaks some.
+// Compression moves each reservation, in queue order, to the earliest room
+// no later than it had, against every other reservation as it stands, so
+// that the rooms of the reservations after it are kept.
+const ReservationNodes = "nodes"
+
+// nodeCons is conservative's state of a run under ReservationNodes.
+type nodeCons struct {
+	layout  *sdk.Layout
+	rule    sdk.Placement
+	scratch *sdk.Nodes
+	// resv holds each waiting job's reservation by job index; byNode the
+	// holdings (running jobs and reservations) on each node, steps each
+	// node's usage made of them, and ends every holding's end, sorted.
+	resv    map[int]*holding
+	byNode  [][]*holding
+	steps   []usage
+	ends    []int64
+	running []holding
+	// totals counts the holdings' requests in the cluster's totals: a job
+	// that does not fit them fits no node, which rules out most times at
+	// the cost of a profile's search.
+	totals   plan.Profile
+	capacity sdk.Vector
+	out      []sdk.Decision
+}
+
+// holding is what a job holds, or will, on nodes over [from, to).
+type holding struct {
+	from, to int64
+	job      *sdk.Job
+	alloc    sdk.Alloc
+}
+
+func newNodeCons(plat *sdk.Platform) *nodeCons {
+	l := sdk.NewLayout(plat, 0)
+	return &nodeCons{layout: l, rule: l.Rule(), scratch: l.NewNodes(), resv: map[int]*holding{},
+		byNode: make([][]*holding, l.Len()), steps: make([]usage, l.Len()), capacity: plat.Clusters[0].Capacity.Clone()}
+}
+
+// schedule is conservative's call under ReservationNodes: queue is the
+// waiting jobs in queue order, compress whether reservations are to be
+// compressed.
+func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sdk.Decision, error) {
+	c.out = c.out[:0]
+	now := s.Now
+	waiting := make(map[int]bool, len(queue))
+	for _, j := range queue {
+		waiting[j.Index] = true
+	}
+	// Reservations of jobs that started (at their time, by this policy)
+	// are running jobs now. The holdings are made again at every call:
+	// the running jobs from the state, to their expected ends, and the
+	// reservations.
+	for idx := range c.resv {
+		if !waiting[idx] {
+			delete(c.resv, idx)
+		}
+	}
+	for k := range c.byNode {
+		c.byNode[k] = c.byNode[k][:0]
+	}
+	c.ends = c.ends[:0]
+	c.totals.Reset(now, c.capacity)
+	c.running = c.running[:0]
+	for i := range s.Running {
+		r := &s.Running[i]
+		if r.Cluster != 0 || r.Alloc == nil {
+			continue
+		}
+		c.running = append(c.running, holding{from: now, to: max(r.ExpectedEnd, now), job: r.Job, alloc: *r.Alloc})
+	}
+	for i := range c.running {
+		c.put(&c.running[i])
+	}
+	for _, h := range c.resv {
+		c.put(h)
+	}
+	slices.Sort(c.ends)
+	for k := range c.byNode {
+		c.steps[k].build(c, int32(k), c.byNode[k])
+	}
+	if compress {
+		for _, j := range queue {
+			h := c.resv[j.Index]
+			if h == nil || h.from <= now {
+				continue
+			}
+			c.drop(h)
+			if t, a, ok := c.earliest(j, now, h.from-1); ok {
+				h.from, h.to, h.alloc = t, addSat(t, j.Walltime), a
+			}
+			c.add(h)
+		}
+	}
+	for _, j := range queue {
+		if c.resv[j.Index] != nil {
+			continue
+		}
+		t, a, ok := c.earliest(j, now, math.MaxInt64)
+		if !ok {
+			return nil, fmt.Errorf("conservative: job id %d does not fit the cluster's nodes", j.ID)
+		}
+		h := &holding{from: t, to: addSat(t, j.Walltime), job: j, alloc: a}
+		c.resv[j.Index] = h
+		c.add(h)
+		c.out = append(c.out, sdk.Promise(j, t))
+	}
+	wake := int64(math.MaxInt64)
+	for _, j := range queue {
+		h := c.resv[j.Index]
+		switch {
+		case h.from < now:
+			return nil, fmt.Errorf("conservative: job id %d missed its reservation at %d", j.ID, h.from)
+		case h.from == now:
+			c.out = append(c.out, sdk.StartAlloc(j, 0, h.alloc))
+		default:
+			wake = min(wake, h.from)
+		}
+	}
+	if wake != math.MaxInt64 {
+		c.out = append(c.out, sdk.WakeAt(wake))
+	}
+	return c.out, nil
+}
+
+// earliest returns the earliest time in [now, limit] at which j fits, and
+// where: the nodes' free amounts over [t, t + walltime) are their
+// capacities less the most the holdings on them take at any moment of it.
+// Room only opens where a holding ends, so the times tried are now and
+// the holdings' ends, from the first at which j's request fits the totals.
+func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, bool) {
+	var a sdk.Alloc
+	t := now
+	for {
+		t = c.totals.EarliestFitWithin(t, limit, j.Request, j.Walltime)
+		if t < 0 {
+			return 0, sdk.Alloc{}, false
+		}
+		end := addSat(t, j.Walltime)
+		for k := range c.byNode {
+			free := c.layout.Cap(k)
+			most := c.steps[k].most(t, end)
+			free.Cores, free.Memory, free.GPUs = free.Cores-most.Cores, free.Memory-most.Memory, free.GPUs-most.GPUs
+			c.scratch.SetFree(int32(k), free)
+		}
+		if c.scratch.Place(j.Tasks, c.rule, &a) {
+			return t, a, true
+		}
+		// The next time room may open: the first end after t.
+		i, _ := slices.BinarySearch(c.ends, t+1)
+		if i == len(c.ends) || c.ends[i] > limit {
+			return 0, sdk.Alloc{}, false
+		}
+		t = c.ends[i]
+	}
+}
+
+// put puts h on its nodes, its end among the ends and its request in the
+// totals, without making the nodes' steps again; add does, and drop
+// takes h off.
+func (c *nodeCons) put(h *holding) {
+	for _, k := range h.alloc.Nodes {
+		c.byNode[k] = append(c.byNode[k], h)
+	}
+	c.ends = append(c.ends, h.to)
+	c.reserveTotals(h, 1)
+}
+
+func (c *nodeCons) add(h *holding) {
+	c.put(h)
+	i, _ := slices.BinarySearch(c.ends[:len(c.ends)-1], h.to)
+	copy(c.ends[i+1:], c.ends[i:len(c.ends)-1])
+	c.ends[i] = h.to
+	for _, k := range h.alloc.Nodes {
+		c.steps[k].build(c, k, c.byNode[k])
+	}
+}
+
+func (c *nodeCons) drop(h *holding) {
+	for _, k := range h.alloc.Nodes {
+		c.byNode[k] = slices.DeleteFunc(c.byNode[k], func(x *holding) bool { return x == h })
+		c.steps[k].build(c, k, c.byNode[k])
+	}
+	if i, ok := slices.BinarySearch(c.ends, h.to); ok {
+		c.ends = slices.Delete(c.ends, i, i+1)
+	}
+	c.reserveTotals(h, -1)
+}
+
+// reserveTotals counts h's request in the totals (sign 1) or takes it
+// back (-1).
+func (c *nodeCons) reserveTotals(h *holding, sign int) {
+	if h.to <= h.from {
+		return
+	}
+	if sign > 0 {
+		// The holdings fit the nodes, so their requests fit the totals.
+		_ = c.totals.Reserve(h.from, h.to-h.from, h.job.Request)
+		return
+	}
+	c.totals.Unreserve(h.from, h.to-h.from, h.job.Request)
+}
+
+// usage is a node's usage as steps: at[i] to at[i+1] (the last for ever)
+// the holdings take use[i]; before at[0], nothing.
+type usage struct {
+	at  []int64
+	use []sdk.Amount
+	ev  []usageEvent
+}
+
+type usageEvent struct {
+	at int64
+	d  sdk.Amount
+}
+
+// build makes the steps of node k's holdings hs.
+func (u *usage) build(c *nodeCons, k int32, hs []*holding) {
+	u.ev = u.ev[:0]
+	for _, h := range hs {
+		x := c.held(h, k)
+		u.ev = append(u.ev, usageEvent{h.from, x}, usageEvent{h.to, sdk.Amount{Cores: -x.Cores, Memory: -x.Memory, GPUs: -x.GPUs}})
+	}
+	slices.SortFunc(u.ev, func(a, b usageEvent) int { return cmp.Compare(a.at, b.at) })
+	u.at, u.use = u.at[:0], u.use[:0]
+	var cur sdk.Amount
+	for i, e := range u.ev {
+		cur.Cores, cur.Memory, cur.GPUs = cur.Cores+e.d.Cores, cur.Memory+e.d.Memory, cur.GPUs+e.d.GPUs
+		if i+1 < len(u.ev) && u.ev[i+1].at == e.at {
+			continue
+		}
+		u.at, u.use = append(u.at, e.at), append(u.use, cur)
+	}
+}
+
+// most returns the most the holdings take of each resource at any moment
+// of [from, to): the job holds the same amounts throughout, so each
+// resource's maximum on its own is what bounds it.
+func (u *usage) most(from, to int64) sdk.Amount {
+	// The step in force at from is the last that begins by it; before the
+	// first step nothing is held.
+	i, found := slices.BinarySearch(u.at, from)
+	if !found {
+		i = max(i-1, 0)
+	}
+	var m sdk.Amount
+	for ; i < len(u.at) && u.at[i] < to; i++ {
+		x := u.use[i]
+		m.Cores, m.Memory, m.GPUs = max(m.Cores, x.Cores), max(m.Memory, x.Memory), max(m.GPUs, x.GPUs)
+	}
+	return m
+}
+
+// held is what h holds on node k.
+func (c *nodeCons) held(h *holding, k int32) sdk.Amount {
+	for i, n := range h.alloc.Nodes {
+		if n == k {
+			return c.layout.Held(h.job.Tasks, k, h.alloc.Tasks[i])
+		}
+	}
+	return sdk.Amount{}
+}
