@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -134,10 +135,14 @@ func (p *lookahead) Init(env sdk.Env) error {
 // then (refused_at_end) and those whose start the job could no longer
 // reach (late; none, since allocations start after the cycle's end plus
 // the transfer, but checked).
+// On a platform whose clusters have features it also counts the global
+// jobs no cluster large enough has the features of (rejected_unmatched).
 func (p *lookahead) Counts() map[string]int64 {
+	counts := p.base.Counts()
 	if !p.atEnd {
-		return nil
+		return counts
 	}
+	maps.Copy(p.counts, counts)
 	return p.counts
 }
 
@@ -238,7 +243,7 @@ func (p *lookahead) cycle(s *sdk.State) error {
 	p.wake = math.MaxInt64
 	for _, j := range p.global {
 		if floor, ok := grid.Floor(p.plat, p.prices, j); !ok || j.Priority < floor {
-			p.out = append(p.out, sdk.Reject(j))
+			p.reject(j)
 			continue
 		}
 		a, ok := m.Search(j, end+j.Transfer, j.Priority)

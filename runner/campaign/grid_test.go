@@ -20,7 +20,12 @@ import (
 // stream; the lookahead broker and the greedy one.
 func gridManifest(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	return loadManifest(t, fmt.Sprintf(`[campaign]
+	return loadManifest(t, gridSource())
+}
+
+// gridSource is gridManifest's text.
+func gridSource() string {
+	return fmt.Sprintf(`[campaign]
 seed = 2006
 [platforms.grid.clusters.kth]
 procs = 100
@@ -54,7 +59,7 @@ ref = "grid-greedy"
 workload = ["grid"]
 platform = ["grid"]
 policy = ["lookahead", "greedy"]
-`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, filepath.Join(dataDir, "NASA-iPSC-1993-3.1-cln.swf.gz"), nasaSHA))
+`, filepath.Join(dataDir, "KTH-SP2-1996-2.1-cln.swf.gz"), kthSHA, filepath.Join(dataDir, "NASA-iPSC-1993-3.1-cln.swf.gz"), nasaSHA)
 }
 
 // TestGridCampaign runs a grid campaign as plugin processes and checks its
