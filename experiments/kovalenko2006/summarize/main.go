@@ -13,8 +13,9 @@
 // heavy global stream) and out/kovalenko2006-pooled pooled.toml (the bound
 // of one machine as large as the grid), out/kovalenko2006-cycle cycle.toml
 // (a cycle that takes time) and out/kovalenko2006-computers computers.toml
-// (each cluster a pool of processors or computers); a campaign not run yet
-// is skipped.
+// (each cluster a pool of processors or computers) and
+// out/kovalenko2006-features features.toml (jobs that require a feature of
+// one cluster); a campaign not run yet is skipped.
 //
 // For grid.toml and contention.toml it also prints the capacity left idle
 // while waiting work would fit in it (waste.go), the waste claim 5 is about.
@@ -71,6 +72,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-pooled", []string{"policy"}, "policy", "All clusters pooled (pooled.toml)"},
 		{"kovalenko2006-cycle", []string{"workload", "estimates", "param_a1"}, "workload, estimates, a1", "A cycle that takes time (cycle.toml)"},
 		{"kovalenko2006-computers", []string{"workload", "param_idle_price", "param_slots"}, "workload, idle price, slots", "A pool of processors or computers (computers.toml)"},
+		{"kovalenko2006-features", []string{"workload", "policy"}, "load-share, policy", "Jobs that require a feature of one cluster (features.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
@@ -97,6 +99,9 @@ func run(w io.Writer, dir string) error {
 		}
 		if c.name == "kovalenko2006-computers" {
 			paidTable(w, c.header, runs)
+		}
+		if c.name == "kovalenko2006-features" {
+			featureTable(w, c.header, runs)
 		}
 		if withWaste {
 			fmt.Fprintf(w, "Idle capacity while work waits that could use it (shares of the grid's capacity), and the waits of the jobs each broker accepted:\n\n")
@@ -137,10 +142,15 @@ type runOf struct {
 	// least once; counts are the policy's own (stats.policy_counts).
 	refused int
 	counts  map[string]int64
+	feat    featureStats
 }
 
 var metricCols = []string{"global_mean_wait", "global_max_wait", "local_mean_wait", "global_mean_bsld", "local_mean_bsld",
 	"utilisation", "global_rejected", "rejected", "refusals", "broken_reservations", "global_jobs", "local_jobs"}
+
+// optionalCols are metric columns read when a campaign has them: each
+// cluster's utilisation, named after the clusters of paper 003's grid.
+var optionalCols = []string{"utilisation_kth", "utilisation_nasa"}
 
 // readRuns reads the completed runs of a campaign folder, grouped by the
 // columns of group, with what their jobs files say; the waste with the
@@ -169,8 +179,12 @@ func readRuns(dir string, group []string, transfer int64) ([]runOf, error) {
 			parts = append(parts, fmt.Sprint(row[idx[g]]))
 		}
 		r := runOf{group: strings.Join(parts, " "), metrics: map[string]float64{}}
-		for _, m := range metricCols {
-			switch v := row[idx[m]].(type) {
+		for _, m := range append(slices.Clone(metricCols), optionalCols...) {
+			k, ok := idx[m]
+			if !ok {
+				continue
+			}
+			switch v := row[k].(type) {
 			case float64:
 				r.metrics[m] = v
 			case int64:
@@ -192,6 +206,9 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 	}
 	if x.Grid == nil {
 		return fmt.Errorf("%s: no grid columns", path)
+	}
+	if err := r.readFeatures(jobs, x.Grid, meta); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if c := meta["stats.policy_counts"]; c != "" {
 		if err := json.Unmarshal([]byte(c), &r.counts); err != nil {
