@@ -44,7 +44,7 @@ type base struct {
 	slots    []grid.Slot
 	// features says that the platform's clusters have features; unmatched
 	// counts the global jobs rejected because no cluster large enough has
-	// the features they require (the rule "unmatched").
+	// the features they require (the count rejected_unmatched).
 	features  bool
 	unmatched int64
 }

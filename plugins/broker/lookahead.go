@@ -135,6 +135,7 @@ func (p *lookahead) Init(env sdk.Env) error {
 // then (refused_at_end) and those whose start the job could no longer
 // reach (late; none, since allocations start after the cycle's end plus
 // the transfer, but checked).
+//
 // On a platform whose clusters have features it also counts the global
 // jobs no cluster large enough has the features of (rejected_unmatched).
 func (p *lookahead) Counts() map[string]int64 {
