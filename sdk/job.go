@@ -69,6 +69,11 @@ type Job struct {
 	// shipped to (Ship), Transfer seconds after. 0 for a job already where
 	// it runs.
 	Transfer int64
+	// Requires is the set of cluster features (Cluster.Features) the job
+	// needs, as a mask over Platform.ClusterFeatures (bit k for name k): it
+	// runs, is shipped and is reserved for only on a cluster that has them
+	// all (Platform.Serves). 0 for a job any cluster serves.
+	Requires uint64
 	// Tasks says how the job's request lies on nodes, on a platform of
 	// nodes; nil elsewhere. Request then holds the totals the tasks add up
 	// to (see Layout.Demand).

@@ -47,6 +47,10 @@ type Cluster struct {
 	// Placement is the rule by which the engine places a job whose start
 	// leaves the choice of nodes to it; empty means FirstFit.
 	Placement Placement `json:"placement,omitempty"`
+	// Features are the tags of a cluster of a grid (a pool of processors),
+	// which a job may require (Job.Requires, Platform.Serves): the
+	// resources a job requests beyond processors, such as an accelerator.
+	Features []string `json:"features,omitempty"`
 }
 
 // Price returns c's price factor: PriceFactor, or 1 when it is unset.
@@ -184,6 +188,9 @@ func (p *Platform) Validate() error {
 		if f := c.PriceFactor; f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("platform %q: cluster %q: price factor %v is not a non-negative number", p.Name, c.Name, f)
 		}
+		if err := p.validateFeatures(&c); err != nil {
+			return fmt.Errorf("platform %q: cluster %q: %w", p.Name, c.Name, err)
+		}
 		if err := p.validateNodes(&c); err != nil {
 			return fmt.Errorf("platform %q: cluster %q: %w", p.Name, c.Name, err)
 		}
@@ -194,7 +201,7 @@ func (p *Platform) Validate() error {
 			}
 		}
 	}
-	return nil
+	return p.validateAllFeatures()
 }
 
 func (p *Platform) validateUnits(c Cluster, u Units, divided map[int]bool) error {

@@ -74,7 +74,7 @@ func (p *toQueue) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	for _, j := range p.global {
 		c, ok := p.shortestQueue(s, j)
 		if !ok {
-			p.out = append(p.out, sdk.Reject(j))
+			p.reject(j)
 			continue
 		}
 		p.out = append(p.out, sdk.Ship(j, c))
@@ -114,12 +114,12 @@ func (p *lazy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	waiting := p.global[:0]
 	for _, j := range p.global {
 		if !p.fitsSomewhere(j) {
-			p.out = append(p.out, sdk.Reject(j))
+			p.reject(j)
 			continue
 		}
 		pulled := false
 		for c := range p.local {
-			if len(p.local[c]) == 0 && j.Request[0] <= s.Free[c][0] && p.book.Fits(s, j, c, s.Now+j.Transfer) {
+			if len(p.local[c]) == 0 && p.plat.Serves(c, j) && j.Request[0] <= s.Free[c][0] && p.book.Fits(s, j, c, s.Now+j.Transfer) {
 				pulled = p.reserve(s, j, c, s.Now+j.Transfer, -1)
 				break
 			}
@@ -203,12 +203,15 @@ func (p *static) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	for _, j := range p.global {
 		best, at := -1, int64(-1)
 		for c, part := range p.parts {
+			if !p.plat.Serves(c, j) {
+				continue
+			}
 			if t := part.EarliestFitFrom(s.Now+j.Transfer, j.Request, j.Walltime); t >= 0 && (best < 0 || t < at) {
 				best, at = c, t
 			}
 		}
 		if best < 0 {
-			p.out = append(p.out, sdk.Reject(j))
+			p.reject(j)
 			continue
 		}
 		_ = p.parts[best].Reserve(at, j.Walltime, j.Request)

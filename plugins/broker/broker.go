@@ -42,6 +42,11 @@ type base struct {
 	global   []*sdk.Job
 	out      []sdk.Decision
 	slots    []grid.Slot
+	// features says that the platform's clusters have features; unmatched
+	// counts the global jobs rejected because no cluster large enough has
+	// the features they require (the count rejected_unmatched).
+	features  bool
+	unmatched int64
 }
 
 type arrival struct {
@@ -55,6 +60,7 @@ func (b *base) init(name string, env sdk.Env) error {
 	}
 	b.name, b.plat = name, env.Platform
 	b.shipped, b.expected = map[int]arrival{}, map[int]bool{}
+	b.features, b.unmatched = len(env.Platform.ClusterFeatures()) > 0, 0
 	for _, c := range env.Platform.Clusters {
 		if len(env.Platform.Resources) != 1 || len(c.Units) > 0 {
 			return fmt.Errorf("%s: the grid policies schedule processors only; platform %q has %v", name, env.Platform.Name, env.Platform.Resources)
@@ -143,9 +149,32 @@ func (b *base) profileOf(s *sdk.State, c int, keep func(c int) *plan.Profile) *p
 	return b.profile
 }
 
-// fitsSomewhere reports whether j fits on an empty cluster of the platform.
+// fitsSomewhere reports whether j fits on an empty cluster of the platform
+// that has every feature j requires.
 func (b *base) fitsSomewhere(j *sdk.Job) bool {
-	return slices.ContainsFunc(b.plat.Clusters, func(c sdk.Cluster) bool { return j.Request[0] <= c.Capacity[0] })
+	serves, _ := grid.Serves(b.plat, j)
+	return serves
+}
+
+// reject rejects global job j, which no cluster will take, counting it as
+// unmatched when a cluster has its processors but none of those its
+// features.
+func (b *base) reject(j *sdk.Job) {
+	if serves, fits := grid.Serves(b.plat, j); fits && !serves {
+		b.unmatched++
+	}
+	b.out = append(b.out, sdk.Reject(j))
+}
+
+// Counts returns, on a platform whose clusters have features, the global
+// jobs rejected because no cluster large enough has the features they
+// require (rejected_unmatched); nil elsewhere, so that runs without
+// features keep their records.
+func (b *base) Counts() map[string]int64 {
+	if !b.features {
+		return nil
+	}
+	return map[string]int64{"rejected_unmatched": b.unmatched}
 }
 
 // byPayment sorts global jobs by payment, highest first, then by
@@ -169,12 +198,13 @@ func byPayment(js []*sdk.Job, perSecond bool) {
 	})
 }
 
-// shortestQueue returns the cluster j fits on with the fewest jobs in its
-// local queue, ties to the most free processors, then the first.
+// shortestQueue returns the cluster j fits on, among those with the
+// features it requires, with the fewest jobs in its local queue, ties to
+// the most free processors, then the first.
 func (b *base) shortestQueue(s *sdk.State, j *sdk.Job) (int, bool) {
 	best := -1
 	for c := range b.local {
-		if j.Request[0] > b.plat.Clusters[c].Capacity[0] {
+		if j.Request[0] > b.plat.Clusters[c].Capacity[0] || !b.plat.Serves(c, j) {
 			continue
 		}
 		if best < 0 || len(b.local[c]) < len(b.local[best]) ||

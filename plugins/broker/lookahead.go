@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -151,14 +152,18 @@ func (p *lookahead) Init(env sdk.Env) error {
 // With stale forecasts (refresh) or cycles that take time, it also returns
 // the passes of local jobs by global jobs planned on forecasts blind to
 // them (passes.count), and with a ttl and an a1 the cycles that broke the
-// paper's TTL > 2 CP (ttl_within_2cp: 2 CP >= TTL).
+// paper's TTL > 2 CP (ttl_within_2cp: 2 CP >= TTL). On a platform whose
+// clusters have features it also counts the global jobs no cluster large
+// enough has the features of (rejected_unmatched).
 func (p *lookahead) Counts() map[string]int64 {
+	counts := p.base.Counts()
 	if p.passes != nil {
 		p.passes.count(p.counts)
 	}
 	if !p.atEnd && p.passes == nil && (p.ttl == 0 || p.a1 == 0) {
-		return nil
+		return counts
 	}
+	maps.Copy(p.counts, counts)
 	return p.counts
 }
 
@@ -266,7 +271,7 @@ func (p *lookahead) cycle(s *sdk.State) error {
 	p.wake = math.MaxInt64
 	for _, j := range p.global {
 		if floor, ok := grid.Floor(p.plat, p.prices, j); !ok || j.Priority < floor {
-			p.out = append(p.out, sdk.Reject(j))
+			p.reject(j)
 			continue
 		}
 		a, ok := m.Search(j, end+j.Transfer, j.Priority)

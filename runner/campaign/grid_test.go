@@ -21,11 +21,11 @@ import (
 // stream; the lookahead broker and the greedy one.
 func gridManifest(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	return loadManifest(t, gridText())
+	return loadManifest(t, gridSource())
 }
 
-// gridText is gridManifest's text.
-func gridText() string {
+// gridSource is gridManifest's text.
+func gridSource() string {
 	return fmt.Sprintf(`[campaign]
 seed = 2006
 [platforms.grid.clusters.kth]
@@ -68,7 +68,7 @@ policy = ["lookahead", "greedy"]
 // short ones make up the window's jobs, as a run without the setting
 // finds them; the local streams are untouched.
 func TestStreamMinRuntime(t *testing.T) {
-	base := strings.Replace(gridText(), `policy = ["lookahead", "greedy"]`, `policy = ["greedy"]`, 1)
+	base := strings.Replace(gridSource(), `policy = ["lookahead", "greedy"]`, `policy = ["greedy"]`, 1)
 	cut := strings.Replace(base, "transfer = 300\n", "transfer = 300\nmin_runtime = 600\n", 1)
 	if cut == base {
 		t.Fatal("no transfer line in the grid manifest")

@@ -28,7 +28,15 @@ type streamPart struct {
 	stream manifest.Stream
 	entry  *workloadEntry
 	home   int32
+	// requires is the sdk.Job.Requires of a job of the stream that
+	// requires its features (manifest.Stream.Require).
+	requires uint64
 }
+
+// requireStream is the second word of the source that draws which jobs of
+// a stream require its features: a source apart from the stream's payments
+// and priorities, so that those stay what they were without requirements.
+const requireStream = 0x7e9_0123_f3a7
 
 // StreamReport is what the provenance records of one stream: where its
 // jobs came from and how many the window kept.
@@ -48,6 +56,9 @@ type StreamReport struct {
 	Free int `json:"budget_free,omitempty"`
 	// Short counts the jobs in the window that min_runtime left out.
 	Short int `json:"short,omitempty"`
+	// Required counts the kept jobs of a stream with require that require
+	// its features (drawn with probability require_share).
+	Required int `json:"required,omitempty"`
 	// Cleaning is the stream's workload's cleaning report.
 	Cleaning workload.Report `json:"cleaning"`
 }
@@ -101,7 +112,7 @@ func planStreams(m *manifest.Manifest, r manifest.Run, wls map[string]*workloadE
 		}
 		writeLen(st.Name)
 		writeLen(sha)
-		parts = append(parts, streamPart{stream: st, entry: e, home: pl.Home(st)})
+		parts = append(parts, streamPart{stream: st, entry: e, home: pl.Home(st), requires: pl.Requires(st)})
 	}
 	return parts, hex.EncodeToString(h.Sum(nil)), firstErr
 }
@@ -109,7 +120,8 @@ func planStreams(m *manifest.Manifest, r manifest.Run, wls map[string]*workloadE
 // loadStreams loads every stream of e and merges them into one workload:
 // each stream's window, shifted to start at 0, its jobs given their home,
 // transfer time and priority or payment (drawn from seed, one source per
-// stream, in the stream's job order), IDs offset (StreamIDBase), all
+// stream, in the stream's job order), the features a share of a global
+// stream's jobs require (from another source per stream), IDs offset (StreamIDBase), all
 // sorted by submission.
 func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, archive pwa.Cache, seed uint64) {
 	var jobs []sim.Input
@@ -123,6 +135,10 @@ func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, a
 			return
 		}
 		rng := rand.New(rand.NewPCG(seed, uint64(k)+1))
+		var req *rand.Rand
+		if part.requires != 0 {
+			req = rand.New(rand.NewPCG(seed^requireStream, uint64(k)+1))
+		}
 		rep := StreamReport{Name: st.Name, Workload: st.Workload, SHA256: wl.SHA256, Home: st.Home, Procs: wl.Procs,
 			Jobs: len(wl.Jobs), Cleaning: wl.Report}
 		spent := map[[2]int64]float64{}
@@ -161,6 +177,10 @@ func (e *workloadEntry) loadStreams(ctx context.Context, m *manifest.Manifest, a
 				draw = spend(spent, in.Job.User, in.Job.Submit/st.BudgetPeriod, st.Budget, draw, &rep)
 			}
 			in.Job.Priority = draw
+			if req != nil && req.Float64() < st.RequireShare {
+				in.Job.Requires = part.requires
+				rep.Required++
+			}
 			jobs = append(jobs, in)
 			rep.Kept++
 		}

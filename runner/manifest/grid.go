@@ -16,6 +16,9 @@ type Cluster struct {
 	// PriceFactor is the cluster's F(R) in a grid's price function
 	// (sdk.Cluster.PriceFactor); 1 unless the manifest says otherwise.
 	PriceFactor float64
+	// Features are the cluster's tags (sdk.Cluster.Features), which a
+	// global stream's jobs may require (Stream.Require).
+	Features []string
 }
 
 // Stream is a [workloads.NAME.streams.STREAM] table: one stream of jobs of
@@ -59,26 +62,35 @@ type Stream struct {
 	// shortest job (section 6.1), which only a workload without shorter
 	// jobs can show.
 	MinRuntime int64
+	// Require lists the cluster features a global stream's jobs may
+	// require; each job requires them all with probability RequireShare,
+	// drawn from a source of its own (requireStream), so that the
+	// stream's payments are the same with or without requirements.
+	Require      []string
+	RequireShare float64
 }
 
 // Global reports whether s is a global stream.
 func (s Stream) Global() bool { return s.Home == "" }
 
 type rawCluster struct {
-	Procs       int64 `toml:"procs"`
-	PriceFactor any   `toml:"price_factor"`
+	Procs       int64    `toml:"procs"`
+	PriceFactor any      `toml:"price_factor"`
+	Features    []string `toml:"features"`
 }
 
 type rawStream struct {
-	Workload string  `toml:"workload"`
-	Home     string  `toml:"home"`
-	Window   []int64 `toml:"window"`
-	Priority []any   `toml:"priority"`
-	Payment  []any   `toml:"payment"`
-	Transfer int64   `toml:"transfer"`
-	Budget   any     `toml:"budget"`
-	Period   int64   `toml:"budget_period"`
-	MinRun   int64   `toml:"min_runtime"`
+	Workload string   `toml:"workload"`
+	Home     string   `toml:"home"`
+	Window   []int64  `toml:"window"`
+	Priority []any    `toml:"priority"`
+	Payment  []any    `toml:"payment"`
+	Transfer int64    `toml:"transfer"`
+	Budget   any      `toml:"budget"`
+	Period   int64    `toml:"budget_period"`
+	MinRun   int64    `toml:"min_runtime"`
+	Require  []string `toml:"require"`
+	Share    any      `toml:"require_share"`
 }
 
 // clusters checks the [platforms.NAME.clusters.*] tables and returns them
@@ -113,7 +125,13 @@ func (p *parser) clusters(platform string, rp rawPlatform) []Cluster {
 			}
 			c.PriceFactor = f
 		}
+		if p.md.IsDefined(k("features")...) {
+			c.Features = p.featureNames(k("features"), rc.Features)
+		}
 		out = append(out, c)
+	}
+	if n := len(Platform{Clusters: out}.features()); n > 64 {
+		p.errAt(key("clusters"), "%d distinct features across the clusters, at most 64 (a job's requirements are a 64-bit mask)", n)
 	}
 	return out
 }
@@ -210,9 +228,51 @@ func (p *parser) streams(name string, raw map[string]rawStream) []Stream {
 				s.BudgetPeriod = rs.Period
 			}
 		}
+		p.require(&s, rs, key, def)
 		out = append(out, s)
 	}
 	return out
+}
+
+// featureNames checks a list of feature names at key: each a valid name,
+// none repeated.
+func (p *parser) featureNames(key []string, names []string) []string {
+	seen := map[string]bool{}
+	for _, f := range names {
+		switch {
+		case !validName(f):
+			p.errAt(key, "%q is not a valid feature name (%s)", f, nameRule)
+		case seen[f]:
+			p.errAt(key, "feature %q is listed twice", f)
+		}
+		seen[f] = true
+	}
+	return names
+}
+
+// require checks a stream's require and require_share.
+func (p *parser) require(s *Stream, rs rawStream, key func(k ...string) []string, def func(string) bool) {
+	if def("require") {
+		switch {
+		case !s.Global():
+			p.errAt(key("require"), "a local stream runs at home: its jobs require nothing of other clusters")
+		case len(rs.Require) == 0:
+			p.errAt(key("require"), "lists the features the stream's jobs require: at least one")
+		default:
+			s.Require, s.RequireShare = p.featureNames(key("require"), rs.Require), 1
+		}
+	}
+	if def("require_share") {
+		f, ok := number(rs.Share)
+		switch {
+		case !def("require"):
+			p.errAt(key("require_share"), "a share of jobs requiring features needs require (the features)")
+		case !ok || f < 0 || f > 1:
+			p.errAt(key("require_share"), "must be a number from 0 to 1, got %v", rs.Share)
+		default:
+			s.RequireShare = f
+		}
+	}
 }
 
 // checkStreams checks what a workload of streams says of the others: each
@@ -258,10 +318,17 @@ func (p *parser) checkGrids(m *Manifest, runs []Run) {
 			continue
 		}
 		names := m.Platforms[r.Platform].clusterNames()
+		features := m.Platforms[r.Platform].features()
 		for _, s := range w.Streams {
 			if !s.Global() && !slices.Contains(names, s.Home) {
 				p.errAt([]string{"workloads", r.Workload, "streams", s.Name, "home"}, "cluster %q is not a cluster of platform %s%s",
 					s.Home, r.Platform, hint(s.Home, names))
+			}
+			for _, f := range s.Require {
+				if !slices.Contains(features, f) {
+					p.errAt([]string{"workloads", r.Workload, "streams", s.Name, "require"}, "no cluster of platform %s has feature %q (features: %v)%s",
+						r.Platform, f, features, hint(f, features))
+				}
 			}
 		}
 	}
@@ -300,6 +367,31 @@ func (pl Platform) Home(s Stream) int32 {
 	return int32(slices.IndexFunc(pl.Clusters, func(c Cluster) bool { return c.Name == s.Home }) + 1)
 }
 
+// features returns the distinct features of the platform's clusters,
+// sorted (the bits of sdk.Job.Requires, as sdk.Platform.ClusterFeatures).
+func (pl Platform) features() []string {
+	var names []string
+	for _, c := range pl.Clusters {
+		names = append(names, c.Features...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// Requires returns the sdk.Job.Requires of a job of s that requires its
+// features on platform pl: the mask of s.Require over the platform's
+// features; 0 when s requires none.
+func (pl Platform) Requires(s Stream) uint64 {
+	names := pl.features()
+	var m uint64
+	for _, f := range s.Require {
+		if k, ok := slices.BinarySearch(names, f); ok {
+			m |= 1 << k
+		}
+	}
+	return m
+}
+
 // sdkClusters returns the platform's clusters as the engine sees them.
 func (pl Platform) sdkClusters() []sdk.Cluster {
 	out := make([]sdk.Cluster, len(pl.Clusters))
@@ -308,6 +400,7 @@ func (pl Platform) sdkClusters() []sdk.Cluster {
 		if c.PriceFactor != 1 {
 			out[i].PriceFactor = c.PriceFactor
 		}
+		out[i].Features = c.Features
 	}
 	return out
 }

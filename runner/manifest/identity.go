@@ -63,9 +63,11 @@ type specPlatform struct {
 }
 
 type specCluster struct {
-	Name        string  `json:"name"`
-	PriceFactor float64 `json:"price_factor"`
-	Procs       int64   `json:"procs"`
+	// Features are left out for a cluster without any.
+	Features    []string `json:"features,omitempty"`
+	Name        string   `json:"name"`
+	PriceFactor float64  `json:"price_factor"`
+	Procs       int64    `json:"procs"`
 }
 
 type specResource struct {
@@ -120,13 +122,17 @@ type specStream struct {
 	From         int64   `json:"from"`
 	Home         string  `json:"home"`
 	// MinRuntime is left out when no job is left out by its runtime.
-	MinRuntime int64        `json:"min_runtime,omitempty"`
-	Name       string       `json:"name"`
-	Payment    [2]float64   `json:"payment"`
-	Priority   [2]float64   `json:"priority"`
-	To         int64        `json:"to"`
-	Transfer   int64        `json:"transfer"`
-	Workload   specWorkload `json:"workload"`
+	MinRuntime int64      `json:"min_runtime,omitempty"`
+	Name       string     `json:"name"`
+	Payment    [2]float64 `json:"payment"`
+	Priority   [2]float64 `json:"priority"`
+	// Require and RequireShare are left out when the stream requires no
+	// features.
+	Require      []string     `json:"require,omitempty"`
+	RequireShare float64      `json:"require_share,omitempty"`
+	To           int64        `json:"to"`
+	Transfer     int64        `json:"transfer"`
+	Workload     specWorkload `json:"workload"`
 }
 
 // workloadSpec returns the spec of workload name.
@@ -151,7 +157,7 @@ func workloadSpec(m *Manifest, name string) specWorkload {
 	}
 	for _, st := range w.Streams {
 		s.Streams = append(s.Streams, specStream{Budget: st.Budget, BudgetPeriod: st.BudgetPeriod, From: st.From, Home: st.Home, MinRuntime: st.MinRuntime, Name: st.Name, Payment: st.Payment,
-			Priority: st.Priority, To: st.To, Transfer: st.Transfer, Workload: workloadSpec(m, st.Workload)})
+			Priority: st.Priority, Require: st.Require, RequireShare: st.RequireShare, To: st.To, Transfer: st.Transfer, Workload: workloadSpec(m, st.Workload)})
 	}
 	return s
 }
@@ -207,7 +213,7 @@ func (r Run) Spec(m *Manifest) CanonicalSpec {
 				PiecesBy: res.PiecesBy, UnitCapacity: res.UnitCapacity, Units: res.Units})
 		}
 		for _, c := range pl.Clusters {
-			s.Platform.Clusters = append(s.Platform.Clusters, specCluster{Name: c.Name, PriceFactor: c.PriceFactor, Procs: c.Procs})
+			s.Platform.Clusters = append(s.Platform.Clusters, specCluster{Features: c.Features, Name: c.Name, PriceFactor: c.PriceFactor, Procs: c.Procs})
 		}
 		if pl.Nodes != nil {
 			s.Platform.Nodes = nodesSpec(pl.Nodes)

@@ -101,6 +101,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 			for _, c := range pl.Clusters {
 				fmt.Fprintf(&b, "\n[platforms.%s.clusters.%s]\nprocs = %d\nprice_factor = %s\n", bareKey(name), bareKey(c.Name), c.Procs,
 					strconv.FormatFloat(c.PriceFactor, 'g', -1, 64))
+				if len(c.Features) > 0 {
+					fmt.Fprintf(&b, "features = %s\n", quoteList(c.Features))
+				}
 			}
 			continue
 		}
@@ -134,6 +137,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 					fmt.Fprintf(&b, "payment = [%s, %s]\ntransfer = %d\n", num(st.Payment[0]), num(st.Payment[1]), st.Transfer)
 					if st.Budget > 0 {
 						fmt.Fprintf(&b, "budget = %s\nbudget_period = %d\n", num(st.Budget), st.BudgetPeriod)
+					}
+					if len(st.Require) > 0 {
+						fmt.Fprintf(&b, "require = %s\nrequire_share = %s\n", quoteList(st.Require), num(st.RequireShare))
 					}
 				} else {
 					fmt.Fprintf(&b, "home = %s\npriority = [%s, %s]\n", quote(st.Home), num(st.Priority[0]), num(st.Priority[1]))
@@ -233,6 +239,15 @@ func relPath(dir, path string) string {
 
 // quote writes s as a TOML basic string. JSON string escapes (\" \\ \n
 // \uXXXX ...) are all valid TOML escapes.
+// quoteList returns a TOML array of strings.
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
 func quote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

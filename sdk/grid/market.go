@@ -44,6 +44,9 @@ type Market struct {
 	slots     Slots
 	clusters  []*cmarket  // SlotsPool
 	computers []*pcmarket // SlotsComputer
+	// features is each cluster's mask of features (sdk.Platform.FeatureMask):
+	// a job is planned only where it finds every feature it requires.
+	features []uint64
 	// Ops counts the steps of the forecasts the searches so far matched a
 	// candidate allocation against: the search's own work, which is not
 	// the paper's unit (a pair of a job and a slot, CP = A1 * Nz * Ns).
@@ -120,8 +123,9 @@ func NewMarketOf(p *sdk.Platform, fs []Forecast, pr Prices, slots Slots) (*Marke
 	if err := checkSlots(slots); err != nil {
 		return nil, err
 	}
-	m := &Market{slots: slots, clusters: make([]*cmarket, len(cl)), computers: make([]*pcmarket, len(cl))}
+	m := &Market{slots: slots, clusters: make([]*cmarket, len(cl)), computers: make([]*pcmarket, len(cl)), features: make([]uint64, len(cl))}
 	for c := range cl {
+		m.features[c] = p.FeatureMask(c)
 		if fs[c].Off {
 			continue
 		}
@@ -218,8 +222,9 @@ func newCMarket(capacity int64, f Forecast, scale, idle float64) *cmarket {
 }
 
 // Search finds job j's allocation: the earliest start, no earlier than
-// from, at which its processors can be bought on one cluster for its
-// walltime at a price of at most payment; among clusters with the same
+// from, at which its processors can be bought on one cluster that has
+// every feature j requires (sdk.Job.Requires) for its walltime at a price
+// of at most payment; among clusters with the same
 // earliest start, the cheaper, then the first. Start times are looked for
 // at from and where a step of some forecast begins or where an allocation
 // would end with one, which is where the price and the availability
@@ -227,6 +232,9 @@ func newCMarket(capacity int64, f Forecast, scale, idle float64) *cmarket {
 func (m *Market) Search(j *sdk.Job, from int64, payment float64) (Allocation, bool) {
 	best, found := Allocation{}, false
 	for c := range m.clusters {
+		if m.features[c]&j.Requires != j.Requires {
+			continue
+		}
 		var a Allocation
 		var ok bool
 		switch cm, pm := m.clusters[c], m.computers[c]; {
@@ -373,14 +381,31 @@ func (m *cmarket) split(t int64) int {
 	return k + 1
 }
 
-// Floor returns what job j costs at the least on any cluster it fits on,
-// with every processor idle: the bound below which its payment can buy
-// nothing, as long as no local job's priority is below the idle one. It
-// is false when j fits on no cluster.
+// Serves reports whether some cluster of p can run job j (one with as
+// many processors as j requests and every feature j requires), and
+// whether some cluster has the processors (fits): a job that fits but is
+// not served is kept from every cluster by its features alone.
+func Serves(p *sdk.Platform, j *sdk.Job) (serves, fits bool) {
+	for c := range p.Clusters {
+		if j.Request[0] <= p.Clusters[c].Capacity[0] {
+			fits = true
+			if p.Serves(c, j) {
+				return true, true
+			}
+		}
+	}
+	return false, fits
+}
+
+// Floor returns what job j costs at the least on any cluster it fits on
+// and that has the features it requires, with every processor idle: the
+// bound below which its payment can buy nothing, as long as no local
+// job's priority is below the idle one. It is false when no such cluster
+// exists (Serves).
 func Floor(p *sdk.Platform, pr Prices, j *sdk.Job) (float64, bool) {
 	floor, ok := math.Inf(1), false
 	for c := range p.Clusters {
-		if j.Request[0] <= p.Clusters[c].Capacity[0] {
+		if j.Request[0] <= p.Clusters[c].Capacity[0] && p.Serves(c, j) {
 			floor = min(floor, pr.C[c]*p.Clusters[c].Price()*pr.Idle*float64(j.Request[0])*float64(j.Walltime))
 			ok = true
 		}

@@ -62,9 +62,17 @@ var ErrCallsPower = errors.New("policies of the call protocol (Python) do not ta
 // indexes, which jobs submitted during a run do not follow.
 var ErrCallsFeedback = errors.New("policies of the call protocol (Python) do not take jobs submitted during a run (a workload's feedback) yet")
 
+// ErrCallsFeatures is the error of a run whose jobs require cluster
+// features (sdk.Job.Requires) given to a policy of the call protocol
+// (Python), whose encoder does not carry them.
+var ErrCallsFeatures = errors.New("policies of the call protocol (Python) do not take jobs that require cluster features yet")
+
 // callsTakeJobs refuses jobs the call protocol cannot carry.
 func callsTakeJobs(jobs []sim.Input) error {
 	for i := range jobs {
+		if jobs[i].Job.Requires != 0 {
+			return fmt.Errorf("host: job id %d requires cluster features: %w", jobs[i].Job.ID, ErrCallsFeatures)
+		}
 		if jobs[i].After != 0 {
 			return fmt.Errorf("host: job id %d depends on another: %w", jobs[i].Job.ID, ErrCallsFeedback)
 		}

@@ -67,7 +67,7 @@ func (p *firstFit) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		}
 		started := false
 		for c := range p.free {
-			if home, ok := j.HomeCluster(); ok && c != home {
+			if home, ok := j.HomeCluster(); (ok && c != home) || !s.Platform.Serves(c, j) {
 				continue
 			}
 			if j.Request.Fits(p.free[c]) {
@@ -92,7 +92,7 @@ func (p *firstFit) grid(s *sdk.State, j *sdk.Job) {
 	sh, ok := p.shipped[j.Index]
 	if !ok {
 		for c := len(s.Platform.Clusters) - 1; c >= 0; c-- {
-			if cl := s.Platform.Clusters[c]; j.Request.Fits(cl.Capacity) {
+			if cl := s.Platform.Clusters[c]; j.Request.Fits(cl.Capacity) && s.Platform.Serves(c, j) {
 				p.shipped[j.Index] = [2]int64{int64(c), s.Now + j.Transfer}
 				p.out = append(p.out, sdk.Ship(j, c), sdk.Charge(j, j.Priority/2), sdk.WakeAt(s.Now+j.Transfer))
 				return
@@ -315,11 +315,11 @@ func TestOlderProtocolRefused(t *testing.T) {
 		t.Fatalf("error %q does not name the versions", err)
 	}
 	list, _, _ := strings.Cut(err.Error()[i+len("Client versions: ["):], "]")
-	// 3 to 10, and 101, the call protocol of Python policies.
+	// 3 to 11, and 101, the call protocol of Python policies.
 	got := strings.Fields(list)
-	for _, v := range []string{"3", "4", "5", "6", "7", "8", "9", "10", "101"} {
-		if len(got) != 9 || !slices.Contains(got, v) {
-			t.Fatalf("error %q names client versions %v, want 3 to 10 and 101", err, got)
+	for _, v := range []string{"3", "4", "5", "6", "7", "8", "9", "10", "11", "101"} {
+		if len(got) != 10 || !slices.Contains(got, v) {
+			t.Fatalf("error %q names client versions %v, want 3 to 11 and 101", err, got)
 		}
 	}
 }

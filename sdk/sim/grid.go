@@ -50,6 +50,9 @@ func (e *engine) startRules(i int32, c int) error {
 	if home, ok := j.HomeCluster(); ok && home != c {
 		return fmt.Errorf("start job id %d on cluster %q: it is a local job of cluster %q", j.ID, name(c), name(home))
 	}
+	if err := e.featureRule("start", j, c); err != nil {
+		return err
+	}
 	to := int32(-1)
 	if e.grid != nil {
 		to = e.grid.shippedTo[i]
@@ -63,6 +66,16 @@ func (e *engine) startRules(i int32, c int) error {
 		if arrives := e.rec[i].ShipTime + j.Transfer; now < arrives {
 			return fmt.Errorf("start job id %d on cluster %q at %d: shipped at %d, it arrives at %d", j.ID, name(c), now, e.rec[i].ShipTime, arrives)
 		}
+	}
+	return nil
+}
+
+// featureRule checks that cluster c has every feature job j requires, for
+// a start, a shipment or a reservation there.
+func (e *engine) featureRule(what string, j *sdk.Job, c int) error {
+	if p := e.cfg.Platform; !p.Serves(c, j) {
+		return fmt.Errorf("%s job id %d on cluster %q: it requires features %s, the cluster has %s", what, j.ID,
+			p.Clusters[c].Name, p.FeatureList(j.Requires), p.FeatureList(p.FeatureMask(c)))
 	}
 	return nil
 }
@@ -166,7 +179,7 @@ func (e *engine) applyGrid(i int32, d sdk.Decision) error {
 			return fmt.Errorf("%s job id %d on cluster %q: it is a local job of cluster %q", what, j.ID,
 				e.cfg.Platform.Clusters[d.Cluster].Name, e.cfg.Platform.Clusters[home].Name)
 		}
-		return nil
+		return e.featureRule(what, j, d.Cluster)
 	}
 	switch d.Action {
 	case sdk.ActionShip:

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // pull loads the next jobs of a streamed workload (stream.Hooks.More).
@@ -75,6 +77,11 @@ func (e *engine) loadJobs(jobs []Input) error {
 		if home, ok := j.HomeCluster(); ok && !fitsCluster(j.Request, &caps[home]) {
 			return fmt.Errorf("sim: job id %d requests %v, more than its home cluster %q has (or than its units hold)", j.ID, []int64(j.Request), caps[home].Name)
 		}
+		if j.Requires != 0 {
+			if err := e.loadRequires(&j); err != nil {
+				return err
+			}
+		}
 		if j.Transfer < 0 || j.Transfer > MaxTime {
 			return fmt.Errorf("sim: job id %d has transfer time %d; it must be between 0 and %d s (sim.MaxTime)", j.ID, j.Transfer, int64(MaxTime))
 		}
@@ -111,6 +118,19 @@ func (e *engine) loadJobs(jobs []Input) error {
 		}
 		e.jobs[i] = j
 		e.loaded++
+	}
+	return nil
+}
+
+// loadRequires checks the features job j requires: features of the
+// platform's clusters, and for a local job, features of its home.
+func (e *engine) loadRequires(j *sdk.Job) error {
+	p := e.cfg.Platform
+	if n := len(p.ClusterFeatures()); n < 64 && j.Requires>>n != 0 {
+		return fmt.Errorf("sim: job id %d requires features %s; the platform's clusters have %d (%v)", j.ID, p.FeatureList(j.Requires), n, p.ClusterFeatures())
+	}
+	if home, ok := j.HomeCluster(); ok && !p.Serves(home, j) {
+		return fmt.Errorf("sim: job id %d requires features %s that its home cluster %q lacks", j.ID, p.FeatureList(j.Requires), p.Clusters[home].Name)
 	}
 	return nil
 }

@@ -94,7 +94,8 @@ func (c *Checker) add(format string, args ...any) bool {
 }
 
 // checkGrid checks what a record says of the grid rules: a local job runs
-// at home; a job with a transfer time was shipped, after its submission,
+// at home; a job that requires features runs and is reserved for only on
+// a cluster that has them; a job with a transfer time was shipped, after its submission,
 // and starts once it has arrived; a reservation is on a cluster that exists
 // and not before the submission; a charge is a number between 0 and the
 // job's payment.
@@ -105,6 +106,12 @@ func (c *Checker) checkGrid(j *sdk.Job, r *sim.Record) bool {
 		return c.add("job id %d: home %d is not a cluster of the platform", j.ID, j.Home)
 	case j.Home > 0 && int(r.Cluster) != int(j.Home)-1:
 		return c.add("job id %d: a local job of cluster %q runs on cluster %q", j.ID, p.Clusters[j.Home-1].Name, p.Clusters[r.Cluster].Name)
+	case j.Requires != 0 && !p.Serves(int(r.Cluster), j):
+		return c.add("job id %d: it requires features %s and runs on cluster %q, which has %s", j.ID,
+			p.FeatureList(j.Requires), p.Clusters[r.Cluster].Name, p.FeatureList(p.FeatureMask(int(r.Cluster))))
+	case j.Requires != 0 && r.Reserved && r.ReservedCluster >= 0 && int(r.ReservedCluster) < len(p.Clusters) && !p.Serves(int(r.ReservedCluster), j):
+		return c.add("job id %d: it requires features %s and holds a reservation on cluster %q, which lacks them", j.ID,
+			p.FeatureList(j.Requires), p.Clusters[r.ReservedCluster].Name)
 	case j.Transfer > 0 && !r.Shipped:
 		return c.add("job id %d: it needs a transfer of %d s but was never shipped", j.ID, j.Transfer)
 	case r.Shipped && (r.ShipTime < j.Submit || r.ShipTime > r.Start):

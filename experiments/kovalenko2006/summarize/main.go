@@ -16,8 +16,9 @@
 // (each cluster a pool of processors or computers), out/kovalenko2006-clusterc
 // clusterc.toml (C of one cluster), out/kovalenko2006-bite bite.toml (the
 // ship rules with idle processors priced), out/kovalenko2006-passes
-// passes.toml (local jobs passed on forecasts blind to them); a campaign not
-// run yet is skipped.
+// passes.toml (local jobs passed on forecasts blind to them) and
+// out/kovalenko2006-features features.toml (jobs that require a feature of
+// one cluster); a campaign not run yet is skipped.
 //
 // For grid.toml and contention.toml it also prints the capacity left idle
 // while waiting work would fit in it (waste.go), the waste claim 5 is about.
@@ -77,6 +78,7 @@ func run(w io.Writer, dir string) error {
 		{"kovalenko2006-clusterc", []string{"param_c_clusters", "param_idle_price", "param_slots"}, "C of kth, idle price, slots", "C per cluster (clusterc.toml)"},
 		{"kovalenko2006-bite", []string{"param_ship", "param_slots"}, "rule, slots", "Where prices bite (bite.toml)"},
 		{"kovalenko2006-passes", []string{"workload", "param_refresh"}, "workload, refresh (s)", "Local jobs passed on blind forecasts (passes.toml)"},
+		{"kovalenko2006-features", []string{"workload", "policy"}, "load-share, policy", "Jobs that require a feature of one cluster (features.toml)"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if _, err := os.Stat(filepath.Join(path, results.RunsFile)); err != nil {
@@ -109,6 +111,9 @@ func run(w io.Writer, dir string) error {
 		}
 		if c.name == "kovalenko2006-passes" {
 			passesTable(w, c.header, runs)
+		}
+		if c.name == "kovalenko2006-features" {
+			featureTable(w, c.header, runs)
 		}
 		if withWaste {
 			fmt.Fprintf(w, "Idle capacity while work waits that could use it (shares of the grid's capacity), and the waits of the jobs each broker accepted:\n\n")
@@ -153,10 +158,15 @@ type runOf struct {
 	// least once; counts are the policy's own (stats.policy_counts).
 	refused int
 	counts  map[string]int64
+	feat    featureStats
 }
 
 var metricCols = []string{"global_mean_wait", "global_max_wait", "local_mean_wait", "global_mean_bsld", "local_mean_bsld",
 	"utilisation", "global_rejected", "rejected", "refusals", "broken_reservations", "global_jobs", "local_jobs"}
+
+// optionalCols are metric columns read when a campaign has them: each
+// cluster's utilisation, named after the clusters of paper 003's grid.
+var optionalCols = []string{"utilisation_kth", "utilisation_nasa"}
 
 // readRuns reads the completed runs of a campaign folder, grouped by the
 // columns of group, with what their jobs files say; the waste with the
@@ -185,8 +195,12 @@ func readRuns(dir string, group []string, transfer int64) ([]runOf, error) {
 			parts = append(parts, fmt.Sprint(row[idx[g]]))
 		}
 		r := runOf{group: strings.Join(parts, " "), metrics: map[string]float64{}}
-		for _, m := range metricCols {
-			switch v := row[idx[m]].(type) {
+		for _, m := range append(slices.Clone(metricCols), optionalCols...) {
+			k, ok := idx[m]
+			if !ok {
+				continue
+			}
+			switch v := row[k].(type) {
 			case float64:
 				r.metrics[m] = v
 			case int64:
@@ -208,6 +222,9 @@ func (r *runOf) readJobs(path string, transfer int64) error {
 	}
 	if x.Grid == nil {
 		return fmt.Errorf("%s: no grid columns", path)
+	}
+	if err := r.readFeatures(jobs, x.Grid, meta); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if c := meta["stats.policy_counts"]; c != "" {
 		if err := json.Unmarshal([]byte(c), &r.counts); err != nil {

@@ -136,9 +136,12 @@ type RunSpec struct {
 // Submit, Walltime, Runtime, five int32 attributes, Priority; from
 // protocol 5, Home and Transfer; from protocol 6, the tasks (Count,
 // Cores, Memory, GPUs, Nodes, Partition, Features and a flag byte for
-// Exclusive); from protocol 7, the dependency (After, Think).
+// Exclusive); from protocol 7, the dependency (After, Think); from
+// protocol 11, the cluster features the job requires (Requires).
 func jobFixed(version int) int {
 	switch {
+	case version >= 11:
+		return 4*8 + 5*4 + 8 + 4 + 8 + tasksSize + 4 + 8 + 8
 	case version >= 7:
 		return 4*8 + 5*4 + 8 + 4 + 8 + tasksSize + 4 + 8
 	case version == 6:
@@ -202,6 +205,17 @@ func GridJobs(jobs []sim.Input) bool {
 	return false
 }
 
+// RequiringJobs reports whether any job has what only protocol 11
+// carries: cluster features it requires.
+func RequiringJobs(jobs []sim.Input) bool {
+	for i := range jobs {
+		if jobs[i].Job.Requires != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // AppendJobs packs jobs after a FrameJobs byte, in this SDK's protocol.
 func AppendJobs(dst []byte, jobs []sim.Input) []byte {
 	return AppendJobsVersion(dst, jobs, sdk.ProtocolVersion)
@@ -248,6 +262,9 @@ func AppendJobsVersion(dst []byte, jobs []sim.Input, version int) []byte {
 		if version >= 7 {
 			dst = le.AppendUint32(dst, uint32(jobs[i].After))
 			dst = le.AppendUint64(dst, uint64(jobs[i].Think))
+		}
+		if version >= 11 {
+			dst = le.AppendUint64(dst, j.Requires)
 		}
 		for _, x := range j.Request {
 			dst = le.AppendUint64(dst, uint64(x))
@@ -334,6 +351,9 @@ func decodeJobs(dst []sim.Input, reqs []int64, frame []byte, dims, first, versio
 		if version >= 7 {
 			in.After = int32(le.Uint32(b[109:]))
 			in.Think = int64(le.Uint64(b[113:]))
+		}
+		if version >= 11 {
+			j.Requires = le.Uint64(b[121:])
 		}
 		j.Request, reqs = sdk.Vector(reqs[:dims:dims]), reqs[dims:]
 		for k := range dims {

@@ -20,12 +20,13 @@ import (
 // Runtime) + 5 int32 attributes + a float64 priority = 32+20+8 = 60 bytes,
 // + an int32 home and an int64 transfer (protocol 5) = 72, + its tasks
 // (protocol 6: 5 int32, 2 int64 and a flag byte, 37) = 109, + its
-// dependency (protocol 7: an int32 After and an int64 Think) = 121 bytes,
-// plus 8 per resource; the tasks' flag byte is the job's 109th (flagAt); a record is 2 int32 + 3 int64 + 1 flag byte = 33, + 3
+// dependency (protocol 7: an int32 After and an int64 Think) = 121, + the
+// features it requires (protocol 11: a uint64 mask) = 129 bytes, plus 8
+// per resource; the tasks' flag byte is the job's 109th (flagAt); a record is 2 int32 + 3 int64 + 1 flag byte = 33, + 3
 // int64, 2 int32 and a float64 (protocol 5) = 65, + an int32 attempt count
 // and a byte for the outage that ended it (protocol 8) = 70.
 const (
-	jobBytes    = 121
+	jobBytes    = 129
 	flagAt      = 108
 	recordBytes = 70
 )
@@ -175,12 +176,12 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 		{"jobs: empty", decJobs, []byte{}, "not a jobs frame"},
 		{"jobs: records frame", decJobs, recs, "not a jobs frame"},
 		{"jobs: header kind", decJobs, append([]byte{wire.FrameHeader}, jobs3[1:]...), "not a jobs frame"},
-		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 145"},
-		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 145"},
-		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 72 bytes"},
-		// 8 jobs of 3 resources (1160 bytes) read as 2 resources (137 bytes
-		// each): 1160 is not a multiple of 137.
-		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 2); return err }, jobs3, "not a multiple of 137"},
+		{"jobs: one byte short", decJobs, jobs3[:len(jobs3)-1], "not a multiple of 153"},
+		{"jobs: one byte long", decJobs, append(slices.Clone(jobs3), 0), "not a multiple of 153"},
+		{"jobs: half a job", decJobs, jobs3[:1+jobSize3/2], "jobs frame of 76 bytes"},
+		// 8 jobs of 3 resources (1224 bytes) read as 2 resources (145 bytes
+		// each): 1224 is not a multiple of 145.
+		{"jobs: wrong dims", func(f []byte) error { _, err := wire.DecodeJobs(nil, f, 2); return err }, jobs3, "not a multiple of 145"},
 		{"jobs: a flag byte of 2", decJobs, func() []byte { b := slices.Clone(jobs3); b[1+flagAt] = 2; return b }(), "tasks flag 2"},
 		{"records: nil", decRecs, nil, "not a records frame"},
 		{"records: jobs frame", decRecs, jobs3, "not a records frame"},
@@ -220,14 +221,14 @@ func TestTruncatedAndWrongFrames(t *testing.T) {
 
 // TestFrameSizeLimit: a full frame stays within FrameBytes (1 MiB), far
 // below gRPC's default 4 MiB message limit, for any number of resources. By
-// hand: a job is 121 bytes plus 8 per resource and a record 70 bytes, so
-// with 4 resources a full frame has 1048576/153 = 6853 jobs (1 + 6853*153
-// = 1,048,510 bytes) and 1048576/70 = 14979 records (1 + 14979*70 =
+// hand: a job is 129 bytes plus 8 per resource and a record 70 bytes, so
+// with 4 resources a full frame has 1048576/161 = 6512 jobs (1 + 6512*161
+// = 1,048,433 bytes) and 1048576/70 = 14979 records (1 + 14979*70 =
 // 1,048,531 bytes).
 func TestFrameSizeLimit(t *testing.T) {
 	const grpcDefault = 4 << 20
-	if n := wire.JobsPerFrame(4); n != 6853 {
-		t.Errorf("JobsPerFrame(4) = %d, want 6853", n)
+	if n := wire.JobsPerFrame(4); n != 6512 {
+		t.Errorf("JobsPerFrame(4) = %d, want 6512", n)
 	}
 	if wire.RecordsPerFrame != 14979 {
 		t.Errorf("RecordsPerFrame = %d, want 14979", wire.RecordsPerFrame)
@@ -251,8 +252,8 @@ func TestFrameSizeLimit(t *testing.T) {
 		jobs[i] = sim.Input{Job: sdk.Job{ID: int64(i), Request: sdk.Vector{1, 2, 3, 4}}, Runtime: 1}
 	}
 	jf := wire.AppendJobs(nil, jobs)
-	if len(jf) != 1_048_510 {
-		t.Errorf("jobs frame of %d bytes, want 1048510", len(jf))
+	if len(jf) != 1_048_433 {
+		t.Errorf("jobs frame of %d bytes, want 1048433", len(jf))
 	}
 	if n := proto.Size(wrapperspb.Bytes(jf)); n >= grpcDefault || n != len(jf)+4 {
 		t.Errorf("wrapped jobs frame of %d bytes (limit %d)", n, grpcDefault)

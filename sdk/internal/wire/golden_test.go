@@ -163,6 +163,20 @@ func goldenSpec10() RunSpec {
 	return spec
 }
 
+// goldenSpec11 and goldenJobs11 are a run on clusters with features and a
+// job that requires one, which only protocol 11 carries.
+func goldenSpec11() RunSpec {
+	spec := goldenSpec()
+	spec.Platform.Clusters[1].Features = []string{"gpu", "fast"}
+	return spec
+}
+
+func goldenJobs11() []sim.Input {
+	jobs := goldenJobs7()
+	jobs[0].Job.Requires = 2 // "gpu": the features sorted are fast, gpu
+	return jobs
+}
+
 func goldenPower() []sim.PowerEvent {
 	return []sim.PowerEvent{{At: 0, Cluster: 0, Node: 1, Mode: sdk.NodeSwitchingOff}, {At: 1 << 40, Cluster: 2, Node: -1, Mode: sdk.NodeOn}}
 }
@@ -195,6 +209,7 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v11.json", must(encodeHeader(11, goldenSpec11(), 2))},
 		{"header-v10.json", must(encodeHeader(10, goldenSpec10(), 2))},
 		{"header-v9.json", must(encodeHeader(9, goldenSpec9(), 2))},
 		{"header-v9.json", must(encodeHeader(9, goldenSpec10(), 2))}, // 9 cannot carry an I/O model
@@ -215,7 +230,9 @@ func TestGolden(t *testing.T) {
 		{"records.hex", AppendRecordsVersion(nil, goldenRecords(), 4)},
 		{"jobs-v5.hex", AppendJobsVersion(nil, goldenJobs5(), 5)},
 		{"jobs-v6.hex", AppendJobsVersion(nil, goldenJobs6(), 6)},
-		{"jobs-v7.hex", AppendJobs(nil, goldenJobs7())},
+		{"jobs-v7.hex", AppendJobsVersion(nil, goldenJobs7(), 7)},
+		{"jobs-v7.hex", AppendJobsVersion(nil, goldenJobs11(), 7)}, // 7 cannot carry requirements
+		{"jobs-v11.hex", AppendJobs(nil, goldenJobs11())},
 		{"records-v5.hex", AppendRecordsVersion(nil, goldenRecords5(), 5)},
 		{"records-v8.hex", AppendRecords(nil, goldenRecords8())},
 		{"attempts.hex", AppendAttempts(nil, goldenAttempts())},
@@ -228,10 +245,15 @@ func TestGolden(t *testing.T) {
 		}
 	}
 
+	// 10 cannot carry features: its header is that of the same run without.
+	if got, want := must(encodeHeader(10, goldenSpec11(), 2)), must(encodeHeader(10, goldenSpec(), 2)); !bytes.Equal(got, want) {
+		t.Errorf("protocol 10's header of a run with features:\n%s\nwant\n%s", got, want)
+	}
+
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v10.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec10()) {
-		t.Errorf("header-v10.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v11.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec11()) {
+		t.Errorf("header-v11.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	if st, en, err := decodeStats(9, readGolden(t, "stats-v9.json")); err != nil || !reflect.DeepEqual(st, goldenStats) || en == nil || *en != goldenEnergy {
 		t.Errorf("stats-v9.json decodes to %+v, %+v, %v", st, en, err)
@@ -270,8 +292,11 @@ func TestGolden(t *testing.T) {
 	if got, err := DecodeJobsVersion(nil, readGolden(t, "jobs-v6.hex"), 2, 6); err != nil || !reflect.DeepEqual(got, goldenJobs6()) {
 		t.Errorf("jobs-v6.hex decodes to %+v, %v", got, err)
 	}
-	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v7.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs7()) {
+	if got, err := DecodeJobsVersion(nil, readGolden(t, "jobs-v7.hex"), 2, 7); err != nil || !reflect.DeepEqual(got, goldenJobs7()) {
 		t.Errorf("jobs-v7.hex decodes to %+v, %v", got, err)
+	}
+	if got, err := DecodeJobs(nil, readGolden(t, "jobs-v11.hex"), 2); err != nil || !reflect.DeepEqual(got, goldenJobs11()) {
+		t.Errorf("jobs-v11.hex decodes to %+v, %v", got, err)
 	}
 	if got, err := DecodeRecordsVersion(nil, readGolden(t, "records-v5.hex"), 5); err != nil || !reflect.DeepEqual(got, goldenRecords5()) {
 		t.Errorf("records-v5.hex decodes to %+v, %v", got, err)

@@ -126,6 +126,9 @@ type clusterDoc struct {
 	Nodes      []nodeGroupDoc `json:"nodes,omitempty"`
 	Partitions []partitionDoc `json:"partitions,omitempty"`
 	Placement  string         `json:"placement,omitempty"`
+	// Features, a grid cluster's tags, are sent from protocol 11 on; a
+	// host refuses a plugin of an older protocol a run with some.
+	Features []string `json:"features,omitempty"`
 }
 
 type nodeGroupDoc struct {
@@ -227,7 +230,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if version >= 7 {
 			h.Dependencies = spec.Dependencies
@@ -269,6 +272,9 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 				if version >= 6 {
 					h.Platform.Clusters[i].Nodes, h.Platform.Clusters[i].Partitions = nodesDoc(&c)
 					h.Platform.Clusters[i].Placement = string(c.Placement)
+				}
+				if version >= 11 {
+					h.Platform.Clusters[i].Features = c.Features
 				}
 				for _, u := range c.Units {
 					h.Platform.Clusters[i].Units = append(h.Platform.Clusters[i].Units,
@@ -312,7 +318,7 @@ func decodeHeader(b []byte) (RunSpec, int, error) {
 	}
 	p := &sdk.Platform{Name: h.Platform.Name, Resources: h.Platform.Resources, Clusters: make([]sdk.Cluster, len(h.Platform.Clusters))}
 	for i, c := range h.Platform.Clusters {
-		p.Clusters[i] = sdk.Cluster{Name: c.Name, Capacity: c.Capacity, PriceFactor: c.PriceFactor, Placement: sdk.Placement(c.Placement)}
+		p.Clusters[i] = sdk.Cluster{Name: c.Name, Capacity: c.Capacity, PriceFactor: c.PriceFactor, Placement: sdk.Placement(c.Placement), Features: c.Features}
 		for _, g := range c.Nodes {
 			p.Clusters[i].Nodes = append(p.Clusters[i].Nodes, sdk.NodeGroup(g))
 		}
@@ -398,7 +404,7 @@ func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

@@ -42,8 +42,10 @@ func Handshake() plugin.HandshakeConfig {
 // cluster or a transfer time; 6 adds nodes (platforms, tasks and
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
-// another.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4, 3} }
+// another; 8, 9 and 10 add outages, power and I/O models to the header;
+// 11 adds the features of a grid's clusters and those each job requires,
+// which a run needs only when its clusters have some.
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -546,6 +548,9 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	}
 	if c.version < 10 && spec.IO != nil {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; an I/O model (jobs that move data) needs protocol 10 (rebuild it with SDK 0.10 or later)", c.version)
+	}
+	if c.version < 11 && (RequiringJobs(jobs) || spec.Platform != nil && len(spec.Platform.ClusterFeatures()) > 0) {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; clusters with features and jobs that require them need protocol 11 (rebuild it with SDK 0.11 or later)", c.version)
 	}
 	h, err := encodeHeader(c.version, spec, len(jobs))
 	if err != nil {
