@@ -292,7 +292,8 @@ func (p *powerChaos) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 
 // TestPowerRandom runs random workloads on random power models under a
 // policy switching nodes at random, and checks each run with the
-// independent verification, a rerun, and the records of the same
+// independent verification, its draw step by step (checkSeries), a
+// rerun, and the records of the same
 // schedule without a model where nothing is switched.
 func TestPowerRandom(t *testing.T) {
 	switched, capped := 0, 0
@@ -325,6 +326,11 @@ func TestPowerRandom(t *testing.T) {
 		}
 		if rng.IntN(2) == 0 {
 			model.Caps = []sdk.CapStep{{From: 0, Watts: full * (0.8 + 0.3*rng.Float64())}}
+			if rng.IntN(2) == 0 {
+				// A second step, which may fall between two events and
+				// splits the draw's step there.
+				model.Caps = append(model.Caps, sdk.CapStep{From: 1 + rng.Int64N(400), Watts: full * (0.8 + 0.3*rng.Float64())})
+			}
 		}
 		in := nodeInputs(p, js...)
 		run := func() *sim.Result {
@@ -340,9 +346,11 @@ func TestPowerRandom(t *testing.T) {
 		if err := verify.Result(p, in, res); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if _, err := verify.Power(p, model, in, res); err != nil {
+		en, steps, err := verify.PowerSeries(p, model, in, res)
+		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
+		checkSeries(t, p, model, in, res, en, steps)
 		again := run()
 		if !slices.Equal(res.Records, again.Records) || !slices.Equal(res.Power.Events, again.Power.Events) || res.Power.Energy != again.Power.Energy {
 			t.Fatalf("seed %d: a rerun gave another run", seed)
