@@ -279,3 +279,25 @@ func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome)
 	}
 	return rows
 }
+
+// PowerSteps returns the rows of the power file (results.PowerStepRow) of
+// the outcome of a run with a power model; nil for a run without.
+func PowerSteps(out *Outcome) []results.PowerStepRow {
+	if out.Power == nil {
+		return nil
+	}
+	rows := make([]results.PowerStepRow, len(out.PowerSteps))
+	for i, s := range out.PowerSteps {
+		r := &rows[i]
+		r.Start, r.End = s.From, s.To
+		r.Watts = s.Watts()
+		r.StaticWatts, r.DynamicWatts, r.OffWatts, r.SwitchingWatts = s.Static, s.Dynamic, s.Off, s.Switching
+		if s.Cap > 0 {
+			r.CapWatts = &s.Cap
+		}
+		r.NodesOn, r.NodesOff = s.Nodes[sdk.NodeOn], s.Nodes[sdk.NodeOff]
+		r.NodesSwitchingOn, r.NodesSwitchingOff = s.Nodes[sdk.NodeSwitchingOn], s.Nodes[sdk.NodeSwitchingOff]
+		r.CoresInUse = s.Cores
+	}
+	return rows
+}

@@ -270,7 +270,9 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			outs.addMetadata(meta)
 			x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, false)
 			x.Outages = runner.OutageRows(plat, jobs, out)
-			addPower(meta, &x, plat, power, jobs, out)
+			if err := addPower(meta, &x, plat, power, jobs, out, f.out); err != nil {
+				return err
+			}
 			return results.WriteJobsThen(f.out, runner.JobRows(jobs, out.Records), x, meta, &results.Later{
 				Keys: []string{"summary"},
 				Fill: func() (results.Metadata, error) {

@@ -109,12 +109,14 @@ func (f *powerFlags) make(plat *sdk.Platform, outages bool) (*sdk.Power, error) 
 
 // addPower adds a run's power model to its jobs file: the metadata and
 // the energy column, as a campaign's has them.
-func addPower(meta results.Metadata, x *results.JobExtras, plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *runner.Outcome) {
+func addPower(meta results.Metadata, x *results.JobExtras, plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *runner.Outcome, path string) error {
 	if m == nil {
-		return
+		return nil
 	}
 	meta["power.model"] = jsonText(manifest.PowerSpec(m, plat.Clusters[0].Nodes))
 	x.Power = runner.PowerRows(plat, m, jobs, out)
+	// The power file beside the jobs file, written first, as a campaign's.
+	return results.WritePowerSeries(results.PowerSeriesPath(path), runner.PowerSteps(out), meta)
 }
 
 // printPower prints the energy metrics of a run with a power model.

@@ -15,8 +15,9 @@ import (
 // TestSimPowerAsCampaign runs one simulation with power flags (EASY
 // switching idle nodes off after 10 minutes) and the campaign of a
 // manifest with the same [platforms.NAME.power] table, and checks that
-// both jobs files have the same rows, energies and power model, and that
-// the summary prints the energy.
+// both jobs files have the same rows, energies and power model, both
+// power files the same steps, and that the summary prints the energy; and
+// that sim without a power model writes no power file.
 func TestSimPowerAsCampaign(t *testing.T) {
 	dir := t.TempDir()
 	trace, err := filepath.Abs(kth)
@@ -81,6 +82,27 @@ platform = ["kth"]
 	}
 	if sMeta["power.model"] == "" || sMeta["power.model"] != cMeta["power.model"] {
 		t.Errorf("power.model: sim %q, campaign %q", sMeta["power.model"], cMeta["power.model"])
+	}
+	// The power files: sim's beside its jobs file, the campaign's in its
+	// power folder, with the same steps.
+	cSteps, _, err := results.ReadPowerSeries(results.PowerSeriesPath(files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sSteps, _, err := results.ReadPowerSeries(filepath.Join(dir, "sim", "jobs.power.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sSteps) == 0 || !reflect.DeepEqual(cSteps, sSteps) {
+		t.Errorf("sim's power file differs from the campaign's (%d and %d steps)", len(sSteps), len(cSteps))
+	}
+	// Without a power model, sim writes its jobs file alone.
+	bare := filepath.Join(dir, "bare", "jobs.parquet")
+	if out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--in-process", "--machine", "KTH-SP2", "--out", bare); err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "bare", "*")); len(got) != 1 {
+		t.Errorf("sim without a power model wrote %v", got)
 	}
 }
 
