@@ -40,4 +40,4 @@ const ProtocolVersion = 10
 
 // Version is the version of this SDK, recorded in every result's provenance.
 // A release of the SDK module is tagged sdk/vVersion in the repository.
-const Version = "0.10.0"
+const Version = "0.11.0"

@@ -96,6 +96,15 @@ platform = ["kth"]
 	if len(sSteps) == 0 || !reflect.DeepEqual(cSteps, sSteps) {
 		t.Errorf("sim's power file differs from the campaign's (%d and %d steps)", len(sSteps), len(cSteps))
 	}
+	// gantt finds the power file beside the jobs file and draws it, with
+	// no cap: the model has none.
+	svg := filepath.Join(dir, "sim", "chart.svg")
+	if out, err := run(t, "gantt", simJobs, "--svg", svg); err != nil {
+		t.Fatalf("gantt: %v\n%s", err, out)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), `<path class="power"`) || strings.Contains(string(b), `class="cap"`) {
+		t.Errorf("the Gantt chart of a run with power has no power panel, or a cap (%v)", err)
+	}
 	// Without a power model, sim writes its jobs file alone.
 	bare := filepath.Join(dir, "bare", "jobs.parquet")
 	if out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--in-process", "--machine", "KTH-SP2", "--out", bare); err != nil {
