@@ -16,7 +16,8 @@ import (
 //
 //   - energy: the joules the job drew, its share of its nodes' idle
 //     power by the cores it held plus what its cores in use added, over
-//     its run (metrics.JobEnergy); 0 for a job rejected unstarted.
+//     its run (metrics.JobEnergy, and metrics.TableEnergy on nodes with a
+//     busy power table); 0 for a job rejected unstarted.
 type PowerRow struct {
 	Energy float64 `parquet:"energy"`
 }

@@ -271,10 +271,14 @@ func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome)
 		return nil
 	}
 	l := sdk.NewLayout(plat, 0)
+	table := metrics.TableEnergy(l, m.Groups[0], jobs, out.Records, out.Allocs)
 	rows := make([]results.PowerRow, len(jobs))
 	for i := range rows {
 		if r := &out.Records[i]; !r.Rejected {
 			rows[i].Energy = metrics.JobEnergy(l, m.Groups[0], jobs[i].Job.Tasks, out.Allocs.Of(i), r.End-r.Start)
+			if table != nil {
+				rows[i].Energy += table[i]
+			}
 		}
 	}
 	return rows

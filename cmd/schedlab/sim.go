@@ -72,12 +72,13 @@ a manifest's [platforms.NAME.outages] table of the same name, with dashes
 (docs/manifest.md); times are seconds or a number and a unit ("4h", "30d").
 
 On nodes, a power model (docs/engine.md, "Power and energy"): --power-idle and
---power-full watts per node (busy power linear in the cores in use),
+--power-full watts per node (busy power linear in the cores in use), or instead
+of --power-full a table per core count, --power-busy W1,...,WC (no cap with it),
 --power-off, the switches' times and energies (--power-switch-on TIME
 --power-switch-on-energy J, --power-switch-off ...) and a constant
 --power-cap in watts, the keys of a manifest's [platforms.NAME.power] table
-for every node group; the jobs file gets its energy column, and the summary
-the energy metrics.`,
+for every node group; the jobs file gets its energy column, NAME.power.parquet
+beside it the power over time, and the summary the energy metrics.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
 	}

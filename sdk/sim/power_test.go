@@ -296,7 +296,7 @@ func (p *powerChaos) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 // rerun, and the records of the same
 // schedule without a model where nothing is switched.
 func TestPowerRandom(t *testing.T) {
-	switched, capped := 0, 0
+	switched, capped, tables := 0, 0, 0
 	for seed := range uint64(60) {
 		rng := rand.New(rand.NewPCG(seed, 38))
 		groups := []sdk.NodeGroup{{Name: "a", Count: 1 + rng.IntN(4), Cores: 4}, {Name: "b", Count: 1 + rng.IntN(4), Cores: 8}}
@@ -331,6 +331,17 @@ func TestPowerRandom(t *testing.T) {
 				// splits the draw's step there.
 				model.Caps = append(model.Caps, sdk.CapStep{From: 1 + rng.Int64N(400), Watts: full * (0.8 + 0.3*rng.Float64())})
 			}
+		} else if rng.IntN(2) == 0 {
+			// A busy power table (which a cap excludes), not monotone.
+			for g := range model.Groups[0] {
+				m := &model.Groups[0][g]
+				m.Busy = make([]float64, groups[g].Cores)
+				for u := range m.Busy {
+					m.Busy[u] = m.Idle + rng.Float64()*200
+				}
+				m.Full = m.Busy[len(m.Busy)-1]
+			}
+			tables++
 		}
 		in := nodeInputs(p, js...)
 		run := func() *sim.Result {
@@ -361,10 +372,10 @@ func TestPowerRandom(t *testing.T) {
 		}
 	}
 	// The runs must exercise what they check.
-	if switched < 500 || capped < 20 {
-		t.Fatalf("%d power events and %d capped runs over 60 seeds: too few to test anything", switched, capped)
+	if switched < 500 || capped < 20 || tables < 10 {
+		t.Fatalf("%d power events, %d capped runs and %d with busy tables over 60 seeds: too few to test anything", switched, capped, tables)
 	}
-	t.Logf("%d power events, %d capped runs", switched, capped)
+	t.Logf("%d power events, %d capped runs, %d with busy tables", switched, capped, tables)
 }
 
 // TestPowerVerifyCatches checks that the verification fails on power

@@ -161,7 +161,7 @@ func drawAt(p *sdk.Platform, m *sdk.Power, in []sim.Input, res *sim.Result, t in
 		g := m.Model(l, 0, k)
 		switch mode {
 		case sdk.NodeOn:
-			w += g.Idle + float64(cores[k])*g.CoreWatts(l.Cap(k).Cores)
+			w += g.BusyWatts(cores[k], l.Cap(k).Cores)
 		case sdk.NodeOff:
 			w += g.Off
 		case sdk.NodeSwitchingOn:
@@ -171,4 +171,59 @@ func drawAt(p *sdk.Platform, m *sdk.Power, in []sim.Input, res *sim.Result, t in
 		}
 	}
 	return w
+}
+
+// TestPowerBusyTable runs a schedule on nodes whose busy power is a table
+// per core count, worked out by hand: two nodes of 4 cores, idle 100 W,
+// 130, 150, 180 and 220 W with 1 to 4 cores in use. Job 1 (2 cores) and
+// job 3 (1 core, from 20 to 60) share node 0; job 2 holds node 1's 4
+// cores to 50. Node 0 draws 150 W, 180 W from 20, 150 W from 60; node 1
+// 220 W, then idle from 50.
+func TestPowerBusyTable(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	one := func(cores int32) sdk.Tasks { return sdk.Tasks{Count: 1, Cores: cores} }
+	in := nodeInputs(two, nodeJob{1, 0, 100, one(2)}, nodeJob{2, 0, 50, one(4)}, nodeJob{3, 20, 40, one(1)})
+	model := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 220, Busy: []float64{130, 150, 180, 220}}}}}
+	res, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Jobs: in, Power: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"0 100 0:1", "0 50 1:1", "20 60 0:1"} {
+		if got := fmt.Sprintf("%d %d %s", res.Records[i].Start, res.Records[i].End, allocText(res.Allocs.Of(i))); got != want {
+			t.Fatalf("job %d: %s, want %s", i+1, got, want)
+		}
+	}
+	// Static 2 x 100 W x 100 s; dynamic node 0: 50 W x 20 s + 80 W x 40 s
+	// + 50 W x 40 s, node 1: 120 W x 50 s.
+	want := sim.Energy{From: 0, To: 100, Static: 20000, Dynamic: 1000 + 3200 + 2000 + 6000}
+	if res.Power.Energy != want {
+		t.Errorf("the engine's energy %+v, want %+v", res.Power.Energy, want)
+	}
+	en, steps, err := verify.PowerSeries(two, model, in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if en != want {
+		t.Errorf("the verification's energy %+v, want %+v", en, want)
+	}
+	wantSteps := []string{
+		"[0,20) 200+170+0+0 cap 0 nodes [2 0 0 0] cores 6",
+		"[20,50) 200+200+0+0 cap 0 nodes [2 0 0 0] cores 7",
+		"[50,60) 200+80+0+0 cap 0 nodes [2 0 0 0] cores 3",
+		"[60,100) 200+50+0+0 cap 0 nodes [2 0 0 0] cores 2",
+	}
+	if got := stepsText(steps); got != strings.Join(wantSteps, "\n") {
+		t.Errorf("steps\n%s\nwant\n%s", got, strings.Join(wantSteps, "\n"))
+	}
+	checkSeries(t, two, model, in, res, en, steps)
+	// The same schedule on the line from 100 W to 220 W (30 W a core)
+	// draws 30 W a core in use: the table is what changed the energy.
+	lin := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 220}}}}
+	res2, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Jobs: in, Power: lin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res2.Power.Energy.Dynamic; got != 30*(2*100+4*50+1*40) {
+		t.Errorf("the linear model's dynamic energy %v, want %v", got, 30*(2*100+4*50+1*40))
+	}
 }

@@ -114,7 +114,11 @@ func power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result, emi
 	for _, ev := range res.Power.Events {
 		ch = append(ch, powerChange{at: ev.At, c: ev.Cluster, k: ev.Node, mode: ev.Mode, isMode: true})
 	}
-	slices.SortStableFunc(ch, func(a, b powerChange) int { return cmp.Compare(a.at, b.at) })
+	// In time order, and at one instant the ends of jobs first, so that a
+	// node's cores in use never exceed its cores in between.
+	slices.SortStableFunc(ch, func(a, b powerChange) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.rank(), b.rank()))
+	})
 	if err := nodes.sweep(ch, &en, emit); err != nil {
 		return en, err
 	}
@@ -140,6 +144,15 @@ type powerChange struct {
 	mode   sdk.PowerMode
 	isMode bool
 	start  bool
+}
+
+// rank orders the changes of one instant: the ends of jobs (0) before
+// the rest (1).
+func (v *powerChange) rank() int {
+	if !v.isMode && v.cores < 0 {
+		return 0
+	}
+	return 1
 }
 
 // powerNodes is the replay of each node's power modes.
@@ -254,12 +267,27 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerSte
 	// at every instant, with no rounding carried along.
 	count := make([][][4]int64, len(pn.spans))
 	busy := make([][]int64, len(pn.spans))
+	// With a busy power table, each node's cores in use (use[c][k]) and
+	// the nodes of the group by cores in use (nodesBy[c][g][u]).
+	use := make([][]int64, len(pn.spans))
+	nodesBy := make([][][]int64, len(pn.spans))
 	for c := range mode {
 		mode[c] = make([]sdk.PowerMode, len(pn.spans[c]))
 		count[c] = make([][4]int64, len(pn.m.Groups[c]))
 		busy[c] = make([]int64, len(pn.m.Groups[c]))
+		nodesBy[c] = make([][]int64, len(pn.m.Groups[c]))
+		for g, m := range pn.m.Groups[c] {
+			if m.Busy != nil {
+				nodesBy[c][g] = make([]int64, len(m.Busy)+1)
+				use[c] = make([]int64, len(pn.spans[c]))
+			}
+		}
 		for k := range mode[c] {
-			count[c][pn.info[c].group[k]][sdk.NodeOn]++
+			g := pn.info[c].group[k]
+			count[c][g][sdk.NodeOn]++
+			if nodesBy[c][g] != nil {
+				nodesBy[c][g][0]++
+			}
 		}
 	}
 	var static, dynamic, off, switching, committed float64
@@ -273,7 +301,13 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerSte
 				m := &pn.m.Groups[c][g]
 				nc := pn.p.Clusters[c].Nodes[g].Cores
 				static += float64(n[sdk.NodeOn]) * m.Idle
-				dynamic += float64(busy[c][g]) * m.CoreWatts(nc)
+				if nb := nodesBy[c][g]; nb != nil {
+					for u := 1; u < len(nb); u++ {
+						dynamic += float64(nb[u]) * (m.Busy[u-1] - m.Idle)
+					}
+				} else {
+					dynamic += float64(busy[c][g]) * m.CoreWatts(nc)
+				}
 				off += float64(n[sdk.NodeOff]) * m.Off
 				son, soff := float64(n[sdk.NodeSwitchingOn]), float64(n[sdk.NodeSwitchingOff])
 				switching += son*m.SwitchOnWatts() + soff*m.SwitchOffWatts()
@@ -334,7 +368,17 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerSte
 				mode[v.c][v.k] = v.mode
 				continue
 			}
-			busy[v.c][pn.info[v.c].group[v.k]] += v.cores
+			g := pn.info[v.c].group[v.k]
+			busy[v.c][g] += v.cores
+			if nb := nodesBy[v.c][g]; nb != nil {
+				u := &use[v.c][v.k]
+				nb[*u]--
+				*u += v.cores
+				if *u < 0 || *u >= int64(len(nb)) {
+					return fmt.Errorf("%w: node %d of cluster %d with %d cores in use", ErrPower, v.k, v.c, *u)
+				}
+				nb[*u]++
+			}
 			check = check || v.start
 		}
 		draw()

@@ -163,6 +163,13 @@ func goldenSpec10() RunSpec {
 	return spec
 }
 
+func goldenSpec11() RunSpec {
+	spec := goldenSpec10()
+	g := &spec.Power.Groups[0][0]
+	g.Busy = []float64{g.Idle + 1.5, g.Full}
+	return spec
+}
+
 func goldenPower() []sim.PowerEvent {
 	return []sim.PowerEvent{{At: 0, Cluster: 0, Node: 1, Mode: sdk.NodeSwitchingOff}, {At: 1 << 40, Cluster: 2, Node: -1, Mode: sdk.NodeOn}}
 }
@@ -195,7 +202,9 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v11.json", must(encodeHeader(11, goldenSpec11(), 2))},
 		{"header-v10.json", must(encodeHeader(10, goldenSpec10(), 2))},
+		{"header-v10.json", must(encodeHeader(10, goldenSpec11(), 2))}, // 10 cannot carry a busy power table
 		{"header-v9.json", must(encodeHeader(9, goldenSpec9(), 2))},
 		{"header-v9.json", must(encodeHeader(9, goldenSpec10(), 2))}, // 9 cannot carry an I/O model
 		{"header-v8.json", must(encodeHeader(8, goldenSpec8(), 2))},
@@ -229,9 +238,9 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v10.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec10()) {
-		t.Errorf("header-v10.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v11.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec11()) {
+		t.Errorf("header-v11.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	if st, en, err := decodeStats(9, readGolden(t, "stats-v9.json")); err != nil || !reflect.DeepEqual(st, goldenStats) || en == nil || *en != goldenEnergy {
 		t.Errorf("stats-v9.json decodes to %+v, %+v, %v", st, en, err)

@@ -67,6 +67,9 @@ type nodePowerDoc struct {
 	OnJoules   float64 `json:"on_joules,omitempty"`
 	OffSeconds int64   `json:"off_seconds,omitempty"`
 	OffJoules  float64 `json:"off_joules,omitempty"`
+	// Busy is sent from protocol 11 on, for a group with a busy power
+	// table; a host refuses such a run to a plugin of an older protocol.
+	Busy []float64 `json:"busy,omitempty"`
 }
 
 type capDoc struct {
@@ -227,7 +230,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if version >= 7 {
 			h.Dependencies = spec.Dependencies
@@ -247,7 +250,11 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 			for _, gs := range spec.Power.Groups {
 				var docs []nodePowerDoc
 				for _, g := range gs {
-					docs = append(docs, nodePowerDoc(g))
+					d := nodePowerDoc(g)
+					if version < 11 {
+						d.Busy = nil
+					}
+					docs = append(docs, d)
 				}
 				h.Power.Groups = append(h.Power.Groups, docs)
 			}
@@ -398,7 +405,7 @@ func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

@@ -43,7 +43,7 @@ func Handshake() plugin.HandshakeConfig {
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
 // another.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4, 3} }
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -543,6 +543,9 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	}
 	if c.version < 9 && spec.Power != nil {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; a power model of the nodes needs protocol 9 (rebuild it with SDK 0.9 or later)", c.version)
+	}
+	if c.version < 11 && spec.Power.HasBusy() {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; a busy power table (busy_watts) needs protocol 11 (rebuild it with SDK 0.11 or later)", c.version)
 	}
 	if c.version < 10 && spec.IO != nil {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; an I/O model (jobs that move data) needs protocol 10 (rebuild it with SDK 0.10 or later)", c.version)
