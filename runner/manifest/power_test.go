@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -117,5 +119,27 @@ func TestPowerErrors(t *testing.T) {
 	pool := base + "[platforms.m]\nprocs = 4\n[platforms.m.power]\nidle = 1\nfull = 2\n[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\nplatform = [\"m\"]\n"
 	if _, err := parse(t, pool); err == nil || !strings.Contains(err.Error(), "a power model is of nodes") {
 		t.Errorf("a pool with a power model: %v", err)
+	}
+}
+
+// TestDocBusyTableExample parses the busy power table example of
+// docs/manifest.md, with a workload, a policy and a matrix added.
+func TestDocBusyTableExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "manifest.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block string
+	for _, b := range strings.Split(string(doc), "```toml\n")[1:] {
+		if b, _, _ = strings.Cut(b, "```"); strings.Contains(b, "busy_watts") {
+			block = b
+		}
+	}
+	if block == "" {
+		t.Fatal("no busy_watts toml block in docs/manifest.md")
+	}
+	m, _ := mustExpand(t, base+block+"[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\nplatform = [\"quad\"]\n")
+	if g := m.Platforms["quad"].Power.Groups[0][0]; !reflect.DeepEqual(g.Busy, []float64{130, 150, 180, 220}) || g.Full != 220 || g.Idle != 100 {
+		t.Errorf("model %+v", g)
 	}
 }
