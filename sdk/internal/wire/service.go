@@ -34,7 +34,7 @@ func Handshake() plugin.HandshakeConfig {
 }
 
 // HostVersions returns the protocol versions a host of this SDK speaks, the
-// newest first: this SDK's (7) and those before it back to 3, so that a
+// newest first: this SDK's and those before it back to 3, so that a
 // plugin published against an earlier SDK keeps working after the lab
 // upgrades. Protocol 3 differs from 4 only in the keys of its JSON
 // documents (schema.go); 5 adds the grid fields to the job and record
@@ -42,7 +42,8 @@ func Handshake() plugin.HandshakeConfig {
 // cluster or a transfer time; 6 adds nodes (platforms, tasks and
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
-// another.
+// another; 8 to 11 add outages, a power model, an I/O model and a busy
+// power table, each needed only by a run with it (sdk.ProtocolVersion).
 func HostVersions() []int { return []int{sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
