@@ -264,14 +264,16 @@ func OutageRows(plat *sdk.Platform, jobs []sim.Input, out *Outcome) []results.Ou
 }
 
 // PowerRows returns the energy column of a jobs file (results.PowerRow)
-// for the outcome of a run with power model m on plat; nil for a run
-// without, so that its file keeps its columns.
-func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome) []results.PowerRow {
+// for the outcome of a run with power model m on plat, and, when some node
+// group has a busy power table, the counts of the jobs its sharing rule
+// touched (nil without); nil rows for a run without a model, so that its
+// file keeps its columns.
+func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome) ([]results.PowerRow, *metrics.TableCounts) {
 	if m == nil || out.Power == nil || out.Allocs == nil {
-		return nil
+		return nil, nil
 	}
 	l := sdk.NewLayout(plat, 0)
-	table := metrics.TableEnergy(l, m.Groups[0], jobs, out.Records, out.Allocs)
+	table, counts := metrics.TableEnergy(l, m.Groups[0], jobs, out.Records, out.Allocs)
 	rows := make([]results.PowerRow, len(jobs))
 	for i := range rows {
 		if r := &out.Records[i]; !r.Rejected {
@@ -281,7 +283,10 @@ func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome)
 			}
 		}
 	}
-	return rows
+	if table == nil {
+		return rows, nil
+	}
+	return rows, &counts
 }
 
 // PowerSteps returns the rows of the power file (results.PowerStepRow) of

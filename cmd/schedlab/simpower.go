@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
@@ -129,7 +130,11 @@ func addPower(meta results.Metadata, x *results.JobExtras, plat *sdk.Platform, m
 		return nil
 	}
 	meta["power.model"] = jsonText(manifest.PowerSpec(m, plat.Clusters[0].Nodes))
-	x.Power = runner.PowerRows(plat, m, jobs, out)
+	var counts *metrics.TableCounts
+	x.Power, counts = runner.PowerRows(plat, m, jobs, out)
+	if counts != nil {
+		meta["power.counts"] = jsonText(counts)
+	}
 	// The power file beside the jobs file, written first, as a campaign's.
 	return results.WritePowerSeries(results.PowerSeriesPath(path), runner.PowerSteps(out), meta)
 }

@@ -120,12 +120,13 @@ platform = ["kth"]
 // TestSimPowerBusyTable runs one simulation on 25 nodes of 4 cores with a
 // busy power table (130, 150, 180, 220 W with 1 to 4 cores in use, idle
 // 100 W) and one on the line from 100 W to 220 W, and checks that the
-// table is in the jobs file's power.model, that the jobs' energy column
+// table is in the jobs file's power.model with the counts of the jobs it
+// touched (power.counts, none on the line), that the jobs' energy column
 // adds up to the summary's energy_jobs and the power file to the energy,
 // and that the table, under the line at 2 and 3 cores, draws less.
 func TestSimPowerBusyTable(t *testing.T) {
 	dir := t.TempDir()
-	summary := func(name string, flags ...string) (map[string]any, string) {
+	summary := func(name string, flags ...string) (map[string]any, results.Metadata) {
 		t.Helper()
 		path := filepath.Join(dir, name, "jobs.parquet")
 		args := append([]string{"sim", "--trace", kth, "--policy", "easy", "--in-process", "--nodes", "25", "--cores-per-node", "4",
@@ -159,12 +160,17 @@ func TestSimPowerBusyTable(t *testing.T) {
 		if e := s["energy"].(float64); math.Abs(whole-e) > 1e-12*e {
 			t.Errorf("%s: the power file integrates to %v J, the energy is %v J", name, whole, e)
 		}
-		return s, meta["power.model"]
+		return s, meta
 	}
-	table, model := summary("table", "--power-busy", "130,150,180,220")
-	line, _ := summary("line", "--power-full", "220")
-	if !strings.Contains(model, `"busy":[130,150,180,220],"full":220`) {
+	table, meta := summary("table", "--power-busy", "130,150,180,220")
+	line, lineMeta := summary("line", "--power-full", "220")
+	if model := meta["power.model"]; !strings.Contains(model, `"busy":[130,150,180,220],"full":220`) {
 		t.Errorf("power.model %s lacks the table", model)
+	}
+	// The jobs the sharing rule touched: every job ran on table nodes;
+	// jobs hold their nodes whole here, so none shares one.
+	if c, ok := lineMeta["power.counts"]; ok || meta["power.counts"] != `{"table_jobs":28467,"table_shared_jobs":0}` {
+		t.Errorf("power.counts %q with the table, %q on the line", meta["power.counts"], c)
 	}
 	if !(table["energy_dynamic"].(float64) < line["energy_dynamic"].(float64)) || table["energy_static"] != line["energy_static"] {
 		t.Errorf("dynamic energy %v with the table, %v on the line; static %v and %v", table["energy_dynamic"], line["energy_dynamic"], table["energy_static"], line["energy_static"])

@@ -40,20 +40,30 @@ func JobEnergy(l *sdk.Layout, m []sdk.NodePower, t *sdk.Tasks, a sdk.Alloc, d in
 	return w * float64(d)
 }
 
+// TableCounts counts the jobs the sharing rule of TableEnergy touched.
+type TableCounts struct {
+	// Jobs ran on some node with a busy power table; Shared shared one
+	// with another job while both used cores there, so that their energy
+	// depends on how a node's power is shared.
+	Jobs   int `json:"table_jobs"`
+	Shared int `json:"table_shared_jobs"`
+}
+
 // TableEnergy returns, for each job, what its cores in use added on the
 // nodes whose group has a busy power table: over each interval during
 // which such a node has u cores in use, its Busy[u-1] - Idle, shared among
 // the jobs running there in proportion to their cores in use; nil when no
 // group of model m (of the cluster's groups) has a table. With JobEnergy,
 // the jobs' energies and the idle energy add up to the static and dynamic
-// energy of the nodes on.
-func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, recs []sim.Record, allocs *sim.Allocs) []float64 {
+// energy of the nodes on. It also counts the jobs the rule touched.
+func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, recs []sim.Record, allocs *sim.Allocs) ([]float64, TableCounts) {
+	var counts TableCounts
 	tables := false
 	for _, g := range m {
 		tables = tables || g.Busy != nil
 	}
 	if !tables || allocs == nil {
-		return nil
+		return nil, counts
 	}
 	type change struct {
 		at    int64
@@ -76,6 +86,7 @@ func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, recs []sim.
 		}
 	}
 	out := make([]float64, len(jobs))
+	on, shared := make([]bool, len(jobs)), make([]bool, len(jobs))
 	for _, k := range slices.Sorted(maps.Keys(byNode)) {
 		ch := byNode[k]
 		// In time order, the ends of one instant before its starts.
@@ -102,10 +113,20 @@ func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, recs []sim.
 			dyn := (g.Busy[use-1] - g.Idle) * dt / float64(use)
 			for j, n := range running {
 				out[j] += float64(n) * dyn
+				on[j] = true
+				shared[j] = shared[j] || len(running) > 1
 			}
 		}
 	}
-	return out
+	for j := range on {
+		if on[j] {
+			counts.Jobs++
+		}
+		if shared[j] {
+			counts.Shared++
+		}
+	}
+	return out, counts
 }
 
 // AddPower fills the metrics of a run with power model m into sum, from
@@ -122,7 +143,7 @@ func AddPower(sum *Summary, p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res
 	sum.Energy = en.Total()
 	sum.EnergyStatic, sum.EnergyDynamic, sum.EnergyOff, sum.EnergySwitching = en.Static, en.Dynamic, en.Off, en.Switching
 	l := sdk.NewLayout(p, 0)
-	table := TableEnergy(l, m.Groups[0], jobs, res.Records, res.Allocs)
+	table, _ := TableEnergy(l, m.Groups[0], jobs, res.Records, res.Allocs)
 	for i := range res.Records {
 		r := &res.Records[i]
 		if r.Rejected || res.Allocs == nil {

@@ -41,9 +41,13 @@ func TestJobEnergyBusyTable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := []sdk.NodePower{tc.model}
-			table := TableEnergy(l, m, jobs, recs, allocs)
+			table, counts := TableEnergy(l, m, jobs, recs, allocs)
 			if (table == nil) != (tc.model.Busy == nil) {
 				t.Fatalf("table energy %v for a model with table %v", table, tc.model.Busy)
+			}
+			// Jobs 1 and 3 share node 0 over [20, 60); job 2 runs alone.
+			if want := (TableCounts{Jobs: 3, Shared: 2}); table != nil && counts != want {
+				t.Errorf("counts %+v, want %+v", counts, want)
 			}
 			sum := 0.0
 			for i, want := range tc.want {

@@ -126,7 +126,11 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		}
 		if pm := m.Platforms[t.run.Platform].Power; pm != nil {
 			meta["power.model"] = jsonString(manifest.PowerSpec(pm, plat.Clusters[0].Nodes))
-			x.Power = runner.PowerRows(plat, pm, jobs, out)
+			var counts *metrics.TableCounts
+			x.Power, counts = runner.PowerRows(plat, pm, jobs, out)
+			if counts != nil {
+				meta["power.counts"] = jsonString(counts)
+			}
 			// The power file first: a jobs file with its final name
 			// then has its power file beside it.
 			if err := writePower(dir, t.key, out, meta); err != nil {
