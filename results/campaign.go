@@ -7,6 +7,8 @@ import "path/filepath"
 const (
 	// RunsFile has one row per run.
 	RunsFile = "runs.parquet"
+	// LockFile is the manifest fully resolved.
+	LockFile = "manifest.lock.toml"
 	// JobsDir holds one jobs file per completed run, named by run key.
 	JobsDir = "jobs"
 	// AxesKey is the footer key of RunsFile listing, as a JSON array, the

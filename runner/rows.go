@@ -264,18 +264,49 @@ func OutageRows(plat *sdk.Platform, jobs []sim.Input, out *Outcome) []results.Ou
 }
 
 // PowerRows returns the energy column of a jobs file (results.PowerRow)
-// for the outcome of a run with power model m on plat; nil for a run
-// without, so that its file keeps its columns.
-func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome) []results.PowerRow {
+// for the outcome of a run with power model m on plat, and, when some node
+// group has a busy power table, the counts of the jobs its sharing rule
+// touched (nil without); nil rows for a run without a model, so that its
+// file keeps its columns.
+func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome) ([]results.PowerRow, *metrics.TableCounts) {
 	if m == nil || out.Power == nil || out.Allocs == nil {
-		return nil
+		return nil, nil
 	}
 	l := sdk.NewLayout(plat, 0)
+	table, counts := metrics.TableEnergy(l, m.Groups[0], jobs, out.Records, out.Allocs)
 	rows := make([]results.PowerRow, len(jobs))
 	for i := range rows {
 		if r := &out.Records[i]; !r.Rejected {
 			rows[i].Energy = metrics.JobEnergy(l, m.Groups[0], jobs[i].Job.Tasks, out.Allocs.Of(i), r.End-r.Start)
+			if table != nil {
+				rows[i].Energy += table[i]
+			}
 		}
+	}
+	if table == nil {
+		return rows, nil
+	}
+	return rows, &counts
+}
+
+// PowerSteps returns the rows of the power file (results.PowerStepRow) of
+// the outcome of a run with a power model; nil for a run without.
+func PowerSteps(out *Outcome) []results.PowerStepRow {
+	if out.Power == nil {
+		return nil
+	}
+	rows := make([]results.PowerStepRow, len(out.PowerSteps))
+	for i, s := range out.PowerSteps {
+		r := &rows[i]
+		r.Start, r.End = s.From, s.To
+		r.Watts = s.Watts()
+		r.StaticWatts, r.DynamicWatts, r.OffWatts, r.SwitchingWatts = s.Static, s.Dynamic, s.Off, s.Switching
+		if s.Cap > 0 {
+			r.CapWatts = &s.Cap
+		}
+		r.NodesOn, r.NodesOff = s.Nodes[sdk.NodeOn], s.Nodes[sdk.NodeOff]
+		r.NodesSwitchingOn, r.NodesSwitchingOff = s.Nodes[sdk.NodeSwitchingOn], s.Nodes[sdk.NodeSwitchingOff]
+		r.CoresInUse = s.Cores
 	}
 	return rows
 }

@@ -84,10 +84,13 @@ type Outcome struct {
 	// Power holds, for a run with a power model, its power events and
 	// the energy that the host's verification integrated from them and
 	// the records (verify.Power), which is what results report, the same
-	// whichever way the policy ran; nil otherwise.
-	Power   *sim.PowerResult
-	Stats   sim.Stats
-	Summary metrics.Summary
+	// whichever way the policy ran; nil otherwise. PowerSteps is the
+	// platform's draw over the run's span, from the same integration
+	// (verify.PowerSeries).
+	Power      *sim.PowerResult
+	PowerSteps []verify.PowerStep
+	Stats      sim.Stats
+	Summary    metrics.Summary
 	// Transport is "in-process" or "plugin".
 	Transport string
 	// ProcessRun is the run's number in its plugin process: 1 for a fresh
@@ -178,12 +181,13 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 		}
 	}
 	var power *sim.PowerResult
+	var steps []verify.PowerStep
 	if spec.Power != nil {
-		en, err := verify.Power(spec.Platform, spec.Power, spec.Jobs, res)
+		en, st, err := verify.PowerSeries(spec.Platform, spec.Power, spec.Jobs, res)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 		}
-		power = &sim.PowerResult{Events: res.Power.Events, Energy: en}
+		power, steps = &sim.PowerResult{Events: res.Power.Events, Energy: en}, st
 	}
 	release(true)
 	// The metrics are computed beside the caller's Write, which may need
@@ -214,7 +218,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
 	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Allocs: res.Allocs, Stats: res.Stats,
 		Outages: len(spec.Outages) > 0, Attempts: res.Attempts, AttemptAllocs: res.AttemptAllocs,
-		Power: power, Transport: transport, ProcessRun: processRun}
+		Power: power, PowerSteps: steps, Transport: transport, ProcessRun: processRun}
 	if spec.Write != nil {
 		if err := spec.Write(out, summary); err != nil {
 			<-computed

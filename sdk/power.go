@@ -37,7 +37,8 @@ func (m PowerMode) String() string {
 // NodePower is the power model of the nodes of a node group, in watts and
 // joules. A node that is on draws Idle plus (Full - Idle) / cores for each
 // of its cores in use by a job (a job's tasks' cores; an exclusive job's
-// idle cores are not in use), Off when off, and while it switches
+// idle cores are not in use), or, with a Busy table, Busy[u-1] with u
+// cores in use (Idle with none); Off when off, and while it switches
 // OnJoules / OnSeconds (switching on) or OffJoules / OffSeconds
 // (switching off). A switch of 0 seconds is instantaneous and costs
 // nothing.
@@ -49,6 +50,22 @@ type NodePower struct {
 	OnJoules   float64 `json:"on_joules,omitempty"`
 	OffSeconds int64   `json:"off_seconds,omitempty"`
 	OffJoules  float64 `json:"off_joules,omitempty"`
+	// Busy, when not nil, is a node's power with 1, 2, ... cores in use,
+	// one entry per core of the group's nodes, instead of the line from
+	// Idle to Full; Full is then its last entry.
+	Busy []float64 `json:"busy,omitempty"`
+}
+
+// BusyWatts returns what a node of cores cores that is on draws with
+// inUse of its cores in use.
+func (n *NodePower) BusyWatts(inUse, cores int64) float64 {
+	switch {
+	case inUse == 0:
+		return n.Idle
+	case n.Busy != nil:
+		return n.Busy[inUse-1]
+	}
+	return n.Idle + float64(inUse)*n.CoreWatts(cores)
 }
 
 // SwitchOnWatts returns the power a node draws while it switches on.
@@ -104,6 +121,22 @@ func (p *Power) CapAt(t int64) float64 {
 	return w
 }
 
+// HasBusy reports whether some node group of p (nil: none) has a busy
+// power table.
+func (p *Power) HasBusy() bool {
+	if p == nil {
+		return false
+	}
+	for _, gs := range p.Groups {
+		for _, g := range gs {
+			if g.Busy != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Model returns the model of node k of cluster c of platform pl.
 func (p *Power) Model(l *Layout, c, k int) *NodePower { return &p.Groups[c][l.Group(k)] }
 
@@ -136,7 +169,11 @@ func (p *Power) Validate(pl *Platform) error {
 			return fmt.Errorf("%w: cluster %q: models for %d node groups, it has %d", ErrPower, cl.Name, len(p.Groups[c]), len(cl.Nodes))
 		}
 		for g, m := range p.Groups[c] {
-			if err := m.validate(); err != nil {
+			err := m.validate()
+			if err == nil && m.Busy != nil {
+				err = m.validateBusy(cl.Nodes[g].Cores, len(p.Caps) > 0)
+			}
+			if err != nil {
 				return fmt.Errorf("%w: cluster %q, node group %q: %w", ErrPower, cl.Name, cl.Nodes[g].Name, err)
 			}
 		}
@@ -176,6 +213,28 @@ func (m NodePower) validate() error {
 		return fmt.Errorf("switch durations of %d s and %d s: want >= 0", m.OnSeconds, m.OffSeconds)
 	case m.OnSeconds == 0 && m.OnJoules > 0 || m.OffSeconds == 0 && m.OffJoules > 0:
 		return errors.New("a switch of 0 s with an energy: give it a duration")
+	}
+	return nil
+}
+
+// validateBusy checks a Busy table for nodes of cores cores: one entry a
+// core, none negative, below idle or not finite, the last equal to Full;
+// and no cap, which policies check their starts against by the linear
+// model's StartWatts.
+func (m NodePower) validateBusy(cores int64, capped bool) error {
+	if int64(len(m.Busy)) != cores {
+		return fmt.Errorf("busy power table of %d entries for nodes of %d cores: want one a core", len(m.Busy), cores)
+	}
+	for i, w := range m.Busy {
+		if !finite(w) || w < m.Idle {
+			return fmt.Errorf("busy power with %d cores in use of %v W: want a finite number >= the idle power %v W", i+1, w, m.Idle)
+		}
+	}
+	if m.Full != m.Busy[len(m.Busy)-1] {
+		return fmt.Errorf("full power %v W with a busy power table ending at %v W: they are the same power", m.Full, m.Busy[len(m.Busy)-1])
+	}
+	if capped {
+		return errors.New("a busy power table with a power cap: not supported (a policy's starts under a cap are checked by the linear model)")
 	}
 	return nil
 }

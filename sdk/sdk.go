@@ -15,17 +15,18 @@
 package sdk
 
 // ProtocolVersion is the version of the host-plugin protocol that plugins
-// built with this SDK speak. A host of this SDK also speaks versions 10, 9, 8, 7, 6,
-// 5, 4 and 3, so plugins built with the previous SDKs keep working for
-// runs without cluster features (which only 11 carries), without an I/O
-// model (which only 10 and 11 carry), without a power model
-// (which only 9 and 10 carry), without outages of nodes (which only 8 to
-// 10 carry), whose jobs depend
+// built with this SDK speak. A host of this SDK also speaks versions 10, 9, 8,
+// 7, 6, 5, 4 and 3, so plugins built with the previous SDKs keep working for
+// runs without cluster features or a busy power table (which only 11
+// carries), without an I/O model (which only 10 and 11 carry), without a
+// power model (which only 9 to 11 carry), without outages of nodes (which
+// only 8 to 11 carry), whose jobs depend
 // on none (which only 7 and 8 carry), on platforms without nodes (which
 // only 6 to 8 carry), and whose jobs have no home cluster or transfer time
 // (which only 5 to 8 carry); it refuses any other. Version 11 adds the
-// features of a grid's clusters (Cluster.Features) and those each job
-// requires (Job.Requires). Version 10 adds the
+// features of a grid's clusters (Cluster.Features), those each job
+// requires (Job.Requires), and a node group's busy power table
+// (sdk.NodePower.Busy). Version 10 adds the
 // run's I/O model (sim.Config.IO) to the header. Version 9 adds the power
 // model, the power events and the engine's energy. Version 8 adds the
 // run's outages of nodes and their rules (sim.Config.Outages and Faults)

@@ -4,7 +4,8 @@
 // that a Go test (results/gantt) can check the page's behaviour.
 //
 // Usage: node gantt.mjs FILE.html SCREENSHOT.png [TIME LANE]
-//   TIME LANE  a point to hover, in the jobs file's seconds and lanes
+//   TIME LANE  a point to hover, in the jobs file's seconds and lanes (a lane
+//              past the last is below the chart: the power panel's, when it has one)
 //
 // Output:
 //   console_errors, page_errors, requests  as report.mjs
@@ -12,6 +13,7 @@
 //   first_paint   ms from the script's start to its first frame drawn
 //   redraw_ms     the median of 5 redraws of the first view, in ms
 //   drawn         rectangles drawn in the first view
+//   power_levels  levels the power panel drew in the first view (0: none)
 //   view0         the first view {t0, t1, l0, l1}
 //   hovered       the job number under TIME LANE (null: none), tip its text
 //   after_wheel   the view after one wheel step in at the plot's centre
@@ -43,7 +45,7 @@ try {
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
-    return { viewport: window.innerWidth, first_paint: g.firstPaint(), redraw_ms: times[2], drawn: g.drawn, view0: g.view() };
+    return { viewport: window.innerWidth, first_paint: g.firstPaint(), redraw_ms: times[2], drawn: g.drawn, power_levels: g.powerLevels, view0: g.view() };
   }));
   const box = await page.evaluate(() => {
     const g = window.schedlabGantt, r = document.getElementById('gantt').getBoundingClientRect();

@@ -72,12 +72,13 @@ a manifest's [platforms.NAME.outages] table of the same name, with dashes
 (docs/manifest.md); times are seconds or a number and a unit ("4h", "30d").
 
 On nodes, a power model (docs/engine.md, "Power and energy"): --power-idle and
---power-full watts per node (busy power linear in the cores in use),
+--power-full watts per node (busy power linear in the cores in use), or instead
+of --power-full a table per core count, --power-busy W1,...,WC (no cap with it),
 --power-off, the switches' times and energies (--power-switch-on TIME
 --power-switch-on-energy J, --power-switch-off ...) and a constant
 --power-cap in watts, the keys of a manifest's [platforms.NAME.power] table
-for every node group; the jobs file gets its energy column, and the summary
-the energy metrics.`,
+for every node group; the jobs file gets its energy column, NAME.power.parquet
+beside it the power over time, and the summary the energy metrics.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
 	}
@@ -270,7 +271,9 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			outs.addMetadata(meta)
 			x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, false)
 			x.Outages = runner.OutageRows(plat, jobs, out)
-			addPower(meta, &x, plat, power, jobs, out)
+			if err := addPower(meta, &x, plat, power, jobs, out, f.out); err != nil {
+				return err
+			}
 			return results.WriteJobsThen(f.out, runner.JobRows(jobs, out.Records), x, meta, &results.Later{
 				Keys: []string{"summary"},
 				Fill: func() (results.Metadata, error) {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/manifest"
 	"github.com/schedlab/schedlab/sdk"
@@ -19,7 +21,7 @@ import (
 // table, one model for every node group, and a constant cap.
 type powerFlags struct {
 	off, idle, full, onEnergy, offEnergy, cap string
-	on, offTime                               string
+	on, offTime, busy                         string
 }
 
 func (f *powerFlags) register(fl *pflag.FlagSet) {
@@ -30,6 +32,7 @@ func (f *powerFlags) register(fl *pflag.FlagSet) {
 		{&f.off, "power-off", "power: a node's power when off, in watts"},
 		{&f.idle, "power-idle", "power: a node's power when on and idle, in watts (with --power-full, gives the model)"},
 		{&f.full, "power-full", "power: a node's power with every core in use, in watts"},
+		{&f.busy, "power-busy", "power: instead of --power-full, a node's power with 1, 2, ... cores in use, in watts, one a core (\"130,150,180,220\")"},
 		{&f.on, "power-switch-on", "power: the time a node takes to switch on (\"2m\", or seconds)"},
 		{&f.onEnergy, "power-switch-on-energy", "power: the energy of a switch on, in joules"},
 		{&f.offTime, "power-switch-off", "power: the time a node takes to switch off"},
@@ -41,7 +44,7 @@ func (f *powerFlags) register(fl *pflag.FlagSet) {
 }
 
 func (f *powerFlags) set() bool {
-	return f.off != "" || f.idle != "" || f.full != "" || f.on != "" || f.onEnergy != "" || f.offTime != "" || f.offEnergy != "" || f.cap != ""
+	return f.off != "" || f.idle != "" || f.full != "" || f.busy != "" || f.on != "" || f.onEnergy != "" || f.offTime != "" || f.offEnergy != "" || f.cap != ""
 }
 
 // make returns the power model the flags give plat, nil without any
@@ -56,10 +59,23 @@ func (f *powerFlags) make(plat *sdk.Platform, outages bool) (*sdk.Power, error) 
 	if outages {
 		return nil, fmt.Errorf("the power flags with outages: a power model and outages together are not supported yet")
 	}
-	if f.idle == "" || f.full == "" {
-		return nil, fmt.Errorf("--power-idle and --power-full give the model: both are needed")
+	switch {
+	case f.full != "" && f.busy != "":
+		return nil, fmt.Errorf("--power-full and --power-busy: give one (the line from idle to full, or the table)")
+	case f.idle == "" || f.full == "" && f.busy == "":
+		return nil, fmt.Errorf("--power-idle and --power-full (or --power-busy) give the model: both are needed")
 	}
 	var np sdk.NodePower
+	if f.busy != "" {
+		for x, w := range strings.Split(f.busy, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
+			if err != nil {
+				return nil, fmt.Errorf("--power-busy: entry %d, %q, is not a number", x+1, w)
+			}
+			np.Busy = append(np.Busy, v)
+		}
+		np.Full = np.Busy[len(np.Busy)-1]
+	}
 	for _, x := range []struct {
 		s    string
 		name string
@@ -109,12 +125,18 @@ func (f *powerFlags) make(plat *sdk.Platform, outages bool) (*sdk.Power, error) 
 
 // addPower adds a run's power model to its jobs file: the metadata and
 // the energy column, as a campaign's has them.
-func addPower(meta results.Metadata, x *results.JobExtras, plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *runner.Outcome) {
+func addPower(meta results.Metadata, x *results.JobExtras, plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *runner.Outcome, path string) error {
 	if m == nil {
-		return
+		return nil
 	}
 	meta["power.model"] = jsonText(manifest.PowerSpec(m, plat.Clusters[0].Nodes))
-	x.Power = runner.PowerRows(plat, m, jobs, out)
+	var counts *metrics.TableCounts
+	x.Power, counts = runner.PowerRows(plat, m, jobs, out)
+	if counts != nil {
+		meta["power.counts"] = jsonText(counts)
+	}
+	// The power file beside the jobs file, written first, as a campaign's.
+	return results.WritePowerSeries(results.PowerSeriesPath(path), runner.PowerSteps(out), meta)
 }
 
 // printPower prints the energy metrics of a run with a power model.

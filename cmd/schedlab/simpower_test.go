@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,8 +17,9 @@ import (
 // TestSimPowerAsCampaign runs one simulation with power flags (EASY
 // switching idle nodes off after 10 minutes) and the campaign of a
 // manifest with the same [platforms.NAME.power] table, and checks that
-// both jobs files have the same rows, energies and power model, and that
-// the summary prints the energy.
+// both jobs files have the same rows, energies and power model, both
+// power files the same steps, and that the summary prints the energy; and
+// that sim without a power model writes no power file.
 func TestSimPowerAsCampaign(t *testing.T) {
 	dir := t.TempDir()
 	trace, err := filepath.Abs(kth)
@@ -82,6 +85,96 @@ platform = ["kth"]
 	if sMeta["power.model"] == "" || sMeta["power.model"] != cMeta["power.model"] {
 		t.Errorf("power.model: sim %q, campaign %q", sMeta["power.model"], cMeta["power.model"])
 	}
+	// The power files: sim's beside its jobs file, the campaign's in its
+	// power folder, with the same steps.
+	cSteps, _, err := results.ReadPowerSeries(results.PowerSeriesPath(files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sSteps, _, err := results.ReadPowerSeries(filepath.Join(dir, "sim", "jobs.power.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sSteps) == 0 || !reflect.DeepEqual(cSteps, sSteps) {
+		t.Errorf("sim's power file differs from the campaign's (%d and %d steps)", len(sSteps), len(cSteps))
+	}
+	// gantt finds the power file beside the jobs file and draws it, with
+	// no cap: the model has none.
+	svg := filepath.Join(dir, "sim", "chart.svg")
+	if out, err := run(t, "gantt", simJobs, "--svg", svg); err != nil {
+		t.Fatalf("gantt: %v\n%s", err, out)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), `<path class="power"`) || strings.Contains(string(b), `class="cap"`) {
+		t.Errorf("the Gantt chart of a run with power has no power panel, or a cap (%v)", err)
+	}
+	// Without a power model, sim writes its jobs file alone.
+	bare := filepath.Join(dir, "bare", "jobs.parquet")
+	if out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--in-process", "--machine", "KTH-SP2", "--out", bare); err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "bare", "*")); len(got) != 1 {
+		t.Errorf("sim without a power model wrote %v", got)
+	}
+}
+
+// TestSimPowerBusyTable runs one simulation on 25 nodes of 4 cores with a
+// busy power table (130, 150, 180, 220 W with 1 to 4 cores in use, idle
+// 100 W) and one on the line from 100 W to 220 W, and checks that the
+// table is in the jobs file's power.model with the counts of the jobs it
+// touched (power.counts, none on the line), that the jobs' energy column
+// adds up to the summary's energy_jobs and the power file to the energy,
+// and that the table, under the line at 2 and 3 cores, draws less.
+func TestSimPowerBusyTable(t *testing.T) {
+	dir := t.TempDir()
+	summary := func(name string, flags ...string) (map[string]any, results.Metadata) {
+		t.Helper()
+		path := filepath.Join(dir, name, "jobs.parquet")
+		args := append([]string{"sim", "--trace", kth, "--policy", "easy", "--in-process", "--nodes", "25", "--cores-per-node", "4",
+			"--power-idle", "100", "--out", path}, flags...)
+		if out, err := run(t, args...); err != nil {
+			t.Fatalf("sim: %v\n%s", err, out)
+		}
+		_, x, meta, err := results.ReadJobsWith(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s map[string]any
+		if err := json.Unmarshal([]byte(meta["summary"]), &s); err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for _, r := range x.Power {
+			sum += r.Energy
+		}
+		if e := s["energy_jobs"].(float64); math.Abs(sum-e) > 1e-9*e {
+			t.Errorf("%s: the energy column adds up to %v J, energy_jobs is %v J", name, sum, e)
+		}
+		steps, _, err := results.ReadPowerSeries(results.PowerSeriesPath(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := 0.0
+		for _, st := range steps {
+			whole += st.Watts * float64(st.End-st.Start)
+		}
+		if e := s["energy"].(float64); math.Abs(whole-e) > 1e-12*e {
+			t.Errorf("%s: the power file integrates to %v J, the energy is %v J", name, whole, e)
+		}
+		return s, meta
+	}
+	table, meta := summary("table", "--power-busy", "130,150,180,220")
+	line, lineMeta := summary("line", "--power-full", "220")
+	if model := meta["power.model"]; !strings.Contains(model, `"busy":[130,150,180,220],"full":220`) {
+		t.Errorf("power.model %s lacks the table", model)
+	}
+	// The jobs the sharing rule touched: every job ran on table nodes;
+	// jobs hold their nodes whole here, so none shares one.
+	if c, ok := lineMeta["power.counts"]; ok || meta["power.counts"] != `{"table_jobs":28467,"table_shared_jobs":0}` {
+		t.Errorf("power.counts %q with the table, %q on the line", meta["power.counts"], c)
+	}
+	if !(table["energy_dynamic"].(float64) < line["energy_dynamic"].(float64)) || table["energy_static"] != line["energy_static"] {
+		t.Errorf("dynamic energy %v with the table, %v on the line; static %v and %v", table["energy_dynamic"], line["energy_dynamic"], table["energy_static"], line["energy_static"])
+	}
 }
 
 // TestSimPowerBadInput: each mistake in the power flags exits 2 naming
@@ -94,10 +187,15 @@ func TestSimPowerBadInput(t *testing.T) {
 		want string
 	}{
 		{"a pool", []string{"--power-idle", "100", "--power-full", "200"}, "a power model is of nodes"},
-		{"idle alone", []string{"--machine", "KTH-SP2", "--power-idle", "100"}, "--power-idle and --power-full give the model"},
+		{"idle alone", []string{"--machine", "KTH-SP2", "--power-idle", "100"}, "--power-idle and --power-full (or --power-busy) give the model"},
 		{"not a number", []string{"--machine", "KTH-SP2", "--power-idle", "lots", "--power-full", "200"}, `--power-idle: "lots" is not a number`},
 		{"bad time", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--power-switch-on", "2 fortnights"}, "--power-switch-on:"},
 		{"full below idle", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "50"}, "power flags:"},
+		{"full and busy", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--power-busy", "150"}, "--power-full and --power-busy: give one"},
+		{"busy not a number", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "150,x"}, `--power-busy: entry 2, "x", is not a number`},
+		{"busy of the wrong length", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "150,200"}, "busy power table of 2 entries for nodes of 1 cores"},
+		{"busy below idle", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "50"}, "below idle power 100 W"},
+		{"busy with a cap", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "150", "--power-cap", "20000"}, "a busy power table with a power cap: not supported"},
 		{"with outages", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--maintenance-window", "1d,4h"}, "not supported yet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,6 +33,7 @@ type driven struct {
 	FirstPaint    float64  `json:"first_paint"`
 	RedrawMS      float64  `json:"redraw_ms"`
 	Drawn         int      `json:"drawn"`
+	PowerLevels   int      `json:"power_levels"`
 	View0         view     `json:"view0"`
 	Hovered       *int64   `json:"hovered"`
 	Tip           string   `json:"tip"`
@@ -120,6 +121,29 @@ func TestPageInBrowser(t *testing.T) {
 		d := drive(t, "hand", r, 3, 3.5) // job 2 holds processor 3 over [1, 6)
 		if d.Hovered == nil || *d.Hovered != 2 || !strings.Contains(d.Tip, "job 2 (killed)") || !strings.Contains(d.Tip, "wait 0 s, ran 5 s, promised start 1") {
 			t.Errorf("hovering job 2 shows %v: %q", d.Hovered, d.Tip)
+		}
+	})
+	t.Run("hand with power", func(t *testing.T) {
+		cp := 400.0
+		r := &layout.Run{
+			Jobs: []results.JobRow{
+				{JobID: 1, Submit: 0, Start: 0, End: 10, Procs: 3, User: 7},
+				{JobID: 4, Submit: 3, Start: 10, End: 15, Procs: 4, Backfilled: true, User: 7},
+			},
+			Meta:     results.Metadata{"run.label": "hand with power"},
+			Platform: sdk.Platform{Name: "four", Resources: []string{"procs"}, Clusters: []sdk.Cluster{{Capacity: sdk.Vector{4}}}},
+			Power: []results.PowerStepRow{
+				{Start: 0, End: 5, Watts: 300, CapWatts: &cp},
+				{Start: 5, End: 10, Watts: 200, CapWatts: &cp},
+				{Start: 10, End: 15, Watts: 100},
+			},
+		}
+		// The canvas is 620 + 164 px high; the chart's 4 lanes take
+		// 784 - 10 - 204 = 570 px, the power panel 584 to 734 px below
+		// the chart's top: lane 4.6 is 655.5 px, within it.
+		d := drive(t, "hand-power", r, 7, 4.6)
+		if d.PowerLevels != 3 || d.Hovered != nil || !strings.Contains(d.Tip, "200.0 W over [5, 10)") || !strings.Contains(d.Tip, "cap 400.0 W") {
+			t.Errorf("%d power levels drawn; hovering the power panel at 7 s shows %v: %q", d.PowerLevels, d.Hovered, d.Tip)
 		}
 	})
 	t.Run("KTH-SP2", func(t *testing.T) {

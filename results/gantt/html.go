@@ -41,6 +41,9 @@ type data struct {
 	// Interrupts the runs outages ended: (time, first lane, lanes).
 	Outages    [][5]int64 `json:"outages,omitempty"`
 	Interrupts [][3]int64 `json:"interrupts,omitempty"`
+	// Power is the platform's draw, of a run with a power file: steps
+	// (start, end, watts, cap or -1 for none).
+	Power [][4]float64 `json:"power,omitempty"`
 }
 
 type jobColumns struct {
@@ -101,6 +104,13 @@ func (c *Chart) HTML(w io.Writer) error {
 	for _, it := range c.interrupts() {
 		d.Interrupts = append(d.Interrupts, [3]int64{it.at, int64(it.lo), int64(it.hi - it.lo)})
 	}
+	for _, s := range c.run.Power {
+		cp := -1.0
+		if s.CapWatts != nil {
+			cp = *s.CapWatts
+		}
+		d.Power = append(d.Power, [4]float64{float64(s.Start), float64(s.End), s.Watts, cp})
+	}
 	js, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("gantt: %w", err)
@@ -113,6 +123,7 @@ func (c *Chart) HTML(w io.Writer) error {
 		"Title":  c.title,
 		"Data":   template.JS(js),
 		"Script": template.JS(pageJS),
+		"Power":  d.Power != nil,
 	})
 }
 

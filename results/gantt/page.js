@@ -5,7 +5,11 @@
   const canvas = document.getElementById("gantt");
   const tip = document.getElementById("tip");
   const ctx = canvas.getContext("2d");
-  const M = { left: 90, right: 10, top: 10, bottom: 40 };
+  // P is the power panel under the chart (a run with a power file): its
+  // steps as [start, end, watts, cap or -1], and its height with the gap.
+  const P = D.power || null, PH = 150, PG = 14, PB = P ? PH + PG : 0;
+  const M = { left: 90, right: 10, top: 10, bottom: 40 + PB };
+  if (P) canvas.style.height = (620 + PB) + "px";
   const first = { t0: D.from, t1: D.to, l0: 0, l1: D.lanes };
   let v = Object.assign({}, first);
   let frames = 0, firstPaint = -1, queued = false;
@@ -155,19 +159,91 @@
     }
     ctx.save(); ctx.translate(12, M.top + ph / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center";
     ctx.fillText(D.unit === "core" ? rows.length + " nodes (cores down each row)" : D.lanes + " processors", 0, 0); ctx.restore();
+    if (P) drawPower(pw, M.top + ph + PG, sx);
     const [u, uname] = unitOf(v.t1 - v.t0);
-    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    ctx.fillStyle = "#222"; ctx.textAlign = "center"; ctx.textBaseline = "top";
     for (const t of ticks(v.t0 / u, v.t1 / u, 8)) {
       const x = M.left + (t * u - v.t0) * sx;
-      ctx.fillRect(x, M.top + ph, 1, 5);
-      ctx.fillText(String(+t.toPrecision(6)), x, M.top + ph + 7);
+      ctx.fillRect(x, M.top + ph + PB, 1, 5);
+      ctx.fillText(String(+t.toPrecision(6)), x, M.top + ph + PB + 7);
     }
-    ctx.fillText("time (" + uname + ", from the trace's time 0)", M.left + pw / 2, M.top + ph + 23);
+    ctx.fillText("time (" + uname + ", from the trace's time 0)", M.left + pw / 2, M.top + ph + PB + 23);
     frames++;
     if (firstPaint < 0) firstPaint = performance.now() - t0;
     document.getElementById("view").textContent =
       "time " + v.t0.toFixed(0) + " to " + v.t1.toFixed(0) + " s; " + D.unit + "s " + v.l0.toFixed(0) + " to " + v.l1.toFixed(0) + " of " + D.lanes + "; " + drawn + " rectangles";
     api.drawn = drawn;
+  }
+  // firstStep returns the index of the first power step that ends after t.
+  function firstStep(t) {
+    let lo = 0, hi = P.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (P[m][1] <= t) lo = m + 1; else hi = m; }
+    return lo;
+  }
+  // drawPower draws the platform's power over the view as a step line
+  // (at the most within each pixel when steps are denser than pixels) and
+  // the cap as a dashed red one, in a panel of width pw at y0.
+  function drawPower(pw, y0, sx) {
+    const a = firstStep(v.t0);
+    let b = a;
+    while (b < P.length && P[b][0] < v.t1) b++;
+    // Levels: [from, to, watts, cap], merged per pixel when dense into
+    // [from, to, most watts, least cap, least watts].
+    let L = [];
+    if (b - a <= 2 * pw) {
+      for (let i = a; i < b; i++) L.push(P[i]);
+    } else {
+      let cur = null;
+      for (let i = a; i < b; i++) {
+        const col = Math.floor((Math.max(P[i][0], v.t0) - v.t0) * sx);
+        if (cur && cur.col === col) {
+          cur.l[1] = P[i][1]; cur.l[2] = Math.max(cur.l[2], P[i][2]); cur.l[4] = Math.min(cur.l[4], P[i][2]);
+          if (P[i][3] >= 0 && (cur.l[3] < 0 || P[i][3] < cur.l[3])) cur.l[3] = P[i][3];
+        } else {
+          cur = { col: col, l: P[i].concat([P[i][2]]) };
+          L.push(cur.l);
+        }
+      }
+    }
+    let top = 1;
+    for (const l of L) top = Math.max(top, l[2], l[3]);
+    const [pu, puname] = top >= 1e6 ? [1e6, "MW"] : top >= 1e4 ? [1e3, "kW"] : [1, "W"];
+    const hi = top * 1.05;
+    const y = (w) => y0 + PH - w / hi * PH;
+    const X = (t) => M.left + (Math.min(Math.max(t, v.t0), v.t1) - v.t0) * sx;
+    ctx.fillStyle = "#fafafa"; ctx.fillRect(M.left, y0, pw, PH);
+    ctx.strokeStyle = "#888"; ctx.lineWidth = 1; ctx.strokeRect(M.left, y0, pw, PH);
+    ctx.fillStyle = "#222"; ctx.textAlign = "right"; ctx.textBaseline = "middle";
+    for (const w of ticks(0, hi / pu, 4)) ctx.fillText(String(+w.toPrecision(6)), M.left - 4, y(w * pu));
+    ctx.save(); ctx.translate(12, y0 + PH / 2); ctx.rotate(-Math.PI / 2); ctx.textAlign = "center";
+    ctx.fillText("power (" + puname + ")", 0, 0); ctx.restore();
+    ctx.save();
+    ctx.beginPath(); ctx.rect(M.left, y0, pw, PH); ctx.clip();
+    ctx.fillStyle = "rgba(153,153,153,0.5)";
+    for (const l of L) {
+      if (l.length > 4 && l[4] < l[2]) ctx.fillRect(X(l[0]), y(l[2]), X(l[1]) - X(l[0]), y(l[4]) - y(l[2]));
+    }
+    for (const [k, colour] of [[2, "#000"], [3, "#d00"]]) {
+      ctx.strokeStyle = colour; ctx.lineWidth = 1.2; ctx.setLineDash(k === 3 ? [5, 3] : []);
+      ctx.beginPath();
+      let prev = null;
+      for (const l of L) {
+        if (l[k] < 0) { prev = null; continue; }
+        if (prev === l[0]) ctx.lineTo(X(l[0]), y(l[k])); else ctx.moveTo(X(l[0]), y(l[k]));
+        ctx.lineTo(X(l[1]), y(l[k]));
+        prev = l[1];
+      }
+      ctx.stroke();
+    }
+    ctx.setLineDash([]);
+    ctx.restore();
+    api.powerLevels = L.length;
+  }
+  // powerAt returns the power step at time t, or null.
+  function powerAt(t) {
+    if (!P) return null;
+    const i = firstStep(t);
+    return i < P.length && P[i][0] <= t ? P[i] : null;
   }
   function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
   function clampView() {
@@ -233,6 +309,18 @@
       return;
     }
     const [fx, fy] = frac(ev);
+    const ph = r.height - M.top - M.bottom;
+    if (P && fx >= 0 && fx <= 1 && fy * ph >= ph + PG && fy * ph <= ph + PB) {
+      // Over the power panel: the draw at that time.
+      const t = v.t0 + fx * (v.t1 - v.t0), s = powerAt(t);
+      api.hovered = null;
+      if (!s) { tip.style.display = "none"; return; }
+      tip.textContent = "time " + Math.floor(t) + ": " + s[2].toFixed(1) + " W over [" + s[0] + ", " + s[1] + ")" + (s[3] >= 0 ? "\ncap " + s[3].toFixed(1) + " W" : "");
+      tip.style.display = "block";
+      tip.style.left = Math.min(ev.clientX - r.left + 14, r.width - 260) + "px";
+      tip.style.top = (ev.clientY - r.top + 14) + "px";
+      return;
+    }
     const j = jobAt(fx, fy);
     api.hovered = j < 0 ? null : J.id[j];
     if (j < 0) { tip.style.display = "none"; return; }
@@ -269,6 +357,8 @@
     frames: () => frames,
     hovered: null,
     drawn: 0,
+    // powerLevels is the number of levels the power panel drew last.
+    powerLevels: 0,
   };
   window.schedlabGantt = api;
   draw();

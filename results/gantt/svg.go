@@ -40,6 +40,9 @@ func (c *Chart) SVG(w io.Writer) error {
 	cats := c.Categories()
 	legend := min(len(cats), 12)
 	height := plotTop + plotHeight + axisHeight + legendRow*((legend+3)/4+2)
+	if c.run.Power != nil {
+		height += c.powerExtra() + legendRow // the panel and its note
+	}
 	unit, uname := series.TimeUnit(float64(c.to - c.from))
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="13" role="img" aria-label="%s">`+"\n",
 		svgWidth, height, svgWidth, height, html.EscapeString(c.title))
@@ -122,7 +125,10 @@ func (c *Chart) SVG(w io.Writer) error {
 		plotTop+plotHeight/2, plotTop+plotHeight/2, html.EscapeString(what))
 	// The time axis, in the unit that suits the window, from time 0 of
 	// the jobs file.
-	base := plotTop + plotHeight
+	if c.run.Power != nil {
+		c.svgPower(bw, plotTop+plotHeight+powerGap, plotW, x)
+	}
+	base := plotTop + plotHeight + c.powerExtra()
 	for _, v := range ticks(float64(c.from)/unit, float64(c.to)/unit, 8) {
 		px := plotLeft + (v*unit-float64(c.from))/float64(c.to-c.from)*plotW
 		fmt.Fprintf(bw, `<line x1="%s" x2="%s" y1="%d" y2="%d" stroke="#333"/><text x="%s" y="%d" text-anchor="middle">%s</text>`+"\n",
@@ -150,6 +156,11 @@ func (c *Chart) SVG(w io.Writer) error {
 	if promises > 0 {
 		fmt.Fprintf(bw, `<text x="%d" y="%d">dashed lines: the promised starts (reservations) of the %d jobs that started at another time</text>`+"\n",
 			plotLeft, note, promises)
+		note += legendRow
+	}
+	if c.run.Power != nil {
+		fmt.Fprintf(bw, `<text x="%d" y="%d">under the chart: the platform's power (black; where its steps are denser than pixels, the most in each pixel, and in grey its range) and the power cap (dashed red)</text>`+"\n",
+			plotLeft, note)
 	}
 	bw.WriteString("</svg>\n")
 	return bw.Flush()

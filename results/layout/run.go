@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/schedlab/schedlab/results"
@@ -26,6 +27,10 @@ type Run struct {
 	// Outages are the run's outages of nodes (the footer's
 	// results.OutagesKey); nil for a run without.
 	Outages []sdk.Outage
+	// Power is the platform's draw over time (the run's power file,
+	// results.PowerSeriesPath); nil for a run without a power model, or
+	// whose power file is not there.
+	Power []results.PowerStepRow
 }
 
 // Read reads the jobs file at path.
@@ -45,6 +50,15 @@ func Read(path string) (*Run, error) {
 	if o, ok := meta[results.OutagesKey]; ok {
 		if r.Outages, err = results.DecodeOutages(o); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if _, ok := meta["power.model"]; ok {
+		// A run from before power files has its jobs file alone.
+		pp := results.PowerSeriesPath(path)
+		if _, err := os.Stat(pp); err == nil {
+			if r.Power, _, err = results.ReadPowerSeries(pp); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return r, nil

@@ -1,6 +1,10 @@
 package metrics
 
 import (
+	"cmp"
+	"maps"
+	"slices"
+
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
 )
@@ -19,16 +23,110 @@ func PowerKeys() []string {
 // share of the node's idle power, by the cores it holds (an exclusive
 // job holds the node whole), plus what its cores in use add. The jobs'
 // energies and the idle energy (AddPower) add up to the static and
-// dynamic energy of the nodes on.
+// dynamic energy of the nodes on. On a node whose group has a busy power
+// table (sdk.NodePower.Busy), the job's idle share alone: what its cores
+// in use add there depends on the other jobs on the node (TableEnergy).
 func JobEnergy(l *sdk.Layout, m []sdk.NodePower, t *sdk.Tasks, a sdk.Alloc, d int64) float64 {
 	w := 0.0
 	for x, k := range a.Nodes {
 		g := &m[l.Group(int(k))]
 		cores := l.Cap(int(k)).Cores
 		held := l.Held(t, k, a.Tasks[x]).Cores
-		w += g.Idle*float64(held)/float64(cores) + float64(int64(a.Tasks[x])*int64(t.Cores))*g.CoreWatts(cores)
+		w += g.Idle * float64(held) / float64(cores)
+		if g.Busy == nil {
+			w += float64(int64(a.Tasks[x])*int64(t.Cores)) * g.CoreWatts(cores)
+		}
 	}
 	return w * float64(d)
+}
+
+// TableCounts counts the jobs the sharing rule of TableEnergy touched.
+type TableCounts struct {
+	// Jobs ran on some node with a busy power table; Shared shared one
+	// with another job while both used cores there, so that their energy
+	// depends on how a node's power is shared.
+	Jobs   int `json:"table_jobs"`
+	Shared int `json:"table_shared_jobs"`
+}
+
+// TableEnergy returns, for each job, what its cores in use added on the
+// nodes whose group has a busy power table: over each interval during
+// which such a node has u cores in use, its Busy[u-1] - Idle, shared among
+// the jobs running there in proportion to their cores in use; nil when no
+// group of model m (of the cluster's groups) has a table. With JobEnergy,
+// the jobs' energies and the idle energy add up to the static and dynamic
+// energy of the nodes on. It also counts the jobs the rule touched.
+func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, recs []sim.Record, allocs *sim.Allocs) ([]float64, TableCounts) {
+	var counts TableCounts
+	tables := false
+	for _, g := range m {
+		tables = tables || g.Busy != nil
+	}
+	if !tables || allocs == nil {
+		return nil, counts
+	}
+	type change struct {
+		at    int64
+		job   int
+		cores int64 // > 0 at the start, < 0 at the end
+	}
+	byNode := map[int32][]change{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Rejected || r.End <= r.Start {
+			continue
+		}
+		a := allocs.Of(i)
+		for x, k := range a.Nodes {
+			if m[l.Group(int(k))].Busy == nil {
+				continue
+			}
+			n := int64(a.Tasks[x]) * int64(jobs[i].Job.Tasks.Cores)
+			byNode[k] = append(byNode[k], change{r.Start, i, n}, change{r.End, i, -n})
+		}
+	}
+	out := make([]float64, len(jobs))
+	on, shared := make([]bool, len(jobs)), make([]bool, len(jobs))
+	for _, k := range slices.Sorted(maps.Keys(byNode)) {
+		ch := byNode[k]
+		// In time order, the ends of one instant before its starts.
+		slices.SortStableFunc(ch, func(a, b change) int {
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.cores, b.cores))
+		})
+		g := &m[l.Group(int(k))]
+		running := map[int]int64{}
+		var use int64
+		for x, c := range ch {
+			if c.cores > 0 {
+				running[c.job] += c.cores
+			} else if running[c.job] += c.cores; running[c.job] == 0 {
+				delete(running, c.job)
+			}
+			use += c.cores
+			if x+1 == len(ch) || use == 0 {
+				continue
+			}
+			dt := float64(ch[x+1].at - c.at)
+			if dt == 0 {
+				continue
+			}
+			dyn := (g.Busy[use-1] - g.Idle) * dt / float64(use)
+			for j, n := range running {
+				out[j] += float64(n) * dyn
+				on[j] = true
+				shared[j] = shared[j] || len(running) > 1
+			}
+		}
+	}
+	for j := range on {
+		if on[j] {
+			counts.Jobs++
+		}
+		if shared[j] {
+			counts.Shared++
+		}
+	}
+	return out, counts
 }
 
 // AddPower fills the metrics of a run with power model m into sum, from
@@ -45,12 +143,16 @@ func AddPower(sum *Summary, p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res
 	sum.Energy = en.Total()
 	sum.EnergyStatic, sum.EnergyDynamic, sum.EnergyOff, sum.EnergySwitching = en.Static, en.Dynamic, en.Off, en.Switching
 	l := sdk.NewLayout(p, 0)
+	table, _ := TableEnergy(l, m.Groups[0], jobs, res.Records, res.Allocs)
 	for i := range res.Records {
 		r := &res.Records[i]
 		if r.Rejected || res.Allocs == nil {
 			continue
 		}
 		sum.EnergyJobs += JobEnergy(l, m.Groups[0], jobs[i].Job.Tasks, res.Allocs.Of(i), r.End-r.Start)
+		if table != nil {
+			sum.EnergyJobs += table[i]
+		}
 	}
 	sum.EnergyIdle = en.Static + en.Dynamic - sum.EnergyJobs
 	if span := en.To - en.From; span > 0 {

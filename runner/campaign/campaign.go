@@ -42,9 +42,10 @@ import (
 
 // The files and folders of a campaign folder.
 const (
-	LockFile  = "manifest.lock.toml"
+	LockFile  = results.LockFile
 	RunsFile  = results.RunsFile
 	JobsDir   = results.JobsDir
+	PowerDir  = results.PowerDir
 	StatusDir = "status"
 	LogsDir   = "logs"
 )
@@ -170,7 +171,10 @@ type RunResult struct {
 	WorkloadJob int    `json:"workload_jobs"`
 	// JobsSHA256 is the sha256 of the run's jobs file as written, so that a
 	// resume can tell a complete file from a damaged one.
-	JobsSHA256  string  `json:"jobs_sha256,omitempty"`
+	JobsSHA256 string `json:"jobs_sha256,omitempty"`
+	// PowerSHA256 is the sha256 of the run's power file as written (a run
+	// with a power model), checked on resume as JobsSHA256 is.
+	PowerSHA256 string  `json:"power_sha256,omitempty"`
 	Procs       int64   `json:"procs"`
 	Transport   string  `json:"transport,omitempty"`
 	Start       string  `json:"start_time,omitempty"`
@@ -603,7 +607,7 @@ func prepareDir(dir string, opts Options) error {
 	exists := err == nil
 	switch {
 	case exists && opts.Overwrite:
-		for _, name := range []string{JobsDir, StatusDir, LogsDir} {
+		for _, name := range []string{JobsDir, StatusDir, LogsDir, PowerDir} {
 			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 				return fmt.Errorf("overwrite %s: %w", dir, err)
 			}
@@ -639,7 +643,7 @@ func prepareDir(dir string, opts Options) error {
 // They are hidden and never end in .parquet or .json, so nothing reads
 // them; removing them only saves space.
 func removeTemps(dir string) {
-	for _, sub := range []string{JobsDir, StatusDir, LogsDir, "."} {
+	for _, sub := range []string{JobsDir, StatusDir, LogsDir, PowerDir, "."} {
 		matches, _ := filepath.Glob(filepath.Join(dir, sub, ".*.tmp-*"))
 		for _, f := range matches {
 			_ = os.Remove(f)

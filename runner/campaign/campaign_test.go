@@ -178,6 +178,10 @@ func TestDeterministicFiles(t *testing.T) {
 			t.Fatalf("campaign %d: %+v", i, rep)
 		}
 	}
+	// A campaign without a power model writes no power folder.
+	if _, err := os.Stat(filepath.Join(dirs[0], PowerDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a campaign without a power model has a %s folder (%v)", PowerDir, err)
+	}
 	want := jobFiles(t, dirs[0])
 	if len(want) != 12 {
 		t.Fatalf("%d jobs files, want 12", len(want))

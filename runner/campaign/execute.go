@@ -126,7 +126,16 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		}
 		if pm := m.Platforms[t.run.Platform].Power; pm != nil {
 			meta["power.model"] = jsonString(manifest.PowerSpec(pm, plat.Clusters[0].Nodes))
-			x.Power = runner.PowerRows(plat, pm, jobs, out)
+			var counts *metrics.TableCounts
+			x.Power, counts = runner.PowerRows(plat, pm, jobs, out)
+			if counts != nil {
+				meta["power.counts"] = jsonString(counts)
+			}
+			// The power file first: a jobs file with its final name
+			// then has its power file beside it.
+			if err := writePower(dir, t.key, out, meta); err != nil {
+				return err
+			}
 		}
 		return results.WriteJobsThen(JobsPath(dir, t.key), runner.JobRows(jobs, out.Records), x, meta,
 			&results.Later{Keys: []string{"summary"}, Fill: func() (results.Metadata, error) {
@@ -156,6 +165,11 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	res.Transport, res.ProcessRun = out.Transport, out.ProcessRun
 	if res.JobsSHA256, err = runner.FileSHA256(JobsPath(dir, t.key)); err != nil {
 		return fail(err)
+	}
+	if out.Power != nil {
+		if res.PowerSHA256, err = runner.FileSHA256(PowerPath(dir, t.key)); err != nil {
+			return fail(err)
+		}
 	}
 	res.Status = StatusOK
 	res.Metrics = summaryMap(out)
@@ -207,6 +221,18 @@ func (l *boundedLog) writeTo(dir, key string) error {
 		return nil
 	})
 }
+
+// writePower writes the power file of the run with the given key, with
+// the jobs file's provenance.
+func writePower(dir, key string, out *runner.Outcome, meta results.Metadata) error {
+	if err := os.MkdirAll(filepath.Join(dir, PowerDir), 0o755); err != nil {
+		return err
+	}
+	return results.WritePowerSeries(PowerPath(dir, key), runner.PowerSteps(out), meta)
+}
+
+// PowerPath is the power file of the run with the given key.
+func PowerPath(dir, key string) string { return results.CampaignPowerPath(dir, key) }
 
 // JobsPath is the jobs file of the run with the given key.
 func JobsPath(dir, key string) string { return results.CampaignJobsPath(dir, key) }

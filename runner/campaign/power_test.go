@@ -1,13 +1,16 @@
 package campaign
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner"
 )
 
 // powerManifest runs the shipped KTH-SP2 log on its machine (100 one-core
@@ -46,7 +49,8 @@ policy = ["easy", "easy-off"]
 // and in process, and checks: both runs complete, with identical files
 // either way; runs.parquet has the energy metrics, the jobs' energy and the
 // idle energy adding up to the nodes' static and dynamic energy; the jobs
-// files' energy column adds up to the jobs' energy; without switching,
+// files' energy column adds up to the jobs' energy; each run's power file
+// integrates to its energy metrics (checkPowerFile); without switching,
 // the energy is what the jobs file gives by hand (every node idle over
 // the span, 100 W more per core in use); and switching idle nodes off
 // draws less energy and makes jobs wait longer.
@@ -118,6 +122,7 @@ func TestPowerCampaign(t *testing.T) {
 				t.Errorf("easy: static %v dynamic %v, by hand %v and %v", f(r, "energy_static"), f(r, "energy_dynamic"), static, dynamic)
 			}
 		}
+		checkPowerFile(t, dir, inproc, key, label, func(c string) float64 { return f(r, c) })
 		b, y, _, err := results.ReadJobsWith(JobsPath(inproc, key))
 		if err != nil {
 			t.Fatal(err)
@@ -125,6 +130,27 @@ func TestPowerCampaign(t *testing.T) {
 		if !reflect.DeepEqual(jobs, b) || !reflect.DeepEqual(x.Power, y.Power) {
 			t.Errorf("%s: the in-process run's jobs file differs from the plugin's", label)
 		}
+	}
+	// A damaged power file makes a resume run its run again, and the
+	// file comes back the same.
+	key := by["easy"][idx["run_key"]].(string)
+	want, err := os.ReadFile(PowerPath(inproc, key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(PowerPath(inproc, key), 100); err != nil {
+		t.Fatal(err)
+	}
+	// From the manifest: its lock file has no nodes nor power model (a
+	// limit of WriteLock).
+	var rerun []string
+	run(t, m, Options{Dir: inproc, Resume: true, InProcess: true, Progress: func(p Progress) {
+		if !p.Last.Reused {
+			rerun = append(rerun, p.Last.Key)
+		}
+	}})
+	if got, err := os.ReadFile(PowerPath(inproc, key)); err != nil || !bytes.Equal(got, want) || !reflect.DeepEqual(rerun, []string{key}) {
+		t.Errorf("resume after a damaged power file: ran again %v, want [%s]; the file is back the same: %t (%v)", rerun, key[:12], bytes.Equal(got, want), err)
 	}
 	on, off := by["easy"], by["easy-off"]
 	if !(f(off, "energy") < f(on, "energy")) || f(off, "switch_offs") == 0 || !(f(off, "mean_wait") >= f(on, "mean_wait")) {
@@ -134,4 +160,60 @@ func TestPowerCampaign(t *testing.T) {
 	docQueries(t, dir, "power", "out/power-kth")
 	t.Logf("energy %.4g J -> %.4g J, mean wait %.0f s -> %.0f s, %v switches off",
 		f(on, "energy"), f(off, "energy"), f(on, "mean_wait"), f(off, "mean_wait"), f(off, "switch_offs"))
+}
+
+// checkPowerFile checks the power file of run key of the campaign in dir:
+// where readers look for it, its steps one after the other over the span,
+// each part of the draw integrating in row order to its energy metric of
+// runs.parquet bit for bit (metric gives it by column name) and the whole
+// draw within rounding; its sha256 in the status file; and the same bytes
+// as the in-process campaign's (other).
+func checkPowerFile(t *testing.T, dir, other, key string, label any, metric func(string) float64) {
+	t.Helper()
+	path := PowerPath(dir, key)
+	if got := results.PowerSeriesPath(JobsPath(dir, key)); got != path {
+		t.Fatalf("%s: the jobs file's power file is %s, the campaign writes %s", label, got, path)
+	}
+	steps, meta, err := results.ReadPowerSeries(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["run.key"] != key || meta["power.model"] == "" {
+		t.Errorf("%s: the power file's footer has run.key %q and power.model %q", label, meta["run.key"], meta["power.model"])
+	}
+	var parts [4]float64
+	whole := 0.0
+	at := steps[0].Start
+	for i, s := range steps {
+		if s.Start != at || s.End <= s.Start {
+			t.Fatalf("%s: step %d is [%d, %d), after a step ending at %d", label, i, s.Start, s.End, at)
+		}
+		at = s.End
+		d := float64(s.End - s.Start)
+		parts[0] += s.StaticWatts * d
+		parts[1] += s.DynamicWatts * d
+		parts[2] += s.OffWatts * d
+		parts[3] += s.SwitchingWatts * d
+		whole += s.Watts * d
+		if s.NodesOn+s.NodesOff+s.NodesSwitchingOn+s.NodesSwitchingOff != 100 || s.CapWatts != nil {
+			t.Fatalf("%s: step %d: %+v", label, i, s)
+		}
+	}
+	for x, c := range []string{"energy_static", "energy_dynamic", "energy_off", "energy_switching"} {
+		if parts[x] != metric(c) {
+			t.Errorf("%s: the power file integrates to %v J of %s, runs.parquet says %v", label, parts[x], c, metric(c))
+		}
+	}
+	if e := metric("energy"); parts[0]+parts[1]+parts[2]+parts[3] != e || math.Abs(whole-e) > 1e-12*e {
+		t.Errorf("%s: the power file integrates to %v J (its parts) and %v J (watts), the energy is %v J", label, parts[0]+parts[1]+parts[2]+parts[3], whole, e)
+	}
+	st, ok := readStatus(dir, key)
+	if sum, err := runner.FileSHA256(path); !ok || err != nil || st.PowerSHA256 != sum {
+		t.Errorf("%s: the status records the power file's sha256 %q, the file has %q (%v)", label, st.PowerSHA256, sum, err)
+	}
+	a, errA := os.ReadFile(path)
+	b, errB := os.ReadFile(PowerPath(other, key))
+	if errA != nil || errB != nil || !bytes.Equal(a, b) {
+		t.Errorf("%s: the in-process run's power file differs from the plugin's (%v, %v)", label, errA, errB)
+	}
 }

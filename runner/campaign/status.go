@@ -20,7 +20,7 @@ func writeStatus(dir string, r RunResult) error {
 
 // completed returns the recorded result of a run whose status file says it
 // completed and whose jobs file is the one written then: its sha256 is the
-// one the status records (for a status without it, from before SDK 0.4.0,
+// one the status records, and so is its power file's when it has one (for a status without it, from before SDK 0.4.0,
 // the file must at least read as Parquet). When the status says completed
 // but the jobs file is missing or damaged, damage says how.
 func completed(dir, key string) (r RunResult, ok bool, damage string) {
@@ -35,14 +35,28 @@ func completed(dir, key string) (r RunResult, ok bool, damage string) {
 		}
 		return r, true, ""
 	}
+	if damage := changed(path, r.JobsSHA256); damage != "" {
+		return r, false, damage
+	}
+	if r.PowerSHA256 != "" {
+		if damage := changed(PowerPath(dir, key), r.PowerSHA256); damage != "" {
+			return r, false, damage
+		}
+	}
+	return r, true, ""
+}
+
+// changed says how the file at path differs from the one of sha256 want;
+// empty when it does not.
+func changed(path, want string) string {
 	sum, err := runner.FileSHA256(path)
 	switch {
 	case err != nil:
-		return r, false, err.Error()
-	case sum != r.JobsSHA256:
-		return r, false, fmt.Sprintf("%s has sha256 %.12s..., its status records %.12s... (truncated or changed after it was written)", path, sum, r.JobsSHA256)
+		return err.Error()
+	case sum != want:
+		return fmt.Sprintf("%s has sha256 %.12s..., its status records %.12s... (truncated or changed after it was written)", path, sum, want)
 	}
-	return r, true, ""
+	return ""
 }
 
 // readStatus reads the status file of the run with the given key.

@@ -22,6 +22,7 @@ type rawPower struct {
 	SwitchOnEnergy  any                     `toml:"switch_on_energy"`
 	SwitchOff       any                     `toml:"switch_off"`
 	SwitchOffEnergy any                     `toml:"switch_off_energy"`
+	BusyWatts       any                     `toml:"busy_watts"`
 	Cap             any                     `toml:"cap"`
 	Caps            []rawCap                `toml:"caps"`
 	Groups          map[string]rawNodePower `toml:"groups"`
@@ -35,6 +36,7 @@ type rawNodePower struct {
 	SwitchOnEnergy  any `toml:"switch_on_energy"`
 	SwitchOff       any `toml:"switch_off"`
 	SwitchOffEnergy any `toml:"switch_off_energy"`
+	BusyWatts       any `toml:"busy_watts"`
 }
 
 type rawCap struct {
@@ -118,7 +120,18 @@ func (p *parser) powerModel(name string, rp *rawPower, plat *sdk.Platform) *sdk.
 		np := &m.Groups[0][g]
 		np.Off = watts("off", over.Off, rp.Off, false)
 		np.Idle = watts("idle", over.Idle, rp.Idle, true)
-		np.Full = watts("full", over.Full, rp.Full, true)
+		if bv, at := pick("busy_watts", over.BusyWatts, rp.BusyWatts); bv != nil {
+			// A table instead of the line from idle to full.
+			if fv, fat := pick("full", over.Full, rp.Full); fv != nil {
+				bad(fat, "node group %q has a busy power table (%s): give full or busy_watts, not both", ng.Name, keyString(at...))
+			}
+			np.Busy = busyTable(bv, at, ng, np.Idle, bad)
+			if np.Busy != nil {
+				np.Full = np.Busy[len(np.Busy)-1]
+			}
+		} else {
+			np.Full = watts("full", over.Full, rp.Full, true)
+		}
 		np.OnSeconds = secs("switch_on", over.SwitchOn, rp.SwitchOn)
 		np.OnJoules = watts("switch_on_energy", over.SwitchOnEnergy, rp.SwitchOnEnergy, false)
 		np.OffSeconds = secs("switch_off", over.SwitchOff, rp.SwitchOff)
@@ -164,6 +177,35 @@ func (p *parser) powerModel(name string, rp *rawPower, plat *sdk.Platform) *sdk.
 	return m
 }
 
+// busyTable reads busy_watts (at key at) for node group ng of idle
+// power idle: one finite power a core, none below idle; nil after an
+// error, told through bad.
+func busyTable(v any, at []string, ng sdk.NodeGroup, idle float64, bad func([]string, string, ...any)) []float64 {
+	list, ok := v.([]any)
+	if !ok {
+		bad(at, "want a list of powers in watts, one for each number of cores in use, 1 to %d (node group %q)", ng.Cores, ng.Name)
+		return nil
+	}
+	if int64(len(list)) != ng.Cores {
+		bad(at, "%d powers for node group %q, whose nodes have %d cores: want one for each number of cores in use, 1 to %d", len(list), ng.Name, ng.Cores, ng.Cores)
+		return nil
+	}
+	out := make([]float64, len(list))
+	for i, x := range list {
+		w, err := finite(x)
+		switch {
+		case err != nil:
+			bad(at, "entry %d (%d cores in use): %v", i+1, i+1, err)
+			return nil
+		case w < 0 || w < idle:
+			bad(at, "entry %d (%d cores in use) of %v W for node group %q: want a power >= 0 and >= its idle power of %v W", i+1, i+1, w, ng.Name, idle)
+			return nil
+		}
+		out[i] = w
+	}
+	return out
+}
+
 // powerSpec is a power model in a run's spec, its keys in order.
 type powerSpec struct {
 	Caps   []capSpec        `json:"caps,omitempty"`
@@ -176,14 +218,17 @@ type capSpec struct {
 }
 
 type groupPowerSpec struct {
-	Full       float64 `json:"full"`
-	Idle       float64 `json:"idle"`
-	Name       string  `json:"name"`
-	Off        float64 `json:"off"`
-	OffJoules  float64 `json:"off_joules"`
-	OffSeconds int64   `json:"off_seconds"`
-	OnJoules   float64 `json:"on_joules"`
-	OnSeconds  int64   `json:"on_seconds"`
+	// Busy is left out without a table, so that a linear model's spec,
+	// and its runs' keys, are what they were before tables.
+	Busy       []float64 `json:"busy,omitempty"`
+	Full       float64   `json:"full"`
+	Idle       float64   `json:"idle"`
+	Name       string    `json:"name"`
+	Off        float64   `json:"off"`
+	OffJoules  float64   `json:"off_joules"`
+	OffSeconds int64     `json:"off_seconds"`
+	OnJoules   float64   `json:"on_joules"`
+	OnSeconds  int64     `json:"on_seconds"`
 }
 
 // PowerSpec returns the spec of power model m of a platform of groups
@@ -204,7 +249,7 @@ func specPower(m *sdk.Power, groups []sdk.NodeGroup) *powerSpec {
 		s.Caps = append(s.Caps, capSpec(c))
 	}
 	for g, np := range m.Groups[0] {
-		s.Groups = append(s.Groups, groupPowerSpec{Full: np.Full, Idle: np.Idle, Name: groups[g].Name, Off: np.Off,
+		s.Groups = append(s.Groups, groupPowerSpec{Busy: np.Busy, Full: np.Full, Idle: np.Idle, Name: groups[g].Name, Off: np.Off,
 			OffJoules: np.OffJoules, OffSeconds: np.OffSeconds, OnJoules: np.OnJoules, OnSeconds: np.OnSeconds})
 	}
 	return s

@@ -1,6 +1,9 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,7 +43,7 @@ full = 600
 	a := sdk.NodePower{Off: 5, Idle: 90.5, Full: 180, OnSeconds: 120, OnJoules: 12000, OffSeconds: 30, OffJoules: 1500}
 	b := a
 	b.Idle, b.Full = 200, 600
-	if got == nil || len(got.Groups) != 1 || got.Groups[0][0] != a || got.Groups[0][1] != b {
+	if got == nil || len(got.Groups) != 1 || !reflect.DeepEqual(got.Groups[0][0], a) || !reflect.DeepEqual(got.Groups[0][1], b) {
 		t.Fatalf("model %+v", got)
 	}
 	if len(got.Caps) != 2 || got.Caps[1] != (sdk.CapStep{From: 86400, Watts: 0}) {
@@ -51,6 +54,23 @@ full = 600
 		if !strings.Contains(spec, want) {
 			t.Errorf("spec %s lacks %s", spec, want)
 		}
+	}
+	if strings.Contains(spec, `"busy"`) {
+		t.Errorf("a linear model's spec names a busy table: %s", spec)
+	}
+	// A busy power table: the platform's for group a (2 cores), group b's
+	// own (8 cores); full is the table's last entry, and the spec has it.
+	m, runs = mustExpand(t, powerBase(`idle = 100
+busy_watts = [150, 170]
+[platforms.m.power.groups.b]
+busy_watts = [110, 120, 130, 140, 150, 160, 170, 400.5]
+`))
+	got = m.Platforms["m"].Power
+	if g := got.Groups[0]; !reflect.DeepEqual(g[0].Busy, []float64{150, 170}) || g[0].Full != 170 || len(g[1].Busy) != 8 || g[1].Full != 400.5 {
+		t.Errorf("busy tables %+v", g)
+	}
+	if spec := string(runs[0].Spec(m)); !strings.Contains(spec, `{"busy":[150,170],"full":170,"idle":100,"name":"a"`) {
+		t.Errorf("spec %s lacks the busy table", spec)
 	}
 	// A constant cap holds from before any job.
 	m, _ = mustExpand(t, powerBase("idle = 1\nfull = 2\ncap = 1e4\n"))
@@ -76,6 +96,18 @@ func TestPowerErrors(t *testing.T) {
 		{"unknown group", "idle = 1\nfull = 2\n[platforms.m.power.groups.c]\nidle = 3\n", "\"c\" is not a node group"},
 		{"group below idle", "idle = 1\nfull = 2\n[platforms.m.power.groups.b]\nfull = 0.5\n", "node group \"b\": full power 0.5 W below idle power 1 W"},
 		{"unknown key", "idle = 1\nfull = 2\nstandby = 3\n", "standby"},
+		{"busy table too short", "idle = 1\nbusy_watts = [2, 3]\n[platforms.m.power.groups.b]\nbusy_watts = [2, 3]\n",
+			at(3) + ".groups.b.busy_watts: 2 powers for node group \"b\", whose nodes have 8 cores"},
+		{"busy table for every group", "idle = 1\nbusy_watts = [2, 3]\n", at(1) + ".busy_watts: 2 powers for node group \"b\""},
+		{"busy table negative", "idle = 0\nbusy_watts = [-2, 3]\n[platforms.m.power.groups.b]\nbusy_watts = [1, 1, 1, 1, 1, 1, 1, 1]\n",
+			at(1) + ".busy_watts: entry 1 (1 cores in use) of -2 W for node group \"a\": want a power >= 0"},
+		{"busy table below idle", "idle = 10\nbusy_watts = [20, 5]\n[platforms.m.power.groups.b]\nbusy_watts = [10, 10, 10, 10, 10, 10, 10, 10]\n",
+			at(1) + ".busy_watts: entry 2 (2 cores in use) of 5 W"},
+		{"busy table not a list", "idle = 1\nbusy_watts = 3\n", at(1) + ".busy_watts: want a list of powers"},
+		{"busy table and full", "idle = 1\nfull = 4\nbusy_watts = [2, 3]\n[platforms.m.power.groups.b]\nbusy_watts = [1, 1, 1, 1, 1, 1, 1, 1]\n",
+			at(1) + ".full: node group \"a\" has a busy power table"},
+		{"busy table and a cap", "idle = 1\ncap = 1000\nbusy_watts = [2, 3]\n[platforms.m.power.groups.b]\nbusy_watts = [1, 1, 1, 1, 1, 1, 1, 1]\n",
+			"a busy power table with a power cap: not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parse(t, powerBase(tc.src))
@@ -87,5 +119,27 @@ func TestPowerErrors(t *testing.T) {
 	pool := base + "[platforms.m]\nprocs = 4\n[platforms.m.power]\nidle = 1\nfull = 2\n[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\nplatform = [\"m\"]\n"
 	if _, err := parse(t, pool); err == nil || !strings.Contains(err.Error(), "a power model is of nodes") {
 		t.Errorf("a pool with a power model: %v", err)
+	}
+}
+
+// TestDocBusyTableExample parses the busy power table example of
+// docs/manifest.md, with a workload, a policy and a matrix added.
+func TestDocBusyTableExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "manifest.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block string
+	for _, b := range strings.Split(string(doc), "```toml\n")[1:] {
+		if b, _, _ = strings.Cut(b, "```"); strings.Contains(b, "busy_watts") {
+			block = b
+		}
+	}
+	if block == "" {
+		t.Fatal("no busy_watts toml block in docs/manifest.md")
+	}
+	m, _ := mustExpand(t, base+block+"[matrix]\nworkload = [\"a\"]\npolicy = [\"p\"]\nplatform = [\"quad\"]\n")
+	if g := m.Platforms["quad"].Power.Groups[0][0]; !reflect.DeepEqual(g.Busy, []float64{130, 150, 180, 220}) || g.Full != 220 || g.Idle != 100 {
+		t.Errorf("model %+v", g)
 	}
 }

@@ -166,6 +166,25 @@ func TestPowerOverTheWire(t *testing.T) {
 	if !reflect.DeepEqual(got.Records, want.Records) || !reflect.DeepEqual(got.Allocs, want.Allocs) || !reflect.DeepEqual(got.Power, want.Power) {
 		t.Fatal("the plugin's records, allocations or power differ from the in-process run's")
 	}
+	// A busy power table (protocol 11) crosses the wire too: the plugin's
+	// engine integrates it as the in-process one does.
+	table := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 9.5, Idle: 95.25, Full: 300, OnSeconds: 120, OnJoules: 18000, OffSeconds: 30, OffJoules: 1500,
+		Busy: []float64{150, 180, 200, 215, 250, 260, 290, 300}}}}}
+	tspec := host.RunSpec{Platform: plat, Seed: 3, Power: table}
+	gotT, err := p.Run(context.Background(), tspec, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantT, err := host.InProcess(firstFitPlugin()).Run(context.Background(), tspec, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Power(plat, table, jobs, gotT); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotT.Power, wantT.Power) || gotT.Power.Energy.Dynamic == want.Power.Energy.Dynamic {
+		t.Fatalf("with a busy power table: the plugin's energy %+v, in process %+v", gotT.Power.Energy, wantT.Power.Energy)
+	}
 	old, err := host.Start(context.Background(), exec.Command(buildFixture(t, "testdata/proto5", "./cmd/firstfit", true)))
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,11 @@ type powEngine struct {
 	// mode m; busy[c][g] the cores in use on them.
 	count [][][nModes]int64
 	busy  [][]int64
+	// For a group with a busy power table (sdk.NodePower.Busy), use[c][k]
+	// is node k's cores in use and hist[c][g][u] the group's nodes with u
+	// cores in use; nil for a group without.
+	use  [][]int64
+	hist [][][]int64
 	// switches holds the switches under way, by (end, cluster, node).
 	switches heap[PowerEvent]
 	events   []PowerEvent
@@ -87,6 +92,8 @@ func newPowEngine(cfg *Config) (*powEngine, error) {
 		until:  make([][]int64, len(p.Clusters)),
 		count:  make([][][nModes]int64, len(p.Clusters)),
 		busy:   make([][]int64, len(p.Clusters)),
+		use:    make([][]int64, len(p.Clusters)),
+		hist:   make([][][]int64, len(p.Clusters)),
 		switches: heap[PowerEvent]{less: func(a, b PowerEvent) bool {
 			if a.At != b.At {
 				return a.At < b.At
@@ -110,8 +117,16 @@ func newPowEngine(cfg *Config) (*powEngine, error) {
 		pe.shown.Modes[c], pe.shown.Until[c] = make([]sdk.PowerMode, n), make([]int64, n)
 		pe.count[c] = make([][nModes]int64, len(cl.Nodes))
 		pe.busy[c] = make([]int64, len(cl.Nodes))
+		pe.hist[c] = make([][]int64, len(cl.Nodes))
 		for g, ng := range cl.Nodes {
 			pe.count[c][g][sdk.NodeOn] = int64(ng.Count)
+			if m.Groups[c][g].Busy != nil {
+				pe.hist[c][g] = make([]int64, ng.Cores+1)
+				pe.hist[c][g][0] = int64(ng.Count)
+				if pe.use[c] == nil {
+					pe.use[c] = make([]int64, n)
+				}
+			}
 		}
 	}
 	return pe, nil
@@ -128,7 +143,15 @@ func (pe *powEngine) draws() (static, dynamic, off, switching, committed float64
 			n := &groups[g]
 			cores := pe.layout[c].Groups()[g].Cores
 			static += float64(n[sdk.NodeOn]) * m.Idle
-			dynamic += float64(pe.busy[c][g]) * m.CoreWatts(cores)
+			if h := pe.hist[c][g]; h != nil {
+				// A table: what each node's cores in use add to its idle
+				// power, by how many nodes have that many in use.
+				for u := 1; u < len(h); u++ {
+					dynamic += float64(h[u]) * (m.Busy[u-1] - m.Idle)
+				}
+			} else {
+				dynamic += float64(pe.busy[c][g]) * m.CoreWatts(cores)
+			}
 			off += float64(n[sdk.NodeOff]) * m.Off
 			on, offw := m.SwitchOnWatts(), m.SwitchOffWatts()
 			switching += float64(n[sdk.NodeSwitchingOn])*on + float64(n[sdk.NodeSwitchingOff])*offw
@@ -228,7 +251,14 @@ func (e *engine) switchEnds(now int64) bool {
 func (pe *powEngine) jobPower(c int, t *sdk.Tasks, a sdk.Alloc, sign int64) {
 	l := pe.layout[c]
 	for x, k := range a.Nodes {
-		pe.busy[c][l.Group(int(k))] += sign * int64(a.Tasks[x]) * int64(t.Cores)
+		g := l.Group(int(k))
+		n := sign * int64(a.Tasks[x]) * int64(t.Cores)
+		pe.busy[c][g] += n
+		if h := pe.hist[c][g]; h != nil {
+			h[pe.use[c][k]]--
+			pe.use[c][k] += n
+			h[pe.use[c][k]]++
+		}
 	}
 }
 

@@ -292,10 +292,11 @@ func (p *powerChaos) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 
 // TestPowerRandom runs random workloads on random power models under a
 // policy switching nodes at random, and checks each run with the
-// independent verification, a rerun, and the records of the same
+// independent verification, its draw step by step (checkSeries), a
+// rerun, and the records of the same
 // schedule without a model where nothing is switched.
 func TestPowerRandom(t *testing.T) {
-	switched, capped := 0, 0
+	switched, capped, tables := 0, 0, 0
 	for seed := range uint64(60) {
 		rng := rand.New(rand.NewPCG(seed, 38))
 		groups := []sdk.NodeGroup{{Name: "a", Count: 1 + rng.IntN(4), Cores: 4}, {Name: "b", Count: 1 + rng.IntN(4), Cores: 8}}
@@ -325,6 +326,22 @@ func TestPowerRandom(t *testing.T) {
 		}
 		if rng.IntN(2) == 0 {
 			model.Caps = []sdk.CapStep{{From: 0, Watts: full * (0.8 + 0.3*rng.Float64())}}
+			if rng.IntN(2) == 0 {
+				// A second step, which may fall between two events and
+				// splits the draw's step there.
+				model.Caps = append(model.Caps, sdk.CapStep{From: 1 + rng.Int64N(400), Watts: full * (0.8 + 0.3*rng.Float64())})
+			}
+		} else if rng.IntN(2) == 0 {
+			// A busy power table (which a cap excludes), not monotone.
+			for g := range model.Groups[0] {
+				m := &model.Groups[0][g]
+				m.Busy = make([]float64, groups[g].Cores)
+				for u := range m.Busy {
+					m.Busy[u] = m.Idle + rng.Float64()*200
+				}
+				m.Full = m.Busy[len(m.Busy)-1]
+			}
+			tables++
 		}
 		in := nodeInputs(p, js...)
 		run := func() *sim.Result {
@@ -340,9 +357,11 @@ func TestPowerRandom(t *testing.T) {
 		if err := verify.Result(p, in, res); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if _, err := verify.Power(p, model, in, res); err != nil {
+		en, steps, err := verify.PowerSeries(p, model, in, res)
+		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
+		checkSeries(t, p, model, in, res, en, steps)
 		again := run()
 		if !slices.Equal(res.Records, again.Records) || !slices.Equal(res.Power.Events, again.Power.Events) || res.Power.Energy != again.Power.Energy {
 			t.Fatalf("seed %d: a rerun gave another run", seed)
@@ -353,10 +372,10 @@ func TestPowerRandom(t *testing.T) {
 		}
 	}
 	// The runs must exercise what they check.
-	if switched < 500 || capped < 20 {
-		t.Fatalf("%d power events and %d capped runs over 60 seeds: too few to test anything", switched, capped)
+	if switched < 500 || capped < 20 || tables < 10 {
+		t.Fatalf("%d power events, %d capped runs and %d with busy tables over 60 seeds: too few to test anything", switched, capped, tables)
 	}
-	t.Logf("%d power events, %d capped runs", switched, capped)
+	t.Logf("%d power events, %d capped runs, %d with busy tables", switched, capped, tables)
 }
 
 // TestPowerVerifyCatches checks that the verification fails on power

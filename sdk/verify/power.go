@@ -48,6 +48,38 @@ func Span(jobs []sim.Input, recs []sim.Record) (from, to int64) {
 // res.Power reports, by what draws it, within a relative 1e-9 of its own
 // and its time over the cap equal. res must have passed Result.
 func Power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result) (sim.Energy, error) {
+	return power(p, m, jobs, res, nil)
+}
+
+// PowerStep is the platform's draw over [From, To), in watts, by what
+// draws it (the parts of sim.Energy), with the cap in effect (0: none),
+// the nodes in each mode (Nodes[sdk.NodeOn] and so on) and the cores in
+// use by jobs.
+type PowerStep struct {
+	From, To                        int64
+	Static, Dynamic, Off, Switching float64
+	Cap                             float64
+	Nodes                           [4]int64
+	Cores                           int64
+}
+
+// Watts returns the step's whole draw.
+func (s *PowerStep) Watts() float64 { return s.Static + s.Dynamic + s.Off + s.Switching }
+
+// PowerSeries is Power that also returns the draw over the run's span as
+// steps in time order, one per interval between instants at which a job
+// starts or ends, a node changes mode or the cap changes. Each part of the
+// energy it returns is the sum, in step order, of the steps' watts times
+// their seconds, computed as written here: integrating the steps gives the
+// energy bit for bit.
+func PowerSeries(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result) (sim.Energy, []PowerStep, error) {
+	var steps []PowerStep
+	en, err := power(p, m, jobs, res, func(s PowerStep) { steps = append(steps, s) })
+	return en, steps, err
+}
+
+// power is Power, calling emit (when not nil) with every step of the draw.
+func power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result, emit func(PowerStep)) (sim.Energy, error) {
 	var en sim.Energy
 	if res.Power == nil {
 		return en, fmt.Errorf("%w: a run with a power model has no power result", ErrPower)
@@ -82,8 +114,12 @@ func Power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result) (si
 	for _, ev := range res.Power.Events {
 		ch = append(ch, powerChange{at: ev.At, c: ev.Cluster, k: ev.Node, mode: ev.Mode, isMode: true})
 	}
-	slices.SortStableFunc(ch, func(a, b powerChange) int { return cmp.Compare(a.at, b.at) })
-	if err := nodes.sweep(ch, &en); err != nil {
+	// In time order, and at one instant the ends of jobs first, so that a
+	// node's cores in use never exceed its cores in between.
+	slices.SortStableFunc(ch, func(a, b powerChange) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.rank(), b.rank()))
+	})
+	if err := nodes.sweep(ch, &en, emit); err != nil {
 		return en, err
 	}
 	got := res.Power.Energy
@@ -108,6 +144,15 @@ type powerChange struct {
 	mode   sdk.PowerMode
 	isMode bool
 	start  bool
+}
+
+// rank orders the changes of one instant: the ends of jobs (0) before
+// the rest (1).
+func (v *powerChange) rank() int {
+	if !v.isMode && v.cores < 0 {
+		return 0
+	}
+	return 1
 }
 
 // powerNodes is the replay of each node's power modes.
@@ -213,65 +258,96 @@ func (pn *powerNodes) onThroughout(c int, k int32, from, to int64) error {
 }
 
 // sweep integrates the energy over the span [en.From, en.To] and checks
-// the cap at every instant a job starts or a node is switched on.
-func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy) error {
+// the cap at every instant a job starts or a node is switched on; it calls
+// emit (when not nil) with each step of the draw.
+func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerStep)) error {
 	mode := make([][]sdk.PowerMode, len(pn.spans))
 	// count[c][g][mode] and busy[c][g] are integers, kept node by node
 	// as the changes come, so that the draw is a fresh sum over groups
 	// at every instant, with no rounding carried along.
 	count := make([][][4]int64, len(pn.spans))
 	busy := make([][]int64, len(pn.spans))
+	// With a busy power table, each node's cores in use (use[c][k]) and
+	// the nodes of the group by cores in use (nodesBy[c][g][u]).
+	use := make([][]int64, len(pn.spans))
+	nodesBy := make([][][]int64, len(pn.spans))
 	for c := range mode {
 		mode[c] = make([]sdk.PowerMode, len(pn.spans[c]))
 		count[c] = make([][4]int64, len(pn.m.Groups[c]))
 		busy[c] = make([]int64, len(pn.m.Groups[c]))
+		nodesBy[c] = make([][]int64, len(pn.m.Groups[c]))
+		for g, m := range pn.m.Groups[c] {
+			if m.Busy != nil {
+				nodesBy[c][g] = make([]int64, len(m.Busy)+1)
+				use[c] = make([]int64, len(pn.spans[c]))
+			}
+		}
 		for k := range mode[c] {
-			count[c][pn.info[c].group[k]][sdk.NodeOn]++
+			g := pn.info[c].group[k]
+			count[c][g][sdk.NodeOn]++
+			if nodesBy[c][g] != nil {
+				nodesBy[c][g][0]++
+			}
 		}
 	}
 	var static, dynamic, off, switching, committed float64
+	var nodes [4]int64
+	var cores int64
 	draw := func() {
 		static, dynamic, off, switching, committed = 0, 0, 0, 0, 0
+		nodes, cores = [4]int64{}, 0
 		for c := range count {
 			for g, n := range count[c] {
 				m := &pn.m.Groups[c][g]
-				cores := pn.p.Clusters[c].Nodes[g].Cores
+				nc := pn.p.Clusters[c].Nodes[g].Cores
 				static += float64(n[sdk.NodeOn]) * m.Idle
-				dynamic += float64(busy[c][g]) * m.CoreWatts(cores)
+				if nb := nodesBy[c][g]; nb != nil {
+					for u := 1; u < len(nb); u++ {
+						dynamic += float64(nb[u]) * (m.Busy[u-1] - m.Idle)
+					}
+				} else {
+					dynamic += float64(busy[c][g]) * m.CoreWatts(nc)
+				}
 				off += float64(n[sdk.NodeOff]) * m.Off
 				son, soff := float64(n[sdk.NodeSwitchingOn]), float64(n[sdk.NodeSwitchingOff])
 				switching += son*m.SwitchOnWatts() + soff*m.SwitchOffWatts()
 				committed += son*max(m.SwitchOnWatts(), m.Idle) + soff*max(m.SwitchOffWatts(), m.Off)
+				for x := range nodes {
+					nodes[x] += n[x]
+				}
+				cores += busy[c][g]
 			}
 		}
 		committed += static + dynamic + off
 	}
 	draw()
 	at := en.From
+	// integrate adds the draw over [at, to), split where the cap changes
+	// so that each step has one cap.
 	integrate := func(to int64) {
-		if to <= at {
-			return
-		}
-		f := float64(to - at)
-		en.Static += static * f
-		en.Dynamic += dynamic * f
-		en.Off += off * f
-		en.Switching += switching * f
-		for t := at; t < to; {
-			cp := pn.m.CapAt(t)
-			next := to
+		for at < to {
+			cp, next := 0.0, to
 			for _, s := range pn.m.Caps {
-				if s.From > t {
+				if s.From > at {
 					next = min(next, s.From)
 					break
 				}
+				cp = s.Watts
 			}
+			f := float64(next - at)
+			en.Static += static * f
+			en.Dynamic += dynamic * f
+			en.Off += off * f
+			en.Switching += switching * f
 			if !sdk.UnderCap(static+dynamic+off+switching, cp) {
-				en.OverCap += next - t
+				en.OverCap += next - at
 			}
-			t = next
+			if emit != nil {
+				emit(PowerStep{From: at, To: next, Static: static, Dynamic: dynamic, Off: off, Switching: switching,
+					Cap: cp, Nodes: nodes, Cores: cores})
+			}
+			at = next
 		}
-		at = to
 	}
 	for x := 0; x < len(ch); {
 		t := ch[x].at
@@ -292,7 +368,17 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy) error {
 				mode[v.c][v.k] = v.mode
 				continue
 			}
-			busy[v.c][pn.info[v.c].group[v.k]] += v.cores
+			g := pn.info[v.c].group[v.k]
+			busy[v.c][g] += v.cores
+			if nb := nodesBy[v.c][g]; nb != nil {
+				u := &use[v.c][v.k]
+				nb[*u]--
+				*u += v.cores
+				if *u < 0 || *u >= int64(len(nb)) {
+					return fmt.Errorf("%w: node %d of cluster %d with %d cores in use", ErrPower, v.k, v.c, *u)
+				}
+				nb[*u]++
+			}
 			check = check || v.start
 		}
 		draw()

@@ -163,9 +163,9 @@ func goldenSpec10() RunSpec {
 	return spec
 }
 
-// goldenSpec11 and goldenJobs11 are a run on clusters with features and a
+// goldenSpec11Features and goldenJobs11 are a run on clusters with features and a
 // job that requires one, which only protocol 11 carries.
-func goldenSpec11() RunSpec {
+func goldenSpec11Features() RunSpec {
 	spec := goldenSpec()
 	spec.Platform.Clusters[1].Features = []string{"gpu", "fast"}
 	return spec
@@ -175,6 +175,15 @@ func goldenJobs11() []sim.Input {
 	jobs := goldenJobs7()
 	jobs[0].Job.Requires = 2 // "gpu": the features sorted are fast, gpu
 	return jobs
+}
+
+// goldenSpec11 is a run with a busy power table, which only protocol 11
+// carries.
+func goldenSpec11() RunSpec {
+	spec := goldenSpec10()
+	g := &spec.Power.Groups[0][0]
+	g.Busy = []float64{g.Idle + 1.5, g.Full}
+	return spec
 }
 
 func goldenPower() []sim.PowerEvent {
@@ -210,7 +219,9 @@ func TestGolden(t *testing.T) {
 		got  []byte
 	}{
 		{"header-v11.json", must(encodeHeader(11, goldenSpec11(), 2))},
+		{"header-v11-features.json", must(encodeHeader(11, goldenSpec11Features(), 2))},
 		{"header-v10.json", must(encodeHeader(10, goldenSpec10(), 2))},
+		{"header-v10.json", must(encodeHeader(10, goldenSpec11(), 2))}, // 10 cannot carry a busy power table
 		{"header-v9.json", must(encodeHeader(9, goldenSpec9(), 2))},
 		{"header-v9.json", must(encodeHeader(9, goldenSpec10(), 2))}, // 9 cannot carry an I/O model
 		{"header-v8.json", must(encodeHeader(8, goldenSpec8(), 2))},
@@ -246,14 +257,14 @@ func TestGolden(t *testing.T) {
 	}
 
 	// 10 cannot carry features: its header is that of the same run without.
-	if got, want := must(encodeHeader(10, goldenSpec11(), 2)), must(encodeHeader(10, goldenSpec(), 2)); !bytes.Equal(got, want) {
+	if got, want := must(encodeHeader(10, goldenSpec11Features(), 2)), must(encodeHeader(10, goldenSpec(), 2)); !bytes.Equal(got, want) {
 		t.Errorf("protocol 10's header of a run with features:\n%s\nwant\n%s", got, want)
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v11.json"))
-	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec11()) {
-		t.Errorf("header-v11.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v11-features.json"))
+	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec11Features()) {
+		t.Errorf("header-v11-features.json decodes to %+v, %d jobs, %v", spec, jobs, err)
 	}
 	if st, en, err := decodeStats(9, readGolden(t, "stats-v9.json")); err != nil || !reflect.DeepEqual(st, goldenStats) || en == nil || *en != goldenEnergy {
 		t.Errorf("stats-v9.json decodes to %+v, %+v, %v", st, en, err)

@@ -67,6 +67,9 @@ type nodePowerDoc struct {
 	OnJoules   float64 `json:"on_joules,omitempty"`
 	OffSeconds int64   `json:"off_seconds,omitempty"`
 	OffJoules  float64 `json:"off_joules,omitempty"`
+	// Busy is sent from protocol 11 on, for a group with a busy power
+	// table; a host refuses such a run to a plugin of an older protocol.
+	Busy []float64 `json:"busy,omitempty"`
 }
 
 type capDoc struct {
@@ -250,7 +253,11 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 			for _, gs := range spec.Power.Groups {
 				var docs []nodePowerDoc
 				for _, g := range gs {
-					docs = append(docs, nodePowerDoc(g))
+					d := nodePowerDoc(g)
+					if version < 11 {
+						d.Busy = nil
+					}
+					docs = append(docs, d)
 				}
 				h.Power.Groups = append(h.Power.Groups, docs)
 			}

@@ -34,7 +34,7 @@ func Handshake() plugin.HandshakeConfig {
 }
 
 // HostVersions returns the protocol versions a host of this SDK speaks, the
-// newest first: this SDK's (7) and those before it back to 3, so that a
+// newest first: this SDK's and those before it back to 3, so that a
 // plugin published against an earlier SDK keeps working after the lab
 // upgrades. Protocol 3 differs from 4 only in the keys of its JSON
 // documents (schema.go); 5 adds the grid fields to the job and record
@@ -42,9 +42,9 @@ func Handshake() plugin.HandshakeConfig {
 // cluster or a transfer time; 6 adds nodes (platforms, tasks and
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
-// another; 8, 9 and 10 add outages, power and I/O models to the header;
-// 11 adds the features of a grid's clusters and those each job requires,
-// which a run needs only when its clusters have some.
+// another; 8 to 11 add outages, a power model, an I/O model, then a busy
+// power table and the features of a grid's clusters with those each job
+// requires, each needed only by a run with it (sdk.ProtocolVersion).
 func HostVersions() []int { return []int{sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
@@ -545,6 +545,9 @@ func (c *Client) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 	}
 	if c.version < 9 && spec.Power != nil {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; a power model of the nodes needs protocol 9 (rebuild it with SDK 0.9 or later)", c.version)
+	}
+	if c.version < 11 && spec.Power.HasBusy() {
+		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; a busy power table (busy_watts) needs protocol 11 (rebuild it with SDK 0.11 or later)", c.version)
 	}
 	if c.version < 10 && spec.IO != nil {
 		return nil, fmt.Errorf("wire: the plugin speaks protocol %d; an I/O model (jobs that move data) needs protocol 10 (rebuild it with SDK 0.10 or later)", c.version)
