@@ -15,14 +15,17 @@
 package sdk
 
 // ProtocolVersion is the version of the host-plugin protocol that plugins
-// built with this SDK speak. A host of this SDK also speaks versions 9, 8, 7, 6,
-// 5, 4 and 3, so plugins built with the previous SDKs keep working for
-// runs without an I/O model (which only 10 carries), without a power model
-// (which only 9 and 10 carry), without outages of nodes (which only 8 to
-// 10 carry), whose jobs depend
+// built with this SDK speak. A host of this SDK also speaks versions 10,
+// 9, 8, 7, 6, 5, 4 and 3, so plugins built with the previous SDKs keep
+// working for runs without an I/O model (which only 10 and 11 carry),
+// without a power model (which only 9 to 11 carry), without outages of
+// nodes (which only 8 to 11 carry), whose jobs depend
 // on none (which only 7 and 8 carry), on platforms without nodes (which
 // only 6 to 8 carry), and whose jobs have no home cluster or transfer time
-// (which only 5 to 8 carry); it refuses any other. Version 10 adds the
+// (which only 5 to 8 carry); it refuses any other. Version 11 adds the
+// nodes a policy drained (sdk.DrainNodes, sim.Result.Drains) after the
+// records, and their count in the stats; a plugin of an older version
+// cannot drain. Version 10 adds the
 // run's I/O model (sim.Config.IO) to the header. Version 9 adds the power
 // model, the power events and the engine's energy. Version 8 adds the
 // run's outages of nodes and their rules (sim.Config.Outages and Faults)
@@ -36,8 +39,8 @@ package sdk
 // spells every key of the protocol's JSON documents in snake_case, from a
 // schema of its own rather than from Go field names; version 3 streams
 // both ways, as 4 to 8 do.
-const ProtocolVersion = 10
+const ProtocolVersion = 11
 
 // Version is the version of this SDK, recorded in every result's provenance.
 // A release of the SDK module is tagged sdk/vVersion in the repository.
-const Version = "0.10.0"
+const Version = "0.11.0"

@@ -24,8 +24,11 @@ import (
 const servePluginEnv = "SCHEDLAB_HOST_TEST_SERVE"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(servePluginEnv) == "1" {
+	switch os.Getenv(servePluginEnv) {
+	case "1":
 		serve.Main(firstFitPlugin())
+	case "drain":
+		serve.Main(rotatingDrainPlugin())
 	}
 	os.Exit(m.Run())
 }
@@ -315,11 +318,11 @@ func TestOlderProtocolRefused(t *testing.T) {
 		t.Fatalf("error %q does not name the versions", err)
 	}
 	list, _, _ := strings.Cut(err.Error()[i+len("Client versions: ["):], "]")
-	// 3 to 10, and 101, the call protocol of Python policies.
+	// 3 to 11, and 101, the call protocol of Python policies.
 	got := strings.Fields(list)
-	for _, v := range []string{"3", "4", "5", "6", "7", "8", "9", "10", "101"} {
-		if len(got) != 9 || !slices.Contains(got, v) {
-			t.Fatalf("error %q names client versions %v, want 3 to 10 and 101", err, got)
+	for _, v := range []string{"3", "4", "5", "6", "7", "8", "9", "10", "11", "101"} {
+		if len(got) != 10 || !slices.Contains(got, v) {
+			t.Fatalf("error %q names client versions %v, want 3 to 11 and 101", err, got)
 		}
 	}
 }

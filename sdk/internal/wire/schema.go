@@ -162,6 +162,10 @@ type statsDoc struct {
 	PolicyNanos  int64            `json:"policy_nanos"`
 	WallNanos    int64            `json:"wall_nanos"`
 	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
+	// PolicyDrains, from protocol 11, counts the nodes the policy drained
+	// (sim.Stats.PolicyDrains); left out when it drained none, so that
+	// the frame of a run without drains is the same as before.
+	PolicyDrains int64 `json:"policy_drains,omitempty"`
 	// Energy, from protocol 9, is the engine's energy of a run with a
 	// power model.
 	Energy *energyDoc `json:"energy,omitempty"`
@@ -227,7 +231,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if version >= 7 {
 			h.Dependencies = spec.Dependencies
@@ -385,7 +389,7 @@ func nodesDoc(c *sdk.Cluster) ([]nodeGroupDoc, []partitionDoc) {
 // with the engine's energy of a run with a power model (nil: none).
 func encodeStats(s sim.Stats, en *sim.Energy) ([]byte, error) {
 	d := statsDoc{Events: s.Events, PolicyCalls: s.PolicyCalls, Decisions: s.Decisions,
-		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos, PolicyCounts: s.PolicyCounts}
+		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos, PolicyCounts: s.PolicyCounts, PolicyDrains: s.PolicyDrains}
 	if en != nil {
 		d.Energy = &energyDoc{From: en.From, To: en.To, Static: en.Static, Dynamic: en.Dynamic, Off: en.Off, Switching: en.Switching, OverCap: en.OverCap}
 	}
@@ -398,7 +402,7 @@ func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3
@@ -416,7 +420,7 @@ func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 		en = &sim.Energy{From: e.From, To: e.To, Static: e.Static, Dynamic: e.Dynamic, Off: e.Off, Switching: e.Switching, OverCap: e.OverCap}
 	}
 	return sim.Stats{Events: d.Events, PolicyCalls: d.PolicyCalls, Decisions: d.Decisions,
-		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos, PolicyCounts: d.PolicyCounts}, en, nil
+		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos, PolicyCounts: d.PolicyCounts, PolicyDrains: d.PolicyDrains}, en, nil
 }
 
 // EncodeInfo returns the JSON form of a policy's description, as Describe

@@ -43,7 +43,7 @@ func Handshake() plugin.HandshakeConfig {
 // allocations), which a run needs only on a platform of nodes; 7 adds
 // dependencies between jobs, which a run needs only when a job depends on
 // another.
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 9, 8, 7, 6, 5, 4, 3} }
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -199,6 +199,14 @@ func (s *server) run(st grpc.ServerStream) error {
 			}
 			evs = evs[n:]
 		}
+	}
+	for ds := res.Drains; len(ds) > 0; {
+		n := min(len(ds), DrainsPerFrame)
+		buf = AppendDrains(buf[:0], ds[:n])
+		if err := st.SendMsg(&message{frame: buf}); err != nil {
+			return err
+		}
+		ds = ds[n:]
 	}
 	if res.Allocs != nil {
 		vals := AllocsStream(res.Allocs)
@@ -683,6 +691,13 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes, power boo
 			}
 			if len(powerEvents) > 1<<31 {
 				return nil, errors.New("wire: plugin sent more than 2^31 power events")
+			}
+		case len(f) > 0 && f[0] == FrameDrains && version >= 11 && nodes:
+			if res.Drains, err = DecodeDrains(res.Drains, f); err != nil {
+				return nil, err
+			}
+			if len(res.Drains) > 1<<31 {
+				return nil, errors.New("wire: plugin sent more than 2^31 drains")
 			}
 		case len(f) > 0 && f[0] == FrameAllocs && version >= 6:
 			if allocs, err = DecodeAllocs(allocs, f); err != nil {
