@@ -85,7 +85,10 @@ type Outcome struct {
 	// the energy that the host's verification integrated from them and
 	// the records (verify.Power), which is what results report, the same
 	// whichever way the policy ran; nil otherwise.
-	Power   *sim.PowerResult
+	Power *sim.PowerResult
+	// Drains lists the nodes the policy drained (sim.Result.Drains),
+	// verified; nil when it drained none.
+	Drains  []sim.PolicyDrain
 	Stats   sim.Stats
 	Summary metrics.Summary
 	// Transport is "in-process" or "plugin".
@@ -169,6 +172,10 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	}
 	info := p.Info()
 	check.SetAttempts(res.Attempts, res.AttemptAllocs)
+	check.SetDrains(res.Drains)
+	if res.Stats.PolicyDrains != int64(len(res.Drains)) {
+		return nil, fmt.Errorf("policy %s returned an invalid schedule: its stats count %d drains of nodes, it lists %d", spec.Policy.Ref, res.Stats.PolicyDrains, len(res.Drains))
+	}
 	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
@@ -214,7 +221,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
 	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Allocs: res.Allocs, Stats: res.Stats,
 		Outages: len(spec.Outages) > 0, Attempts: res.Attempts, AttemptAllocs: res.AttemptAllocs,
-		Power: power, Transport: transport, ProcessRun: processRun}
+		Power: power, Drains: res.Drains, Transport: transport, ProcessRun: processRun}
 	if spec.Write != nil {
 		if err := spec.Write(out, summary); err != nil {
 			<-computed
