@@ -56,15 +56,24 @@ func (p *rotatingDrain) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		}
 	}
 	var a sdk.Alloc
+	started := 0
 	for _, j := range s.Queue {
 		if !nodes.Place(j.Tasks, nodes.Layout.Rule(), &a) {
 			break
 		}
 		nodes.Take(j.Tasks, a)
 		out = append(out, sdk.Start(j))
+		started++
 	}
-	if len(s.Running) == 0 && len(out) == 0 {
-		out = append(out, sdk.WakeAt((s.Now/p.period+1)*p.period))
+	// Drains and resumes are not progress: with nothing running and
+	// nothing started, wake when the resumed nodes show free (the next
+	// second) or else when the window moves, or the run stalls.
+	if len(s.Running) == 0 && started == 0 {
+		at := (s.Now/p.period + 1) * p.period
+		if len(resume) > 0 {
+			at = s.Now + 1
+		}
+		out = append(out, sdk.WakeAt(at))
 	}
 	return out, nil
 }

@@ -47,12 +47,17 @@ class RotatingDrain(schedlab.Policy):
             assert state.nodes is not None and state.nodes[0] is not None
             free -= sum(state.nodes[0].cores[k] for k in drain)
         # A resumed node shows nothing free until the next call.
+        started = 0
         for job in state.queue:
             assert job.tasks is not None
             if job.tasks.count > free:
                 break
             free -= job.tasks.count
             out.append(schedlab.start(job))
-        if not state.running and not out:
-            out.append(schedlab.wake_at((state.now // self.period + 1) * self.period))
+            started += 1
+        # Drains and resumes are not progress: with nothing running and
+        # nothing started, wake when the resumed nodes show free (the next
+        # second) or else when the window moves, or the run stalls.
+        if not state.running and started == 0:
+            out.append(schedlab.wake_at(state.now + 1 if resume else (state.now // self.period + 1) * self.period))
         return out

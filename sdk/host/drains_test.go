@@ -67,15 +67,24 @@ func (p *rotatingDrain) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// A resumed node shows nothing free until the next call: starts wait
 	// for it, as they would in Python, which learns of it then too.
 	var a sdk.Alloc
+	started := 0
 	for _, j := range s.Queue {
 		if !nodes.Place(j.Tasks, nodes.Layout.Rule(), &a) {
 			break
 		}
 		nodes.Take(j.Tasks, a)
 		p.out = append(p.out, sdk.Start(j))
+		started++
 	}
-	if len(s.Running) == 0 && len(p.out) == 0 {
-		p.out = append(p.out, sdk.WakeAt((s.Now/p.period+1)*p.period))
+	// Drains and resumes are not progress: with nothing running and
+	// nothing started, wake when the resumed nodes show free (the next
+	// second) or else when the window moves, or the run stalls.
+	if len(s.Running) == 0 && started == 0 {
+		at := (s.Now/p.period + 1) * p.period
+		if len(resume) > 0 {
+			at = s.Now + 1
+		}
+		p.out = append(p.out, sdk.WakeAt(at))
 	}
 	return p.out, nil
 }
