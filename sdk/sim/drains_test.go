@@ -278,7 +278,7 @@ func (p *drainer) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 // start on a node the policy drained: the verification sweeps every start
 // against the drains, apart from the engine.
 func TestDrainsRandom(t *testing.T) {
-	drains := 0
+	drains, attempts := 0, 0
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		nodes := 2 + rng.IntN(5)
@@ -287,28 +287,39 @@ func TestDrainsRandom(t *testing.T) {
 		for id := range int64(10 + rng.IntN(30)) {
 			js = append(js, nodeJob{id + 1, rng.Int64N(300), 1 + rng.Int64N(100), sdk.Tasks{Count: int32(1 + rng.IntN(4)), Cores: 1}})
 		}
+		// Odd seeds add a platform drain and failures whose jobs are
+		// requeued, so that runs outages ended are checked too.
 		var outs []sdk.Outage
+		var faults sim.Faults
 		if seed%2 == 1 {
 			s := rng.Int64N(200)
 			outs = []sdk.Outage{{Nodes: []int32{int32(rng.IntN(nodes))}, Start: s, End: s + 1 + rng.Int64N(100), Kind: sdk.Drain}}
+			for k := range int32(nodes) {
+				s := 1 + rng.Int64N(300)
+				outs = append(outs, sdk.Outage{Nodes: []int32{k}, Start: s, End: s + 1 + rng.Int64N(50), Kind: sdk.Failure})
+			}
+			sdk.SortOutages(outs)
+			faults.OnFailure = sim.FailRequeue
 		}
 		in := nodeInputs(p, js...)
 		pl := sdk.Plugin{Info: sdk.Info{Name: "drainer"}, New: func() sdk.Policy { return &drainer{} }}
-		cfg := sim.Config{Platform: p, Jobs: in, Outages: outs, Seed: seed}
+		cfg := sim.Config{Platform: p, Jobs: in, Outages: outs, Faults: faults, Seed: seed}
 		res, err := sim.Run(context.Background(), pl, cfg)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if err := verify.Drains(p, in, outs, sim.Faults{}, false, res); err != nil {
+		if err := verify.Drains(p, in, outs, faults, false, res); err != nil {
 			t.Errorf("seed %d: verification: %v", seed, err)
 		}
+		attempts += len(res.Attempts)
 		again, err := sim.Run(context.Background(), pl, cfg)
 		if err != nil || !reflect.DeepEqual(again.Records, res.Records) || !reflect.DeepEqual(again.Drains, res.Drains) {
 			t.Errorf("seed %d: a rerun differs (%v)", seed, err)
 		}
 		drains += len(res.Drains)
 	}
-	if drains < 100 {
-		t.Errorf("%d drains in all: the test drains too little to say much", drains)
+	if drains < 100 || attempts < 20 {
+		t.Errorf("%d drains and %d runs ended by failures in all: the test says too little", drains, attempts)
 	}
+	t.Logf("%d drains, %d runs ended by failures", drains, attempts)
 }

@@ -52,8 +52,9 @@ func (p *randomDrainer) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 }
 
 // randomDrainRun runs a random workload on a random machine under
-// randomDrainer.
-func randomDrainRun(t *testing.T, seed uint64) (*sdk.Platform, []sim.Input, *sim.Result) {
+// randomDrainer; for odd seeds every node fails once, the jobs on it
+// requeued.
+func randomDrainRun(t *testing.T, seed uint64) (*sdk.Platform, []sim.Input, []sdk.Outage, *sim.Result) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 5))
 	p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2 + r.IntN(5), Cores: 4}}, nil, sdk.FirstFit)
@@ -67,12 +68,41 @@ func randomDrainRun(t *testing.T, seed uint64) (*sdk.Platform, []sim.Input, *sim
 		jobs = append(jobs, sim.Input{Job: sdk.Job{ID: id + 1, Submit: r.Int64N(300), Walltime: rt, Request: req, Tasks: &tasks}, Runtime: rt})
 	}
 	sim.Sort(jobs)
+	var outs []sdk.Outage
+	if seed%2 == 1 {
+		for k := range int32(p.Clusters[0].NodeCount()) {
+			s := 1 + r.Int64N(300)
+			outs = append(outs, sdk.Outage{Nodes: []int32{k}, Start: s, End: s + 1 + r.Int64N(50), Kind: sdk.Failure})
+		}
+		sdk.SortOutages(outs)
+	}
 	pol := sdk.Plugin{Info: sdk.Info{Name: "drainer"}, New: func() sdk.Policy { return &randomDrainer{} }}
-	res, err := sim.Run(context.Background(), pol, sim.Config{Platform: p, Jobs: jobs, Seed: seed})
+	res, err := sim.Run(context.Background(), pol, sim.Config{Platform: p, Jobs: jobs, Seed: seed, Outages: outs, Faults: requeue})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, jobs, res
+	return p, jobs, outs, res
+}
+
+var requeue = sim.Faults{OnFailure: sim.FailRequeue}
+
+// runOn is a run of job index job that started at start on nodes.
+type runOn struct {
+	job   int
+	start int64
+	nodes []int32
+}
+
+// runsOf lists every run of res: each job's last, and those outages ended.
+func runsOf(res *sim.Result) []runOn {
+	var runs []runOn
+	for i, r := range res.Records {
+		runs = append(runs, runOn{i, r.Start, res.Allocs.Of(i).Nodes})
+	}
+	for x, a := range res.Attempts {
+		runs = append(runs, runOn{int(a.Index), a.Start, res.AttemptAllocs.Of(x).Nodes})
+	}
+	return runs
 }
 
 // TestTamperedDrains checks that the verification accepts the engine's
@@ -81,46 +111,50 @@ func randomDrainRun(t *testing.T, seed uint64) (*sdk.Platform, []sim.Input, *sim
 // that node ended, the drain is made to last past the start, which the
 // verification must refuse, naming the drain.
 func TestTamperedDrains(t *testing.T) {
-	caught := 0
+	caught, attempts := 0, 0
 	for seed := range uint64(30) {
-		p, jobs, res := randomDrainRun(t, seed)
-		if err := verify.Drains(p, jobs, nil, sim.Faults{}, false, res); err != nil {
+		p, jobs, outs, res := randomDrainRun(t, seed)
+		if err := verify.Drains(p, jobs, outs, requeue, false, res); err != nil {
 			t.Fatalf("seed %d: the engine's run is refused: %v", seed, err)
 		}
-		for i, r := range res.Records {
-			for _, k := range res.Allocs.Of(i).Nodes {
+		for _, run := range runsOf(res) {
+			i, start := run.job, run.start
+			for _, k := range run.nodes {
 				for x, d := range res.Drains {
-					if d.Node != k || d.End == -1 || d.End > r.Start || d.Start >= r.Start {
+					if d.Node != k || d.End == -1 || d.End > start || d.Start >= start {
 						continue
 					}
 					// The next drain of node k must begin after the
 					// start, or the tampered one would overlap it.
 					next := slices.IndexFunc(res.Drains[x+1:], func(e sim.PolicyDrain) bool { return e.Node == k })
-					if next >= 0 && res.Drains[x+1+next].Start <= r.Start {
+					if next >= 0 && res.Drains[x+1+next].Start <= start {
 						continue
 					}
 					bad := *res
 					bad.Drains = slices.Clone(res.Drains)
-					bad.Drains[x].End = r.Start + 1
-					err := verify.Drains(p, jobs, nil, sim.Faults{}, false, &bad)
+					bad.Drains[x].End = start + 1
+					err := verify.Drains(p, jobs, outs, requeue, false, &bad)
 					if err == nil || !strings.Contains(err.Error(), "which the policy drained") {
-						t.Errorf("seed %d: job id %d started at %d on node %d, drained to %d: error %v", seed, jobs[i].Job.ID, r.Start, k, r.Start+1, err)
+						t.Errorf("seed %d: job id %d started at %d on node %d, drained to %d: error %v", seed, jobs[i].Job.ID, start, k, start+1, err)
 					}
 					caught++
+					if run.start != res.Records[i].Start {
+						attempts++
+					}
 				}
 			}
 		}
 	}
-	if caught < 50 {
-		t.Errorf("%d tampered runs in all: too few to say much", caught)
+	if caught < 50 || attempts < 10 {
+		t.Errorf("%d tampered runs in all, %d of them runs outages ended: too few to say much", caught, attempts)
 	}
-	t.Logf("%d tampered runs caught", caught)
+	t.Logf("%d tampered runs caught, %d of them runs outages ended", caught, attempts)
 }
 
 // TestMalformedDrains checks that drains a run cannot have are refused,
 // and that a start at the very instant of a drain is accepted.
 func TestMalformedDrains(t *testing.T) {
-	p, jobs, res := randomDrainRun(t, 3)
+	p, jobs, _, res := randomDrainRun(t, 2)
 	if len(res.Drains) < 2 {
 		t.Fatalf("%d drains: the run should have some", len(res.Drains))
 	}
