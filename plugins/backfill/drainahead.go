@@ -15,7 +15,7 @@ func drainAheadParam() sdk.Param {
 	return sdk.Param{Name: "drain_ahead", Type: sdk.Int, Default: "-1",
 		Doc: "seconds before each maintenance window ahead at which easy drains the window's nodes itself (sdk.DrainNodes: " +
 			"no job starts there from then, the jobs on them run to their end) and resumes them once the window is over; " +
-			"-1 (the default) drains nothing and plans around windows job by job only"}
+			"0 or -1 (the default) drains nothing, a window taking its nodes out itself when it begins, and plans around windows job by job only"}
 }
 
 // drainer is what easy keeps of its own drains (drain_ahead); nil when it
