@@ -89,8 +89,11 @@ type Outcome struct {
 	// (verify.PowerSeries).
 	Power      *sim.PowerResult
 	PowerSteps []verify.PowerStep
-	Stats      sim.Stats
-	Summary    metrics.Summary
+	// Drains lists the nodes the policy drained (sim.Result.Drains),
+	// verified; nil when it drained none.
+	Drains  []sim.PolicyDrain
+	Stats   sim.Stats
+	Summary metrics.Summary
 	// Transport is "in-process" or "plugin".
 	Transport string
 	// ProcessRun is the run's number in its plugin process: 1 for a fresh
@@ -172,6 +175,10 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	}
 	info := p.Info()
 	check.SetAttempts(res.Attempts, res.AttemptAllocs)
+	check.SetDrains(res.Drains)
+	if res.Stats.PolicyDrains != int64(len(res.Drains)) {
+		return nil, fmt.Errorf("policy %s returned an invalid schedule: its stats count %d drains of nodes, it lists %d", spec.Policy.Ref, res.Stats.PolicyDrains, len(res.Drains))
+	}
 	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 	}
@@ -218,7 +225,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
 	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Allocs: res.Allocs, Stats: res.Stats,
 		Outages: len(spec.Outages) > 0, Attempts: res.Attempts, AttemptAllocs: res.AttemptAllocs,
-		Power: power, PowerSteps: steps, Transport: transport, ProcessRun: processRun}
+		Power: power, PowerSteps: steps, Drains: res.Drains, Transport: transport, ProcessRun: processRun}
 	if spec.Write != nil {
 		if err := spec.Write(out, summary); err != nil {
 			<-computed

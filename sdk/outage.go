@@ -25,6 +25,11 @@ const (
 	// every window from the run's start. What becomes of a job that would
 	// still run at Start is the run's rule (sim.Faults.Maintenance).
 	Maintenance
+	// PolicyDrain: the policy drained the node (DrainNodes): it takes no
+	// new job, the jobs on it run to their end, until the policy resumes
+	// it (ResumeNodes). State.Outages shows it with End -1; a platform's
+	// outages (sim.Config.Outages) cannot have this kind.
+	PolicyDrain
 )
 
 // String returns the kind's name as results spell it.
@@ -36,6 +41,8 @@ func (k OutageKind) String() string {
 		return "drain"
 	case Maintenance:
 		return "maintenance"
+	case PolicyDrain:
+		return "policy_drain"
 	}
 	return fmt.Sprintf("outage kind %d", uint8(k))
 }
@@ -118,6 +125,8 @@ func CheckOutages(p *Platform, outs []Outage) error {
 			return fmt.Errorf("outage %d: cluster %d of %d", i, o.Cluster, len(p.Clusters))
 		case !p.Clusters[o.Cluster].HasNodes():
 			return fmt.Errorf("outage %d: cluster %q has no nodes", i, p.Clusters[o.Cluster].Name)
+		case o.Kind == PolicyDrain:
+			return fmt.Errorf("outage %d: a %s is a policy's decision (DrainNodes), not an outage of the platform", i, o.Kind)
 		case o.Kind < Failure || o.Kind > Maintenance:
 			return fmt.Errorf("outage %d: unknown kind %d", i, o.Kind)
 		case o.End <= o.Start:

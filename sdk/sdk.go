@@ -26,7 +26,9 @@ package sdk
 // (which only 5 to 8 carry); it refuses any other. Version 11 adds the
 // features of a grid's clusters (Cluster.Features), those each job
 // requires (Job.Requires), and a node group's busy power table
-// (sdk.NodePower.Busy). Version 10 adds the
+// (sdk.NodePower.Busy), and the nodes a policy drained (sdk.DrainNodes,
+// sim.Result.Drains) after the records, with their count in the stats; a
+// plugin of an older version cannot drain. Version 10 adds the
 // run's I/O model (sim.Config.IO) to the header. Version 9 adds the power
 // model, the power events and the engine's energy. Version 8 adds the
 // run's outages of nodes and their rules (sim.Config.Outages and Faults)

@@ -41,10 +41,13 @@ type State struct {
 	Refused []Refusal
 	// Outages lists, in CompareOutages order, the outages of nodes the
 	// policy knows of: every maintenance window not yet over (known from
-	// the run's start), and the failures and drains in effect. A failed
-	// node's repair time is not known: its outage shows End -1. Nil on a
-	// run without outages. Nodes out of service have nothing free in
-	// Nodes (and Free counts nothing of them) while the outage lasts.
+	// the run's start), the failures and drains in effect, and the nodes
+	// the policy drained itself (PolicyDrain, one outage per node). A
+	// failed node's repair time is not known, nor when the policy will
+	// resume a node: those outages show End -1. Nil on a run without
+	// outages until the policy drains a node. Nodes out of service have
+	// nothing free in Nodes (and Free counts nothing of them) while the
+	// outage lasts.
 	Outages []Outage
 	// Power is the power of the nodes, on a run with a power model
 	// (sim.Config.Power); nil otherwise.
@@ -137,6 +140,19 @@ const (
 	// service and idle (no job holds any of it); it is switching off for
 	// NodePower.OffSeconds, then off.
 	ActionPowerOff
+	// ActionDrain drains Nodes of Cluster, a cluster of nodes, as Slurm's
+	// scontrol update state=drain does: from now each takes no new job,
+	// and the jobs on it run to their end. A node the policy drained
+	// already is refused; a node out of service for another reason (an
+	// outage, a power mode) may be drained, and stays drained after that
+	// reason ends. State.Outages shows the drain (sdk.PolicyDrain).
+	ActionDrain
+	// ActionResume returns Nodes of Cluster to service, undoing the
+	// policy's own drain (ActionDrain) of each, as scontrol update
+	// state=resume does; a node the policy did not drain is refused. An
+	// outage or a power mode in effect on the node keeps it out of
+	// service by its own rule.
+	ActionResume
 )
 
 // Decision is one thing a policy asks of the engine. Build it with Start,
@@ -157,8 +173,8 @@ type Decision struct {
 	// policy chose; nil lets the engine place the job by the cluster's
 	// placement rule (Cluster.Placement).
 	Alloc *Alloc
-	// Nodes are the nodes, in increasing order, of an ActionPowerOn or
-	// ActionPowerOff.
+	// Nodes are the nodes, in increasing order, of an ActionPowerOn,
+	// ActionPowerOff, ActionDrain or ActionResume.
 	Nodes []int32
 }
 

@@ -387,6 +387,9 @@ func printSummary(wr io.Writer, pol *runner.Resolved, out *runner.Outcome, w *wo
 		}
 		fmt.Fprintf(tw, "policy counts\t%s\n", strings.Join(kv, ", "))
 	}
+	if len(out.Drains) > 0 {
+		fmt.Fprintf(tw, "policy drains\t%d nodes drained by the policy\n", len(out.Drains))
+	}
 	if f.out != "" {
 		fmt.Fprintf(tw, "output\t%s\n", f.out)
 	}

@@ -44,7 +44,7 @@ func EASY() sdk.Plugin {
 			Name:        "easy",
 			Version:     "1.1.0",
 			Description: "EASY backfilling: one reservation, for the first job in queue order that does not fit; on pools and on nodes",
-			Params:      []sdk.Param{orderParam(), reservationParam(), windowsParam(), idleOffParam()},
+			Params:      []sdk.Param{orderParam(), reservationParam(), windowsParam(), idleOffParam(), drainAheadParam()},
 		},
 		New: func() sdk.Policy { return &easy{} },
 	}
@@ -116,6 +116,9 @@ type easy struct {
 	// are withheld from the head at its shadow time (p.watch.Withheld).
 	ahead          outlook
 	fencedAtShadow bool
+	// drains drains the nodes of the windows ahead itself (drain_ahead);
+	// nil when it does not, and always for multifactor.
+	drains *drainer
 }
 
 // outlook is what EASY's shadow computation knows in advance of the
@@ -162,7 +165,16 @@ func (p *easy) Init(env sdk.Env) error {
 	if p.saver, err = newSaver("easy", env); err != nil {
 		return err
 	}
-	return p.init("easy", env, newOrderer(env))
+	if p.drains, err = newDrainer(env); err != nil {
+		return err
+	}
+	if err := p.init("easy", env, newOrderer(env)); err != nil {
+		return err
+	}
+	if p.drains != nil {
+		p.room.lead = p.drains.lead
+	}
+	return nil
 }
 
 // init prepares EASY over the queue order o; name is the policy's, for
@@ -201,6 +213,9 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.heldSlab = p.heldSlab[:0]
 	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
 	p.room.reset(s)
+	if p.drains != nil {
+		p.out = p.drains.decide(s, &p.room, p.out)
+	}
 	q := p.sorted(s)
 	i := 0
 	// The kept order must not change while q is read: the started jobs
@@ -276,7 +291,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		case p.batsched:
 			// It must leave what the head holds at the shadow time: its
 			// room is the lesser of what is free now and then.
-			fenced := p.room.fenceOff(s.Now + j.Walltime)
+			fenced := p.room.fenceOff(s.Now + p.room.reach(j.Walltime))
 			ok := p.room.nodes.PlaceWithin(j.Tasks, p.room.rule, &p.room.alloc, &p.future.Nodes)
 			if fenced {
 				p.room.unfence()
@@ -431,7 +446,7 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 			break
 		}
 		if ah.on {
-			p.advance(t, head.Walltime)
+			p.advance(t, p.room.reach(head.Walltime))
 		}
 		if !ends {
 			if shadow < 0 && head.Request.Fits(p.avail) && p.watch.Fits() && (!p.capped || headW <= availW) {

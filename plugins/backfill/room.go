@@ -35,6 +35,9 @@ type room struct {
 	// ignoreWindows starts jobs as if no maintenance window were ahead
 	// (the windows parameter).
 	ignoreWindows bool
+	// lead is easy's drain_ahead: a window keeps jobs off its nodes from
+	// lead seconds before it (reach); -1 when the policy drains nothing.
+	lead int64
 	// down marks the nodes out of service now (failed, draining or in
 	// maintenance): what a job ending there gives back does not come
 	// back to the policy; nil when none is. until is, for each such node,
@@ -84,7 +87,7 @@ func windowsParam() sdk.Param {
 }
 
 func newRoom(p *sdk.Platform) room {
-	r := room{mem: p.Resource(sdk.Memory), gpu: p.Resource(sdk.GPUs)}
+	r := room{mem: p.Resource(sdk.Memory), gpu: p.Resource(sdk.GPUs), lead: -1}
 	if p.HasNodes() {
 		r.nodes = new(sdk.Sandbox)
 		r.rule = p.Clusters[0].PlacementRule()
@@ -119,6 +122,13 @@ func (r *room) reset(s *sdk.State) {
 			r.committed, r.cap = s.Power.Committed, s.Power.Cap
 		}
 		for _, o := range s.Outages {
+			if o.Kind == sdk.PolicyDrain {
+				// Only easy drains (drain_ahead), ahead of a window that
+				// keeps the node from every start until it ends (reach),
+				// after which easy resumes it: the window says when the
+				// node is back.
+				continue
+			}
 			if o.Kind == sdk.Maintenance && o.Start > s.Now {
 				if !r.ignoreWindows {
 					r.windows = append(r.windows, o)
@@ -158,7 +168,7 @@ func (r *room) fits(j *sdk.Job) bool {
 	// A job does not start on a node whose maintenance window begins
 	// before its walltime is over, whatever the run's maintenance rule:
 	// Slurm keeps jobs out of a maintenance reservation alike.
-	if r.fenceOff(r.now + j.Walltime) {
+	if r.fenceOff(r.now + r.reach(j.Walltime)) {
 		ok := r.nodes.Place(j.Tasks, r.rule, &r.alloc)
 		r.unfence()
 		return ok && r.underCap(j, r.alloc)

@@ -120,3 +120,13 @@ def test_answer_bytes() -> None:
         encode_decisions(7)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="not a schedlab.Decision"):
         encode_decisions(["start"])  # type: ignore[list-item]
+
+
+def test_drain_bytes() -> None:
+    # A drain's and a resume's nodes travel where a start's units do; they
+    # name no job. The actions are Go's sdk.ActionDrain and ActionResume.
+    got = encode_decisions([schedlab.drain_nodes(0, [1, 3]), schedlab.resume_nodes(2, [0])])
+    want = struct.pack("<I", 2)
+    want += struct.pack("<BiiqdI", 10, -1, 0, 0, 0.0, 2) + struct.pack("<2i", 1, 3) + struct.pack("<I", 0)
+    want += struct.pack("<BiiqdI", 11, -1, 2, 0, 0.0, 1) + struct.pack("<i", 0) + struct.pack("<I", 0)
+    assert got == want

@@ -188,6 +188,9 @@ type RunResult struct {
 	// keeps some: groupsel's, for one, counts the calls at which its search
 	// stopped at its limit.
 	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
+	// PolicyDrains counts the nodes the policy drained itself
+	// (sdk.DrainNodes), when it drained some.
+	PolicyDrains int64 `json:"policy_drains,omitempty"`
 	// NodeCounts holds what each rule of the mapping onto nodes did, on a
 	// platform of nodes (workload/nodes).
 	NodeCounts map[string]int64 `json:"node_counts,omitempty"`

@@ -175,6 +175,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 	res.Metrics = summaryMap(out)
 	res.Events, res.PolicyCalls = out.Stats.Events, out.Stats.PolicyCalls
 	res.PolicyCounts = out.Stats.PolicyCounts
+	res.PolicyDrains = int64(len(out.Drains))
 	res.SimSeconds, res.PolSeconds = float64(out.Stats.WallNanos)/1e9, float64(out.Stats.PolicyNanos)/1e9
 	res.End = time.Now().UTC().Format(time.RFC3339Nano)
 	res.WallSeconds = time.Since(began).Seconds()
@@ -281,6 +282,12 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		// Counts depend on the run's inputs only, so the file stays
 		// byte-identical across reruns.
 		meta["stats.policy_counts"] = js(out.Stats.PolicyCounts)
+	}
+	if len(out.Drains) > 0 {
+		// Only a run whose policy drained nodes has these keys: every
+		// other file is what it was before policies could drain.
+		meta["stats.policy_drains"] = strconv.Itoa(len(out.Drains))
+		meta["policy_drains"] = js(drainsDoc(out.Drains))
 	}
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v

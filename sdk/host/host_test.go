@@ -24,8 +24,11 @@ import (
 const servePluginEnv = "SCHEDLAB_HOST_TEST_SERVE"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(servePluginEnv) == "1" {
+	switch os.Getenv(servePluginEnv) {
+	case "1":
 		serve.Main(firstFitPlugin())
+	case "drain":
+		serve.Main(rotatingDrainPlugin())
 	}
 	os.Exit(m.Run())
 }

@@ -69,7 +69,7 @@ func Acceptance(t *testing.T, p sdk.Plugin, pkg string, scs ...Scenario) {
 				t.Errorf("%s in this process: %v", sc.Name, err)
 				continue
 			}
-			if !reflect.DeepEqual(got.Records, ref.Records) || !reflect.DeepEqual(got.Units, ref.Units) {
+			if !reflect.DeepEqual(got.Records, ref.Records) || !reflect.DeepEqual(got.Units, ref.Units) || !reflect.DeepEqual(got.Drains, ref.Drains) {
 				t.Errorf("%s: the plugin's records (its run %d) differ from the policy's in this process",
 					sc.Name, served)
 				continue

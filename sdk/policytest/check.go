@@ -98,7 +98,7 @@ func noState(t testing.TB, name string, p host.Policy, scs []Scenario) {
 			t.Errorf("%s under %s, %s: %v", scs[k].Name, name, after, err)
 		case first[k] == nil:
 			first[k] = res
-		case !reflect.DeepEqual(res.Records, first[k].Records) || !reflect.DeepEqual(res.Units, first[k].Units):
+		case !reflect.DeepEqual(res.Records, first[k].Records) || !reflect.DeepEqual(res.Units, first[k].Units) || !reflect.DeepEqual(res.Drains, first[k].Drains):
 			t.Errorf("%s under %s: the records %s differ from those of its first run: the policy keeps state between runs",
 				scs[k].Name, name, after)
 		}

@@ -159,6 +159,7 @@ func run(p host.Policy, sc Scenario) (*sim.Result, []sim.Input, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	check.SetDrains(res.Drains)
 	if err := check.Finish(res.Units, res.Allocs); err != nil {
 		return nil, nil, err
 	}

@@ -178,10 +178,15 @@ func (e *engine) startNodes(i int32, c int, d *sdk.Decision, free sdk.Vector) (*
 			if fenced > 0 {
 				why = fmt.Sprintf(" (%d of them fenced off by maintenance windows that begin within its walltime)", fenced)
 			}
+			if n := e.drainedCount(c); n > 0 {
+				why += fmt.Sprintf(" (%d nodes drained by the policy)", n)
+			}
 			return nil, fmt.Errorf("start job id %d on cluster %q: its %d tasks of %d cores, %d bytes and %d GPUs (nodes %d, exclusive %v, partition %d) do not fit on the free nodes by %s%s",
 				j.ID, name, t.Count, t.Cores, t.Memory, t.GPUs, t.Nodes, t.Exclusive, t.Partition, ne.layouts[c].Rule(), why)
 		}
 		a = ne.place
+	} else if k, at, ok := e.drainedIn(c, d.Alloc.Nodes); ok {
+		return nil, fmt.Errorf("start job id %d on cluster %q: node %d is drained by the policy (since %d)", j.ID, name, k, at)
 	} else if err := priv.CheckAlloc(t, *d.Alloc); err != nil {
 		return nil, fmt.Errorf("start job id %d on cluster %q: %w", j.ID, name, err)
 	} else {

@@ -503,6 +503,9 @@ func (e *engine) showOutages(now int64) {
 			sh = append(sh, out)
 		}
 	}
+	if e.drains != nil {
+		sh = append(sh, e.drains.shown...)
+	}
 	slices.SortFunc(sh, sdk.CompareOutages)
 	o.shown = sh
 	e.state.Outages = sh

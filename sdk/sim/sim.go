@@ -160,6 +160,9 @@ type Stats struct {
 	// PolicyCounts holds the counts of a policy that implements
 	// sdk.Counter, by name; nil for any other.
 	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
+	// PolicyDrains counts the nodes the policy drained (sdk.DrainNodes),
+	// each drain of a node once; Result.Drains lists them.
+	PolicyDrains int64 `json:"policy_drains,omitempty"`
 }
 
 // Result is the outcome of a run: one record per job, in index order.
@@ -181,7 +184,10 @@ type Result struct {
 	// Power holds the power events and energy of a run with a power
 	// model; nil otherwise.
 	Power *PowerResult
-	Stats Stats
+	// Drains lists the nodes the policy drained (sdk.DrainNodes), in the
+	// order it drained them; nil when it drained none.
+	Drains []PolicyDrain
+	Stats  Stats
 }
 
 // Sort orders jobs by (Submit, ID), keeping the order of equal pairs, and sets
@@ -286,8 +292,10 @@ type engine struct {
 	powered bool
 	// io holds the data phases of running jobs; nil on a run without an
 	// I/O model.
-	io    *ioEngine
-	stats Stats
+	io *ioEngine
+	// drains holds the nodes the policy drained; nil until it drains one.
+	drains *drainEngine
+	stats  Stats
 	// begin is when Run began. Policy time is measured as offsets from it,
 	// with time.Since, which reads the clock once where time.Now reads it
 	// twice: two reads per policy call instead of three.
@@ -332,6 +340,7 @@ func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error)
 	if e.pow != nil {
 		res.Power = e.pow.result(e.state.Now)
 	}
+	res.Drains = e.drains.result()
 	e.stats.WallNanos = time.Since(begin).Nanoseconds()
 	if c, ok := e.policy.(sdk.Counter); ok {
 		e.stats.PolicyCounts = maps.Clone(c.Counts())
@@ -871,6 +880,10 @@ func (e *engine) apply(d sdk.Decision) error {
 			return err
 		}
 		e.powered = true
+	case sdk.ActionDrain, sdk.ActionResume:
+		// Not a change that ends a run of idle calls: a policy that
+		// drains and resumes forever, starting nothing, still fails.
+		return e.applyDrain(d)
 	case sdk.ActionWake:
 		if d.Time <= now {
 			return fmt.Errorf("wake-up at %d is not after now", d.Time)

@@ -72,6 +72,8 @@ type Checker struct {
 	finalAllocs *sim.Allocs
 	// io says that the run has an I/O model (ExpectIO).
 	io bool
+	// drains are the nodes the policy drained (SetDrains).
+	drains []sim.PolicyDrain
 }
 
 // NewChecker returns a Checker of the records of a run of jobs (sorted with
@@ -320,6 +322,9 @@ func (c *Checker) Finish(units []int32, allocs *sim.Allocs) error {
 		return err
 	}
 	if err := capacity(c.p, c.jobs, c.clusters, units, c.ch); err != nil {
+		return err
+	}
+	if err := c.checkDrains(allocs); err != nil {
 		return err
 	}
 	if c.ot != nil {

@@ -421,13 +421,15 @@ class Action(IntEnum):
     RESERVE = 5
     CHARGE = 6
     REJECT = 7
+    DRAIN = 10
+    RESUME = 11
 
 
 class Decision:
     """One thing a policy asks of the engine. Build it with start, promise,
-    wake_at, ship, reserve, charge or reject."""
+    wake_at, ship, reserve, charge, reject, drain_nodes or resume_nodes."""
 
-    __slots__ = ("action", "job", "cluster", "time", "cost", "units", "alloc")
+    __slots__ = ("action", "job", "cluster", "time", "cost", "units", "alloc", "nodes")
 
     def __init__(
         self,
@@ -438,6 +440,7 @@ class Decision:
         cost: float = 0.0,
         units: Sequence[int] | None = None,
         alloc: Alloc | None = None,
+        nodes: Sequence[int] | None = None,
     ) -> None:
         self.action = action
         self.job = job
@@ -446,6 +449,7 @@ class Decision:
         self.cost = cost
         self.units = units
         self.alloc = alloc
+        self.nodes = nodes
 
     def __repr__(self) -> str:
         j = None if self.job is None else self.job.index
@@ -486,6 +490,19 @@ def charge(job: Job, cost: float) -> Decision:
 def reject(job: Job) -> Decision:
     """Takes job out of the queue unstarted, for good."""
     return Decision(Action.REJECT, job)
+
+
+def drain_nodes(cluster: int, nodes: Sequence[int]) -> Decision:
+    """Drains nodes of cluster, a cluster of nodes, in increasing order: from
+    now they take no new job, and the jobs on them run to their end (Go's
+    sdk.DrainNodes). A node the policy drained already is refused."""
+    return Decision(Action.DRAIN, None, cluster, nodes=nodes)
+
+
+def resume_nodes(cluster: int, nodes: Sequence[int]) -> Decision:
+    """Returns nodes of cluster, which the policy drained, to service (Go's
+    sdk.ResumeNodes); an outage of the platform in effect keeps its own rule."""
+    return Decision(Action.RESUME, None, cluster, nodes=nodes)
 
 
 PARAM_TYPES = ("int", "float", "string", "bool")

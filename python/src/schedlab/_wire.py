@@ -225,10 +225,11 @@ def encode_decisions(ds: Sequence[Decision]) -> bytes:
         job = d.job
         idx = -1 if job is None else job.index
         action = d.action
-        if d.units is None and d.alloc is None:
+        if d.units is None and d.alloc is None and d.nodes is None:
             parts.append(plain(action, idx, d.cluster, d.time, d.cost, 0, 0))
             continue
-        units = d.units or ()
+        # A drain's or a resume's nodes travel where a start's units do.
+        units = d.nodes if d.nodes is not None else d.units or ()
         parts.append(_DECISION.pack(action, idx, d.cluster, d.time, d.cost, len(units)))
         if units:
             parts.append(struct.pack(f"<{len(units)}i", *units))

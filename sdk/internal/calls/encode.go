@@ -231,7 +231,10 @@ func (e *Encoder) placement(s *sdk.State, l left) ([]int32, *sdk.Alloc, error) {
 //
 // A Decisions payload is, little-endian: a u32 count, then per decision
 // {action u8, job i32 (-1: none), cluster i32, time i64, cost f64, units
-// u32, i32 each, alloc u32, node i32 each, tasks i32 each}.
+// u32, i32 each, alloc u32, node i32 each, tasks i32 each}. A drain or a
+// resume (sdk.ActionDrain, ActionResume) names no job and carries its
+// nodes where a start carries its units: the layout is the same for every
+// action, so a policy side that never drains sends what it sent before.
 func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 	r := reader{b: p}
 	n := r.count(29)
@@ -266,7 +269,7 @@ func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 				return nil, fmt.Errorf("decision %d names job index %d, which the policy was never shown", len(e.ds)+1, idx)
 			}
 			d.Job = e.jobs[idx]
-		} else if d.Action != sdk.ActionWake {
+		} else if d.Action != sdk.ActionWake && d.Action != sdk.ActionDrain && d.Action != sdk.ActionResume {
 			return nil, fmt.Errorf("decision %d (action %d) names no job", len(e.ds)+1, d.Action)
 		}
 		e.ds = append(e.ds, d)
@@ -278,7 +281,12 @@ func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 	for i := range e.ds {
 		d, sp := &e.ds[i], spans[i]
 		if sp.units > 0 {
-			d.Units = e.arena[sp.at : sp.at+sp.units : sp.at+sp.units]
+			x := e.arena[sp.at : sp.at+sp.units : sp.at+sp.units]
+			if d.Action == sdk.ActionDrain || d.Action == sdk.ActionResume {
+				d.Nodes = x
+			} else {
+				d.Units = x
+			}
 		}
 		if sp.nodes > 0 {
 			at := sp.at + sp.units

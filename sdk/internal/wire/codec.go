@@ -53,6 +53,10 @@ const (
 	// after the attempts and before the allocations: per event its time
 	// (int64), cluster and node (int32) and mode (a byte), little-endian.
 	FramePower byte = 'W'
+	// FrameDrains carries a piece of sim.Result.Drains (protocol 11),
+	// after the power events and before the allocations: per drain its
+	// cluster and node (int32), start and end (int64), little-endian.
+	FrameDrains byte = 'D'
 	// FrameProgress is the plugin's heartbeat (protocol 4): the number of
 	// events the engine has processed and its simulated time, sent every
 	// ProgressEvery while the run goes on.
@@ -533,6 +537,43 @@ func DecodePower(dst []sim.PowerEvent, frame []byte) ([]sim.PowerEvent, error) {
 			return dst, fmt.Errorf("wire: power event of mode %d", b[16])
 		}
 		dst = append(dst, sim.PowerEvent{At: int64(le.Uint64(b[0:])), Cluster: int32(le.Uint32(b[8:])), Node: int32(le.Uint32(b[12:])), Mode: m})
+	}
+	return dst, nil
+}
+
+// drainSize is the bytes of a packed drain.
+const drainSize = 4 + 4 + 8 + 8
+
+// DrainsPerFrame is the number of drains in a full drains frame.
+const DrainsPerFrame = FrameBytes / drainSize
+
+// AppendDrains packs drains after a FrameDrains byte.
+func AppendDrains(dst []byte, ds []sim.PolicyDrain) []byte {
+	dst = append(dst, FrameDrains)
+	le := binary.LittleEndian
+	for _, d := range ds {
+		dst = le.AppendUint32(dst, uint32(d.Cluster))
+		dst = le.AppendUint32(dst, uint32(d.Node))
+		dst = le.AppendUint64(dst, uint64(d.Start))
+		dst = le.AppendUint64(dst, uint64(d.End))
+	}
+	return dst
+}
+
+// DecodeDrains unpacks a FrameDrains frame, appending to dst. Only the
+// form is checked: the host's verification checks the drains.
+func DecodeDrains(dst []sim.PolicyDrain, frame []byte) ([]sim.PolicyDrain, error) {
+	if len(frame) == 0 || frame[0] != FrameDrains {
+		return dst, errors.New("wire: not a drains frame")
+	}
+	b := frame[1:]
+	if len(b)%drainSize != 0 {
+		return dst, fmt.Errorf("wire: drains frame of %d bytes is not a multiple of %d", len(b), drainSize)
+	}
+	le := binary.LittleEndian
+	for ; len(b) > 0; b = b[drainSize:] {
+		dst = append(dst, sim.PolicyDrain{Cluster: int32(le.Uint32(b[0:])), Node: int32(le.Uint32(b[4:])),
+			Start: int64(le.Uint64(b[8:])), End: int64(le.Uint64(b[16:]))})
 	}
 	return dst, nil
 }

@@ -192,6 +192,18 @@ func goldenPower() []sim.PowerEvent {
 
 var goldenEnergy = sim.Energy{From: -5, To: 1 << 40, Static: 1.5, Dynamic: 1e300, Off: 0.1, Switching: 0, OverCap: 7}
 
+// goldenDrains are drains of a run of protocol 11, and goldenDrainStats
+// its stats, which count them.
+func goldenDrains() []sim.PolicyDrain {
+	return []sim.PolicyDrain{{Cluster: 0, Node: 3, Start: -5, End: 1 << 40}, {Cluster: 2, Node: 0, Start: 7, End: -1}}
+}
+
+func goldenDrainStats() sim.Stats {
+	s := goldenStats
+	s.PolicyDrains = 2
+	return s
+}
+
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -222,6 +234,8 @@ func TestGolden(t *testing.T) {
 		{"header-v11-features.json", must(encodeHeader(11, goldenSpec11Features(), 2))},
 		{"header-v10.json", must(encodeHeader(10, goldenSpec10(), 2))},
 		{"header-v10.json", must(encodeHeader(10, goldenSpec11(), 2))}, // 10 cannot carry a busy power table
+		{"stats-v11.json", must(encodeStats(goldenDrainStats(), nil))},
+		{"drains.hex", AppendDrains(nil, goldenDrains())},
 		{"header-v9.json", must(encodeHeader(9, goldenSpec9(), 2))},
 		{"header-v9.json", must(encodeHeader(9, goldenSpec10(), 2))}, // 9 cannot carry an I/O model
 		{"header-v8.json", must(encodeHeader(8, goldenSpec8(), 2))},
@@ -265,6 +279,12 @@ func TestGolden(t *testing.T) {
 	spec, jobs, err := decodeHeader(readGolden(t, "header-v11-features.json"))
 	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec11Features()) {
 		t.Errorf("header-v11-features.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	}
+	if st, en, err := decodeStats(11, readGolden(t, "stats-v11.json")); err != nil || !reflect.DeepEqual(st, goldenDrainStats()) || en != nil {
+		t.Errorf("stats-v11.json decodes to %+v, %+v, %v", st, en, err)
+	}
+	if got, err := DecodeDrains(nil, readGolden(t, "drains.hex")); err != nil || !reflect.DeepEqual(got, goldenDrains()) {
+		t.Errorf("drains.hex decodes to %+v, %v", got, err)
 	}
 	if st, en, err := decodeStats(9, readGolden(t, "stats-v9.json")); err != nil || !reflect.DeepEqual(st, goldenStats) || en == nil || *en != goldenEnergy {
 		t.Errorf("stats-v9.json decodes to %+v, %+v, %v", st, en, err)

@@ -168,6 +168,10 @@ type statsDoc struct {
 	PolicyNanos  int64            `json:"policy_nanos"`
 	WallNanos    int64            `json:"wall_nanos"`
 	PolicyCounts map[string]int64 `json:"policy_counts,omitempty"`
+	// PolicyDrains, from protocol 11, counts the nodes the policy drained
+	// (sim.Stats.PolicyDrains); left out when it drained none, so that
+	// the frame of a run without drains is the same as before.
+	PolicyDrains int64 `json:"policy_drains,omitempty"`
 	// Energy, from protocol 9, is the engine's energy of a run with a
 	// power model.
 	Energy *energyDoc `json:"energy,omitempty"`
@@ -398,7 +402,7 @@ func nodesDoc(c *sdk.Cluster) ([]nodeGroupDoc, []partitionDoc) {
 // with the engine's energy of a run with a power model (nil: none).
 func encodeStats(s sim.Stats, en *sim.Energy) ([]byte, error) {
 	d := statsDoc{Events: s.Events, PolicyCalls: s.PolicyCalls, Decisions: s.Decisions,
-		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos, PolicyCounts: s.PolicyCounts}
+		PolicyNanos: s.PolicyNanos, WallNanos: s.WallNanos, PolicyCounts: s.PolicyCounts, PolicyDrains: s.PolicyDrains}
 	if en != nil {
 		d.Energy = &energyDoc{From: en.From, To: en.To, Static: en.Static, Dynamic: en.Dynamic, Off: en.Off, Switching: en.Switching, OverCap: en.OverCap}
 	}
@@ -429,7 +433,7 @@ func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 		en = &sim.Energy{From: e.From, To: e.To, Static: e.Static, Dynamic: e.Dynamic, Off: e.Off, Switching: e.Switching, OverCap: e.OverCap}
 	}
 	return sim.Stats{Events: d.Events, PolicyCalls: d.PolicyCalls, Decisions: d.Decisions,
-		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos, PolicyCounts: d.PolicyCounts}, en, nil
+		PolicyNanos: d.PolicyNanos, WallNanos: d.WallNanos, PolicyCounts: d.PolicyCounts, PolicyDrains: d.PolicyDrains}, en, nil
 }
 
 // EncodeInfo returns the JSON form of a policy's description, as Describe

@@ -202,6 +202,14 @@ func (s *server) run(st grpc.ServerStream) error {
 			evs = evs[n:]
 		}
 	}
+	for ds := res.Drains; len(ds) > 0; {
+		n := min(len(ds), DrainsPerFrame)
+		buf = AppendDrains(buf[:0], ds[:n])
+		if err := st.SendMsg(&message{frame: buf}); err != nil {
+			return err
+		}
+		ds = ds[n:]
+	}
 	if res.Allocs != nil {
 		vals := AllocsStream(res.Allocs)
 		if res.AttemptAllocs != nil {
@@ -691,6 +699,13 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes, power boo
 			}
 			if len(powerEvents) > 1<<31 {
 				return nil, errors.New("wire: plugin sent more than 2^31 power events")
+			}
+		case len(f) > 0 && f[0] == FrameDrains && version >= 11 && nodes:
+			if res.Drains, err = DecodeDrains(res.Drains, f); err != nil {
+				return nil, err
+			}
+			if len(res.Drains) > 1<<31 {
+				return nil, errors.New("wire: plugin sent more than 2^31 drains")
 			}
 		case len(f) > 0 && f[0] == FrameAllocs && version >= 6:
 			if allocs, err = DecodeAllocs(allocs, f); err != nil {
