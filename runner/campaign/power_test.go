@@ -141,8 +141,8 @@ func TestPowerCampaign(t *testing.T) {
 	if err := os.Truncate(PowerPath(inproc, key), 100); err != nil {
 		t.Fatal(err)
 	}
-	// From the manifest: its lock file has no nodes nor power model (a
-	// limit of WriteLock).
+	// Resumed from the manifest; cmd/schedlab's TestLockKeepsCommittedManifests
+	// checks that a lock keeps the nodes and the power model too.
 	var rerun []string
 	run(t, m, Options{Dir: inproc, Resume: true, InProcess: true, Progress: func(p Progress) {
 		if !p.Last.Reused {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/pwa"
 )
@@ -97,6 +98,12 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 
 	for _, name := range sortedKeys(m.Platforms) {
 		pl := m.Platforms[name]
+		if t := m.platformTree(name); t != nil {
+			if err := writeTree(&b, dir, m.Dir, []string{"platforms", name}, t); err != nil {
+				return err
+			}
+			continue
+		}
 		if len(pl.Clusters) > 0 {
 			for _, c := range pl.Clusters {
 				fmt.Fprintf(&b, "\n[platforms.%s.clusters.%s]\nprocs = %d\nprice_factor = %s\n", bareKey(name), bareKey(c.Name), c.Procs,
@@ -169,6 +176,9 @@ func (m *Manifest) WriteLock(w io.Writer, dir string, lock Lock) error {
 		}
 		if wl.SeedName != "" {
 			fmt.Fprintf(&b, "seed_name = %s\n", quote(wl.SeedName))
+		}
+		if err := m.writeWorkloadExtras(&b, name); err != nil {
+			return err
 		}
 	}
 	for _, name := range sortedKeys(m.Policies) {
@@ -285,4 +295,113 @@ func inlineTable(m map[string]string) string {
 		return "{}"
 	}
 	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// platformKeys are the keys of a platform table the lock spells out one by
+// one; a platform with any other (nodes, partitions, outages, power, I/O)
+// is written as its manifest wrote it (platformTree).
+var platformKeys = map[string]bool{"procs": true, "resources": true, "clusters": true}
+
+// platformTree returns platform name's table as the manifest wrote it, when
+// it has settings beyond platformKeys; nil otherwise.
+func (m *Manifest) platformTree(name string) map[string]any {
+	ps, _ := m.tree["platforms"].(map[string]any)
+	t, _ := ps[name].(map[string]any)
+	for k := range t {
+		if !platformKeys[k] {
+			return t
+		}
+	}
+	return nil
+}
+
+// pathKeys are the keys of a platform's tables that hold a path, relative
+// to the manifest's folder, which the lock writes relative to its own.
+var pathKeys = map[string]bool{"failures_file": true}
+
+// writeTree writes table t at key path as TOML, its paths made relative to
+// dir (they were relative to from).
+func writeTree(b *bytes.Buffer, dir, from string, key []string, t map[string]any) error {
+	t = rebase(t, dir, from)
+	root := map[string]any{}
+	cur := root
+	for i, k := range key {
+		if i == len(key)-1 {
+			cur[k] = t
+			break
+		}
+		next := map[string]any{}
+		cur[k] = next
+		cur = next
+	}
+	var out bytes.Buffer
+	enc := toml.NewEncoder(&out)
+	enc.Indent = ""
+	if err := enc.Encode(root); err != nil {
+		return fmt.Errorf("manifest: writing %s to the lock: %w", strings.Join(key, "."), err)
+	}
+	// The encoder writes a header for each table above the key's
+	// ([platforms]), which a second such table would define again.
+	b.WriteString("\n")
+	for _, line := range strings.SplitAfter(out.String(), "\n") {
+		if h := strings.TrimSpace(line); len(key) > 1 && h == "["+strings.Join(key[:len(key)-1], ".")+"]" {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return nil
+}
+
+// rebase returns a copy of t with the paths of pathKeys, relative to from,
+// made relative to dir.
+func rebase(t map[string]any, dir, from string) map[string]any {
+	out := make(map[string]any, len(t))
+	for k, v := range t {
+		switch x := v.(type) {
+		case map[string]any:
+			out[k] = rebase(x, dir, from)
+		case string:
+			if pathKeys[k] && x != "" {
+				if !filepath.IsAbs(x) {
+					x = filepath.Join(from, x)
+				}
+				out[k] = relPath(dir, x)
+				continue
+			}
+			out[k] = x
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// workloadExtras are the keys of a workload table the lock copies as the
+// manifest wrote them: a sacct log's settings and the partitions map.
+var workloadExtras = []string{"format", "tres", "constraints", "unknown_partition", "partitions"}
+
+// writeWorkloadExtras writes workload name's keys of workloadExtras.
+func (m *Manifest) writeWorkloadExtras(b *bytes.Buffer, name string) error {
+	ws, _ := m.tree["workloads"].(map[string]any)
+	t, _ := ws[name].(map[string]any)
+	for _, k := range workloadExtras {
+		v, ok := t[k]
+		if !ok {
+			continue
+		}
+		var line bytes.Buffer
+		if err := toml.NewEncoder(&line).Encode(map[string]any{k: v}); err != nil {
+			return fmt.Errorf("manifest: writing workloads.%s.%s to the lock: %w", name, k, err)
+		}
+		if tab, isTable := v.(map[string]any); isTable {
+			parts := make([]string, 0, len(tab))
+			for _, pk := range slices.Sorted(maps.Keys(tab)) {
+				parts = append(parts, quote(pk)+" = "+quote(fmt.Sprint(tab[pk])))
+			}
+			fmt.Fprintf(b, "%s = { %s }\n", k, strings.Join(parts, ", "))
+			continue
+		}
+		b.Write(line.Bytes())
+	}
+	return nil
 }

@@ -54,6 +54,10 @@ type Manifest struct {
 
 	// loc finds the line of a key, for problems found after loading.
 	loc *locator
+	// tree is the manifest's text decoded as TOML tables, from which the
+	// lock writes the settings it does not spell out one by one
+	// (lockTree).
+	tree map[string]any
 }
 
 // ErrorAt returns an Error about key at the key's line in the manifest,
@@ -482,6 +486,10 @@ func (p *parser) parse(data []byte) *Manifest {
 		return nil
 	}
 	m := &Manifest{Path: p.file, Dir: p.dir, loc: p.loc}
+	if _, err := toml.Decode(string(data), &m.tree); err != nil {
+		p.errs = append(p.errs, &Error{File: p.file, Msg: "TOML: " + err.Error()})
+		return nil
+	}
 	m.Campaign = p.campaign(raw.Campaign)
 	m.Metrics = p.metrics(raw.Metrics)
 	m.Platforms = p.platforms(raw.Platforms)
