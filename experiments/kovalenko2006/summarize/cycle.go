@@ -17,13 +17,7 @@ func cycleTable(w io.Writer, header string, runs []runOf) {
 	fmt.Fprintf(w, "| %s | runs | mean cycle (s) | refusals | global jobs refused at least once | started at reservation | global mean wait (h) | global max wait (h) | local mean wait (h) |\n|---|---|---|---|---|---|---|---|---|\n", header)
 	for _, g := range groups {
 		rs := by[g]
-		col := func(f func(r runOf) float64) []float64 {
-			out := make([]float64, len(rs))
-			for i, r := range rs {
-				out[i] = f(r)
-			}
-			return out
-		}
+		col := func(f func(r runOf) float64) []float64 { return column(rs, f) }
 		var exact, started int
 		for _, r := range rs {
 			exact += r.exact

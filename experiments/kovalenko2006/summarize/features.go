@@ -57,13 +57,7 @@ func featureTable(w io.Writer, header string, runs []runOf) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, g := range groups {
 		rs := by[g]
-		col := func(f func(r runOf) float64) []float64 {
-			out := make([]float64, len(rs))
-			for i, r := range rs {
-				out[i] = f(r)
-			}
-			return out
-		}
+		col := func(f func(r runOf) float64) []float64 { return column(rs, f) }
 		m := func(name string, scale float64) []float64 {
 			return col(func(r runOf) float64 { return r.metrics[name] / scale })
 		}

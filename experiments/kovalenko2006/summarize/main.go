@@ -395,6 +395,15 @@ func ranks(x []float64) []float64 {
 	return out
 }
 
+// column returns f of each run of rs.
+func column(rs []runOf, f func(r runOf) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
 // groupRuns returns the groups of runs in their first run's order, and
 // the runs of each.
 func groupRuns(runs []runOf) ([]string, map[string][]runOf) {
@@ -426,13 +435,7 @@ func table(w io.Writer, header string, runs []runOf) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, g := range groups {
 		rs := by[g]
-		col := func(f func(r runOf) float64) []float64 {
-			out := make([]float64, len(rs))
-			for i, r := range rs {
-				out[i] = f(r)
-			}
-			return out
-		}
+		col := func(f func(r runOf) float64) []float64 { return column(rs, f) }
 		m := func(name string, scale float64) []float64 {
 			return col(func(r runOf) float64 { return r.metrics[name] / scale })
 		}

@@ -14,13 +14,7 @@ func paidTable(w io.Writer, header string, runs []runOf) {
 	fmt.Fprintf(w, "| %s | runs | global jobs charged > 0 | charged per started global job | charged per global job charged > 0 | charged / offered |\n|---|---|---|---|---|---|\n", header)
 	for _, g := range groups {
 		rs := by[g]
-		col := func(f func(r runOf) float64) []float64 {
-			out := make([]float64, len(rs))
-			for i, r := range rs {
-				out[i] = f(r)
-			}
-			return out
-		}
+		col := func(f func(r runOf) float64) []float64 { return column(rs, f) }
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", g, len(rs),
 			ci(col(func(r runOf) float64 { return float64(r.charged) / float64(max(r.started, 1)) }), 3),
 			ci(col(func(r runOf) float64 { return r.paid / float64(max(r.started, 1)) }), 0),

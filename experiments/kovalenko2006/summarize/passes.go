@@ -18,13 +18,7 @@ func passesTable(w io.Writer, header string, runs []runOf) {
 	fmt.Fprintf(w, "| %s | runs | local jobs | passed at least once | passed twice or more | most passes of one local job | cycles with 2 CP >= TTL | cycles | mean cycle (s) | refusals | global mean wait (h) | local mean wait (h) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n", header)
 	for _, g := range groups {
 		rs := by[g]
-		col := func(f func(r runOf) float64) []float64 {
-			out := make([]float64, len(rs))
-			for i, r := range rs {
-				out[i] = f(r)
-			}
-			return out
-		}
+		col := func(f func(r runOf) float64) []float64 { return column(rs, f) }
 		share := func(k string) []float64 {
 			return col(func(r runOf) float64 { return float64(r.counts[k]) / max(r.metrics["local_jobs"], 1) })
 		}
@@ -58,13 +52,7 @@ func clusterTable(w io.Writer, header string, runs []runOf) {
 	fmt.Fprintf(w, "| %s | runs | global work on kth (share) | global jobs on kth | global jobs started | global rejected |\n|---|---|---|---|---|---|\n", header)
 	for _, g := range groups {
 		rs := by[g]
-		col := func(f func(r runOf) float64) []float64 {
-			out := make([]float64, len(rs))
-			for i, r := range rs {
-				out[i] = f(r)
-			}
-			return out
-		}
+		col := func(f func(r runOf) float64) []float64 { return column(rs, f) }
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", g, len(rs),
 			ci(col(func(r runOf) float64 { return r.firstShare }), 3),
 			ci(col(func(r runOf) float64 { return float64(r.firstJobs) }), 1),
