@@ -162,7 +162,7 @@ type classBound struct {
 }
 
 func (p *conservative) Init(env sdk.Env) error {
-	if env.Outages {
+	if env.Outages && env.Params.String("reservation") != ReservationNodes {
 		return errConservativeOutages
 	}
 	if env.Power != nil && len(env.Power.Caps) > 0 {
@@ -258,11 +258,21 @@ func (p *conservative) poolIndex(j *sdk.Job) int {
 // pool returns the pool of j's reservations.
 func (p *conservative) pool(j *sdk.Job) *pool { return &p.pools[p.poolIndex(j)] }
 
+// Counts returns, under reservation = nodes on a run with outages, the
+// reservations planned again because an outage took their nodes
+// (replanned); nil otherwise, so that other runs' records are unchanged.
+func (p *conservative) Counts() map[string]int64 {
+	if p.byNodes == nil {
+		return nil
+	}
+	return p.byNodes.counts()
+}
+
 // errConservativeOutages is the error of conservative in a run with
 // outages of nodes: its profiles count a constant capacity, which outages
 // take away for spans it cannot plan by (a failed node's repair is not
 // known).
-var errConservativeOutages = errors.New("conservative does not plan around outages of nodes (failures, drains, maintenance) yet: use easy, fcfs or multifactor")
+var errConservativeOutages = errors.New("conservative counting reservations in totals does not plan around outages of nodes (failures, drains, maintenance): use reservation = nodes, or easy, fcfs or multifactor")
 
 func (p *conservative) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if p.byNodes != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/plan"
@@ -42,6 +43,13 @@ type nodeCons struct {
 	totals   plan.Profile
 	capacity sdk.Vector
 	out      []sdk.Decision
+	// outages are the holdings of the outages the policy knows of, each
+	// a node's whole capacity; seen is their signature at the previous
+	// call, which tells when one began or ended; replanned counts the
+	// reservations an outage took nodes from, planned again.
+	outages   []holding
+	seen      string
+	replanned int64
 }
 
 // holding is what a job holds, or will, on nodes over [from, to).
@@ -92,6 +100,24 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 	for i := range c.running {
 		c.put(&c.running[i])
 	}
+	if sig := c.outageHoldings(s); sig != c.seen {
+		// A node out of service or back in it changes the room every
+		// reservation has.
+		c.seen, compress = sig, true
+	}
+	for i := range c.outages {
+		c.put(&c.outages[i])
+	}
+	// A reservation whose nodes an outage takes (a failure or a drain, not
+	// known when it was made) is planned again, from now: its promise may
+	// break.
+	for _, j := range queue {
+		h := c.resv[j.Index]
+		if h != nil && c.hitByOutage(h) {
+			delete(c.resv, j.Index)
+			c.replanned++
+		}
+	}
 	for _, h := range c.resv {
 		c.put(h)
 	}
@@ -116,8 +142,14 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 		if c.resv[j.Index] != nil {
 			continue
 		}
-		t, a, ok := c.earliest(j, now, math.MaxInt64)
+		t, a, ok := c.earliest(j, now, math.MaxInt64-1)
 		if !ok {
+			if c.unbounded() {
+				// It waits for a node whose return is not known (a failed
+				// node, a drain of the policy's): no reservation, no
+				// promise, until the next call.
+				continue
+			}
 			return nil, fmt.Errorf("conservative: job id %d does not fit the cluster's nodes", j.ID)
 		}
 		h := &holding{from: t, to: addSat(t, j.Walltime), job: j, alloc: a}
@@ -129,6 +161,7 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 	for _, j := range queue {
 		h := c.resv[j.Index]
 		switch {
+		case h == nil:
 		case h.from < now:
 			return nil, fmt.Errorf("conservative: job id %d missed its reservation at %d", j.ID, h.from)
 		case h.from == now:
@@ -160,7 +193,9 @@ func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, boo
 		for k := range c.byNode {
 			free := c.layout.Cap(k)
 			most := c.steps[k].most(t, end)
-			free.Cores, free.Memory, free.GPUs = free.Cores-most.Cores, free.Memory-most.Memory, free.GPUs-most.GPUs
+			// A drained node's running jobs and its outage both hold it:
+			// nothing is free, not less than nothing.
+			free.Cores, free.Memory, free.GPUs = max(free.Cores-most.Cores, 0), max(free.Memory-most.Memory, 0), max(free.GPUs-most.GPUs, 0)
 			c.scratch.SetFree(int32(k), free)
 		}
 		if c.scratch.Place(j.Tasks, c.rule, &a) {
@@ -182,15 +217,19 @@ func (c *nodeCons) put(h *holding) {
 	for _, k := range h.alloc.Nodes {
 		c.byNode[k] = append(c.byNode[k], h)
 	}
-	c.ends = append(c.ends, h.to)
+	if h.to != math.MaxInt64 {
+		c.ends = append(c.ends, h.to)
+	}
 	c.reserveTotals(h, 1)
 }
 
 func (c *nodeCons) add(h *holding) {
 	c.put(h)
-	i, _ := slices.BinarySearch(c.ends[:len(c.ends)-1], h.to)
-	copy(c.ends[i+1:], c.ends[i:len(c.ends)-1])
-	c.ends[i] = h.to
+	if h.to != math.MaxInt64 {
+		i, _ := slices.BinarySearch(c.ends[:len(c.ends)-1], h.to)
+		copy(c.ends[i+1:], c.ends[i:len(c.ends)-1])
+		c.ends[i] = h.to
+	}
 	for _, k := range h.alloc.Nodes {
 		c.steps[k].build(c, k, c.byNode[k])
 	}
@@ -210,7 +249,10 @@ func (c *nodeCons) drop(h *holding) {
 // reserveTotals counts h's request in the totals (sign 1) or takes it
 // back (-1).
 func (c *nodeCons) reserveTotals(h *holding, sign int) {
-	if h.to <= h.from {
+	if h.to <= h.from || h.job == nil {
+		// An outage is left out of the totals: a drained node's running
+		// jobs would count twice, and the totals must never say less is
+		// free than the nodes have.
 		return
 	}
 	if sign > 0 {
@@ -271,12 +313,83 @@ func (u *usage) most(from, to int64) sdk.Amount {
 	return m
 }
 
-// held is what h holds on node k.
+// held is what h holds on node k: an outage (no job) holds all of it.
 func (c *nodeCons) held(h *holding, k int32) sdk.Amount {
+	if h.job == nil {
+		return c.layout.Cap(int(k))
+	}
 	for i, n := range h.alloc.Nodes {
 		if n == k {
 			return c.layout.Held(h.job.Tasks, k, h.alloc.Tasks[i])
 		}
 	}
 	return sdk.Amount{}
+}
+
+// outageHoldings makes c.outages of the state's outages of cluster 0: each
+// holds its nodes whole from now (or its start) to its end, for ever when
+// the end is not known (a failure's repair, a drain of the policy's own).
+// It returns their signature.
+func (c *nodeCons) outageHoldings(s *sdk.State) string {
+	c.outages = c.outages[:0]
+	var sig strings.Builder
+	for _, o := range s.Outages {
+		if o.Cluster != 0 {
+			continue
+		}
+		end := o.End
+		if end < 0 {
+			end = math.MaxInt64
+		}
+		if end <= s.Now {
+			continue
+		}
+		nodes := o.Nodes
+		if len(nodes) == 0 {
+			nodes = make([]int32, c.layout.Len())
+			for k := range nodes {
+				nodes[k] = int32(k)
+			}
+		}
+		a := sdk.Alloc{Nodes: nodes, Tasks: make([]int32, len(nodes))}
+		c.outages = append(c.outages, holding{from: max(o.Start, s.Now), to: end, alloc: a})
+		fmt.Fprintf(&sig, "%d %d %d %v;", o.Kind, o.Start, o.End, o.Nodes)
+	}
+	return sig.String()
+}
+
+// hitByOutage reports whether an outage takes one of h's nodes during its
+// interval.
+func (c *nodeCons) hitByOutage(h *holding) bool {
+	for i := range c.outages {
+		o := &c.outages[i]
+		if o.to <= h.from || o.from >= h.to {
+			continue
+		}
+		for _, k := range h.alloc.Nodes {
+			if slices.Contains(o.alloc.Nodes, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// counts returns, on a run with outages, the reservations planned again
+// because an outage took their nodes.
+func (c *nodeCons) counts() map[string]int64 {
+	if c.seen == "" && c.replanned == 0 {
+		return nil
+	}
+	return map[string]int64{"replanned": c.replanned}
+}
+
+// unbounded reports whether some node is out of service with no known end.
+func (c *nodeCons) unbounded() bool {
+	for i := range c.outages {
+		if c.outages[i].to == math.MaxInt64 {
+			return true
+		}
+	}
+	return false
 }

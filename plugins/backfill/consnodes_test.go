@@ -2,11 +2,14 @@ package backfill
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/sim"
+	"github.com/schedlab/schedlab/sdk/verify"
 )
 
 // TestConservativeNodesHandWorked is TestOnNodesHandWorked's case under
@@ -94,4 +97,94 @@ func TestConservativeNodesRefusesPools(t *testing.T) {
 	if err == nil {
 		t.Fatal("reservation = nodes ran on a pool")
 	}
+}
+
+// TestConservativeNodesAroundWindowsHandWorked is docs/policies.md's case
+// of a window that makes the node a job holds matter: two nodes of one
+// core, node 1 in maintenance over [100, 200). R (50 s) and Z (90 s) arrive
+// at 0: R on node 0, Z on node 1, which it leaves before the window. S
+// (100 s), at 1, would reach the window on node 1: it is reserved on node
+// 0 at 50, when R ends. W (60 s), at 2, fits node 1 only from 200 and node
+// 0 from 150, after S: reserved there. Every promise is kept.
+func TestConservativeNodesAroundWindowsHandWorked(t *testing.T) {
+	plat := onNodes(2, 1, sdk.FirstFit)
+	jobs := []job{
+		{ID: 1, Submit: 0, Runtime: 50, Walltime: 50, Tasks: excl(1)},
+		{ID: 2, Submit: 0, Runtime: 90, Walltime: 90, Tasks: excl(1)},
+		{ID: 3, Submit: 1, Runtime: 100, Walltime: 100, Tasks: excl(1)},
+		{ID: 4, Submit: 2, Runtime: 60, Walltime: 60, Tasks: excl(1)},
+	}
+	sc := policytest.Scenario{Platform: plat, Jobs: jobs}
+	outs := []sdk.Outage{{Nodes: []int32{1}, Start: 100, End: 200, Kind: sdk.Maintenance}}
+	res, err := host.InProcess(Conservative()).Run(context.Background(), host.RunSpec{Platform: plat, Params: map[string]string{"reservation": ReservationNodes}, Outages: outs}, sc.Inputs(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Outages(plat, sc.Inputs(), outs, sim.Faults{}, true, res); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		start, promised int64
+		on              string
+	}{{0, 0, "0:1"}, {0, 0, "1:1"}, {50, 50, "0:1"}, {150, 150, "0:1"}} {
+		r := res.Records[i]
+		if r.Start != want.start || r.Promised != want.promised || allocString(res.Allocs.Of(i)) != want.on {
+			t.Errorf("job %d started at %d on %q, promised %d; want %d on %q, promised %d", i+1, r.Start, allocString(res.Allocs.Of(i)), r.Promised, want.start, want.on, want.promised)
+		}
+	}
+	if got := res.Stats.PolicyCounts["replanned"]; got != 0 {
+		t.Errorf("replanned %d, want 0", got)
+	}
+}
+
+// TestConservativeNodesKeepsPromisesAroundWindows: random node workloads
+// (jobs ending early) with maintenance windows known in advance, on a few
+// nodes or the whole machine: holding nodes, conservative breaks no
+// promise and starts no job into a window. With failures and drains,
+// which are not known in advance, reservations they take nodes from are
+// planned again (counted) and runs still verify.
+func TestConservativeNodesKeepsPromisesAroundWindows(t *testing.T) {
+	params := map[string]string{"reservation": ReservationNodes}
+	replanned := int64(0)
+	for seed := range uint64(20) {
+		sc := policytest.Random{Nodes: true, Jobs: 150, Params: params}.Scenario(seed)
+		in := sc.Inputs()
+		horizon := in[len(in)-1].Job.Submit + 1
+		n := int32(sc.Platform.Clusters[0].NodeCount())
+		r := rand.New(rand.NewPCG(seed, 41))
+		var windows []sdk.Outage
+		for range 5 {
+			s := r.Int64N(horizon)
+			o := sdk.Outage{Start: s, End: s + 1 + r.Int64N(horizon/8+1), Kind: sdk.Maintenance}
+			if r.IntN(4) > 0 {
+				o.Nodes = []int32{r.Int32N(n)}
+			}
+			windows = append(windows, o)
+		}
+		sdk.SortOutages(windows)
+		res, err := host.InProcess(Conservative()).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: params, Seed: sc.Seed, Outages: windows}, in, nil)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := verify.Outages(sc.Platform, in, windows, sim.Faults{}, true, res); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := policytest.PromisesKept().Check(in, res.Records); err != nil {
+			t.Errorf("seed %d: %v", seed, err)
+		}
+		outs := randomOutages(sc.Platform, seed, horizon)
+		res, err = host.InProcess(Conservative()).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: params, Seed: sc.Seed, Outages: outs,
+			Faults: sim.Faults{OnFailure: sim.FailRequeue}}, in, nil)
+		if err != nil {
+			t.Fatalf("seed %d with failures: %v", seed, err)
+		}
+		if err := verify.Outages(sc.Platform, in, outs, sim.Faults{OnFailure: sim.FailRequeue}, false, res); err != nil {
+			t.Fatalf("seed %d with failures: %v", seed, err)
+		}
+		replanned += res.Stats.PolicyCounts["replanned"]
+	}
+	if replanned == 0 {
+		t.Error("no reservation was planned again: the failures reached none")
+	}
+	t.Logf("%d reservations planned again after failures and drains", replanned)
 }

@@ -46,8 +46,8 @@ func randomOutages(p *sdk.Platform, seed uint64, horizon int64) []sdk.Outage {
 // maintenance windows, under every rule, and checks each schedule with
 // the host's verification of outages (every run of every job on nodes in
 // service, none started into a window under the hard rule, attempts as
-// the outages say) and the policies' own checks. Conservative refuses
-// such runs, saying so.
+// the outages say) and the policies' own checks. Conservative counting
+// totals refuses such runs, saying so; holding nodes, it takes them.
 func TestReferencePoliciesUnderOutages(t *testing.T) {
 	rules := []sim.Faults{{}, {OnFailure: sim.FailRequeue}, {OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft}}
 	interrupted := 0
@@ -62,6 +62,7 @@ func TestReferencePoliciesUnderOutages(t *testing.T) {
 			{EASY(), map[string]string{"order": OrderShortest}},
 			{Multifactor(), nil},
 			{Multifactor(), map[string]string{"SchedulerType": "sched/backfill"}},
+			{Conservative(), map[string]string{"reservation": ReservationNodes}},
 		} {
 			sc := policytest.Random{Nodes: true, Jobs: 120, Params: tc.params}.Scenario(seed)
 			in := sc.Inputs()
