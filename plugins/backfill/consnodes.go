@@ -50,6 +50,7 @@ type nodeCons struct {
 	outages   []holding
 	seen      string
 	replanned int64
+	anyOutage bool
 }
 
 // holding is what a job holds, or will, on nodes over [from, to).
@@ -105,6 +106,7 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 		// reservation has.
 		c.seen, compress = sig, true
 	}
+	c.anyOutage = c.anyOutage || len(c.outages) > 0
 	for i := range c.outages {
 		c.put(&c.outages[i])
 	}
@@ -378,7 +380,7 @@ func (c *nodeCons) hitByOutage(h *holding) bool {
 // counts returns, on a run with outages, the reservations planned again
 // because an outage took their nodes.
 func (c *nodeCons) counts() map[string]int64 {
-	if c.seen == "" && c.replanned == 0 {
+	if !c.anyOutage {
 		return nil
 	}
 	return map[string]int64{"replanned": c.replanned}
