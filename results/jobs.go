@@ -420,9 +420,18 @@ func ReadJobs(path string) ([]JobRow, Metadata, error) {
 	if _, err := jobColumns(pf.Schema()); err != nil {
 		return nil, nil, fmt.Errorf("results: read %s: not a jobs file: %w", path, err)
 	}
+	rows, err := readRows[JobRow](pf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results: read %s: %w", path, err)
+	}
+	return rows, metadataOf(pf), nil
+}
 
-	rows := make([]JobRow, pf.NumRows())
-	r := parquet.NewGenericReader[JobRow](pf)
+// readRows reads every row of pf as T's, checking that as many came as
+// its footer says.
+func readRows[T any](pf *parquet.File) ([]T, error) {
+	rows := make([]T, pf.NumRows())
+	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	n := 0
 	for n < len(rows) {
@@ -432,16 +441,16 @@ func ReadJobs(path string) ([]JobRow, Metadata, error) {
 			break
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("results: read %s: row %d: %w", path, n, err)
+			return nil, fmt.Errorf("row %d: %w", n, err)
 		}
 		if k == 0 {
 			break // no progress and no error: do not spin
 		}
 	}
 	if n != len(rows) {
-		return nil, nil, fmt.Errorf("results: read %s: got %d rows, footer says %d", path, n, len(rows))
+		return nil, fmt.Errorf("got %d rows, footer says %d", n, len(rows))
 	}
-	return rows, metadataOf(pf), nil
+	return rows, nil
 }
 
 // ReadJobsWith reads a jobs file like ReadJobs, with its extra columns

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -115,25 +114,9 @@ func ReadPowerSeries(path string) ([]PowerStepRow, Metadata, error) {
 	if err := sameColumns(pf.Schema(), parquet.SchemaOf(PowerStepRow{})); err != nil {
 		return nil, nil, fmt.Errorf("results: read %s: not a power file: %w", path, err)
 	}
-	rows := make([]PowerStepRow, pf.NumRows())
-	r := parquet.NewGenericReader[PowerStepRow](pf)
-	defer r.Close()
-	n := 0
-	for n < len(rows) {
-		k, err := r.Read(rows[n:])
-		n += k
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("results: read %s: row %d: %w", path, n, err)
-		}
-		if k == 0 {
-			break
-		}
-	}
-	if n != len(rows) {
-		return nil, nil, fmt.Errorf("results: read %s: got %d rows, footer says %d", path, n, len(rows))
+	rows, err := readRows[PowerStepRow](pf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results: read %s: %w", path, err)
 	}
 	return rows, metadataOf(pf), nil
 }

@@ -56,13 +56,11 @@ func (ps *passes) started(ds []sdk.Decision, now int64) {
 	}
 }
 
-// count adds to counts the local jobs started that were passed by at least
+// count sets in counts the local jobs started that were passed by at least
 // one global job (local_passed) and by two or more (local_passed_2), the
 // passes in all (passes) and the most any one local job had (passes_max).
 func (ps *passes) count(counts map[string]int64) {
-	for _, k := range []string{"local_passed", "local_passed_2", "passes", "passes_max"} {
-		counts[k] += 0
-	}
+	var passed, passed2, total, most int64
 	for c, blind := range ps.blind {
 		// Reservations are recorded in time order; the forecasts they used
 		// are at most a ttl (or a cycle) old, so the reservations that can
@@ -79,13 +77,14 @@ func (ps *passes) count(counts map[string]int64) {
 				}
 			}
 			if n > 0 {
-				counts["local_passed"]++
-				counts["passes"] += n
+				passed++
+				total += n
 			}
 			if n > 1 {
-				counts["local_passed_2"]++
+				passed2++
 			}
-			counts["passes_max"] = max(counts["passes_max"], n)
+			most = max(most, n)
 		}
 	}
+	counts["local_passed"], counts["local_passed_2"], counts["passes"], counts["passes_max"] = passed, passed2, total, most
 }

@@ -389,11 +389,8 @@ func (m *Manifest) writeWorkloadExtras(b *bytes.Buffer, name string) error {
 		if !ok {
 			continue
 		}
-		var line bytes.Buffer
-		if err := toml.NewEncoder(&line).Encode(map[string]any{k: v}); err != nil {
-			return fmt.Errorf("manifest: writing workloads.%s.%s to the lock: %w", name, k, err)
-		}
 		if tab, isTable := v.(map[string]any); isTable {
+			// Inline, since the workload's table is still open.
 			parts := make([]string, 0, len(tab))
 			for _, pk := range slices.Sorted(maps.Keys(tab)) {
 				parts = append(parts, quote(pk)+" = "+quote(fmt.Sprint(tab[pk])))
@@ -401,7 +398,9 @@ func (m *Manifest) writeWorkloadExtras(b *bytes.Buffer, name string) error {
 			fmt.Fprintf(b, "%s = { %s }\n", k, strings.Join(parts, ", "))
 			continue
 		}
-		b.Write(line.Bytes())
+		if err := toml.NewEncoder(b).Encode(map[string]any{k: v}); err != nil {
+			return fmt.Errorf("manifest: writing workloads.%s.%s to the lock: %w", name, k, err)
+		}
 	}
 	return nil
 }
