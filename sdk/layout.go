@@ -169,6 +169,46 @@ func (l *Layout) Held(t *Tasks, k int32, n int32) Amount {
 	return Amount{int64(n) * int64(t.Cores), int64(n) * t.Memory, int64(n) * int64(t.GPUs)}
 }
 
+// HeldOn returns what a job of tasks t holds in all on allocation a (whose
+// nodes are in increasing order): Held summed over its nodes, at the cost
+// of the groups an exclusive job's nodes fall in rather than of its nodes.
+func (l *Layout) HeldOn(t *Tasks, a Alloc) Amount {
+	var all Amount
+	if t.Exclusive {
+		for g, c := range l.groupRuns(a.Nodes) {
+			x := l.caps[l.first[g]]
+			all.add(Amount{c * x.Cores, c * x.Memory, c * x.GPUs})
+		}
+		return all
+	}
+	var n int64
+	for _, x := range a.Tasks {
+		n += int64(x)
+	}
+	return Amount{n * int64(t.Cores), n * t.Memory, n * int64(t.GPUs)}
+}
+
+// groupRuns yields, for the nodes of sorted (in increasing order), each
+// group they fall in and how many of them do: groups are runs of
+// consecutive nodes, found by binary search.
+func (l *Layout) groupRuns(sorted []int32) func(yield func(int32, int64) bool) {
+	return func(yield func(int32, int64) bool) {
+		for i := 0; i < len(sorted); {
+			g := l.group[sorted[i]]
+			end := l.first[g+1]
+			j := i + 1
+			if j < len(sorted) && sorted[j] < end {
+				j, _ = slices.BinarySearch(sorted[i:], end)
+				j += i
+			}
+			if !yield(g, int64(j-i)) {
+				return
+			}
+			i = j
+		}
+	}
+}
+
 // Demand returns what a job of tasks t holds in all: for a shared job, its
 // tasks' worth; for an exclusive job, its nodes whole, each counted at the
 // least any eligible node of its partition has (exact on nodes all alike).

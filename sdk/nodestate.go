@@ -30,6 +30,17 @@ type Nodes struct {
 	changed []int32
 	logged  []bool
 	epoch   uint64
+	// ver counts the changes of the bitsets; counts caches, by partition
+	// and exclusive or not, how many nodes may take a task (candidates),
+	// as of the ver it was counted at: a policy trying job after job in
+	// one call asks it at every try, and the nodes change only at starts.
+	ver    uint64
+	counts []candCount
+}
+
+type candCount struct {
+	ver uint64
+	n   int
 }
 
 // reindex builds the bitsets from Free.
@@ -44,6 +55,7 @@ func (n *Nodes) reindex() {
 
 // index updates the bitsets for node k.
 func (n *Nodes) index(k int32) {
+	n.ver++
 	w, b := k/64, uint64(1)<<(k%64)
 	f := n.Free[k]
 	if f == n.Layout.caps[k] {
@@ -94,6 +106,7 @@ func (n *Nodes) CopyFrom(m *Nodes) {
 	n.Free = append(n.Free[:0], m.Free...)
 	n.whole = append(n.whole[:0], m.whole...)
 	n.some = append(n.some[:0], m.some...)
+	n.ver++
 }
 
 // copyNode makes node k of n what it is in m.

@@ -142,6 +142,12 @@ func (s *share) done() bool { return s.rem == 0 && s.hi == 0 && s.lo == 0 }
 // only at those that may take a task (Nodes.word), and stopping once it is
 // placed.
 func (n *Nodes) placeFirst(t *Tasks, maxNodes int32, dst *Alloc) bool {
+	// Fewer nodes with room for a task than the job's node count is the
+	// commonest failure (a wide job on a busy machine), told from the
+	// bitsets without looking at a node.
+	if t.Nodes > 0 && n.candidateCount(t) < int(t.Nodes) {
+		return false
+	}
 	s := newShare(t)
 	used := int32(0)
 	for w := range n.Layout.partBits[t.Partition] {
@@ -164,6 +170,33 @@ func (n *Nodes) placeFirst(t *Tasks, maxNodes int32, dst *Alloc) bool {
 		}
 	}
 	return false
+}
+
+// candidateCount returns how many nodes of t's partition word admits (an
+// upper bound on those that can take a task of t), counted again only
+// when the nodes changed since (outside PlaceWithin, counted each time).
+func (n *Nodes) candidateCount(t *Tasks) int {
+	cache := n.limit == nil
+	x := int(t.Partition) * 2
+	if t.Exclusive {
+		x++
+	}
+	if cache {
+		if len(n.counts) != 2*len(n.Layout.parts) {
+			n.counts = make([]candCount, 2*len(n.Layout.parts))
+		}
+		if c := n.counts[x]; c.ver == n.ver && c.ver != 0 {
+			return c.n
+		}
+	}
+	c := 0
+	for w := range n.Layout.partBits[t.Partition] {
+		c += bits.OnesCount64(n.word(t, w))
+	}
+	if cache {
+		n.counts[x] = candCount{n.ver, c}
+	}
+	return c
 }
 
 // placeInOrder places t on the nodes of order, in that order; without a

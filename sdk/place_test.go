@@ -391,7 +391,8 @@ func TestValidateNodes(t *testing.T) {
 
 // TestWatchAgreesWithPlace changes random nodes one at a time and checks
 // that a Watch, told of each change, says a job fits exactly when Place
-// does, under every rule, with and without a node limit.
+// does, under every rule, with and without a node limit; so does a View of
+// the nodes as they were at the start, told the same changes.
 func TestWatchAgreesWithPlace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 300 {
@@ -412,8 +413,11 @@ func TestWatchAgreesWithPlace(t *testing.T) {
 		rule := sdk.Placements()[rng.IntN(3)]
 		// Random jobs of one core and some memory come and go; the watch
 		// follows them as the nodes do.
-		var w sdk.Watch
+		var w, v sdk.Watch
 		w.Reset(n, &tasks, rule)
+		var frozen sdk.Nodes
+		frozen.CopyFrom(n)
+		v.View(&frozen, &tasks, rule)
 		type held struct {
 			t sdk.Tasks
 			a sdk.Alloc
@@ -425,6 +429,7 @@ func TestWatchAgreesWithPlace(t *testing.T) {
 				r := running[i]
 				n.Release(&r.t, r.a)
 				w.Release(&r.t, r.a)
+				v.Release(&r.t, r.a)
 				running = append(running[:i], running[i+1:]...)
 			} else {
 				other := sdk.Tasks{Count: int32(1 + rng.IntN(6)), Cores: 1, Memory: int64(rng.IntN(2)) * gb}
@@ -435,12 +440,47 @@ func TestWatchAgreesWithPlace(t *testing.T) {
 				if n.Place(&other, sdk.FirstFit, &a) {
 					n.Take(&other, a)
 					w.Take(&other, a)
+					v.Take(&other, a)
 					running = append(running, held{other, a})
 				}
 			}
 			if got, want := w.Fits(), n.Place(&tasks, rule, nil); got != want {
 				t.Fatalf("trial %d step %d, %s: Watch says %v, Place %v; tasks %+v, free %+v", trial, step, rule, got, want, tasks, n.Free)
 			}
+			if got := v.Fits(); got != w.Fits() {
+				t.Fatalf("trial %d step %d, %s: the view says %v, the copy %v", trial, step, rule, got, w.Fits())
+			}
+		}
+	}
+}
+
+// TestHeldOn checks Layout.HeldOn against Held summed node by node, for
+// exclusive and shared jobs placed on random machines of several groups.
+func TestHeldOn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for trial := range 200 {
+		var groups []sdk.NodeGroup
+		for g := range 1 + rng.IntN(4) {
+			groups = append(groups, sdk.NodeGroup{Name: string(rune('a' + g)), Count: 1 + rng.IntN(90),
+				Cores: int64(1 + rng.IntN(16)), Memory: int64(rng.IntN(4)) * gb, GPUs: int64(rng.IntN(3))})
+		}
+		n := nodesOf(t, groups, nil)
+		tasks := sdk.Tasks{Count: int32(1 + rng.IntN(60)), Cores: 1}
+		if rng.IntN(2) == 0 {
+			tasks.Nodes, tasks.Exclusive = int32(1+rng.IntN(40)), true
+			tasks.Count = tasks.Nodes
+		}
+		var a sdk.Alloc
+		if !n.Place(&tasks, sdk.FirstFit, &a) {
+			continue
+		}
+		var want sdk.Amount
+		for i, k := range a.Nodes {
+			h := n.Layout.Held(&tasks, k, a.Tasks[i])
+			want.Cores, want.Memory, want.GPUs = want.Cores+h.Cores, want.Memory+h.Memory, want.GPUs+h.GPUs
+		}
+		if got := n.Layout.HeldOn(&tasks, a); got != want {
+			t.Fatalf("trial %d: HeldOn %+v, want %+v (tasks %+v on %v)", trial, got, want, tasks, a.Nodes)
 		}
 	}
 }

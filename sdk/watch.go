@@ -1,22 +1,40 @@
 package sdk
 
-// Watch follows whether one job's tasks fit on a copy of some nodes as
-// other jobs take and give back what they hold there, at the cost of the
-// nodes they touch: a policy looking for the time a job fits, giving back
-// running jobs one after the other (EASY's shadow time), asks Fits after
-// each without a pass over every node.
+import "math/bits"
+
+// Watch follows whether one job's tasks fit on some nodes as other jobs
+// take and give back what they hold there, at the cost of the nodes they
+// touch: a policy looking for the time a job fits, giving back running
+// jobs one after the other (EASY's shadow time), asks Fits after each
+// without a pass over every node. Starting to watch costs a pass over the
+// words of the nodes' bitsets, not over every node, and View does not copy
+// the nodes either.
 type Watch struct {
 	layout *Layout
-	t      *Tasks
-	rule   Placement
-	exact  bool // Fits needs no placement to answer
-	// free is what each node has free as the watch sees it, and fit what
-	// each node of the partition can take of t (0 elsewhere).
-	free []Amount
-	fit  []int64
-	// sum is what the nodes take in all, without a node count; with one,
-	// lo and hi count the nodes that take the smaller and the larger of
-	// the balanced shares.
+	// base is what the watch started from (n in View, own after Reset);
+	// node k has over[k] free as the watch sees it when mark[k] == gen,
+	// else base.Free[k]. touched lists the nodes so marked.
+	base    *Nodes
+	own     Nodes
+	over    []Amount
+	mark    []uint32
+	gen     uint32
+	touched []int32
+	t       *Tasks
+	// wholeFit is what a wholly free node of each group takes of t, and
+	// inPart says which groups are of t's partition.
+	wholeFit []int64
+	inPart   []bool
+	// lazy are the allocations of exclusive jobs Release gave back or
+	// Take took, counted without yet writing their nodes (materialize
+	// does), lazyFree what that adds to the partition's free amount.
+	lazy     []lazyAlloc
+	lazyFree Amount
+	rule     Placement
+	exact    bool // Fits needs no placement to answer
+	// sum is what the nodes of the partition take of t in all, without a
+	// node count; with one, lo and hi count the nodes that take the
+	// smaller and the larger of the balanced shares.
 	sum, lo, hi int64
 	q           int64
 	nodes       *Nodes // for Fits when the counts do not decide
@@ -28,38 +46,154 @@ type Watch struct {
 }
 
 // Reset makes w watch tasks t, placed by rule, on a copy of what n has
-// free.
+// free: n may change afterwards without changing what w sees.
 func (w *Watch) Reset(n *Nodes, t *Tasks, rule Placement) {
+	w.own.CopyFrom(n)
+	w.View(&w.own, t, rule)
+}
+
+// View makes w watch tasks t, placed by rule, on what n has free, read in
+// place rather than copied: w keeps what it is told of (Take, Release,
+// SetFree) to itself, and n must not change until w is made to watch
+// something else.
+func (w *Watch) View(n *Nodes, t *Tasks, rule Placement) {
 	l := n.Layout
-	w.layout, w.t, w.rule = l, t, rule
+	w.layout, w.base, w.t, w.rule = l, n, t, rule
 	w.exact = (rule == FirstFit || rule == BestFit) && l.maxNodes[t.Partition] == 0
 	w.sum, w.lo, w.hi, w.q = 0, 0, 0, 0
 	if t.Nodes > 0 {
 		w.q = int64(t.Count / t.Nodes)
 	}
-	w.free = append(w.free[:0], n.Free...)
+	if len(w.mark) != l.Len() {
+		w.mark = make([]uint32, l.Len())
+		w.over = make([]Amount, l.Len())
+		w.gen = 0
+	}
+	w.gen++
+	if w.gen == 0 { // wrapped: no mark may look current
+		clear(w.mark)
+		w.gen = 1
+	}
+	w.touched = w.touched[:0]
+	w.lazy, w.lazyFree = w.lazy[:0], Amount{}
 	if w.withheld > 0 {
 		clear(w.off)
 		w.withheld = 0
 	}
-	if cap(w.fit) >= l.Len() {
-		w.fit = w.fit[:l.Len()]
-		clear(w.fit)
-	} else {
-		w.fit = make([]int64, l.Len())
+	// A node wholly free takes what its group's first node takes when
+	// wholly free (nodes of a group are alike, features included); one
+	// without a free core takes nothing (every task needs a core); only
+	// the others are looked at one by one.
+	w.wholeFit, w.inPart = w.wholeFit[:0], w.inPart[:0]
+	for g := range len(l.first) - 1 {
+		w.wholeFit = append(w.wholeFit, l.fit(t, l.first[g], l.caps[l.first[g]]))
+		w.inPart = append(w.inPart, false)
 	}
-	for _, k := range l.parts[t.Partition] {
-		w.set(k, w.fitOf(k))
+	for _, g := range l.partGroups[t.Partition] {
+		w.inPart[g] = true
+	}
+	for _, g := range l.partGroups[t.Partition] {
+		lo, hi := l.first[g], l.first[g+1]
+		if c := int64(countRange(n.whole, lo, hi)); c > 0 {
+			w.addFit(w.wholeFit[g], c)
+		}
+	}
+	part := l.partBits[t.Partition]
+	for i, word := range part {
+		for x := word & n.some[i] &^ n.whole[i]; x != 0; x &= x - 1 {
+			k := int32(i*64 + bits.TrailingZeros64(x))
+			w.addFit(l.fit(t, k, n.Free[k]), 1)
+		}
 	}
 }
 
+// Commit writes what w was told (Take, Release, SetFree) into the nodes
+// it views, which then have free what w sees (withheld nodes keep what
+// they have): a policy that keeps its own nodes at a time ahead, moved
+// by a watch from one call to the next, makes the move its own. The
+// nodes must be the policy's own (a Nodes of its own, not a Sandbox's or
+// the engine's). w goes on watching them as they now are.
+func (w *Watch) Commit() {
+	w.materialize()
+	for _, k := range w.touched {
+		w.base.Free[k] = w.over[k]
+		w.base.index(k)
+	}
+	w.touched = w.touched[:0]
+	w.gen++
+	if w.gen == 0 {
+		clear(w.mark)
+		w.gen = 1
+	}
+}
+
+// countRange counts the bits of set in [lo, hi).
+func countRange(set []uint64, lo, hi int32) int {
+	c := 0
+	for lo < hi {
+		i, b := lo/64, lo%64
+		m := ^uint64(0) << b
+		if end := (i + 1) * 64; hi < end {
+			m &= ^uint64(0) >> (end - hi)
+		}
+		c += bits.OnesCount64(set[i] & m)
+		lo = (i + 1) * 64
+	}
+	return c
+}
+
+// free returns what node k has free as the watch sees it, withheld or not.
+func (w *Watch) free(k int32) Amount {
+	if w.mark[k] == w.gen {
+		return w.over[k]
+	}
+	return w.base.Free[k]
+}
+
+// setFree records that node k has a free, as the watch sees it.
+func (w *Watch) setFree(k int32, a Amount) {
+	if w.mark[k] != w.gen {
+		w.mark[k] = w.gen
+		w.touched = append(w.touched, k)
+	}
+	w.over[k] = a
+}
+
 // FreeInPartition returns what the nodes of the watched tasks' partition
-// have free in all, as the watch sees them.
+// have free in all, as the watch sees them, withheld nodes left out.
 func (w *Watch) FreeInPartition() Amount {
+	l, n, p := w.layout, w.base, w.t.Partition
+	part := l.partBits[p]
 	var all Amount
-	for _, k := range w.layout.parts[w.t.Partition] {
-		if w.withheld == 0 || w.off[k] == 0 {
-			all.add(w.free[k])
+	for _, g := range l.partGroups[p] {
+		lo, hi := l.first[g], l.first[g+1]
+		c := int64(countRange(n.whole, lo, hi))
+		all.add(Amount{c * l.caps[lo].Cores, c * l.caps[lo].Memory, c * l.caps[lo].GPUs})
+	}
+	// Nodes without a free core still count what memory and GPUs they
+	// have free, on a platform that has any.
+	others := l.maxCap.Memory > 0 || l.maxCap.GPUs > 0
+	for i, word := range part {
+		x := word &^ n.whole[i]
+		if !others {
+			x &= n.some[i]
+		}
+		for ; x != 0; x &= x - 1 {
+			all.add(n.Free[i*64+bits.TrailingZeros64(x)])
+		}
+	}
+	for _, k := range w.touched {
+		if part[k/64]&(1<<(k%64)) != 0 {
+			all.add(w.over[k])
+			all.sub(n.Free[k])
+		}
+	}
+	all.add(w.lazyFree)
+	if w.withheld > 0 {
+		for k, c := range w.off {
+			if c > 0 && part[k/64]&(1<<(k%64)) != 0 {
+				all.sub(w.free(int32(k)))
+			}
 		}
 	}
 	return all
@@ -71,22 +205,26 @@ func (w *Watch) FreeInPartition() Amount {
 // job at the time it asks about. What jobs take and give back there is
 // still followed meanwhile.
 func (w *Watch) Withhold(k int32) {
+	w.materialize()
 	if len(w.off) < w.layout.Len() {
 		w.off = make([]int32, w.layout.Len())
 	}
+	old := w.fitOf(k)
 	w.off[k]++
 	if w.off[k] == 1 {
 		w.withheld++
-		w.update(k)
+		w.refit(k, old)
 	}
 }
 
 // Restore undoes one Withhold of node k.
 func (w *Watch) Restore(k int32) {
+	w.materialize()
+	old := w.fitOf(k)
 	w.off[k]--
 	if w.off[k] == 0 {
 		w.withheld--
-		w.update(k)
+		w.refit(k, old)
 	}
 }
 
@@ -96,55 +234,125 @@ func (w *Watch) Withheld(k int32) bool { return w.withheld > 0 && w.off[k] > 0 }
 // SetFree sets what node k has free, as the watch sees it: a node coming
 // back into service.
 func (w *Watch) SetFree(k int32, a Amount) {
-	w.free[k] = a
-	w.update(k)
+	w.materialize()
+	old := w.fitOf(k)
+	w.setFree(k, a)
+	w.refit(k, old)
 }
 
 // Free returns what node k has free as the watch sees it, withheld or
 // not.
-func (w *Watch) Free(k int32) Amount { return w.free[k] }
+func (w *Watch) Free(k int32) Amount {
+	w.materialize()
+	return w.free(k)
+}
+
+// lazyAlloc is an exclusive job's allocation given back (sign 1) or
+// taken (-1).
+type lazyAlloc struct {
+	a    Alloc
+	sign int64
+}
 
 // Take takes what a job of tasks t2 holds on allocation a from the watched
-// nodes.
+// nodes. An exclusive job's nodes, wholly free, are left with nothing
+// free, which is counted by group (a's slices must not change until w
+// watches something else).
 func (w *Watch) Take(t2 *Tasks, a Alloc) {
+	if t2.Exclusive && w.withheld == 0 {
+		w.byGroup(a, -1)
+		return
+	}
+	w.materialize()
 	for i, k := range a.Nodes {
-		w.free[k].sub(w.layout.Held(t2, k, a.Tasks[i]))
-		w.update(k)
+		old := w.fitOf(k)
+		f := w.free(k)
+		f.sub(w.layout.Held(t2, k, a.Tasks[i]))
+		w.setFree(k, f)
+		w.refit(k, old)
 	}
 }
 
-// Release gives back what a job of tasks t2 holds on allocation a.
+// Release gives back what a job of tasks t2 holds on allocation a. An
+// exclusive job's nodes become wholly free, which is counted by group
+// (a's slices must not change until w watches something else).
 func (w *Watch) Release(t2 *Tasks, a Alloc) {
+	if t2.Exclusive && w.withheld == 0 {
+		w.byGroup(a, 1)
+		return
+	}
+	w.materialize()
 	for i, k := range a.Nodes {
-		w.free[k].add(w.layout.Held(t2, k, a.Tasks[i]))
-		w.update(k)
+		old := w.fitOf(k)
+		f := w.free(k)
+		f.add(w.layout.Held(t2, k, a.Tasks[i]))
+		w.setFree(k, f)
+		w.refit(k, old)
 	}
 }
 
-// update recomputes what node k takes, when it is of the partition.
-func (w *Watch) update(k int32) {
-	if w.layout.partBits[w.t.Partition][k/64]&(1<<(k%64)) != 0 {
-		w.set(k, w.fitOf(k))
+// byGroup counts an exclusive job's nodes given back (sign 1) or taken
+// (-1) group by group: alone on its nodes, it leaves them nothing free
+// while it holds them, and them whole when it does not.
+func (w *Watch) byGroup(a Alloc, sign int64) {
+	l := w.layout
+	for g, c := range l.groupRuns(a.Nodes) {
+		if w.inPart[g] {
+			w.addFit(w.wholeFit[g], sign*c)
+			x := l.caps[l.first[g]]
+			w.lazyFree.add(Amount{sign * c * x.Cores, sign * c * x.Memory, sign * c * x.GPUs})
+		}
 	}
+	w.lazy = append(w.lazy, lazyAlloc{a, sign})
 }
 
-// fitOf is Nodes.Fit on the watched nodes.
+// materialize writes the nodes of the lazy allocations, whose counts
+// byGroup has already made.
+func (w *Watch) materialize() {
+	for _, z := range w.lazy {
+		for _, k := range z.a.Nodes {
+			x := w.layout.caps[k]
+			f := w.free(k)
+			f.add(Amount{z.sign * x.Cores, z.sign * x.Memory, z.sign * x.GPUs})
+			w.setFree(k, f)
+		}
+	}
+	w.lazy, w.lazyFree = w.lazy[:0], Amount{}
+}
+
+// refit counts what node k takes now in place of old, when it is of the
+// partition.
+func (w *Watch) refit(k int32, old int64) {
+	if w.layout.partBits[w.t.Partition][k/64]&(1<<(k%64)) == 0 {
+		return
+	}
+	w.addFit(old, -1)
+	w.addFit(w.fitOf(k), 1)
+}
+
+// fitOf is Nodes.Fit on the watched nodes. The nodes a running job's
+// start or end leaves without a free core or wholly free are the common
+// cases, answered without dividing.
 func (w *Watch) fitOf(k int32) int64 {
 	if w.withheld > 0 && w.off[k] > 0 {
 		return 0
 	}
-	return w.layout.fit(w.t, k, w.free[k])
+	f := w.free(k)
+	switch {
+	case f.Cores == 0:
+		return 0
+	case f == w.layout.caps[k]:
+		return w.wholeFit[w.layout.group[k]]
+	}
+	return w.layout.fit(w.t, k, f)
 }
 
-// set records that node k takes x tasks.
-func (w *Watch) set(k int32, x int64) {
-	old := w.fit[k]
-	w.fit[k] = x
-	c := int64(w.t.Count)
-	w.sum += min(x, c) - min(old, c)
+// addFit counts c more (or, negative, fewer) nodes that take x tasks.
+func (w *Watch) addFit(x, c int64) {
+	w.sum += c * min(x, int64(w.t.Count))
 	if w.q > 0 {
-		w.lo += b2c(x >= w.q) - b2c(old >= w.q)
-		w.hi += b2c(x > w.q) - b2c(old > w.q)
+		w.lo += c * b2c(x >= w.q)
+		w.hi += c * b2c(x > w.q)
 	}
 }
 
@@ -170,18 +378,22 @@ func (w *Watch) Fits() bool {
 	if !may || w.exact {
 		return may
 	}
+	w.materialize()
 	if w.nodes == nil {
 		w.nodes = &Nodes{}
 	}
-	w.nodes.Layout = w.layout
-	w.nodes.Free = append(w.nodes.Free[:0], w.free...)
+	w.nodes.CopyFrom(w.base)
+	for _, k := range w.touched {
+		w.nodes.Free[k] = w.over[k]
+		w.nodes.index(k)
+	}
 	if w.withheld > 0 {
 		for k, n := range w.off {
 			if n > 0 {
 				w.nodes.Free[k] = Amount{}
+				w.nodes.index(int32(k))
 			}
 		}
 	}
-	w.nodes.reindex()
 	return w.nodes.Place(t, w.rule, nil)
 }

@@ -19,10 +19,12 @@ func freshEASY() sdk.Plugin {
 	return p
 }
 
-// TestShadowReuseChangesNothing runs EASY with and without reusing the
-// previous call's shadow on KTH-SP2 (a pool, and its nodes shared 4 to a
-// node, in both reservation readings and two orders) and on random
-// workloads on nodes, and compares every record.
+// TestShadowReuseChangesNothing runs EASY with and without reusing what
+// previous calls computed (the previous call's shadow; on nodes, the
+// cursor at the last shadow time) on KTH-SP2 (a pool, and its nodes
+// shared 4 to a node or held whole, in both reservation readings and
+// several orders) and on random workloads on nodes, and compares every
+// record.
 func TestShadowReuseChangesNothing(t *testing.T) {
 	type run struct {
 		name   string
@@ -44,7 +46,16 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 	for _, reading := range []string{ReservationCount, ReservationBatsched} {
 		runs = append(runs, run{"KTH shared nodes " + reading, plat, jobs, map[string]string{"reservation": reading}})
 	}
-	for seed := range uint64(20) {
+	runs = append(runs, run{"KTH shared nodes wfp3", plat, jobs, map[string]string{"order": OrderWFP3}})
+	excl, _, err := nodes.Apply(plat, w, w.Jobs, nodes.Settings{Allocation: nodes.Exclusive, Memory: nodes.MemoryNone,
+		NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range []string{OrderSubmit, OrderShortest} {
+		runs = append(runs, run{"KTH exclusive nodes " + order, plat, excl, map[string]string{"order": order}})
+	}
+	for seed := range uint64(60) {
 		sc := policytest.Random{Nodes: true, Jobs: 200}.Scenario(seed)
 		runs = append(runs, run{"random nodes", sc.Platform, sc.Inputs(), nil})
 	}
@@ -66,7 +77,7 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 			t.Errorf("%s: reusing the shadow changes the schedule", r.name)
 		}
 		if r.name != "random nodes" {
-			t.Logf("%s: %d shadows computed, %d reused", r.name, pol.computed, pol.reused)
+			t.Logf("%s: %d shadows computed (%d from the cursor), %d reused", r.name, pol.computed, pol.cursored, pol.reused)
 		}
 	}
 }

@@ -23,10 +23,27 @@ type room struct {
 	alloc    sdk.Alloc
 	held     sdk.Vector
 	mem, gpu int
-	// failed holds the tasks the rule could not place since reset: what
-	// is free only shrinks during a call, so they cannot fit again until
-	// the next, and jobs of one shape (array jobs) are tried once.
-	failed map[sdk.Tasks]struct{}
+	// The shapes (Tasks) the rule could not place since reset: what is
+	// free only shrinks during a call, so they cannot fit again until
+	// the next, and jobs of one shape (array jobs) are tried once. Each
+	// job's shape is numbered once (shapeOf, by job index, plus one;
+	// shapes), and failedAt holds, by shape, the call it failed in
+	// (call): hashing a shape at every try cost a sixth of EASY's time
+	// on RICC's backlog.
+	shapeOf  []int32
+	shapes   map[sdk.Tasks]int32
+	failedAt []uint32
+	call     uint32
+	// worse holds shapes of shared jobs without a node count that failed
+	// since reset (at most maxWorse): a job needing as many tasks or more,
+	// each as large or larger, with the same partition and at least the
+	// same features, fails too, since a node takes fewer of its tasks
+	// and placing them succeeds only when the nodes take them all.
+	// Telling it so spares a placement over the nodes for most of a
+	// backlog that only fragmentation keeps waiting (RICC's jobs, with
+	// their memory). exactOnly turns it off (tests compare).
+	worse     []sdk.Tasks
+	exactOnly bool
 	// windows are the maintenance windows ahead (State.Outages), by
 	// start; fence holds the nodes fits set aside for one job.
 	now     int64
@@ -92,7 +109,7 @@ func newRoom(p *sdk.Platform) room {
 		r.nodes = new(sdk.Sandbox)
 		r.rule = p.Clusters[0].PlacementRule()
 		r.held = make(sdk.Vector, p.Dims())
-		r.failed = map[sdk.Tasks]struct{}{}
+		r.shapes = map[sdk.Tasks]int32{}
 	}
 	return r
 }
@@ -114,7 +131,11 @@ func (r *room) reset(s *sdk.State) {
 	r.free = append(r.free[:0], s.Free[0]...)
 	if r.nodes != nil {
 		r.nodes.Sync(s.Nodes[0])
-		clear(r.failed)
+		r.worse = r.worse[:0]
+		if r.call++; r.call == 0 { // wrapped: no shape may look failed
+			clear(r.failedAt)
+			r.call = 1
+		}
 		r.now, r.windows = s.Now, r.windows[:0]
 		clear(r.down)
 		r.down = r.down[:0]
@@ -159,7 +180,8 @@ func (r *room) fits(j *sdk.Job) bool {
 	if r.nodes == nil {
 		return true
 	}
-	if _, ok := r.failed[*j.Tasks]; ok {
+	shape := r.shape(j)
+	if r.failedAt[shape] == r.call || r.worseThanFailed(j.Tasks) {
 		return false
 	}
 	if r.cap > 0 && r.power != nil && !sdk.UnderCap(r.committed+float64(int64(j.Tasks.Count)*int64(j.Tasks.Cores))*r.coreW, r.cap) {
@@ -174,10 +196,50 @@ func (r *room) fits(j *sdk.Job) bool {
 		return ok && r.underCap(j, r.alloc)
 	}
 	if !r.nodes.Place(j.Tasks, r.rule, &r.alloc) {
-		r.failed[*j.Tasks] = struct{}{}
+		r.failedAt[shape] = r.call
+		if !r.exactOnly && !j.Tasks.Exclusive && j.Tasks.Nodes == 0 && len(r.worse) < maxWorse {
+			r.worse = append(r.worse, *j.Tasks)
+		}
 		return false
 	}
 	return r.underCap(j, r.alloc)
+}
+
+// maxWorse bounds room.worse, which each try scans.
+const maxWorse = 16
+
+// worseThanFailed reports whether t, shared and without a node count,
+// needs at least what a shape that failed in this call needed (r.worse).
+func (r *room) worseThanFailed(t *sdk.Tasks) bool {
+	if t.Exclusive || t.Nodes != 0 {
+		return false
+	}
+	for i := range r.worse {
+		f := &r.worse[i]
+		if t.Partition == f.Partition && t.Features&f.Features == f.Features &&
+			t.Count >= f.Count && t.Cores >= f.Cores && t.Memory >= f.Memory && t.GPUs >= f.GPUs {
+			return true
+		}
+	}
+	return false
+}
+
+// shape returns the number of j's shape (its Tasks).
+func (r *room) shape(j *sdk.Job) int32 {
+	if j.Index >= len(r.shapeOf) {
+		r.shapeOf = append(r.shapeOf, make([]int32, j.Index+1-len(r.shapeOf))...)
+	}
+	if x := r.shapeOf[j.Index]; x > 0 {
+		return x - 1
+	}
+	x, ok := r.shapes[*j.Tasks]
+	if !ok {
+		x = int32(len(r.shapes))
+		r.shapes[*j.Tasks] = x
+		r.failedAt = append(r.failedAt, 0)
+	}
+	r.shapeOf[j.Index] = x + 1
+	return x
 }
 
 // underCap reports whether starting j on allocation a keeps the committed
@@ -266,13 +328,8 @@ func (r *room) heldBy(j *sdk.Job, a sdk.Alloc) sdk.Vector {
 	if r.nodes == nil {
 		return j.Request
 	}
-	var h sdk.Amount
-	for k, n := range a.Nodes {
-		x := r.nodes.Layout.Held(j.Tasks, n, a.Tasks[k])
-		h.Cores, h.Memory, h.GPUs = h.Cores+x.Cores, h.Memory+x.Memory, h.GPUs+x.GPUs
-	}
 	copy(r.held, j.Request)
-	r.setHeld(r.held, h)
+	r.setHeld(r.held, r.nodes.Layout.HeldOn(j.Tasks, a))
 	return r.held
 }
 

@@ -22,7 +22,7 @@ func Shadow(s *sdk.State, cluster int, j *sdk.Job) (at int64, place sdk.Alloc, e
 	}
 	rule := n.Layout.Rule()
 	var w sdk.Watch
-	w.Reset(n, j.Tasks, rule)
+	w.View(n, j.Tasks, rule)
 	avail := s.Free[cluster].Clone()
 	held := make(sdk.Vector, len(avail))
 	mem, gpu := s.Platform.Resource(sdk.Memory), s.Platform.Resource(sdk.GPUs)

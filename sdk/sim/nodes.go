@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
 )
@@ -48,10 +49,15 @@ type nodeEngine struct {
 	// nodes[off[i]:off[i]+len[i]] and tasks[...] alike.
 	off, cnt     []int32
 	nodes, ntask []int32
-	place        sdk.Alloc // the engine's placement, before it is stored
-	mem, gpu     int       // resource indexes of Memory and GPUs, or -1
-	want         sdk.Vector
-	names        []string // the clusters' names
+	// expect is the least the loaded jobs' allocations add up to (a
+	// job's node count, or one node), which the slabs are first made
+	// to hold: growing them by half again, as append does, copied
+	// several times their size on CEA-Curie.
+	expect   int
+	place    sdk.Alloc // the engine's placement, before it is stored
+	mem, gpu int       // resource indexes of Memory and GPUs, or -1
+	want     sdk.Vector
+	names    []string // the clusters' names
 	// svc says which nodes are out of service; nil when all always are
 	// in service (no outages, no power model).
 	svc *service
@@ -130,6 +136,7 @@ func (ne *nodeEngine) load(i int, j *sdk.Job, req sdk.Vector) error {
 	}
 	ne.tasks[i], ne.shown[i] = t, t
 	j.Tasks = &ne.shown[i]
+	ne.expect += int(max(1, t.Nodes))
 	return nil
 }
 
@@ -201,6 +208,11 @@ func (e *engine) startNodes(i int32, c int, d *sdk.Decision, free sdk.Vector) (*
 		if err := e.checkStart(c, t, a); err != nil {
 			return nil, fmt.Errorf("start job id %d on cluster %q: %w", j.ID, name, err)
 		}
+	}
+	if need := len(ne.nodes) + len(a.Nodes); need > cap(ne.nodes) {
+		c := max(2*cap(ne.nodes), ne.expect, need)
+		ne.nodes = slices.Grow(ne.nodes, c-len(ne.nodes))
+		ne.ntask = slices.Grow(ne.ntask, c-len(ne.ntask))
 	}
 	ne.off[i], ne.cnt[i] = int32(len(ne.nodes)), int32(len(a.Nodes))
 	ne.nodes = append(ne.nodes, a.Nodes...)
