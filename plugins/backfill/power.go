@@ -154,7 +154,11 @@ func (sv *saver) wakeFor(s *sdk.State, r *room, head *sdk.Job) []int32 {
 		var fit int64
 		switch modes[k] {
 		case sdk.NodeOn:
-			fit = free.Fit(t, k)
+			// Most nodes of a busy machine have no core free, and take
+			// nothing: told without Fit's divisions.
+			if free.Free[k].Cores > 0 {
+				fit = free.Fit(t, k)
+			}
 		case sdk.NodeSwitchingOn:
 			fit = sv.full.Fit(t, k)
 			switching = true
