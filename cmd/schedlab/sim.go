@@ -24,6 +24,7 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/nodes"
+	"github.com/schedlab/schedlab/workload/sacct"
 )
 
 type simFlags struct {
@@ -39,6 +40,10 @@ type simFlags struct {
 	outages            outageFlags
 	power              powerFlags
 	feedback           workload.Feedback
+	// format is the trace's format (swf or sacct); log the settings of
+	// a sacct log's mapping onto nodes.
+	format string
+	log    nodes.LogSettings
 }
 
 func newSimCmd() *cobra.Command {
@@ -101,6 +106,10 @@ beside it the power over time, and the summary the energy metrics.`,
 	fl.Int64Var(&f.metrics.SlowdownTau, "bsld-tau", f.metrics.SlowdownTau, "runtime floor of bounded slowdown, seconds")
 	fl.IntVar(&f.metrics.WarmupJobs, "warmup-jobs", 0, "leave the first N jobs out of the wait and slowdown metrics")
 	fl.IntVar(&f.metrics.CooldownJobs, "cooldown-jobs", 0, "leave the last N jobs out of the wait and slowdown metrics")
+	fl.StringVar(&f.format, "format", manifest.FormatSWF, "the trace's format: swf, or sacct (a Slurm accounting log, sacct -P output, plain or gzip)")
+	fl.StringVar(&f.log.TRES, "tres", "", "a sacct log on nodes: the request from requested (ReqTRES, the default) or allocated (AllocTRES)")
+	fl.StringVar(&f.log.Constraints, "constraints", "", "a sacct log on nodes: features joined by & are required (required, the default) or ignored (ignore)")
+	fl.StringVar(&f.log.UnknownPartition, "unknown-partition", "", "a sacct log on nodes: a job of a partition --partitions does not name goes to the default partition (default), is dropped (drop) or is bad input (error)")
 	f.nodes.register(fl)
 	f.outages.register(fl)
 	f.power.register(fl)
@@ -121,6 +130,45 @@ beside it the power over time, and the summary the energy metrics.`,
 		return nil
 	}
 	return cmd
+}
+
+// checkFormat checks --format and the flags that apply to a sacct log
+// only, and returns the log's partitions table: for a sacct log,
+// --partitions maps the log's partition names ("general-compute=batch")
+// rather than SWF partition numbers, and is taken from f.nodes.
+func (f *simFlags) checkFormat(cmd *cobra.Command) (map[string]string, error) {
+	switch f.format {
+	case manifest.FormatSWF:
+		for _, name := range []string{"tres", "constraints", "unknown-partition"} {
+			if cmd.Flags().Changed(name) {
+				return nil, fmt.Errorf("--%s applies to a sacct log only (--format %s)", name, manifest.FormatSacct)
+			}
+		}
+		return nil, nil
+	case manifest.FormatSacct:
+	default:
+		return nil, fmt.Errorf("--format %q: want %s or %s", f.format, manifest.FormatSWF, manifest.FormatSacct)
+	}
+	if f.nodes.Machine != "" && f.nodes.Partitions == "machine" {
+		return nil, fmt.Errorf("--partitions machine maps an SWF trace's partition numbers; a sacct log's partitions are its names (--partitions NAME=PARTITION,...)")
+	}
+	if f.nodes.Partitions == "" {
+		return nil, nil
+	}
+	table := map[string]string{}
+	for _, kv := range strings.Split(f.nodes.Partitions, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--partitions %q: want NAME=PARTITION,... (the log's partition names to the platform's)", f.nodes.Partitions)
+		}
+		if _, dup := table[k]; dup {
+			return nil, fmt.Errorf("--partitions: %q given twice", k)
+		}
+		table[k] = v
+	}
+	f.nodes.Partitions = ""
+	return table, nil
 }
 
 func keyValues(flag string, kvs []string) (map[string]string, error) {
@@ -162,6 +210,10 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return &exitError{exitBadInput, fmt.Errorf("--%w", err)}
 	}
+	logPartitions, err := f.checkFormat(cmd)
+	if err != nil {
+		return &exitError{exitBadInput, err}
+	}
 	r, err := resolver()
 	if err != nil {
 		return err
@@ -179,7 +231,20 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		<-resolved
 		return &exitError{exitBadInput, err}
 	}
-	w, err := workload.LoadSWFWith(path, f.procs, clean, feedback)
+	var w *workload.Workload
+	if f.format == manifest.FormatSacct {
+		// A log has no header giving the machine's size: on nodes it is
+		// their cores, else --procs.
+		procs := f.procs
+		if procs == 0 && f.nodes.set() {
+			if p, _, perr := f.nodes.platform(traceName(path)); perr == nil {
+				procs = p.Clusters[0].Capacity[0]
+			}
+		}
+		w, err = sacct.LoadWorkload(path, procs, clean, feedback, sacct.Options{})
+	} else {
+		w, err = workload.LoadSWFWith(path, f.procs, clean, feedback)
+	}
 	<-resolved
 	// A policy that cannot be resolved or built and a trace that cannot be
 	// read, or leaves no job, are bad input: nothing ran.
@@ -200,6 +265,14 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if f.nodes.set() {
 		if plat, mapping, err = f.nodes.platform(traceName(w.Path)); err != nil {
 			return &exitError{exitBadInput, err}
+		}
+		if f.format == manifest.FormatSacct {
+			log := f.log
+			log.Partitions = logPartitions
+			mapping.Log = &log
+			if *mapping, err = mapping.Resolved(plat); err != nil {
+				return &exitError{exitBadInput, fmt.Errorf("a sacct log on nodes (--tres, --constraints, --unknown-partition, --partitions): %w", err)}
+			}
 		}
 		if jobs, nodeCounts, err = nodes.Apply(plat, w, w.Jobs, *mapping); err != nil {
 			return &exitError{exitBadInput, err}

@@ -34,7 +34,7 @@ func (f *nodeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.Placement, "placement", "", "on nodes: first-fit (the default), best-fit or contiguous")
 	fl.StringVar(&f.NodeSize, "node-size", "", "on nodes: the node an exclusive job's processors are counted in, smallest (the default) or largest")
 	fl.StringVar(&f.Oversize, "oversize", "", "on nodes: a job its partition can never hold, drop (the default), clamp or error")
-	fl.StringVar(&f.Partitions, "partitions", "", "on nodes: trace partition numbers to partitions, \"10=standard,4=large\", or \"machine\" for --machine's table")
+	fl.StringVar(&f.Partitions, "partitions", "", "on nodes: trace partition numbers to partitions, \"10=standard,4=large\", or \"machine\" for --machine's table; for a sacct log, its partition names, \"general-compute=batch\"")
 }
 
 // set reports whether any flag makes the platform one of nodes.
@@ -92,6 +92,9 @@ func printNodes(w io.Writer, p *sdk.Platform, s *nodes.Settings, counts map[stri
 	m := s.Map()
 	fmt.Fprintf(tw, "mapping\tallocation %s, memory %s, node size %s, oversize %s\n", m[nodes.SettingAllocation], m[nodes.SettingMemory],
 		m[nodes.SettingNodeSize], m[nodes.SettingOversize])
+	if s.Log != nil {
+		fmt.Fprintf(tw, "log\ttres %s, constraints %s, unknown partition %s\n", s.Log.TRES, s.Log.Constraints, s.Log.UnknownPartition)
+	}
 	var parts []string
 	for _, k := range nodes.Keys(counts) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/runner/campaign"
+)
+
+// writeSacct writes a Slurm accounting log of 40 jobs of 1 to 3 nodes,
+// cores not always a multiple of the nodes, memory, GPUs on partition gpu
+// and a ReqTRES that asks for less than the AllocTRES on some, and
+// returns its path and sha256.
+func writeSacct(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("JobID|Partition|Submit|Start|End|Elapsed|Timelimit|ReqCPUS|AllocCPUS|NNodes|ReqTRES|AllocTRES|Constraints|State\n")
+	for id := 1; id <= 40; id++ {
+		n := 1 + id%3
+		cpus := n * (2 + (id*5)%10)
+		part, gpus := "cpu", 0
+		if id%5 == 0 {
+			part, gpus = "gpu", 2*n
+		}
+		alloc := cpus
+		if id%4 == 0 {
+			alloc = n * 16 // the allocation rounded to whole nodes
+		}
+		tres := func(c int) string {
+			s := fmt.Sprintf("billing=%d,cpu=%d,mem=%dG,node=%d", c, c, n*(1+id%4), n)
+			if gpus > 0 {
+				s += fmt.Sprintf(",gres/gpu=%d", gpus)
+			}
+			return s
+		}
+		run := 5 + (id*7)%40
+		fmt.Fprintf(&b, "%d|%s|2021-01-01T00:%02d:00|2021-01-01T00:%02d:30|2021-01-01T01:%02d:30|00:%02d:00|01:00:00|%d|%d|%d|%s|%s||COMPLETED\n",
+			1000+id, part, id, id, id, run, cpus, alloc, n, tres(cpus), tres(alloc))
+	}
+	path := filepath.Join(dir, "cluster.sacct")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return path, hex.EncodeToString(sum[:])
+}
+
+// TestSimSacctAsCampaign runs a Slurm accounting log with `schedlab sim
+// --format sacct` on shared nodes with memory and GPUs, the request taken
+// from AllocTRES, and as a campaign's workload of format sacct on the
+// same platform: the jobs files hold the same rows and the same mapping
+// counts, and sim's summary says which TRES it read.
+func TestSimSacctAsCampaign(t *testing.T) {
+	dir := t.TempDir()
+	log, sum := writeSacct(t, dir)
+	src := fmt.Sprintf(`[campaign]
+seed = 7
+out = %q
+[workloads.log]
+trace = %q
+sha256 = %q
+format = "sacct"
+tres = "allocated"
+[policies.easy]
+ref = "easy"
+[platforms.n]
+allocation = "shared"
+[platforms.n.nodes.node]
+count = 8
+cores = 16
+memory = "64GiB"
+gpus = 4
+[matrix]
+workload = ["log"]
+policy = ["easy"]
+platform = ["n"]
+`, filepath.Join(dir, "campaign"), log, sum)
+	manifestPath := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, "run", manifestPath, "--in-process"); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "campaign", campaign.JobsDir, "*.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("%d jobs files", len(files))
+	}
+	simJobs := filepath.Join(dir, "sim", "jobs.parquet")
+	out, err := run(t, "sim", "--trace", log, "--format", "sacct", "--tres", "allocated", "--policy", "easy", "--in-process",
+		"--nodes", "8", "--cores-per-node", "16", "--memory-per-node", "64GiB", "--gpus-per-node", "4", "--allocation", "shared", "--out", simJobs)
+	if err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	for _, want := range []string{"40 jobs on 128 processors", "tres allocated, constraints required", "tres-allocated 40"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sim's summary does not say %q:\n%s", want, out)
+		}
+	}
+	cRows, _, cMeta, err := results.ReadJobsWith(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sRows, _, sMeta, err := results.ReadJobsWith(simJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sRows) != 40 || !reflect.DeepEqual(cRows, sRows) {
+		t.Errorf("sim's %d jobs differ from the campaign's %d", len(sRows), len(cRows))
+	}
+	if sMeta["nodes.counts"] == "" || sMeta["nodes.counts"] != cMeta["nodes.counts"] {
+		t.Errorf("mapping counts: sim %s, campaign %s", sMeta["nodes.counts"], cMeta["nodes.counts"])
+	}
+}
+
+// TestSimSacctBadInput: each mistake in the flags of a sacct log exits 2
+// naming the flag, or the log and its line, and creates no output.
+func TestSimSacctBadInput(t *testing.T) {
+	dir := t.TempDir()
+	log, _ := writeSacct(t, dir)
+	outDir := filepath.Join(dir, "out")
+	nodes := []string{"--nodes", "8", "--cores-per-node", "16", "--memory-per-node", "64GiB", "--gpus-per-node", "4"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown format", []string{"--format", "xml"}, `--format "xml": want swf or sacct`},
+		{"tres on an SWF trace", []string{"--trace", kth, "--tres", "allocated"}, "--tres applies to a sacct log only"},
+		{"unknown tres", append([]string{"--format", "sacct", "--tres", "billing"}, nodes...), `tres = "billing": want one of [requested allocated]`},
+		{"partitions not a table", append([]string{"--format", "sacct", "--partitions", "cpu"}, nodes...), `--partitions "cpu": want NAME=PARTITION`},
+		{"partition not of the platform", append([]string{"--format", "sacct", "--partitions", "cpu=batch"}, nodes...), `log partition "cpu" maps to "batch", not a partition`},
+		{"unknown partition an error", append([]string{"--format", "sacct", "--unknown-partition", "error"}, nodes...), log + ` line 2: job id 1: partition "cpu" is not in the workload's partitions table`},
+		{"a pool without a size", []string{"--format", "sacct"}, "platform size 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"sim", "--trace", log, "--policy", "easy", "--in-process", "--out", filepath.Join(outDir, "jobs.parquet")}
+			args = append(args, tc.args...)
+			out, err := run(t, args...)
+			if exitCode(err) != exitBadInput || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d\n%s\nwant exit 2 saying %q", exitCode(err), out, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		t.Errorf("bad input created %s", outDir)
+	}
+}
