@@ -53,7 +53,9 @@ func newSimCmd() *cobra.Command {
 		Short: "run one simulation of a trace under a policy",
 		Long: `Run one simulation of an SWF trace (plain or gzipped) under a policy, verify
 the schedule, print the summary metrics and optionally write one Parquet row
-per job.
+per job. --format sacct reads a Slurm accounting log (sacct -P output) instead,
+its requests on nodes from its TRES (--tres requested|allocated, --constraints,
+--unknown-partition; --partitions maps its partition names); docs/semantics.md.
 
 POLICY is a reference policy (fcfs, easy, conservative, multifactor...), the path of a plugin
 binary, a Go package path (such as ./plugins/easy) that is built and cached, or
