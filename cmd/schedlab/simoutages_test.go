@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
-	"github.com/schedlab/schedlab/runner/campaign"
 )
 
 // TestSimOutagesBadInput: each mistake in the outage flags exits 2 naming
@@ -98,17 +97,7 @@ workload = ["kth"]
 policy = ["easy"]
 platform = ["kth"]
 `, filepath.Join(dir, "campaign"), trace, failures)
-	manifestPath := filepath.Join(dir, "m.toml")
-	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := run(t, "run", manifestPath, "--in-process"); err != nil {
-		t.Fatalf("run: %v\n%s", err, out)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "campaign", campaign.JobsDir, "*.parquet"))
-	if len(files) != 1 {
-		t.Fatalf("%d jobs files", len(files))
-	}
+	files := []string{campaignJobsFile(t, dir, src)}
 	simJobs := filepath.Join(dir, "sim", "jobs.parquet")
 	out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--in-process", "--machine", "KTH-SP2",
 		"--on-failure", "requeue", "--maintenance", "soft", "--failures-file", failures, "--maintenance-window", "1d,4h,7d", "--out", simJobs)

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
-	"github.com/schedlab/schedlab/runner/campaign"
 )
 
 // TestSimPowerAsCampaign runs one simulation with power flags (EASY
@@ -50,17 +49,7 @@ workload = ["kth"]
 policy = ["easy"]
 platform = ["kth"]
 `, filepath.Join(dir, "campaign"), trace)
-	manifestPath := filepath.Join(dir, "m.toml")
-	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := run(t, "run", manifestPath, "--in-process"); err != nil {
-		t.Fatalf("run: %v\n%s", err, out)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "campaign", campaign.JobsDir, "*.parquet"))
-	if len(files) != 1 {
-		t.Fatalf("%d jobs files", len(files))
-	}
+	files := []string{campaignJobsFile(t, dir, src)}
 	simJobs := filepath.Join(dir, "sim", "jobs.parquet")
 	out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--param", "idle_off=600", "--in-process", "--machine", "KTH-SP2",
 		"--power-off", "10", "--power-idle", "100", "--power-full", "200", "--power-switch-on", "2m", "--power-switch-on-energy", "24000",

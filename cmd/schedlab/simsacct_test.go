@@ -52,6 +52,25 @@ func writeSacct(t *testing.T, dir string) (string, string) {
 	return path, hex.EncodeToString(sum[:])
 }
 
+// campaignJobsFile writes manifest src in dir, runs it in process (its
+// out folder is dir/campaign) and returns the path of its one jobs file:
+// what a `schedlab sim` test compares its own jobs file with.
+func campaignJobsFile(t *testing.T, dir, src string) string {
+	t.Helper()
+	manifestPath := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, "run", manifestPath, "--in-process"); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "campaign", campaign.JobsDir, "*.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("%d jobs files", len(files))
+	}
+	return files[0]
+}
+
 // TestSimSacctAsCampaign runs a Slurm accounting log with `schedlab sim
 // --format sacct` on shared nodes with memory and GPUs, the request taken
 // from AllocTRES, and as a campaign's workload of format sacct on the
@@ -82,17 +101,7 @@ workload = ["log"]
 policy = ["easy"]
 platform = ["n"]
 `, filepath.Join(dir, "campaign"), log, sum)
-	manifestPath := filepath.Join(dir, "m.toml")
-	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := run(t, "run", manifestPath, "--in-process"); err != nil {
-		t.Fatalf("run: %v\n%s", err, out)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "campaign", campaign.JobsDir, "*.parquet"))
-	if len(files) != 1 {
-		t.Fatalf("%d jobs files", len(files))
-	}
+	files := []string{campaignJobsFile(t, dir, src)}
 	simJobs := filepath.Join(dir, "sim", "jobs.parquet")
 	out, err := run(t, "sim", "--trace", log, "--format", "sacct", "--tres", "allocated", "--policy", "easy", "--in-process",
 		"--nodes", "8", "--cores-per-node", "16", "--memory-per-node", "64GiB", "--gpus-per-node", "4", "--allocation", "shared", "--out", simJobs)
