@@ -137,8 +137,8 @@ func BenchmarkOrders(b *testing.B) {
 // BenchmarkEngineEASYNodes times the engine alone (sim.Run with EASY linked
 // in) on platforms of nodes, the targets of issue 31: SDSC-BLUE as its 144
 // nodes of 8 cores held whole, RICC as its 1,024 nodes of 8 cores and 12
-// GiB shared with each job's requested memory, CEA-Curie as its thin and
-// fat nodes held whole (each trace skipped when absent). It reports jobs/s
+// GiB shared with each job's requested memory, CEA-Curie as its thin,
+// fat and hybrid nodes held whole (each trace skipped when absent). It reports jobs/s
 // and events/s, and, for memory, the bytes the run allocates per job.
 func BenchmarkEngineEASYNodes(b *testing.B) {
 	for _, tc := range []struct {
