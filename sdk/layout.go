@@ -19,6 +19,9 @@ func (a *Amount) sub(b Amount) {
 	a.Cores, a.Memory, a.GPUs = a.Cores-b.Cores, a.Memory-b.Memory, a.GPUs-b.GPUs
 }
 
+// times returns c times a.
+func (a Amount) times(c int64) Amount { return Amount{c * a.Cores, c * a.Memory, c * a.GPUs} }
+
 // Layout is what placing jobs needs to know of a cluster's nodes, computed
 // once from the cluster: each node's capacity, group and features, each
 // partition's nodes and limits. It never changes, so the engine, its
@@ -176,8 +179,7 @@ func (l *Layout) HeldOn(t *Tasks, a Alloc) Amount {
 	var all Amount
 	if t.Exclusive {
 		for g, c := range l.groupRuns(a.Nodes) {
-			x := l.caps[l.first[g]]
-			all.add(Amount{c * x.Cores, c * x.Memory, c * x.GPUs})
+			all.add(l.caps[l.first[g]].times(c))
 		}
 		return all
 	}
@@ -185,7 +187,7 @@ func (l *Layout) HeldOn(t *Tasks, a Alloc) Amount {
 	for _, x := range a.Tasks {
 		n += int64(x)
 	}
-	return Amount{n * int64(t.Cores), n * t.Memory, n * int64(t.GPUs)}
+	return Amount{int64(t.Cores), t.Memory, int64(t.GPUs)}.times(n)
 }
 
 // groupRuns yields, for the nodes of sorted (in increasing order), each

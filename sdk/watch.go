@@ -69,12 +69,7 @@ func (w *Watch) View(n *Nodes, t *Tasks, rule Placement) {
 		w.over = make([]Amount, l.Len())
 		w.gen = 0
 	}
-	w.gen++
-	if w.gen == 0 { // wrapped: no mark may look current
-		clear(w.mark)
-		w.gen = 1
-	}
-	w.touched = w.touched[:0]
+	w.nextGen()
 	w.lazy, w.lazyFree = w.lazy[:0], Amount{}
 	if w.withheld > 0 {
 		clear(w.off)
@@ -91,8 +86,6 @@ func (w *Watch) View(n *Nodes, t *Tasks, rule Placement) {
 	}
 	for _, g := range l.partGroups[t.Partition] {
 		w.inPart[g] = true
-	}
-	for _, g := range l.partGroups[t.Partition] {
 		lo, hi := l.first[g], l.first[g+1]
 		if c := int64(countRange(n.whole, lo, hi)); c > 0 {
 			w.addFit(w.wholeFit[g], c)
@@ -119,9 +112,15 @@ func (w *Watch) Commit() {
 		w.base.Free[k] = w.over[k]
 		w.base.index(k)
 	}
+	w.nextGen()
+}
+
+// nextGen forgets every node the watch changed: their marks are of an
+// older generation.
+func (w *Watch) nextGen() {
 	w.touched = w.touched[:0]
 	w.gen++
-	if w.gen == 0 {
+	if w.gen == 0 { // wrapped: no mark may look current
 		clear(w.mark)
 		w.gen = 1
 	}
@@ -167,8 +166,7 @@ func (w *Watch) FreeInPartition() Amount {
 	var all Amount
 	for _, g := range l.partGroups[p] {
 		lo, hi := l.first[g], l.first[g+1]
-		c := int64(countRange(n.whole, lo, hi))
-		all.add(Amount{c * l.caps[lo].Cores, c * l.caps[lo].Memory, c * l.caps[lo].GPUs})
+		all.add(l.caps[lo].times(int64(countRange(n.whole, lo, hi))))
 	}
 	// Nodes without a free core still count what memory and GPUs they
 	// have free, on a platform that has any.
@@ -183,7 +181,7 @@ func (w *Watch) FreeInPartition() Amount {
 		}
 	}
 	for _, k := range w.touched {
-		if part[k/64]&(1<<(k%64)) != 0 {
+		if l.InPartition(p, k) {
 			all.add(w.over[k])
 			all.sub(n.Free[k])
 		}
@@ -191,7 +189,7 @@ func (w *Watch) FreeInPartition() Amount {
 	all.add(w.lazyFree)
 	if w.withheld > 0 {
 		for k, c := range w.off {
-			if c > 0 && part[k/64]&(1<<(k%64)) != 0 {
+			if c > 0 && l.InPartition(p, int32(k)) {
 				all.sub(w.free(int32(k)))
 			}
 		}
@@ -299,8 +297,7 @@ func (w *Watch) byGroup(a Alloc, sign int64) {
 	for g, c := range l.groupRuns(a.Nodes) {
 		if w.inPart[g] {
 			w.addFit(w.wholeFit[g], sign*c)
-			x := l.caps[l.first[g]]
-			w.lazyFree.add(Amount{sign * c * x.Cores, sign * c * x.Memory, sign * c * x.GPUs})
+			w.lazyFree.add(l.caps[l.first[g]].times(sign * c))
 		}
 	}
 	w.lazy = append(w.lazy, lazyAlloc{a, sign})
@@ -311,9 +308,8 @@ func (w *Watch) byGroup(a Alloc, sign int64) {
 func (w *Watch) materialize() {
 	for _, z := range w.lazy {
 		for _, k := range z.a.Nodes {
-			x := w.layout.caps[k]
 			f := w.free(k)
-			f.add(Amount{z.sign * x.Cores, z.sign * x.Memory, z.sign * x.GPUs})
+			f.add(w.layout.caps[k].times(z.sign))
 			w.setFree(k, f)
 		}
 	}
@@ -323,7 +319,7 @@ func (w *Watch) materialize() {
 // refit counts what node k takes now in place of old, when it is of the
 // partition.
 func (w *Watch) refit(k int32, old int64) {
-	if w.layout.partBits[w.t.Partition][k/64]&(1<<(k%64)) == 0 {
+	if !w.layout.InPartition(w.t.Partition, k) {
 		return
 	}
 	w.addFit(old, -1)

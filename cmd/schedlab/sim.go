@@ -233,15 +233,21 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		<-resolved
 		return &exitError{exitBadInput, err}
 	}
+	// The platform of nodes, made once; a mistake in its flags is told
+	// after the trace's.
+	var nodePlat *sdk.Platform
+	var mapping *nodes.Settings
+	var nodeErr error
+	if f.nodes.set() {
+		nodePlat, mapping, nodeErr = f.nodes.platform(traceName(path))
+	}
 	var w *workload.Workload
 	if f.format == manifest.FormatSacct {
 		// A log has no header giving the machine's size: on nodes it is
 		// their cores, else --procs.
 		procs := f.procs
-		if procs == 0 && f.nodes.set() {
-			if p, _, perr := f.nodes.platform(traceName(path)); perr == nil {
-				procs = p.Clusters[0].Capacity[0]
-			}
+		if procs == 0 && nodePlat != nil {
+			procs = nodePlat.Clusters[0].Capacity[0]
 		}
 		w, err = sacct.LoadWorkload(path, procs, clean, feedback, sacct.Options{})
 	} else {
@@ -262,12 +268,12 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	}
 	plat := sdk.SingleCluster(traceName(w.Path), w.Procs)
 	jobs := w.Jobs
-	var mapping *nodes.Settings
 	var nodeCounts map[string]int64
 	if f.nodes.set() {
-		if plat, mapping, err = f.nodes.platform(traceName(w.Path)); err != nil {
-			return &exitError{exitBadInput, err}
+		if nodeErr != nil {
+			return &exitError{exitBadInput, nodeErr}
 		}
+		plat = nodePlat
 		if f.format == manifest.FormatSacct {
 			log := f.log
 			log.Partitions = logPartitions

@@ -139,7 +139,8 @@ func (p *easy) shadowByCursor(s *sdk.State, head *sdk.Job) int64 {
 		return t
 	}
 	shadow := int64(-1)
-	if fits() {
+	fitted := fits()
+	if fitted {
 		// The head fits at the last expected end given back: go back
 		// while it still fits one expected end earlier. Before the
 		// first, nothing is given back, and the first is the shadow
@@ -154,7 +155,6 @@ func (p *easy) shadowByCursor(s *sdk.State, head *sdk.Job) int64 {
 		}
 	}
 	if shadow < 0 {
-		fitted := fits()
 		for t := next(); t != math.MaxInt64; t = next() {
 			give(t)
 			if fitted || fits() {
@@ -166,8 +166,7 @@ func (p *easy) shadowByCursor(s *sdk.State, head *sdk.Job) int64 {
 	c.at = shadow
 	if shadow < 0 {
 		c.at = math.MaxInt64 // every job given back
-	}
-	if shadow >= 0 {
+	} else {
 		p.extraNodes = w.FreeInPartition()
 	}
 	w.Commit()
