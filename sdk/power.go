@@ -85,8 +85,35 @@ func (n *NodePower) SwitchOffWatts() float64 {
 }
 
 // CoreWatts returns the power one core in use adds to a node of cores
-// cores.
+// cores under the line from Idle to Full.
 func (n *NodePower) CoreWatts(cores int64) float64 { return (n.Full - n.Idle) / float64(cores) }
+
+// AddWatts returns what more cores in use add to the draw of a node of
+// cores cores that has from in use.
+func (n *NodePower) AddWatts(from, more, cores int64) float64 {
+	if n.Busy == nil {
+		return float64(more) * n.CoreWatts(cores)
+	}
+	return n.BusyWatts(from+more, cores) - n.BusyWatts(from, cores)
+}
+
+// AddWattsRange returns the least and the most that more cores in use
+// add to the draw of a node of cores cores, whatever it has in use (0 to
+// cores - more): both AddWatts without a Busy table. A policy planning
+// ahead, which does not know what the nodes will have in use, bounds a
+// start's power by them.
+func (n *NodePower) AddWattsRange(more, cores int64) (least, most float64) {
+	if n.Busy == nil || more == 0 {
+		w := n.AddWatts(0, more, cores)
+		return w, w
+	}
+	least, most = math.Inf(1), math.Inf(-1)
+	for from := int64(0); from+more <= cores; from++ {
+		w := n.AddWatts(from, more, cores)
+		least, most = min(least, w), max(most, w)
+	}
+	return least, most
+}
 
 // CapStep sets the platform's power cap from time From on: Watts, or no
 // cap when Watts is 0.
@@ -171,7 +198,7 @@ func (p *Power) Validate(pl *Platform) error {
 		for g, m := range p.Groups[c] {
 			err := m.validate()
 			if err == nil && m.Busy != nil {
-				err = m.validateBusy(cl.Nodes[g].Cores, len(p.Caps) > 0)
+				err = m.validateBusy(cl.Nodes[g].Cores)
 			}
 			if err != nil {
 				return fmt.Errorf("%w: cluster %q, node group %q: %w", ErrPower, cl.Name, cl.Nodes[g].Name, err)
@@ -218,10 +245,8 @@ func (m NodePower) validate() error {
 }
 
 // validateBusy checks a Busy table for nodes of cores cores: one entry a
-// core, none negative, below idle or not finite, the last equal to Full;
-// and no cap, which policies check their starts against by the linear
-// model's StartWatts.
-func (m NodePower) validateBusy(cores int64, capped bool) error {
+// core, none negative, below idle or not finite, the last equal to Full.
+func (m NodePower) validateBusy(cores int64) error {
 	if int64(len(m.Busy)) != cores {
 		return fmt.Errorf("busy power table of %d entries for nodes of %d cores: want one a core", len(m.Busy), cores)
 	}
@@ -232,9 +257,6 @@ func (m NodePower) validateBusy(cores int64, capped bool) error {
 	}
 	if m.Full != m.Busy[len(m.Busy)-1] {
 		return fmt.Errorf("full power %v W with a busy power table ending at %v W: they are the same power", m.Full, m.Busy[len(m.Busy)-1])
-	}
-	if capped {
-		return errors.New("a busy power table with a power cap: not supported (a policy's starts under a cap are checked by the linear model)")
 	}
 	return nil
 }
@@ -247,6 +269,13 @@ type PowerState struct {
 	Modes [][]PowerMode
 	// Until is, for a switching node, when its switch ends.
 	Until [][]int64
+	// InUse is, for a cluster with a node group that has a busy power
+	// table (NodePower.Busy), each node's cores in use by jobs' tasks
+	// (an exclusive job's idle cores are not), InUse[c][k]; entries of
+	// nodes of groups without a table are 0, and a cluster without a
+	// table has nil. What a start adds under a table depends on it
+	// (StartWattsOn). The engine updates it in place.
+	InUse [][]int64
 	// Draw is the platform's power now, in watts.
 	Draw float64
 	// Committed is Draw with each switching node counted at the larger of
@@ -267,13 +296,31 @@ const CapSlack = 1e-9
 func UnderCap(w, cap float64) bool { return cap == 0 || w <= cap*(1+CapSlack) }
 
 // StartWatts returns the power that a job of tasks t would add on
-// allocation a of cluster c: for each node, its cores in use times the
-// node's CoreWatts.
+// allocation a of cluster c under the line from idle to full power: for
+// each node, its cores in use times the node's CoreWatts. It is what the
+// start adds on nodes without a busy power table; StartWattsOn is exact
+// on every node.
 func (p *Power) StartWatts(l *Layout, c int, t *Tasks, a Alloc) float64 {
 	w := 0.0
 	for i, k := range a.Nodes {
 		m := p.Model(l, c, int(k))
 		w += float64(int64(a.Tasks[i])*int64(t.Cores)) * m.CoreWatts(l.Cap(int(k)).Cores)
+	}
+	return w
+}
+
+// StartWattsOn returns the power that a job of tasks t would add on
+// allocation a of cluster c, node k having inUse[k] cores in use
+// (PowerState.InUse[c], which may be nil when no node group of c has a
+// busy power table): what the engine checks a start against the cap with.
+func (p *Power) StartWattsOn(l *Layout, c int, t *Tasks, a Alloc, inUse []int64) float64 {
+	if inUse == nil {
+		return p.StartWatts(l, c, t, a)
+	}
+	w := 0.0
+	for i, k := range a.Nodes {
+		m := p.Model(l, c, int(k))
+		w += m.AddWatts(inUse[k], int64(a.Tasks[i])*int64(t.Cores), l.Cap(int(k)).Cores)
 	}
 	return w
 }

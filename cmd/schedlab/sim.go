@@ -80,7 +80,7 @@ a manifest's [platforms.NAME.outages] table of the same name, with dashes
 
 On nodes, a power model (docs/engine.md, "Power and energy"): --power-idle and
 --power-full watts per node (busy power linear in the cores in use), or instead
-of --power-full a table per core count, --power-busy W1,...,WC (no cap with it),
+of --power-full a table per core count, --power-busy W1,...,WC,
 --power-off, the switches' times and energies (--power-switch-on TIME
 --power-switch-on-energy J, --power-switch-off ...) and a constant
 --power-cap in watts, the keys of a manifest's [platforms.NAME.power] table

@@ -380,7 +380,7 @@ func (p *easy) start(now int64, j *sdk.Job, placed *sdk.Alloc) {
 		r.held = p.heldSlab[k : k+p.dims : k+p.dims]
 	}
 	if p.capped && p.shadowAt >= 0 && now+j.Walltime > p.shadowAt {
-		p.extraW -= p.room.power.StartWatts(p.room.nodes.Layout, 0, j.Tasks, p.room.alloc)
+		p.extraW -= p.room.boundWatts(j.Tasks, p.room.alloc, true)
 	}
 	p.room.take(j, p.room.alloc)
 	if p.gate != nil {
@@ -488,7 +488,7 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 				p.watch.Release(r.Job.Tasks, a)
 				p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: a})
 				if p.capped {
-					availW += p.room.power.StartWatts(p.room.nodes.Layout, 0, r.Job.Tasks, *r.Alloc)
+					availW += p.room.boundWatts(r.Job.Tasks, *r.Alloc, false)
 				}
 			}
 			run = run[1:]
@@ -498,7 +498,7 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 				p.watch.Release(started[0].tasks, started[0].alloc)
 				p.given = append(p.given, started[0])
 				if p.capped {
-					availW += p.room.power.StartWatts(p.room.nodes.Layout, 0, started[0].tasks, started[0].alloc)
+					availW += p.room.boundWatts(started[0].tasks, started[0].alloc, false)
 				}
 			}
 			started = started[1:]

@@ -80,7 +80,7 @@ func TestIdleOffHandWorked(t *testing.T) {
 // the power verification, and that without switching (idle_off = -1)
 // a power model leaves EASY's records as they are without one.
 func TestIdleOffRandom(t *testing.T) {
-	switched := 0
+	switched, tableCapBit := 0, 0
 	for seed := range uint64(30) {
 		sc := policytest.Random{Nodes: true, Jobs: 150}.Scenario(seed)
 		in := sc.Inputs()
@@ -114,10 +114,36 @@ func TestIdleOffRandom(t *testing.T) {
 			most = max(most, float64(int64(j.Job.Tasks.Count)*int64(j.Job.Tasks.Cores))*core)
 		}
 		capped.Caps = []sdk.CapStep{{From: 0, Watts: max(idle+most, idle+(full-idle)*(0.3+0.5*r.Float64()))}}
+		// The same under busy power tables: each core adds a random part
+		// of the way from idle to full, so that a start's power depends
+		// on what its nodes have in use, and the cap is checked by it.
+		tabled := sdk.Power{Groups: [][]sdk.NodePower{slices.Clone(model.Groups[0])}}
+		coreMost := 0.0
+		for g, ng := range groups {
+			m := &tabled.Groups[0][g]
+			steps, sum := make([]float64, ng.Cores), 0.0
+			for u := range steps {
+				steps[u] = 0.1 + r.Float64()
+				sum += steps[u]
+			}
+			w := m.Idle
+			for u := range steps {
+				w += (m.Full - m.Idle) * steps[u] / sum
+				m.Busy = append(m.Busy, w)
+			}
+			m.Full = m.Busy[len(m.Busy)-1]
+			_, hi := m.AddWattsRange(1, ng.Cores)
+			coreMost = max(coreMost, hi)
+		}
+		mostT := 0.0
+		for _, j := range in {
+			mostT = max(mostT, float64(int64(j.Job.Tasks.Count)*int64(j.Job.Tasks.Cores))*coreMost)
+		}
+		tabled.Caps = []sdk.CapStep{{From: 0, Watts: max(idle+mostT, idle+(full-idle)*(0.3+0.5*r.Float64()))}}
 		for _, tc := range []struct {
 			timeout int64
 			model   *sdk.Power
-		}{{-1, model}, {0, model}, {60, model}, {600, model}, {-1, &capped}, {60, &capped}} {
+		}{{-1, model}, {0, model}, {60, model}, {600, model}, {-1, &capped}, {60, &capped}, {-1, &tabled}, {60, &tabled}} {
 			timeout, model := tc.timeout, tc.model
 			params := map[string]string{"idle_off": strconv.FormatInt(timeout, 10)}
 			for k, v := range sc.Params {
@@ -134,6 +160,17 @@ func TestIdleOffRandom(t *testing.T) {
 				t.Fatalf("seed %d, idle_off %d: %v", seed, timeout, err)
 			}
 			switched += len(res.Power.Events)
+			if timeout < 0 && model == &tabled {
+				free := tabled
+				free.Caps = nil
+				plain, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: sc.Platform, Jobs: in, Power: &free, Params: params, Seed: sc.Seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(plain.Records, res.Records) {
+					tableCapBit++
+				}
+			}
 			if timeout >= 0 || len(model.Caps) > 0 {
 				continue
 			}
@@ -146,6 +183,10 @@ func TestIdleOffRandom(t *testing.T) {
 			}
 		}
 	}
+	if tableCapBit < 10 {
+		t.Errorf("the cap under busy power tables changed the schedule in only %d of 30 runs: the test exercises too little", tableCapBit)
+	}
+	t.Logf("the cap under tables changed %d schedules of 30", tableCapBit)
 	if switched < 1000 {
 		t.Fatalf("only %d power events in all runs: the test exercises too little", switched)
 	}
@@ -268,6 +309,53 @@ func TestPowerModelLeavesRecords(t *testing.T) {
 			if !slices.Equal(with.Records, without.Records) || len(with.Power.Events) != 0 {
 				t.Errorf("%s %v, seed %d: the power model changed the records", tc.p.Info.Name, tc.params, seed)
 			}
+		}
+	}
+}
+
+// TestCappedEASYTable checks that EASY under a cap counts a start's power
+// by the busy power table, worked by hand on two nodes of 4 cores, idle
+// 100 W, a cap of 320 W. Under the concave table 190, 200, 205 and 210 W
+// with 1 to 4 cores in use, job 1 (2 cores, to 1,000) starts on node 0:
+// 300 W. Job 2 (4 cores) would add 110 W on node 1: it waits for job 1's
+// end (200 + 110 W). Job 3 (2 cores, 200 s) adds 210 - 200 = 10 W on node
+// 0: 310 W, under the cap, and ends before the head's reservation: it is
+// backfilled at 0. Counted by the line from idle to full (27.5 W a core)
+// from the 300 W drawn, it would add 55 W, over the cap, and wait. Under
+// the convex table 105, 110, 150, 210 W, job 1 takes 110 W and job 2 110
+// W more, at the cap: both start at 0. Job 3 would add 100 W on node 0:
+// it waits for job 2's end.
+func TestCappedEASYTable(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	task := func(c int32) *sdk.Tasks { return &sdk.Tasks{Count: 1, Cores: c} }
+	in := []sim.Input{
+		{Job: sdk.Job{ID: 1, Submit: 0, Walltime: 1000, Request: sdk.Vector{2}, Tasks: task(2)}, Runtime: 1000},
+		{Job: sdk.Job{ID: 2, Submit: 0, Walltime: 50, Request: sdk.Vector{4}, Tasks: task(4)}, Runtime: 50},
+		{Job: sdk.Job{ID: 3, Submit: 0, Walltime: 200, Request: sdk.Vector{2}, Tasks: task(2)}, Runtime: 200},
+	}
+	sim.Sort(in)
+	for _, tc := range []struct {
+		name string
+		busy []float64
+		want string
+	}{
+		{"table", []float64{190, 200, 205, 210}, "0-1000 1000-1050 0-200"},
+		{"convex", []float64{105, 110, 150, 210}, "0-1000 0-50 50-250"},
+	} {
+		model := &sdk.Power{Groups: [][]sdk.NodePower{{{Idle: 100, Full: 210, Busy: tc.busy}}}, Caps: []sdk.CapStep{{From: 0, Watts: 320}}}
+		res, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: two, Jobs: in, Power: model})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if _, err := verify.Power(two, model, in, res); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, r := range res.Records {
+			got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, g, tc.want)
 		}
 	}
 }

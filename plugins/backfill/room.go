@@ -73,6 +73,15 @@ type room struct {
 	// cores times it bound its power from below, which refuses a job
 	// over the cap before any placement is tried.
 	coreW float64
+	// With a busy power table on some node group: inUse is each node's
+	// cores in use as the engine shows them (nil without a table), and
+	// addUse what this call's starts add, on the nodes in touched. incW
+	// is, per node group with a table, the least and the most n cores in
+	// use add to a node (incW[g][n]), whatever it had in use: what the
+	// planning of power ahead, which does not know that, is bounded by.
+	inUse, addUse []int64
+	touched       []int32
+	incW          [][][2]float64
 }
 
 type fencedNode struct {
@@ -121,9 +130,63 @@ func (r *room) setPower(m *sdk.Power, p *sdk.Platform) {
 		return
 	}
 	r.coreW = math.Inf(1)
+	r.incW = make([][][2]float64, len(p.Clusters[0].Nodes))
 	for g, ng := range p.Clusters[0].Nodes {
-		r.coreW = min(r.coreW, m.Groups[0][g].CoreWatts(ng.Cores))
+		np := &m.Groups[0][g]
+		if np.Busy == nil {
+			r.coreW = min(r.coreW, np.CoreWatts(ng.Cores))
+			continue
+		}
+		r.incW[g] = make([][2]float64, ng.Cores+1)
+		for n := range ng.Cores + 1 {
+			least, most := np.AddWattsRange(n, ng.Cores)
+			r.incW[g][n] = [2]float64{least, most}
+		}
+		r.coreW = min(r.coreW, r.incW[g][1][0])
 	}
+	if m.HasBusy() {
+		r.addUse = make([]int64, p.Clusters[0].NodeCount())
+	}
+}
+
+// startWatts returns what j's tasks t add to the committed draw on
+// allocation a, given what the nodes have in use with this call's starts.
+func (r *room) startWatts(t *sdk.Tasks, a sdk.Alloc) float64 {
+	if r.inUse == nil {
+		return r.power.StartWatts(r.nodes.Layout, 0, t, a)
+	}
+	l := r.nodes.Layout
+	w := 0.0
+	for i, k := range a.Nodes {
+		m := r.power.Model(l, 0, int(k))
+		w += m.AddWatts(r.inUse[k]+r.addUse[k], int64(a.Tasks[i])*int64(t.Cores), l.Cap(int(k)).Cores)
+	}
+	return w
+}
+
+// boundWatts returns the least (most false) or the most (true) that
+// tasks t on allocation a add to the draw, or give back at their end,
+// whatever the nodes then have in use: StartWatts on nodes without a
+// busy power table.
+func (r *room) boundWatts(t *sdk.Tasks, a sdk.Alloc, most bool) float64 {
+	if r.inUse == nil {
+		return r.power.StartWatts(r.nodes.Layout, 0, t, a)
+	}
+	l := r.nodes.Layout
+	x := 0
+	if most {
+		x = 1
+	}
+	w := 0.0
+	for i, k := range a.Nodes {
+		n := int64(a.Tasks[i]) * int64(t.Cores)
+		if inc := r.incW[l.Group(int(k))]; inc != nil {
+			w += inc[n][x]
+			continue
+		}
+		w += float64(n) * r.power.Model(l, 0, int(k)).CoreWatts(l.Cap(int(k)).Cores)
+	}
+	return w
 }
 
 // reset makes r what s shows free.
@@ -141,6 +204,13 @@ func (r *room) reset(s *sdk.State) {
 		r.down = r.down[:0]
 		if s.Power != nil {
 			r.committed, r.cap = s.Power.Committed, s.Power.Cap
+			if r.addUse != nil {
+				r.inUse = s.Power.InUse[0]
+				for _, k := range r.touched {
+					r.addUse[k] = 0
+				}
+				r.touched = r.touched[:0]
+			}
 		}
 		for _, o := range s.Outages {
 			if o.Kind == sdk.PolicyDrain {
@@ -250,7 +320,7 @@ func (r *room) underCap(j *sdk.Job, a sdk.Alloc) bool {
 	if r.cap == 0 || r.power == nil {
 		return true
 	}
-	return sdk.UnderCap(r.committed+r.power.StartWatts(r.nodes.Layout, 0, j.Tasks, a), r.cap)
+	return sdk.UnderCap(r.committed+r.startWatts(j.Tasks, a), r.cap)
 }
 
 // fenceOff sets aside, in the sandbox, the nodes a maintenance window
@@ -373,7 +443,15 @@ func (r *room) take(j *sdk.Job, a sdk.Alloc) {
 	r.free.Sub(r.heldBy(j, a))
 	r.nodes.Take(j.Tasks, a)
 	if r.power != nil {
-		r.committed += r.power.StartWatts(r.nodes.Layout, 0, j.Tasks, a)
+		r.committed += r.startWatts(j.Tasks, a)
+		if r.inUse != nil {
+			for i, k := range a.Nodes {
+				if r.addUse[k] == 0 {
+					r.touched = append(r.touched, k)
+				}
+				r.addUse[k] += int64(a.Tasks[i]) * int64(j.Tasks.Cores)
+			}
+		}
 	}
 }
 

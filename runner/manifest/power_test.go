@@ -106,8 +106,6 @@ func TestPowerErrors(t *testing.T) {
 		{"busy table not a list", "idle = 1\nbusy_watts = 3\n", at(1) + ".busy_watts: want a list of powers"},
 		{"busy table and full", "idle = 1\nfull = 4\nbusy_watts = [2, 3]\n[platforms.m.power.groups.b]\nbusy_watts = [1, 1, 1, 1, 1, 1, 1, 1]\n",
 			at(1) + ".full: node group \"a\" has a busy power table"},
-		{"busy table and a cap", "idle = 1\ncap = 1000\nbusy_watts = [2, 3]\n[platforms.m.power.groups.b]\nbusy_watts = [1, 1, 1, 1, 1, 1, 1, 1]\n",
-			"a busy power table with a power cap: not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parse(t, powerBase(tc.src))

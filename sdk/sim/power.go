@@ -106,6 +106,7 @@ func newPowEngine(cfg *Config) (*powEngine, error) {
 	}
 	pe.shown.Modes = make([][]sdk.PowerMode, len(p.Clusters))
 	pe.shown.Until = make([][]int64, len(p.Clusters))
+	pe.shown.InUse = make([][]int64, len(p.Clusters))
 	for c := range p.Clusters {
 		cl := &p.Clusters[c]
 		if !cl.HasNodes() {
@@ -124,7 +125,7 @@ func newPowEngine(cfg *Config) (*powEngine, error) {
 				pe.hist[c][g] = make([]int64, ng.Cores+1)
 				pe.hist[c][g][0] = int64(ng.Count)
 				if pe.use[c] == nil {
-					pe.use[c] = make([]int64, n)
+					pe.use[c], pe.shown.InUse[c] = make([]int64, n), make([]int64, n)
 				}
 			}
 		}
@@ -258,6 +259,7 @@ func (pe *powEngine) jobPower(c int, t *sdk.Tasks, a sdk.Alloc, sign int64) {
 			h[pe.use[c][k]]--
 			pe.use[c][k] += n
 			h[pe.use[c][k]]++
+			pe.shown.InUse[c][k] = pe.use[c][k]
 		}
 	}
 }
@@ -271,7 +273,7 @@ func (e *engine) checkStart(c int, t *sdk.Tasks, a sdk.Alloc) error {
 		return nil
 	}
 	_, _, _, _, com := pe.draws()
-	add := pe.model.StartWatts(pe.layout[c], c, t, a)
+	add := pe.model.StartWattsOn(pe.layout[c], c, t, a, pe.use[c])
 	if !sdk.UnderCap(com+add, cp) {
 		return fmt.Errorf("it would draw %.6g W more, %.6g W with the %.6g W committed, over the power cap of %.6g W", add, com+add, com, cp)
 	}

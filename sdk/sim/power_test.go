@@ -461,3 +461,65 @@ func TestPowerModelAloneChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerCapTable checks the cap on nodes with a busy power table,
+// worked by hand: two nodes of 4 cores, idle 100 W, 150, 180, 200 and
+// 210 W with 1 to 4 cores in use, a cap of 320 W. Job 1 uses 2 cores of
+// node 0 from 0: 180 + 100 = 280 W. Job 2's 2 cores, at 1, add 210 - 180 = 30 W
+// on node 0 (310 W, under the cap) but 180 - 100 = 80 W on node 1 (360
+// W, over it); the line from idle to full would say 55 W on either. The
+// policy sees node 0's 2 cores in use (State.Power.InUse).
+func TestPowerCapTable(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	model := &sdk.Power{
+		Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 210, Busy: []float64{150, 180, 200, 210}}}},
+		Caps:   []sdk.CapStep{{Watts: 320}},
+	}
+	two2 := sdk.Tasks{Count: 1, Cores: 2}
+	jobs := nodeInputs(two, nodeJob{1, 0, 100, two2}, nodeJob{2, 1, 50, two2})
+	for _, tc := range []struct {
+		node  int32
+		start string // job 2's start and end, or the run's error
+		seen  string // InUse when job 2 is placed
+	}{
+		{0, "1-51", "[2 0]"},
+		{1, "over the power cap of 320 W", "[2 0]"},
+	} {
+		var seen string
+		pol := &scripted{fn: func(s *sdk.State, _ int) ([]sdk.Decision, error) {
+			var out []sdk.Decision
+			for _, j := range s.Queue {
+				if j.ID == 1 {
+					out = append(out, sdk.StartAlloc(j, 0, sdk.Alloc{Nodes: []int32{0}, Tasks: []int32{1}}))
+				}
+			}
+			if len(out) == 0 && len(s.Queue) > 0 && seen == "" {
+				seen = fmt.Sprint(s.Power.InUse[0])
+				l := sdk.NewLayout(two, 0)
+				a := sdk.Alloc{Nodes: []int32{tc.node}, Tasks: []int32{1}}
+				want := map[int32]float64{0: 30, 1: 80}[tc.node]
+				if w := model.StartWattsOn(l, 0, s.Queue[0].Tasks, a, s.Power.InUse[0]); w != want {
+					return nil, fmt.Errorf("StartWattsOn %v, want %v", w, want)
+				}
+				out = append(out, sdk.StartAlloc(s.Queue[0], 0, a))
+			}
+			return out, nil
+		}}
+		res, err := sim.Run(context.Background(), plugin(pol), sim.Config{Platform: two, Jobs: jobs, Power: model})
+		if seen != tc.seen {
+			t.Errorf("node %d: cores in use shown %q, want %q", tc.node, seen, tc.seen)
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), tc.start) {
+				t.Errorf("node %d: %v, want %q", tc.node, err, tc.start)
+			}
+			continue
+		}
+		if _, err := verify.Power(two, model, jobs, res); err != nil {
+			t.Fatal(err)
+		}
+		if r := res.Records[1]; fmt.Sprintf("%d-%d", r.Start, r.End) != tc.start {
+			t.Errorf("node %d: job 2 ran %d-%d, want %s", tc.node, r.Start, r.End, tc.start)
+		}
+	}
+}
