@@ -273,20 +273,15 @@ func PowerRows(plat *sdk.Platform, m *sdk.Power, jobs []sim.Input, out *Outcome)
 		return nil, nil
 	}
 	l := sdk.NewLayout(plat, 0)
-	table, counts := metrics.TableEnergy(l, m.Groups[0], jobs, out.Records, out.Allocs)
+	own, table, counts := metrics.RunEnergy(l, m.Groups[0], jobs, metrics.Runs(out.Records, out.Allocs, out.Attempts, out.AttemptAllocs))
 	rows := make([]results.PowerRow, len(jobs))
 	for i := range rows {
-		if r := &out.Records[i]; !r.Rejected {
-			rows[i].Energy = metrics.JobEnergy(l, m.Groups[0], jobs[i].Job.Tasks, out.Allocs.Of(i), r.End-r.Start)
-			if table != nil {
-				rows[i].Energy += table[i]
-			}
+		rows[i].Energy = own[i]
+		if table != nil {
+			rows[i].Energy += table[i]
 		}
 	}
-	if table == nil {
-		return rows, nil
-	}
-	return rows, &counts
+	return rows, counts
 }
 
 // PowerSteps returns the rows of the power file (results.PowerStepRow) of

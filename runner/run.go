@@ -190,7 +190,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	var power *sim.PowerResult
 	var steps []verify.PowerStep
 	if spec.Power != nil {
-		en, st, err := verify.PowerSeries(spec.Platform, spec.Power, spec.Jobs, res)
+		en, st, err := verify.PowerSeries(spec.Platform, spec.Power, spec.Outages, spec.Jobs, res)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s returned an invalid schedule: %w", spec.Policy.Ref, err)
 		}

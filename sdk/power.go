@@ -54,7 +54,23 @@ type NodePower struct {
 	// one entry per core of the group's nodes, instead of the line from
 	// Idle to Full; Full is then its last entry.
 	Busy []float64 `json:"busy,omitempty"`
+	// Down is what a node that is on draws while out of service for a
+	// failure or a maintenance window (sdk.Outage): DownIdle or DownOff.
+	Down string `json:"down,omitempty"`
 }
+
+// The values of NodePower.Down. A node out of service has no job on it
+// (the outage ended them), so it draws no more than idle; a drained node
+// keeps running its jobs and draws as any node on.
+const (
+	// DownIdle: it stays on and idle, and draws its idle power.
+	DownIdle = ""
+	// DownOff: it draws its off power, as if switched off at the
+	// outage's start and on at its end at no cost; the committed draw
+	// still counts it at idle, so that its return cannot take the draw
+	// over a cap.
+	DownOff = "off"
+)
 
 // BusyWatts returns what a node of cores cores that is on draws with
 // inUse of its cores in use.
@@ -240,6 +256,8 @@ func (m NodePower) validate() error {
 		return fmt.Errorf("switch durations of %d s and %d s: want >= 0", m.OnSeconds, m.OffSeconds)
 	case m.OnSeconds == 0 && m.OnJoules > 0 || m.OffSeconds == 0 && m.OffJoules > 0:
 		return errors.New("a switch of 0 s with an energy: give it a duration")
+	case m.Down != DownIdle && m.Down != DownOff:
+		return fmt.Errorf("down power %q: want %q (idle) or %q", m.Down, DownIdle, DownOff)
 	}
 	return nil
 }

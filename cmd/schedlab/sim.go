@@ -83,7 +83,9 @@ On nodes, a power model (docs/engine.md, "Power and energy"): --power-idle and
 of --power-full a table per core count, --power-busy W1,...,WC,
 --power-off, the switches' times and energies (--power-switch-on TIME
 --power-switch-on-energy J, --power-switch-off ...) and a constant
---power-cap in watts, the keys of a manifest's [platforms.NAME.power] table
+--power-cap in watts, and --power-down idle|off (what a node on draws while
+out of service for a failure or maintenance), the keys of a manifest's
+[platforms.NAME.power] table
 for every node group; the jobs file gets its energy column, NAME.power.parquet
 beside it the power over time, and the summary the energy metrics.`,
 		Args: cobra.NoArgs,
@@ -293,7 +295,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
-	power, err := f.power.make(plat, outs != nil)
+	power, err := f.power.make(plat)
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}

@@ -21,7 +21,7 @@ import (
 // table, one model for every node group, and a constant cap.
 type powerFlags struct {
 	off, idle, full, onEnergy, offEnergy, cap string
-	on, offTime, busy                         string
+	on, offTime, busy, down                   string
 }
 
 func (f *powerFlags) register(fl *pflag.FlagSet) {
@@ -38,26 +38,24 @@ func (f *powerFlags) register(fl *pflag.FlagSet) {
 		{&f.offTime, "power-switch-off", "power: the time a node takes to switch off"},
 		{&f.offEnergy, "power-switch-off-energy", "power: the energy of a switch off, in joules"},
 		{&f.cap, "power-cap", "power: the platform's power cap, in watts (none by default)"},
+		{&f.down, "power-down", "power: what a node on draws while out of service for a failure or maintenance: idle (the default) or off"},
 	} {
 		fl.StringVar(s.dst, s.name, "", s.help)
 	}
 }
 
 func (f *powerFlags) set() bool {
-	return f.off != "" || f.idle != "" || f.full != "" || f.busy != "" || f.on != "" || f.onEnergy != "" || f.offTime != "" || f.offEnergy != "" || f.cap != ""
+	return f.off != "" || f.idle != "" || f.full != "" || f.busy != "" || f.on != "" || f.onEnergy != "" || f.offTime != "" || f.offEnergy != "" || f.cap != "" || f.down != ""
 }
 
 // make returns the power model the flags give plat, nil without any
 // flag; errors are bad input, naming the flag.
-func (f *powerFlags) make(plat *sdk.Platform, outages bool) (*sdk.Power, error) {
+func (f *powerFlags) make(plat *sdk.Platform) (*sdk.Power, error) {
 	if !f.set() {
 		return nil, nil
 	}
 	if !plat.HasNodes() {
 		return nil, fmt.Errorf("a power model is of nodes: the power flags need a platform of nodes (--nodes and --cores-per-node, or --machine)")
-	}
-	if outages {
-		return nil, fmt.Errorf("the power flags with outages: a power model and outages together are not supported yet")
 	}
 	switch {
 	case f.full != "" && f.busy != "":
@@ -104,6 +102,13 @@ func (f *powerFlags) make(plat *sdk.Platform, outages bool) (*sdk.Power, error) 
 			return nil, fmt.Errorf("--%s: %w", x.name, err)
 		}
 		*x.dst = v
+	}
+	switch f.down {
+	case "", "idle":
+	case sdk.DownOff:
+		np.Down = sdk.DownOff
+	default:
+		return nil, fmt.Errorf("--power-down: %q: want idle or off", f.down)
 	}
 	m := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(plat.Clusters[0].Nodes))}}
 	for g := range m.Groups[0] {

@@ -202,7 +202,7 @@ func TestSimPowerBadInput(t *testing.T) {
 		{"busy not a number", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "150,x"}, `--power-busy: entry 2, "x", is not a number`},
 		{"busy of the wrong length", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "150,200"}, "busy power table of 2 entries for nodes of 1 cores"},
 		{"busy below idle", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "50"}, "below idle power 100 W"},
-		{"with outages", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--maintenance-window", "1d,4h"}, "not supported yet"},
+		{"down rule", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--power-down", "dark"}, `--power-down: "dark": want idle or off`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"sim", "--trace", kth, "--policy", "easy", "--in-process", "--out", filepath.Join(outDir, "jobs.parquet")}, tc.args...)
@@ -214,5 +214,121 @@ func TestSimPowerBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(outDir); err == nil {
 		t.Errorf("bad input created %s", outDir)
+	}
+}
+
+// TestSimPowerOutagesAsCampaign runs EASY switching idle nodes off on
+// KTH-SP2's machine with failures from a file and a weekly maintenance
+// window, nodes out of service drawing their off power, as a campaign and
+// through sim's flags: the jobs, their energies (every run counted) and
+// the power files are equal; the jobs' energies add up to energy_jobs and
+// the power file to the energy; and under the idle rule the same run
+// draws more static and less off energy.
+func TestSimPowerOutagesAsCampaign(t *testing.T) {
+	dir := t.TempDir()
+	failures := filepath.Join(dir, "failures.csv")
+	if err := os.WriteFile(failures, []byte("node,down,up\n3,100000,200000\n50,2000000,2100000\n3,5000000,5003600\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace, err := filepath.Abs(kth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fmt.Sprintf(`[campaign]
+seed = 7
+out = %q
+[workloads.kth]
+trace = %q
+sha256 = "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87"
+[policies.easy]
+ref = "easy"
+params = { idle_off = 600 }
+[platforms.kth]
+machine = "KTH-SP2"
+[platforms.kth.power]
+off = 10
+idle = 100
+full = 200
+switch_on = "2m"
+switch_on_energy = 24000
+down = "off"
+[platforms.kth.outages]
+on_failure = "requeue"
+maintenance = "soft"
+failures_file = %q
+[[platforms.kth.outages.windows]]
+start = "1d"
+duration = "4h"
+every = "7d"
+[matrix]
+workload = ["kth"]
+policy = ["easy"]
+platform = ["kth"]
+`, filepath.Join(dir, "campaign"), trace, failures)
+	campaign := campaignJobsFile(t, dir, src)
+	sim := func(name string, down ...string) (string, map[string]any) {
+		path := filepath.Join(dir, name, "jobs.parquet")
+		args := append([]string{"sim", "--trace", kth, "--policy", "easy", "--param", "idle_off=600", "--in-process", "--machine", "KTH-SP2",
+			"--power-off", "10", "--power-idle", "100", "--power-full", "200", "--power-switch-on", "2m", "--power-switch-on-energy", "24000",
+			"--on-failure", "requeue", "--maintenance", "soft", "--failures-file", failures, "--maintenance-window", "1d,4h,7d", "--out", path}, down...)
+		if out, err := run(t, args...); err != nil {
+			t.Fatalf("sim: %v\n%s", err, out)
+		}
+		_, _, meta, err := results.ReadJobsWith(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s map[string]any
+		if err := json.Unmarshal([]byte(meta["summary"]), &s); err != nil {
+			t.Fatal(err)
+		}
+		return path, s
+	}
+	simJobs, dark := sim("off", "--power-down", "off")
+	cRows, cx, cMeta, err := results.ReadJobsWith(campaign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sRows, sx, sMeta, err := results.ReadJobsWith(simJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cRows, sRows) || !reflect.DeepEqual(cx.Power, sx.Power) || !reflect.DeepEqual(cx.Outages, sx.Outages) {
+		t.Errorf("sim's jobs, energies or outage columns differ from the campaign's")
+	}
+	if m := sMeta["power.model"]; m != cMeta["power.model"] || !strings.Contains(m, `"down":"off"`) {
+		t.Errorf("power.model: sim %q, campaign %q", m, cMeta["power.model"])
+	}
+	cSteps, _, err := results.ReadPowerSeries(results.PowerSeriesPath(campaign))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sSteps, _, err := results.ReadPowerSeries(results.PowerSeriesPath(simJobs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sSteps) == 0 || !reflect.DeepEqual(cSteps, sSteps) {
+		t.Errorf("sim's power file differs from the campaign's (%d and %d steps)", len(sSteps), len(cSteps))
+	}
+	attempts, sum, whole := 0, 0.0, 0.0
+	for i, r := range sx.Outages {
+		attempts += int(r.Attempts)
+		sum += sx.Power[i].Energy
+	}
+	for _, st := range sSteps {
+		whole += st.Watts * float64(st.End-st.Start)
+	}
+	if attempts == 0 {
+		t.Error("no job met an outage")
+	}
+	if e := dark["energy_jobs"].(float64); math.Abs(sum-e) > 1e-9*e {
+		t.Errorf("the energy column adds up to %v J, energy_jobs is %v J", sum, e)
+	}
+	if e := dark["energy"].(float64); math.Abs(whole-e) > 1e-12*e {
+		t.Errorf("the power file integrates to %v J, the energy is %v J", whole, e)
+	}
+	_, idle := sim("idle")
+	if !(idle["energy_static"].(float64) > dark["energy_static"].(float64)) || !(idle["energy_off"].(float64) < dark["energy_off"].(float64)) {
+		t.Errorf("static %v and off %v J under the idle rule, %v and %v under the off rule", idle["energy_static"], idle["energy_off"], dark["energy_static"], dark["energy_off"])
 	}
 }

@@ -179,8 +179,8 @@ func (sv *saver) wakeFor(s *sdk.State, r *room, head *sdk.Job) []int32 {
 	all := enough()
 	sv.ons = sv.ons[:0]
 	for _, k := range part {
-		if modes[k] != sdk.NodeOff {
-			continue
+		if modes[k] != sdk.NodeOff || len(r.down) > 0 && r.down[k] {
+			continue // on, switching, or out of service for an outage: no use now
 		}
 		fit := sv.full.Fit(t, k)
 		if fit == 0 && !all {

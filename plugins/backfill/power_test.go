@@ -50,7 +50,7 @@ func TestIdleOffHandWorked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := verify.Power(two, model, in, res); err != nil {
+			if _, err := verify.Power(two, model, nil, in, res); err != nil {
 				t.Fatal(err)
 			}
 			var evs []string
@@ -156,7 +156,7 @@ func TestIdleOffRandom(t *testing.T) {
 			if err := verify.Result(sc.Platform, in, res); err != nil {
 				t.Fatalf("seed %d, idle_off %d: %v", seed, timeout, err)
 			}
-			if _, err := verify.Power(sc.Platform, model, in, res); err != nil {
+			if _, err := verify.Power(sc.Platform, model, nil, in, res); err != nil {
 				t.Fatalf("seed %d, idle_off %d: %v", seed, timeout, err)
 			}
 			switched += len(res.Power.Events)
@@ -220,7 +220,7 @@ func TestCappedEASY(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cap %v: %v", tc.cap, err)
 		}
-		if _, err := verify.Power(two, model, in, res); err != nil {
+		if _, err := verify.Power(two, model, nil, in, res); err != nil {
 			t.Fatal(err)
 		}
 		var got []string
@@ -257,7 +257,7 @@ func TestCappedEASYHoldsPower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verify.Power(two, model, in, res); err != nil {
+	if _, err := verify.Power(two, model, nil, in, res); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -347,7 +347,7 @@ func TestCappedEASYTable(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if _, err := verify.Power(two, model, in, res); err != nil {
+		if _, err := verify.Power(two, model, nil, in, res); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		var got []string
@@ -358,4 +358,53 @@ func TestCappedEASYTable(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, g, tc.want)
 		}
 	}
+}
+
+// TestIdleOffUnderOutages runs EASY switching idle nodes off (and under a
+// cap) on random node platforms with random failures, drains and
+// maintenance windows, under each rule for what a node out of service
+// draws: the schedule passes the verification of outages and the power
+// verification, whose integration replays the outages apart from the
+// engine, and a node out of service is never switched (the engine refuses
+// it, failing the run).
+func TestIdleOffUnderOutages(t *testing.T) {
+	rules := []sim.Faults{{}, {OnFailure: sim.FailRequeue}, {OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft}}
+	switched, interrupted := 0, 0
+	for seed := range uint64(30) {
+		sc := policytest.Random{Nodes: true, Jobs: 120}.Scenario(seed)
+		in := sc.Inputs()
+		horizon := in[len(in)-1].Job.Submit + 1
+		outs := randomOutages(sc.Platform, seed, horizon)
+		f := rules[int(seed)%len(rules)]
+		groups := sc.Platform.Clusters[0].Nodes
+		model := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(groups))}}
+		for g := range groups {
+			m := &model.Groups[0][g]
+			m.Off, m.Idle, m.Full = 5, 100, 300
+			m.OnSeconds, m.OnJoules = 30, 30*150
+			if (int(seed)+g)%2 == 0 {
+				m.Down = sdk.DownOff
+			}
+		}
+		for _, timeout := range []string{"0", "60"} {
+			params := map[string]string{"idle_off": timeout}
+			maps.Copy(params, sc.Params)
+			res, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: sc.Platform, Jobs: in, Power: model, Outages: outs, Faults: f, Params: params, Seed: sc.Seed})
+			if err != nil {
+				t.Fatalf("seed %d, idle_off %s, %+v: %v", seed, timeout, f, err)
+			}
+			if err := verify.Outages(sc.Platform, in, outs, f, false, res); err != nil {
+				t.Fatalf("seed %d, idle_off %s: %v", seed, timeout, err)
+			}
+			if _, err := verify.Power(sc.Platform, model, outs, in, res); err != nil {
+				t.Fatalf("seed %d, idle_off %s: %v", seed, timeout, err)
+			}
+			switched += len(res.Power.Events)
+			interrupted += len(res.Attempts)
+		}
+	}
+	if switched < 1000 || interrupted < 100 {
+		t.Fatalf("%d power events and %d interrupted runs in all: the test exercises too little", switched, interrupted)
+	}
+	t.Logf("%d power events, %d interrupted runs", switched, interrupted)
 }

@@ -40,6 +40,52 @@ func JobEnergy(l *sdk.Layout, m []sdk.NodePower, t *sdk.Tasks, a sdk.Alloc, d in
 	return w * float64(d)
 }
 
+// Run is one run of job Job (an index): from Start to End on Alloc.
+type Run struct {
+	Job        int
+	Start, End int64
+	Alloc      sdk.Alloc
+}
+
+// Runs returns every run of the jobs of a result on a cluster of nodes:
+// each record's that started (recs, allocs), then each run that an outage
+// ended (atts, attAllocs; none without outages) but a killed job's last,
+// which is its record's.
+func Runs(recs []sim.Record, allocs *sim.Allocs, atts []sim.Attempt, attAllocs *sim.Allocs) []Run {
+	if allocs == nil {
+		return nil
+	}
+	runs := make([]Run, 0, len(recs)+len(atts))
+	for i := range recs {
+		if r := &recs[i]; !r.Rejected {
+			runs = append(runs, Run{i, r.Start, r.End, allocs.Of(i)})
+		}
+	}
+	for x, a := range atts {
+		if r := &recs[a.Index]; r.Interrupted != 0 && a.Start == r.Start && a.End == r.End {
+			continue
+		}
+		runs = append(runs, Run{int(a.Index), a.Start, a.End, attAllocs.Of(x)})
+	}
+	return runs
+}
+
+// RunEnergy returns, for each job, the energy it drew over all its runs:
+// by JobEnergy (own) and, with a busy power table, by TableEnergy
+// (table, nil without one), and the counts of the jobs the sharing rule
+// touched (nil without a table). A job's energy is own[i] + table[i].
+func RunEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, runs []Run) (own, table []float64, counts *TableCounts) {
+	table, c := TableEnergy(l, m, jobs, runs)
+	if table != nil {
+		counts = &c
+	}
+	own = make([]float64, len(jobs))
+	for _, r := range runs {
+		own[r.Job] += JobEnergy(l, m, jobs[r.Job].Job.Tasks, r.Alloc, r.End-r.Start)
+	}
+	return own, table, counts
+}
+
 // TableCounts counts the jobs the sharing rule of TableEnergy touched.
 type TableCounts struct {
 	// Jobs ran on some node with a busy power table; Shared shared one
@@ -49,20 +95,21 @@ type TableCounts struct {
 	Shared int `json:"table_shared_jobs"`
 }
 
-// TableEnergy returns, for each job, what its cores in use added on the
-// nodes whose group has a busy power table: over each interval during
-// which such a node has u cores in use, its Busy[u-1] - Idle, shared among
-// the jobs running there in proportion to their cores in use; nil when no
-// group of model m (of the cluster's groups) has a table. With JobEnergy,
-// the jobs' energies and the idle energy add up to the static and dynamic
-// energy of the nodes on. It also counts the jobs the rule touched.
-func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, recs []sim.Record, allocs *sim.Allocs) ([]float64, TableCounts) {
+// TableEnergy returns, for each job, what its cores in use added over its
+// runs on the nodes whose group has a busy power table: over each interval
+// during which such a node has u cores in use, its Busy[u-1] - Idle,
+// shared among the jobs running there in proportion to their cores in
+// use; nil when no group of model m (of the cluster's groups) has a
+// table. With JobEnergy, the jobs' energies and the idle energy add up to
+// the static and dynamic energy of the nodes on. It also counts the jobs
+// the rule touched.
+func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, runs []Run) ([]float64, TableCounts) {
 	var counts TableCounts
 	tables := false
 	for _, g := range m {
 		tables = tables || g.Busy != nil
 	}
-	if !tables || allocs == nil {
+	if !tables {
 		return nil, counts
 	}
 	type change struct {
@@ -71,18 +118,17 @@ func TableEnergy(l *sdk.Layout, m []sdk.NodePower, jobs []sim.Input, recs []sim.
 		cores int64 // > 0 at the start, < 0 at the end
 	}
 	byNode := map[int32][]change{}
-	for i := range recs {
-		r := &recs[i]
-		if r.Rejected || r.End <= r.Start {
+	for _, r := range runs {
+		if r.End <= r.Start {
 			continue
 		}
-		a := allocs.Of(i)
+		a := r.Alloc
 		for x, k := range a.Nodes {
 			if m[l.Group(int(k))].Busy == nil {
 				continue
 			}
-			n := int64(a.Tasks[x]) * int64(jobs[i].Job.Tasks.Cores)
-			byNode[k] = append(byNode[k], change{r.Start, i, n}, change{r.End, i, -n})
+			n := int64(a.Tasks[x]) * int64(jobs[r.Job].Job.Tasks.Cores)
+			byNode[k] = append(byNode[k], change{r.Start, r.Job, n}, change{r.End, r.Job, -n})
 		}
 	}
 	out := make([]float64, len(jobs))
@@ -143,13 +189,9 @@ func AddPower(sum *Summary, p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res
 	sum.Energy = en.Total()
 	sum.EnergyStatic, sum.EnergyDynamic, sum.EnergyOff, sum.EnergySwitching = en.Static, en.Dynamic, en.Off, en.Switching
 	l := sdk.NewLayout(p, 0)
-	table, _ := TableEnergy(l, m.Groups[0], jobs, res.Records, res.Allocs)
-	for i := range res.Records {
-		r := &res.Records[i]
-		if r.Rejected || res.Allocs == nil {
-			continue
-		}
-		sum.EnergyJobs += JobEnergy(l, m.Groups[0], jobs[i].Job.Tasks, res.Allocs.Of(i), r.End-r.Start)
+	own, table, _ := RunEnergy(l, m.Groups[0], jobs, Runs(res.Records, res.Allocs, res.Attempts, res.AttemptAllocs))
+	for i, e := range own {
+		sum.EnergyJobs += e
 		if table != nil {
 			sum.EnergyJobs += table[i]
 		}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -41,7 +42,7 @@ func TestJobEnergyBusyTable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := []sdk.NodePower{tc.model}
-			table, counts := TableEnergy(l, m, jobs, recs, allocs)
+			table, counts := TableEnergy(l, m, jobs, Runs(recs, allocs, nil, nil))
 			if (table == nil) != (tc.model.Busy == nil) {
 				t.Fatalf("table energy %v for a model with table %v", table, tc.model.Busy)
 			}
@@ -74,5 +75,31 @@ func TestJobEnergyBusyTable(t *testing.T) {
 				t.Errorf("energy of the jobs %v and of the idle cores %v, want %v and %v", s.EnergyJobs, s.EnergyIdle, sum, idle)
 			}
 		})
+	}
+}
+
+// TestRunEnergy checks a job's energy over all its runs, worked by hand
+// on a node of 4 cores (idle 100 W, 25 W a core in use): job 1 (4 cores)
+// ran 0-30, a failure ended it, and ran again 50-150 (requeued); job 2 (2
+// cores) ran 0-40 and a failure killed it: its record is that run, listed
+// among the attempts too, and counted once.
+func TestRunEnergy(t *testing.T) {
+	p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 1, Cores: 4}}, nil, sdk.FirstFit)
+	l := sdk.NewLayout(p, 0)
+	jobs := []sim.Input{{Job: sdk.Job{ID: 1, Tasks: &sdk.Tasks{Count: 1, Cores: 4}}}, {Job: sdk.Job{ID: 2, Tasks: &sdk.Tasks{Count: 1, Cores: 2}}}}
+	recs := []sim.Record{{Start: 50, End: 150, Attempts: 1}, {Start: 0, End: 40, Attempts: 1, Interrupted: sdk.Failure}}
+	allocs := &sim.Allocs{Start: []int32{0, 1, 2}, Nodes: []int32{0, 0}, Tasks: []int32{1, 1}}
+	atts := []sim.Attempt{{Index: 0, Start: 0, End: 30, Cause: sdk.Failure}, {Index: 1, Start: 0, End: 40, Cause: sdk.Failure}}
+	attAllocs := &sim.Allocs{Start: []int32{0, 1, 2}, Nodes: []int32{0, 0}, Tasks: []int32{1, 1}}
+	runs := Runs(recs, allocs, atts, attAllocs)
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want 3: %+v", len(runs), runs)
+	}
+	m := []sdk.NodePower{{Idle: 100, Full: 200}}
+	own, table, counts := RunEnergy(l, m, jobs, runs)
+	// Job 1 holds the node whole: 100 W idle plus 100 W, over 130 s. Job
+	// 2 holds half: 50 W plus 50 W, over 40 s.
+	if want := []float64{200 * 130, 100 * 40}; !slices.Equal(own, want) || table != nil || counts != nil {
+		t.Errorf("energy %v (table %v, counts %v), want %v", own, table, counts, want)
 	}
 }

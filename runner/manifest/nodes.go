@@ -112,9 +112,6 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 	ns.Mapping = mapping
 	pl.Outages = p.outageSettings(name, rp.Outages, int32(sdkp.Clusters[0].NodeCount()))
 	pl.Power = p.powerModel(name, rp.Power, sdkp)
-	if pl.Power != nil && pl.Outages != nil {
-		p.errAt([]string{"platforms", name, "power"}, "a power model and outages in one platform are not supported yet")
-	}
 	return pl
 }
 

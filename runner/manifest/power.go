@@ -23,6 +23,7 @@ type rawPower struct {
 	SwitchOff       any                     `toml:"switch_off"`
 	SwitchOffEnergy any                     `toml:"switch_off_energy"`
 	BusyWatts       any                     `toml:"busy_watts"`
+	Down            any                     `toml:"down"`
 	Cap             any                     `toml:"cap"`
 	Caps            []rawCap                `toml:"caps"`
 	Groups          map[string]rawNodePower `toml:"groups"`
@@ -37,6 +38,7 @@ type rawNodePower struct {
 	SwitchOff       any `toml:"switch_off"`
 	SwitchOffEnergy any `toml:"switch_off_energy"`
 	BusyWatts       any `toml:"busy_watts"`
+	Down            any `toml:"down"`
 }
 
 type rawCap struct {
@@ -136,6 +138,16 @@ func (p *parser) powerModel(name string, rp *rawPower, plat *sdk.Platform) *sdk.
 		np.OnJoules = watts("switch_on_energy", over.SwitchOnEnergy, rp.SwitchOnEnergy, false)
 		np.OffSeconds = secs("switch_off", over.SwitchOff, rp.SwitchOff)
 		np.OffJoules = watts("switch_off_energy", over.SwitchOffEnergy, rp.SwitchOffEnergy, false)
+		if v, at := pick("down", over.Down, rp.Down); v != nil {
+			switch v {
+			case "idle":
+				np.Down = sdk.DownIdle
+			case sdk.DownOff:
+				np.Down = sdk.DownOff
+			default:
+				bad(at, "%v: want \"idle\" (a node out of service for a failure or maintenance draws its idle power) or \"off\" (its off power)", v)
+			}
+		}
 	}
 	if rp.Cap != nil && len(rp.Caps) > 0 {
 		p.errAt(key("caps"), "the cap is one value (cap) or steps (caps), not both")
@@ -220,15 +232,18 @@ type capSpec struct {
 type groupPowerSpec struct {
 	// Busy is left out without a table, so that a linear model's spec,
 	// and its runs' keys, are what they were before tables.
-	Busy       []float64 `json:"busy,omitempty"`
-	Full       float64   `json:"full"`
-	Idle       float64   `json:"idle"`
-	Name       string    `json:"name"`
-	Off        float64   `json:"off"`
-	OffJoules  float64   `json:"off_joules"`
-	OffSeconds int64     `json:"off_seconds"`
-	OnJoules   float64   `json:"on_joules"`
-	OnSeconds  int64     `json:"on_seconds"`
+	Busy []float64 `json:"busy,omitempty"`
+	// Down is left out under the default rule (idle), for the same
+	// reason.
+	Down       string  `json:"down,omitempty"`
+	Full       float64 `json:"full"`
+	Idle       float64 `json:"idle"`
+	Name       string  `json:"name"`
+	Off        float64 `json:"off"`
+	OffJoules  float64 `json:"off_joules"`
+	OffSeconds int64   `json:"off_seconds"`
+	OnJoules   float64 `json:"on_joules"`
+	OnSeconds  int64   `json:"on_seconds"`
 }
 
 // PowerSpec returns the spec of power model m of a platform of groups
@@ -249,7 +264,7 @@ func specPower(m *sdk.Power, groups []sdk.NodeGroup) *powerSpec {
 		s.Caps = append(s.Caps, capSpec(c))
 	}
 	for g, np := range m.Groups[0] {
-		s.Groups = append(s.Groups, groupPowerSpec{Busy: np.Busy, Full: np.Full, Idle: np.Idle, Name: groups[g].Name, Off: np.Off,
+		s.Groups = append(s.Groups, groupPowerSpec{Busy: np.Busy, Down: np.Down, Full: np.Full, Idle: np.Idle, Name: groups[g].Name, Off: np.Off,
 			OffJoules: np.OffJoules, OffSeconds: np.OffSeconds, OnJoules: np.OnJoules, OnSeconds: np.OnSeconds})
 	}
 	return s

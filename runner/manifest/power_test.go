@@ -72,6 +72,15 @@ busy_watts = [110, 120, 130, 140, 150, 160, 170, 400.5]
 	if spec := string(runs[0].Spec(m)); !strings.Contains(spec, `{"busy":[150,170],"full":170,"idle":100,"name":"a"`) {
 		t.Errorf("spec %s lacks the busy table", spec)
 	}
+	// What a node out of service draws: off for group b alone; idle,
+	// the default, leaves the spec as it was.
+	m, runs = mustExpand(t, powerBase("idle = 1\nfull = 2\ndown = \"idle\"\n[platforms.m.power.groups.b]\ndown = \"off\"\n"))
+	if g := m.Platforms["m"].Power.Groups[0]; g[0].Down != sdk.DownIdle || g[1].Down != sdk.DownOff {
+		t.Errorf("down rules %q and %q", g[0].Down, g[1].Down)
+	}
+	if spec := string(runs[0].Spec(m)); strings.Count(spec, `"down"`) != 1 || !strings.Contains(spec, `"down":"off","full":2,"idle":1,"name":"b"`) {
+		t.Errorf("spec %s: want the off rule for b alone", spec)
+	}
 	// A constant cap holds from before any job.
 	m, _ = mustExpand(t, powerBase("idle = 1\nfull = 2\ncap = 1e4\n"))
 	if c := m.Platforms["m"].Power.Caps; len(c) != 1 || c[0].From != -sim.MaxTime || c[0].Watts != 1e4 {
@@ -96,6 +105,7 @@ func TestPowerErrors(t *testing.T) {
 		{"unknown group", "idle = 1\nfull = 2\n[platforms.m.power.groups.c]\nidle = 3\n", "\"c\" is not a node group"},
 		{"group below idle", "idle = 1\nfull = 2\n[platforms.m.power.groups.b]\nfull = 0.5\n", "node group \"b\": full power 0.5 W below idle power 1 W"},
 		{"unknown key", "idle = 1\nfull = 2\nstandby = 3\n", "standby"},
+		{"down rule", "idle = 1\nfull = 2\ndown = \"dark\"\n", at(2) + `.down: dark: want "idle"`},
 		{"busy table too short", "idle = 1\nbusy_watts = [2, 3]\n[platforms.m.power.groups.b]\nbusy_watts = [2, 3]\n",
 			at(3) + ".groups.b.busy_watts: 2 powers for node group \"b\", whose nodes have 8 cores"},
 		{"busy table for every group", "idle = 1\nbusy_watts = [2, 3]\n", at(1) + ".busy_watts: 2 powers for node group \"b\""},

@@ -153,7 +153,7 @@ func TestPowerOverTheWire(t *testing.T) {
 	if err := verify.Result(plat, jobs, got); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verify.Power(plat, model, jobs, got); err != nil {
+	if _, err := verify.Power(plat, model, nil, jobs, got); err != nil {
 		t.Fatal(err)
 	}
 	want, err := host.InProcess(firstFitPlugin()).Run(context.Background(), spec, jobs, nil)
@@ -179,11 +179,35 @@ func TestPowerOverTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verify.Power(plat, table, jobs, gotT); err != nil {
+	if _, err := verify.Power(plat, table, nil, jobs, gotT); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(gotT.Power, wantT.Power) || gotT.Power.Energy.Dynamic == want.Power.Energy.Dynamic {
 		t.Fatalf("with a busy power table: the plugin's energy %+v, in process %+v", gotT.Power.Energy, wantT.Power.Energy)
+	}
+	// With the workload's outages, and nodes out of service drawing their
+	// off power (protocol 11): the rule crosses the wire, and the
+	// plugin's energy, attempts and records are the in-process run's.
+	dark := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 9.5, Idle: 95.25, Full: 240, OnSeconds: 120, OnJoules: 18000, OffSeconds: 30, OffJoules: 1500, Down: sdk.DownOff}}}}
+	_, _, outs := outageWorkload()
+	dspec := host.RunSpec{Platform: plat, Seed: 3, Power: dark, Outages: outs, Faults: sim.Faults{OnFailure: sim.FailRequeue}}
+	gotD, err := p.Run(context.Background(), dspec, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantD, err := host.InProcess(firstFitPlugin()).Run(context.Background(), dspec, jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Outages(plat, jobs, outs, dspec.Faults, false, gotD); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Power(plat, dark, outs, jobs, gotD); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotD.Power, wantD.Power) || !reflect.DeepEqual(gotD.Records, wantD.Records) || !reflect.DeepEqual(gotD.Attempts, wantD.Attempts) ||
+		len(gotD.Attempts) == 0 || gotD.Power.Energy.Off == 0 {
+		t.Fatalf("with outages: the plugin's energy %+v and %d attempts, in process %+v and %d", gotD.Power.Energy, len(gotD.Attempts), wantD.Power.Energy, len(wantD.Attempts))
 	}
 	old, err := host.Start(context.Background(), exec.Command(buildFixture(t, "testdata/proto5", "./cmd/firstfit", true)))
 	if err != nil {

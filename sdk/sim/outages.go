@@ -282,8 +282,12 @@ func (e *engine) outageEnds(now int64) bool {
 		x := o.ends.pop().idx
 		out := &o.outs[x]
 		c := int(out.Cluster)
+		dark := e.pow != nil && (out.Kind == sdk.Failure || out.Kind == sdk.Maintenance)
 		for k := range out.All(o.size[c]) {
 			e.backInService(c, k)
+			if dark {
+				e.pow.darken(c, k, -1)
+			}
 		}
 		if out.Kind != sdk.Maintenance {
 			o.active = slices.DeleteFunc(o.active, func(y int32) bool { return y == x })
@@ -311,8 +315,12 @@ func (e *engine) outageStarts(now int64) bool {
 		if out.Kind == sdk.Failure || out.Kind == sdk.Maintenance {
 			e.interruptOn(out)
 		}
+		dark := e.pow != nil && (out.Kind == sdk.Failure || out.Kind == sdk.Maintenance)
 		for k := range out.All(o.size[c]) {
 			e.outOfService(c, k)
+			if dark {
+				e.pow.darken(c, k, 1)
+			}
 		}
 		o.ends.push(endEvent{at: out.End, idx: x})
 		if out.Kind == sdk.Maintenance {

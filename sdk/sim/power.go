@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -60,12 +61,22 @@ type powEngine struct {
 	// cores in use; nil for a group without.
 	use  [][]int64
 	hist [][][]int64
+	// dark[c][k] counts the failures and maintenance windows in effect on
+	// node k of a group whose nodes draw their off power then
+	// (sdk.DownOff), and darkOn[c][g] the nodes of group g that are on
+	// with one in effect; both nil when no group has that rule.
+	dark   [][]int32
+	darkOn [][]int64
 	// switches holds the switches under way, by (end, cluster, node).
 	switches heap[PowerEvent]
 	events   []PowerEvent
 	energy   Energy
 	begun    bool
-	last     int64
+	// from is when the energy starts to count: the first submission
+	// (math.MinInt64 without jobs: the first event). Outages may make
+	// events before it, and a policy switch nodes then.
+	from int64
+	last int64
 }
 
 // newPowEngine returns the power state of cfg, or nil without a power
@@ -78,9 +89,6 @@ func newPowEngine(cfg *Config) (*powEngine, error) {
 	p := cfg.Platform
 	if err := m.Validate(p); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
-	}
-	if len(cfg.Outages) > 0 {
-		return nil, fmt.Errorf("sim: a power model and outages of nodes in one run are not supported yet")
 	}
 	if p.UnitStride() > 0 {
 		return nil, fmt.Errorf("sim: a power model on a platform with divided resources (sdk.Units) is not supported")
@@ -103,6 +111,20 @@ func newPowEngine(cfg *Config) (*powEngine, error) {
 			}
 			return a.Node < b.Node
 		}},
+	}
+	for c, gs := range m.Groups {
+		for _, g := range gs {
+			if g.Down == sdk.DownOff && pe.dark == nil {
+				pe.dark, pe.darkOn = make([][]int32, len(p.Clusters)), make([][]int64, len(p.Clusters))
+			}
+		}
+		if pe.dark != nil && p.Clusters[c].HasNodes() {
+			pe.dark[c], pe.darkOn[c] = make([]int32, p.Clusters[c].NodeCount()), make([]int64, len(gs))
+		}
+	}
+	pe.from = math.MinInt64
+	if len(cfg.Jobs) > 0 {
+		pe.from = cfg.Jobs[0].Job.Submit
 	}
 	pe.shown.Modes = make([][]sdk.PowerMode, len(p.Clusters))
 	pe.shown.Until = make([][]int64, len(p.Clusters))
@@ -143,7 +165,11 @@ func (pe *powEngine) draws() (static, dynamic, off, switching, committed float64
 			m := &pe.model.Groups[c][g]
 			n := &groups[g]
 			cores := pe.layout[c].Groups()[g].Cores
-			static += float64(n[sdk.NodeOn]) * m.Idle
+			var dark int64 // nodes on that draw their off power (sdk.DownOff)
+			if pe.darkOn != nil {
+				dark = pe.darkOn[c][g]
+			}
+			static += float64(n[sdk.NodeOn]-dark) * m.Idle
 			if h := pe.hist[c][g]; h != nil {
 				// A table: what each node's cores in use add to its idle
 				// power, by how many nodes have that many in use.
@@ -153,10 +179,11 @@ func (pe *powEngine) draws() (static, dynamic, off, switching, committed float64
 			} else {
 				dynamic += float64(pe.busy[c][g]) * m.CoreWatts(cores)
 			}
-			off += float64(n[sdk.NodeOff]) * m.Off
+			off += float64(n[sdk.NodeOff]+dark) * m.Off
 			on, offw := m.SwitchOnWatts(), m.SwitchOffWatts()
 			switching += float64(n[sdk.NodeSwitchingOn])*on + float64(n[sdk.NodeSwitchingOff])*offw
 			committed += float64(n[sdk.NodeSwitchingOn])*max(on, m.Idle) + float64(n[sdk.NodeSwitchingOff])*max(offw, m.Off)
+			committed += float64(dark) * (m.Idle - m.Off)
 		}
 	}
 	committed += static + dynamic + off
@@ -166,8 +193,14 @@ func (pe *powEngine) draws() (static, dynamic, off, switching, committed float64
 // advance integrates the power drawn since the last event up to now.
 func (pe *powEngine) advance(now int64) {
 	if !pe.begun {
-		pe.begun, pe.last, pe.energy.From = true, now, now
-		return
+		if now < pe.from {
+			return
+		}
+		start := pe.from
+		if start == math.MinInt64 {
+			start = now
+		}
+		pe.begun, pe.last, pe.energy.From = true, start, start
 	}
 	dt := now - pe.last
 	if dt <= 0 {
@@ -212,9 +245,39 @@ func (pe *powEngine) show(now int64, st *sdk.State) {
 	st.Power = &pe.shown
 }
 
+// darken counts a failure or maintenance window beginning (d = 1) or
+// ending (-1) on node k of cluster c, for the nodes that draw their off
+// power while one is in effect.
+func (pe *powEngine) darken(c int, k int32, d int32) {
+	if pe.dark == nil {
+		return
+	}
+	g := pe.layout[c].Group(int(k))
+	if pe.model.Groups[c][g].Down != sdk.DownOff {
+		return
+	}
+	was := pe.dark[c][k] > 0
+	pe.dark[c][k] += d
+	if is := pe.dark[c][k] > 0; is != was && pe.modes[c][k] == sdk.NodeOn {
+		if is {
+			pe.darkOn[c][g]++
+		} else {
+			pe.darkOn[c][g]--
+		}
+	}
+}
+
 // setMode puts node k of cluster c in mode m now, until a switch's end.
 func (pe *powEngine) setMode(now int64, c int, k int32, m sdk.PowerMode, until int64) {
 	g := pe.layout[c].Group(int(k))
+	if pe.dark != nil && pe.dark[c][k] > 0 {
+		if pe.modes[c][k] == sdk.NodeOn {
+			pe.darkOn[c][g]--
+		}
+		if m == sdk.NodeOn {
+			pe.darkOn[c][g]++
+		}
+	}
 	pe.count[c][g][pe.modes[c][k]]--
 	pe.count[c][g][m]++
 	pe.modes[c][k], pe.shown.Modes[c][k] = m, m

@@ -95,7 +95,7 @@ func TestPowerHandWorked(t *testing.T) {
 			if err := verify.Result(two, in, res); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := verify.Power(two, model, in, res); err != nil {
+			if _, err := verify.Power(two, model, nil, in, res); err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range res.Records {
@@ -357,7 +357,7 @@ func TestPowerRandom(t *testing.T) {
 		if err := verify.Result(p, in, res); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		en, steps, err := verify.PowerSeries(p, model, in, res)
+		en, steps, err := verify.PowerSeries(p, model, nil, in, res)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -399,7 +399,7 @@ func TestPowerVerifyCatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verify.Power(two, model, in, res); err != nil {
+	if _, err := verify.Power(two, model, nil, in, res); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -425,7 +425,7 @@ func TestPowerVerifyCatches(t *testing.T) {
 			m := *model
 			m.Caps = slices.Clone(model.Caps)
 			tc.change(&r, &m)
-			if _, err := verify.Power(two, &m, in, &r); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := verify.Power(two, &m, nil, in, &r); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
@@ -515,7 +515,7 @@ func TestPowerCapTable(t *testing.T) {
 			}
 			continue
 		}
-		if _, err := verify.Power(two, model, jobs, res); err != nil {
+		if _, err := verify.Power(two, model, nil, jobs, res); err != nil {
 			t.Fatal(err)
 		}
 		if r := res.Records[1]; fmt.Sprintf("%d-%d", r.Start, r.End) != tc.start {

@@ -72,7 +72,7 @@ func TestPowerSeriesHandWorked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			en, steps, err := verify.PowerSeries(two, model, in, res)
+			en, steps, err := verify.PowerSeries(two, model, nil, in, res)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestPowerSeriesHandWorked(t *testing.T) {
 // records and the power events.
 func checkSeries(t *testing.T, p *sdk.Platform, m *sdk.Power, in []sim.Input, res *sim.Result, en sim.Energy, steps []verify.PowerStep) {
 	t.Helper()
-	if alone, err := verify.Power(p, m, in, res); err != nil || alone != en {
+	if alone, err := verify.Power(p, m, nil, in, res); err != nil || alone != en {
 		t.Fatalf("verify.Power gives %+v (%v), PowerSeries %+v", alone, err, en)
 	}
 	var sum sim.Energy
@@ -199,7 +199,7 @@ func TestPowerBusyTable(t *testing.T) {
 	if res.Power.Energy != want {
 		t.Errorf("the engine's energy %+v, want %+v", res.Power.Energy, want)
 	}
-	en, steps, err := verify.PowerSeries(two, model, in, res)
+	en, steps, err := verify.PowerSeries(two, model, nil, in, res)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,9 +46,14 @@ func Span(jobs []sim.Input, recs []sim.Record) (from, to int64) {
 // committed draw (each switching node at the larger of its switching
 // power and the power it switches to) within the cap; and the energy
 // res.Power reports, by what draws it, within a relative 1e-9 of its own
-// and its time over the cap equal. res must have passed Result.
-func Power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result) (sim.Energy, error) {
-	return power(p, m, jobs, res, nil)
+// and its time over the cap equal. outs are the run's outages of nodes
+// (sim.Config.Outages; none without): every run of a job that an outage
+// ended (res.Attempts) draws as the job's last, and a node of a group
+// whose model says sdk.DownOff draws its off power while on and under a
+// failure or a maintenance window. res must have passed Result (and
+// Outages, with outages).
+func Power(p *sdk.Platform, m *sdk.Power, outs []sdk.Outage, jobs []sim.Input, res *sim.Result) (sim.Energy, error) {
+	return power(p, m, outs, jobs, res, nil)
 }
 
 // PowerStep is the platform's draw over [From, To), in watts, by what
@@ -72,14 +77,14 @@ func (s *PowerStep) Watts() float64 { return s.Static + s.Dynamic + s.Off + s.Sw
 // energy it returns is the sum, in step order, of the steps' watts times
 // their seconds, computed as written here: integrating the steps gives the
 // energy bit for bit.
-func PowerSeries(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result) (sim.Energy, []PowerStep, error) {
+func PowerSeries(p *sdk.Platform, m *sdk.Power, outs []sdk.Outage, jobs []sim.Input, res *sim.Result) (sim.Energy, []PowerStep, error) {
 	var steps []PowerStep
-	en, err := power(p, m, jobs, res, func(s PowerStep) { steps = append(steps, s) })
+	en, err := power(p, m, outs, jobs, res, func(s PowerStep) { steps = append(steps, s) })
 	return en, steps, err
 }
 
 // power is Power, calling emit (when not nil) with every step of the draw.
-func power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result, emit func(PowerStep)) (sim.Energy, error) {
+func power(p *sdk.Platform, m *sdk.Power, outs []sdk.Outage, jobs []sim.Input, res *sim.Result, emit func(PowerStep)) (sim.Energy, error) {
 	var en sim.Energy
 	if res.Power == nil {
 		return en, fmt.Errorf("%w: a run with a power model has no power result", ErrPower)
@@ -95,24 +100,49 @@ func power(p *sdk.Platform, m *sdk.Power, jobs []sim.Input, res *sim.Result, emi
 	// The changes of the draw in time order: starts and ends of jobs on
 	// each node, and the modes' changes.
 	var ch []powerChange
+	run := func(i int, c int, start, end int64, a sdk.Alloc) error {
+		t := jobs[i].Job.Tasks
+		for x, k := range a.Nodes {
+			if err := nodes.onThroughout(c, k, start, end); err != nil {
+				return fmt.Errorf("%w: job id %d: %w", ErrPower, jobs[i].Job.ID, err)
+			}
+			cores := int64(a.Tasks[x]) * int64(t.Cores)
+			ch = append(ch, powerChange{at: start, c: int32(c), k: k, cores: cores, start: true}, powerChange{at: end, c: int32(c), k: k, cores: -cores})
+		}
+		return nil
+	}
 	for i := range res.Records {
 		r := &res.Records[i]
 		if r.Rejected || res.Allocs == nil {
 			continue
 		}
-		c := int(r.Cluster)
-		a := res.Allocs.Of(i)
-		t := jobs[i].Job.Tasks
-		for x, k := range a.Nodes {
-			if err := nodes.onThroughout(c, k, r.Start, r.End); err != nil {
-				return en, fmt.Errorf("%w: job id %d: %w", ErrPower, jobs[i].Job.ID, err)
-			}
-			cores := int64(a.Tasks[x]) * int64(t.Cores)
-			ch = append(ch, powerChange{at: r.Start, c: int32(c), k: k, cores: cores, start: true}, powerChange{at: r.End, c: int32(c), k: k, cores: -cores})
+		if err := run(i, int(r.Cluster), r.Start, r.End, res.Allocs.Of(i)); err != nil {
+			return en, err
+		}
+	}
+	// The runs that outages ended, but a job's last when its record is
+	// that run (it was killed: Interrupted).
+	for x, a := range res.Attempts {
+		r := &res.Records[a.Index]
+		if r.Interrupted != 0 && a.Start == r.Start && a.End == r.End {
+			continue
+		}
+		if err := run(int(a.Index), int(a.Cluster), a.Start, a.End, res.AttemptAllocs.Of(x)); err != nil {
+			return en, err
 		}
 	}
 	for _, ev := range res.Power.Events {
 		ch = append(ch, powerChange{at: ev.At, c: ev.Cluster, k: ev.Node, mode: ev.Mode, isMode: true})
+	}
+	for _, o := range outs {
+		if o.Kind != sdk.Failure && o.Kind != sdk.Maintenance || !p.Clusters[o.Cluster].HasNodes() {
+			continue
+		}
+		for k := range o.All(int32(p.Clusters[o.Cluster].NodeCount())) {
+			if nodes.model(int(o.Cluster), k).Down == sdk.DownOff {
+				ch = append(ch, powerChange{at: o.Start, c: o.Cluster, k: k, dark: 1}, powerChange{at: o.End, c: o.Cluster, k: k, dark: -1})
+			}
+		}
 	}
 	// In time order, and at one instant the ends of jobs first, so that a
 	// node's cores in use never exceed its cores in between.
@@ -144,12 +174,15 @@ type powerChange struct {
 	mode   sdk.PowerMode
 	isMode bool
 	start  bool
+	// dark is 1 where a failure or maintenance window begins on a node
+	// of a group under sdk.DownOff, -1 where it ends; 0 otherwise.
+	dark int32
 }
 
 // rank orders the changes of one instant: the ends of jobs (0) before
 // the rest (1).
 func (v *powerChange) rank() int {
-	if !v.isMode && v.cores < 0 {
+	if !v.isMode && v.dark == 0 && v.cores < 0 {
 		return 0
 	}
 	return 1
@@ -271,8 +304,14 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerSte
 	// the nodes of the group by cores in use (nodesBy[c][g][u]).
 	use := make([][]int64, len(pn.spans))
 	nodesBy := make([][][]int64, len(pn.spans))
+	// Under sdk.DownOff, the failures and maintenance windows in effect
+	// on each node (dark[c][k]), and the nodes on with one (darkOn[c][g]).
+	dark := make([][]int32, len(pn.spans))
+	darkOn := make([][]int64, len(pn.spans))
 	for c := range mode {
 		mode[c] = make([]sdk.PowerMode, len(pn.spans[c]))
+		dark[c] = make([]int32, len(pn.spans[c]))
+		darkOn[c] = make([]int64, len(pn.m.Groups[c]))
 		count[c] = make([][4]int64, len(pn.m.Groups[c]))
 		busy[c] = make([]int64, len(pn.m.Groups[c]))
 		nodesBy[c] = make([][]int64, len(pn.m.Groups[c]))
@@ -300,7 +339,8 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerSte
 			for g, n := range count[c] {
 				m := &pn.m.Groups[c][g]
 				nc := pn.p.Clusters[c].Nodes[g].Cores
-				static += float64(n[sdk.NodeOn]) * m.Idle
+				d := darkOn[c][g]
+				static += float64(n[sdk.NodeOn]-d) * m.Idle
 				if nb := nodesBy[c][g]; nb != nil {
 					for u := 1; u < len(nb); u++ {
 						dynamic += float64(nb[u]) * (m.Busy[u-1] - m.Idle)
@@ -308,10 +348,12 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerSte
 				} else {
 					dynamic += float64(busy[c][g]) * m.CoreWatts(nc)
 				}
-				off += float64(n[sdk.NodeOff]) * m.Off
+				off += float64(n[sdk.NodeOff]+d) * m.Off
 				son, soff := float64(n[sdk.NodeSwitchingOn]), float64(n[sdk.NodeSwitchingOff])
 				switching += son*m.SwitchOnWatts() + soff*m.SwitchOffWatts()
 				committed += son*max(m.SwitchOnWatts(), m.Idle) + soff*max(m.SwitchOffWatts(), m.Off)
+				// A dark node comes back idle: the cap counts it so.
+				committed += float64(d) * (m.Idle - m.Off)
 				for x := range nodes {
 					nodes[x] += n[x]
 				}
@@ -358,11 +400,28 @@ func (pn *powerNodes) sweep(ch []powerChange, en *sim.Energy, emit func(PowerSte
 		check := false
 		for ; x < len(ch) && ch[x].at == t; x++ {
 			v := ch[x]
+			if v.dark != 0 {
+				g := pn.info[v.c].group[v.k]
+				was := dark[v.c][v.k] > 0
+				dark[v.c][v.k] += v.dark
+				if is := dark[v.c][v.k] > 0; is != was && mode[v.c][v.k] == sdk.NodeOn {
+					darkOn[v.c][g] += int64(v.dark)
+				}
+				continue
+			}
 			if v.isMode {
 				if v.mode == sdk.NodeSwitchingOn || v.mode == sdk.NodeOn && mode[v.c][v.k] == sdk.NodeOff {
 					check = true
 				}
 				g := pn.info[v.c].group[v.k]
+				if dark[v.c][v.k] > 0 {
+					if mode[v.c][v.k] == sdk.NodeOn {
+						darkOn[v.c][g]--
+					}
+					if v.mode == sdk.NodeOn {
+						darkOn[v.c][g]++
+					}
+				}
 				count[v.c][g][mode[v.c][v.k]]--
 				count[v.c][g][v.mode]++
 				mode[v.c][v.k] = v.mode

@@ -70,6 +70,9 @@ type nodePowerDoc struct {
 	// Busy is sent from protocol 11 on, for a group with a busy power
 	// table; a host refuses such a run to a plugin of an older protocol.
 	Busy []float64 `json:"busy,omitempty"`
+	// Down is sent from protocol 11 on; it matters only with outages,
+	// which a plugin of protocol 11 built before it refuses with a model.
+	Down string `json:"down,omitempty"`
 }
 
 type capDoc struct {
@@ -259,7 +262,7 @@ func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 				for _, g := range gs {
 					d := nodePowerDoc(g)
 					if version < 11 {
-						d.Busy = nil
+						d.Busy, d.Down = nil, ""
 					}
 					docs = append(docs, d)
 				}
