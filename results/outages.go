@@ -7,6 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
 )
 
 // OutageRow is what a jobs file says of a job in a run with outages of
@@ -99,6 +100,49 @@ func EncodeOutages(outs []sdk.Outage) string {
 	}
 	b, _ := json.Marshal(docs) // strings and integers only
 	return string(b)
+}
+
+// PolicyDrainsKey is the key, in a jobs file's metadata, of the nodes the
+// run's policy drained itself (EncodePolicyDrains), which `schedlab gantt`
+// draws; only the file of a run whose policy drained nodes has it.
+const PolicyDrainsKey = "policy_drains"
+
+// drainDoc is a node a policy drained, as PolicyDrainsKey lists it: end
+// -1 when the policy never resumed it.
+type drainDoc struct {
+	Cluster int32 `json:"cluster"`
+	Node    int32 `json:"node"`
+	Start   int64 `json:"start"`
+	End     int64 `json:"end"`
+}
+
+// EncodePolicyDrains returns the JSON of the nodes a run's policy
+// drained: a list of {cluster, node, start, end}.
+func EncodePolicyDrains(ds []sim.PolicyDrain) string {
+	docs := make([]drainDoc, len(ds))
+	for i, d := range ds {
+		docs[i] = drainDoc(d)
+	}
+	b, _ := json.Marshal(docs) // integers only
+	return string(b)
+}
+
+// DecodePolicyDrains reads what EncodePolicyDrains wrote, as outages of
+// kind sdk.PolicyDrain of one node each; a drain the policy never resumed
+// ends at end.
+func DecodePolicyDrains(s string, end int64) ([]sdk.Outage, error) {
+	var docs []drainDoc
+	if err := json.Unmarshal([]byte(s), &docs); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", PolicyDrainsKey, err)
+	}
+	outs := make([]sdk.Outage, len(docs))
+	for i, d := range docs {
+		if d.End < 0 {
+			d.End = max(end, d.Start)
+		}
+		outs[i] = sdk.Outage{Cluster: d.Cluster, Kind: sdk.PolicyDrain, Nodes: []int32{d.Node}, Start: d.Start, End: d.End}
+	}
+	return outs, nil
 }
 
 // DecodeOutages reads what EncodeOutages wrote.

@@ -423,6 +423,10 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 		}
 		meta["workload.feedback.counts"] = js(w.Feedback.Counts)
 	}
+	if len(out.Drains) > 0 {
+		// Only a run whose policy drained nodes has it, as a campaign's.
+		meta[results.PolicyDrainsKey] = results.EncodePolicyDrains(out.Drains)
+	}
 	maps.Copy(meta, f.metrics.Map())
 	return meta
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/results/layout"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
 )
 
 // handRun is four jobs on 4 processors, from 0 to 15: job 1 on 0-2 for
@@ -270,7 +271,13 @@ func TestSVGOutages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Outages = outs
+	// The policy drained node 2 from 5 and never resumed it: to the
+	// run's last end, 10.
+	drains, err := results.DecodePolicyDrains(results.EncodePolicyDrains([]sim.PolicyDrain{{Cluster: 0, Node: 2, Start: 5, End: -1}}), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Outages = append(outs, drains...)
 	c, err := New(r, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +303,8 @@ func TestSVGOutages(t *testing.T) {
 		}
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-	want := []string{"outage failure " + f(px(2)) + "+" + f(px(4)-px(2)) + " 160+160", "outage maintenance " + f(px(8)) + "+" + f(px(10)-px(8)) + " 0+480"}
+	want := []string{"outage failure " + f(px(2)) + "+" + f(px(4)-px(2)) + " 160+160", "outage maintenance " + f(px(8)) + "+" + f(px(10)-px(8)) + " 0+480",
+		"outage policy_drain " + f(px(5)) + "+" + f(px(10)-px(5)) + " 320+160"}
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("outages %q, want %q", got, want)
 	}
@@ -318,7 +326,7 @@ func TestSVGOutages(t *testing.T) {
 	if err := c.HTML(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"outages":[[1,2,4,2,2],[3,8,20,0,6]]`, `"interrupts":[[2,2,2]]`} {
+	for _, want := range []string{`"outages":[[1,2,4,2,2],[3,8,20,0,6],[4,5,10,4,2]]`, `"interrupts":[[2,2,2]]`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the page's data lacks %s", want)
 		}

@@ -93,9 +93,9 @@
     ctx.save();
     ctx.beginPath(); ctx.rect(M.left, M.top, pw, ph); ctx.clip();
     // Outages of nodes over their rows, translucent: failed grey,
-    // draining orange, in maintenance blue; a red tick where an outage
-    // ended a job's run, on the node it hit.
-    const fills = [null, "rgba(0,0,0,0.45)", "rgba(224,138,0,0.25)", "rgba(31,78,156,0.35)"];
+    // draining orange, in maintenance blue, drained by the policy violet;
+    // a red tick where an outage ended a job's run, on the node it hit.
+    const fills = [null, "rgba(0,0,0,0.45)", "rgba(224,138,0,0.25)", "rgba(31,78,156,0.35)", "rgba(138,43,226,0.25)"];
     for (const o of D.outages || []) {
       if (o[2] <= v.t0 || o[1] >= v.t1 || o[3] + o[4] <= v.l0 || o[3] >= v.l1) continue;
       ctx.fillStyle = fills[o[0]];

@@ -149,7 +149,7 @@ func (c *Chart) SVG(w io.Writer) error {
 		note += legendRow
 	}
 	if outages > 0 || interrupts > 0 {
-		fmt.Fprintf(bw, `<text x="%d" y="%d">grey: nodes failed; blue: in maintenance; orange: draining (%d outages); red ticks: the %d runs an outage ended, on the node it hit</text>`+"\n",
+		fmt.Fprintf(bw, `<text x="%d" y="%d">grey: nodes failed; blue: in maintenance; orange: draining; violet: drained by the policy (%d outages); red ticks: the %d runs an outage ended, on the node it hit</text>`+"\n",
 			plotLeft, note, outages, interrupts)
 		note += legendRow
 	}
@@ -185,6 +185,7 @@ var outageFill = map[sdk.OutageKind]string{
 	sdk.Failure:     `fill="#000" fill-opacity="0.45"`,
 	sdk.Maintenance: `fill="#1f4e9c" fill-opacity="0.35"`,
 	sdk.Drain:       `fill="#e08a00" fill-opacity="0.25"`,
+	sdk.PolicyDrain: `fill="#8a2be2" fill-opacity="0.25"`,
 }
 
 // band is an outage over a run of consecutive nodes, First to Last, in

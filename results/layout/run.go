@@ -52,6 +52,18 @@ func Read(path string) (*Run, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	if d, ok := meta[results.PolicyDrainsKey]; ok {
+		// A drain never resumed lasts to the run's last end.
+		var end int64
+		for i := range jobs {
+			end = max(end, jobs[i].End)
+		}
+		drains, err := results.DecodePolicyDrains(d, end)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r.Outages = append(r.Outages, drains...)
+	}
 	if _, ok := meta["power.model"]; ok {
 		// A run from before power files has its jobs file alone.
 		pp := results.PowerSeriesPath(path)

@@ -1,14 +1,16 @@
 package campaign
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/schedlab/schedlab/internal/pyenv"
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/results/layout"
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // TestPolicyDrainsRecorded runs a Python policy that drains and resumes
@@ -60,12 +62,20 @@ policy = ["fcfs", "rot"]
 			}
 			continue
 		}
-		var ds []drainDoc
-		if err := json.Unmarshal([]byte(list), &ds); err != nil {
+		ds, err := results.DecodePolicyDrains(list, 0)
+		if err != nil {
 			t.Fatalf("policy_drains %q: %v", list, err)
 		}
 		if n, _ := strconv.Atoi(count); n < 100 || n != len(ds) || int64(n) != r.PolicyDrains {
 			t.Errorf("stats.policy_drains %q, %d drains listed, status %d: want one count of 100 or more", count, len(ds), r.PolicyDrains)
+		}
+		// What schedlab gantt draws: every drain, over its node's row.
+		run, err := layout.Read(JobsPath(dir, r.Key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if drawn := len(slices.DeleteFunc(run.Outages, func(o sdk.Outage) bool { return o.Kind != sdk.PolicyDrain })); drawn != len(ds) {
+			t.Errorf("the chart's run has %d policy drains, the file %d", drawn, len(ds))
 		}
 		t.Logf("%s drains of nodes recorded", count)
 	}

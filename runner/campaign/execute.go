@@ -287,7 +287,7 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		// Only a run whose policy drained nodes has these keys: every
 		// other file is what it was before policies could drain.
 		meta["stats.policy_drains"] = strconv.Itoa(len(out.Drains))
-		meta["policy_drains"] = js(drainsDoc(out.Drains))
+		meta[results.PolicyDrainsKey] = results.EncodePolicyDrains(out.Drains)
 	}
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v

@@ -60,20 +60,3 @@ func outageColumns(m *manifest.Manifest) []runsColumn {
 	return cols
 }
 
-// drainDoc is a node a policy drained, as the jobs file's provenance
-// (policy_drains) lists it: end -1 when the policy never resumed it.
-type drainDoc struct {
-	Cluster int32 `json:"cluster"`
-	Node    int32 `json:"node"`
-	Start   int64 `json:"start"`
-	End     int64 `json:"end"`
-}
-
-// drainsDoc returns the drains ds as the provenance lists them.
-func drainsDoc(ds []sim.PolicyDrain) []drainDoc {
-	out := make([]drainDoc, len(ds))
-	for i, d := range ds {
-		out[i] = drainDoc(d)
-	}
-	return out
-}
