@@ -59,4 +59,3 @@ func outageColumns(m *manifest.Manifest) []runsColumn {
 	}
 	return cols
 }
-
