@@ -208,16 +208,21 @@ func BenchmarkOutages(b *testing.B) {
 	}
 	for _, tc := range []struct {
 		name string
+		pol  sdk.Plugin
 		cfg  sim.Config
 	}{
-		{"none", sim.Config{Platform: plat, Jobs: jobs}},
-		{"failures-requeue", sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: set.Faults}},
-		{"failures-kill", sim.Config{Platform: plat, Jobs: jobs, Outages: outs}},
+		{"none", EASY(), sim.Config{Platform: plat, Jobs: jobs}},
+		{"failures-requeue", EASY(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: set.Faults}},
+		{"failures-kill", EASY(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs}},
+		// FCFS scans no queue: what the engine's outages cost, apart
+		// from what the longer queue costs EASY.
+		{"fcfs-none", FCFS(), sim.Config{Platform: plat, Jobs: jobs}},
+		{"fcfs-failures-requeue", FCFS(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: set.Faults}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var events int64
 			for b.Loop() {
-				res, err := sim.Run(b.Context(), EASY(), tc.cfg)
+				res, err := sim.Run(b.Context(), tc.pol, tc.cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

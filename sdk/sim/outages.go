@@ -150,6 +150,9 @@ type Attempt struct {
 
 // outEngine is what the engine keeps of a run with outages.
 type outEngine struct {
+	// qbase is the queue's array from a start at or before the queue's
+	// first job, kept by insertQueued to find room before that job.
+	qbase  []*sdk.Job
 	outs   []sdk.Outage
 	faults Faults
 	next   int            // outs[next:] have not begun
@@ -405,7 +408,31 @@ func (e *engine) interrupt(i int32, cause sdk.OutageKind, node int32) {
 		}
 		return cmp.Compare(a.Index, b.Index)
 	})
-	e.state.Queue = slices.Insert(q, k, j)
+	e.insertQueued(k, j)
+}
+
+// insertQueued puts job j at position k of the queue. A job requeued in
+// place goes back near the front of a queue that may be long, so where
+// the queue's array has room before its first job (the engine drops
+// started jobs by reslicing) the k jobs before it move one place into that
+// room, rather than every job after it one place back: O(k), not
+// O(queue).
+func (e *engine) insertQueued(k int, j *sdk.Job) {
+	o := e.outs
+	q := e.state.Queue
+	if len(q) > 0 && k <= len(q)/2 {
+		// q shares qbase's array when its first job is qbase[off].
+		if off := cap(o.qbase) - cap(q); off > 0 && off < len(o.qbase) && &o.qbase[off] == &q[0] {
+			nq := o.qbase[off-1 : off+len(q)]
+			copy(nq, q[:k])
+			nq[k] = j
+			e.state.Queue = nq
+			return
+		}
+	}
+	q = slices.Insert(q, k, j)
+	e.state.Queue = q
+	o.qbase = q[:cap(q)]
 }
 
 // firstOfLast returns the job submitted first of first and the jobs

@@ -260,8 +260,21 @@ func TestOutagesRandom(t *testing.T) {
 		for i := range in {
 			in[i].Job.Walltime += rng.Int64N(60) // room for checkpoints
 		}
+		// Requeued in place, a job takes back its place by submission: the
+		// queue stays in (submit, index) order at every call, each job once.
+		checked := func(s *sdk.State, call int) ([]sdk.Decision, error) {
+			if !f.LosePlace {
+				for x := 1; x < len(s.Queue); x++ {
+					a, b := s.Queue[x-1], s.Queue[x]
+					if a.Submit > b.Submit || a.Submit == b.Submit && a.Index >= b.Index {
+						return nil, fmt.Errorf("t=%d: queue position %d holds job %d after job %d", s.Now, x, b.ID, a.ID)
+					}
+				}
+			}
+			return fcfsAround(s, call)
+		}
 		run := func() *sim.Result {
-			res, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsAround}), sim.Config{Platform: p, Jobs: in, Outages: outs, Faults: f})
+			res, err := sim.Run(context.Background(), plugin(&scripted{fn: checked}), sim.Config{Platform: p, Jobs: in, Outages: outs, Faults: f})
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
