@@ -136,6 +136,10 @@ type slurmLoops struct {
 	// planned start, and it counts for neither bf_max_job_test nor
 	// bf_max_job_user.
 	gate *limiter
+	// downHeld is, per node out of service, what the running jobs hold
+	// there (releaseAround), and vec a scratch vector (planOutages).
+	downHeld []sdk.Amount
+	vec      sdk.Vector
 }
 
 // loopStart is a job started by the loops and what it holds.
@@ -210,6 +214,9 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 		}
 	}
 	l.room.reset(s)
+	if len(l.room.down) > 0 && len(l.downHeld) != len(l.room.down) {
+		l.downHeld = make([]sdk.Amount, len(l.room.down))
+	}
 	l.held = l.held[:0]
 	var startedNow []*sdk.Job
 	// start starts j, which l.room.fits placed: the engine places it by
@@ -260,9 +267,14 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 		// The plan counts totals (on nodes, what running jobs hold on
 		// their nodes; a waiting job its request).
 		l.prof.Reset(now, s.Free[0])
+		around := l.room.nodes != nil && (len(l.room.down) > 0 || len(l.room.windows) > 0)
 		for i := range s.Running {
 			r := &s.Running[i]
 			held := r.Job.Request
+			if around {
+				l.releaseAround(r)
+				continue
+			}
 			if l.room.nodes != nil {
 				held = l.room.heldBy(r.Job, *r.Alloc)
 			}
@@ -271,6 +283,10 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 		for k, j := range startedNow {
 			// It fits now: the reservation cannot fail.
 			_ = l.prof.Reserve(now, l.roundUp(j.Walltime), l.held[k].held)
+		}
+		if around {
+			// After the starts, which fit now and keep out of windows.
+			l.planOutages(s)
 		}
 		clear(l.users)
 		tested := int64(0)
@@ -320,4 +336,77 @@ func (l *slurmLoops) schedule(s *sdk.State, q []*sdk.Job) []sdk.Decision {
 		}
 	}
 	return l.out
+}
+
+// releaseAround gives back to the plan what running job r holds, on a
+// platform with nodes out of service now or maintenance windows ahead: at
+// its expected end on the nodes in service then, and on a node that a
+// drain or a window in effect keeps out of service past its end, when
+// that ends (never, for a failure, whose repair is not known). It counts
+// on each node out of service what its jobs hold there (l.downHeld).
+func (l *slurmLoops) releaseAround(r *sdk.Running) {
+	end := l.roundUp(r.ExpectedEnd)
+	rm := l.room
+	a := *r.Alloc
+	in := rm.inService(a, end)
+	l.prof.Release(end, rm.heldBy(r.Job, in))
+	if len(rm.down) == 0 {
+		return
+	}
+	lay := rm.nodes.Layout
+	for x, k := range a.Nodes {
+		if !rm.down[k] {
+			continue
+		}
+		h := lay.Held(r.Job.Tasks, k, a.Tasks[x])
+		d := &l.downHeld[k]
+		d.Cores, d.Memory, d.GPUs = d.Cores+h.Cores, d.Memory+h.Memory, d.GPUs+h.GPUs
+		if rm.until[k] > end && rm.until[k] != math.MaxInt64 {
+			one := sdk.Alloc{Nodes: []int32{k}, Tasks: []int32{a.Tasks[x]}}
+			l.prof.Release(l.roundUp(rm.until[k]), rm.heldBy(r.Job, one))
+		}
+	}
+}
+
+// planOutages writes into the plan what the outages tell in advance, as
+// Slurm's backfill plans around its reservations: a node out of service
+// now for a drain or a window comes back when that ends, with what its
+// jobs do not hold (they give theirs back as releaseAround says); a
+// maintenance window ahead withdraws its nodes over the window (those not
+// out of service then already), so that no job is planned into it.
+func (l *slurmLoops) planOutages(s *sdk.State) {
+	rm := l.room
+	lay := rm.nodes.Layout
+	if len(l.vec) != len(s.Free[0]) {
+		l.vec = make(sdk.Vector, len(s.Free[0]))
+	}
+	amount := func(h sdk.Amount, sign int64) sdk.Vector {
+		clear(l.vec)
+		rm.setHeld(l.vec, sdk.Amount{Cores: sign * h.Cores, Memory: sign * h.Memory, GPUs: sign * h.GPUs})
+		return l.vec
+	}
+	for k := range rm.down {
+		if !rm.down[k] {
+			continue
+		}
+		if u := rm.until[k]; u != math.MaxInt64 {
+			c, d := lay.Cap(k), l.downHeld[k]
+			l.prof.Release(l.roundUp(u), amount(sdk.Amount{Cores: c.Cores - d.Cores, Memory: c.Memory - d.Memory, GPUs: c.GPUs - d.GPUs}, 1))
+		}
+		l.downHeld[k] = sdk.Amount{}
+	}
+	for i := range rm.windows {
+		o := &rm.windows[i]
+		for k := range o.All(int32(lay.Len())) {
+			from := o.Start
+			if len(rm.down) > 0 && rm.down[k] {
+				// Out of the plan until it comes back, if before the
+				// window's end.
+				from = max(from, l.roundUp(rm.until[k]))
+			}
+			if from < o.End {
+				l.prof.Unreserve(from, o.End-from, amount(lay.Cap(int(k)), -1))
+			}
+		}
+	}
 }

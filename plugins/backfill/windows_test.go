@@ -97,8 +97,9 @@ func TestEASYPlansAroundWindowsHandWorked(t *testing.T) {
 		for _, pl := range []struct {
 			p      sdk.Plugin
 			params map[string]string
-		}{{EASY(), nil}, {EASY(), map[string]string{"reservation": ReservationBatsched}}, {Multifactor(), nil}} {
-			t.Run(tc.name+"/"+pl.p.Info.Name+"/"+pl.params["reservation"], func(t *testing.T) {
+		}{{EASY(), nil}, {EASY(), map[string]string{"reservation": ReservationBatsched}}, {Multifactor(), nil},
+			{Multifactor(), map[string]string{"SchedulerType": SchedBackfill, "SchedulerParameters": "sched_interval=0,bf_interval=0,bf_resolution=1"}}} {
+			t.Run(tc.name+"/"+pl.p.Info.Name+"/"+pl.params["reservation"]+pl.params["SchedulerType"], func(t *testing.T) {
 				p := onNodes(tc.nodes, 4, sdk.FirstFit)
 				in := policytest.Scenario{Platform: p, Jobs: tc.jobs}.Inputs()
 				res, err := host.InProcess(pl.p).Run(context.Background(), host.RunSpec{Platform: p, Params: pl.params, Outages: tc.outs}, in, nil)
