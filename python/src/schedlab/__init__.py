@@ -39,6 +39,8 @@ from ._model import (
     charge,
     drain_nodes,
     nodes_platform,
+    power_off,
+    power_on,
     promise,
     reject,
     reserve,
@@ -48,24 +50,31 @@ from ._model import (
     wake_at,
 )
 from ._plugin import describe, serve
+from ._power import CAP_SLACK, CapStep, NodePower, Power, PowerMode, PowerState, under_cap
 from .rand import Rand
 from .version import __version__
 
 __all__ = [
+    "CAP_SLACK",
     "PROCESSORS",
     "Action",
     "Alloc",
+    "CapStep",
     "Cluster",
     "Completion",
     "Decision",
     "Env",
     "Job",
     "NodeGroup",
+    "NodePower",
     "Nodes",
     "Param",
     "Partition",
     "Platform",
     "Policy",
+    "Power",
+    "PowerMode",
+    "PowerState",
     "Rand",
     "Refusal",
     "Running",
@@ -77,6 +86,8 @@ __all__ = [
     "describe",
     "drain_nodes",
     "nodes_platform",
+    "power_off",
+    "power_on",
     "promise",
     "reject",
     "reserve",
@@ -84,5 +95,6 @@ __all__ = [
     "serve",
     "ship",
     "start",
+    "under_cap",
     "wake_at",
 ]

@@ -26,6 +26,7 @@ from ._model import (
     Tasks,
     parse_value,
 )
+from ._power import Power, PowerMode, PowerState
 from .rand import Rand
 
 VERSION = 101
@@ -47,6 +48,8 @@ _REFUSED = struct.Struct("<iiq")
 _NODE = struct.Struct("<iiqqq")
 _DECISION = struct.Struct("<BiiqdI")
 _DECISION_PLAIN = struct.Struct("<BiiqdII")
+_POWER = struct.Struct("<dddI")
+_POWER_CHANGE = struct.Struct("<iiBq")
 _TASKS = "iiqiiBiQ"
 
 
@@ -84,15 +87,21 @@ class Session:
         if unknown:
             raise ValueError(f"unknown parameters {', '.join(unknown)} (declared: {', '.join(declared) or 'none'})")
         seed = int(doc.get("seed", 0))
+        # A run with a power model says so in its Init, and its State
+        # frames end with the power section (Go's calls.Encoder).
+        power = doc.get("power")
         self.env = Env(
             platform=self.platform,
             params=params,
             seed=seed,
             rand=Rand(seed),
             exact_estimates=bool(doc.get("exact_estimates", False)),
+            power=None if power is None else Power.from_json(power, self.platform),
         )
         self.policy = policy
         self.state = State(self.platform)
+        if power is not None:
+            self.state.power = PowerState(self.platform)
         self.jobs: list[Job] = []
         self.dims = self.platform.dims
         self.nclusters = len(self.platform.clusters)
@@ -207,9 +216,33 @@ class Session:
                 if jobs[-1].index != len(jobs) - 1:
                     raise ProtocolError(f"job index {jobs[-1].index} arrived as job {len(jobs) - 1}")
             off = end
+        if s.power is not None:
+            off = self._power(s.power, p, off)
         if off != len(p):
             raise ProtocolError(f"state frame: {len(p) - off} bytes left over")
         return s
+
+    def _power(self, ps: PowerState, p: bytes, off: int) -> int:
+        """Applies a State's power section, from offset off, to ps and
+        returns the offset after it."""
+        ps.draw, ps.committed, ps.cap, n = _POWER.unpack_from(p, off)
+        off += _POWER.size
+        for ch in ps.changed:
+            ch.clear()
+        if n:
+            end = off + n * _POWER_CHANGE.size
+            if end > len(p):
+                raise ProtocolError(f"state frame: {n} power changes in {len(p) - off} bytes")
+            modes, until = ps.modes, ps.until
+            for c, k, mode, t in _POWER_CHANGE.iter_unpack(p[off:end]):
+                m, u = modes[c], until[c]
+                if m is None or u is None:
+                    raise ProtocolError(f"power: node {k} of cluster {c}, which has no nodes")
+                m[k] = PowerMode(mode)
+                u[k] = t
+                ps.changed[c].append(k)
+            off = end
+        return off
 
 
 def encode_decisions(ds: Sequence[Decision]) -> bytes:
@@ -228,7 +261,8 @@ def encode_decisions(ds: Sequence[Decision]) -> bytes:
         if d.units is None and d.alloc is None and d.nodes is None:
             parts.append(plain(action, idx, d.cluster, d.time, d.cost, 0, 0))
             continue
-        # A drain's or a resume's nodes travel where a start's units do.
+        # The nodes of a drain, a resume or a switch of power travel where
+        # a start's units do.
         units = d.nodes if d.nodes is not None else d.units or ()
         parts.append(_DECISION.pack(action, idx, d.cluster, d.time, d.cost, len(units)))
         if units:

@@ -49,6 +49,9 @@ func (p *prober) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		}
 		nodes = append(nodes, m)
 	}
+	if s.Power != nil {
+		p.switchPower(s, nodes)
+	}
 	for _, j := range s.Queue {
 		switch x := p.rng.IntN(10); {
 		case x == 0:
@@ -113,6 +116,34 @@ func (p *prober) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	return p.out, nil
 }
 
+// switchPower, now and then, switches off some nodes that are on and
+// idle (taking them out of nodes, the policy's copy, so that no start of
+// the call lands on them) and switches on some that are off.
+func (p *prober) switchPower(s *sdk.State, nodes []*sdk.Nodes) {
+	for c, modes := range s.Power.Modes {
+		if modes == nil || p.rng.IntN(3) != 0 {
+			continue
+		}
+		var offs, ons []int32
+		n := nodes[c]
+		for k, m := range modes {
+			switch {
+			case m == sdk.NodeOn && n.Free[k] == n.Layout.Cap(k) && p.rng.IntN(4) == 0:
+				offs = append(offs, int32(k))
+				n.SetFree(int32(k), sdk.Amount{})
+			case m == sdk.NodeOff && p.rng.IntN(2) == 0:
+				ons = append(ons, int32(k))
+			}
+		}
+		if len(offs) > 0 {
+			p.out = append(p.out, sdk.PowerOff(c, offs))
+		}
+		if len(ons) > 0 {
+			p.out = append(p.out, sdk.PowerOn(c, ons))
+		}
+	}
+}
+
 // refused reports whether a reservation of j on cluster 0 from the next
 // second is sure to be refused: it does not fit what is free now, and
 // every job running there still runs then.
@@ -163,6 +194,12 @@ func describe(s *sdk.State) string {
 			fmt.Fprintf(&b, "\nnodes %d %v changed %v", c, n.Free, n.Changed())
 		}
 	}
+	if p := s.Power; p != nil {
+		fmt.Fprintf(&b, "\npower draw %v committed %v cap %v", p.Draw, p.Committed, p.Cap)
+		for c := range p.Modes {
+			fmt.Fprintf(&b, "\nmodes %d %v until %v changed %v", c, p.Modes[c], p.Until[c], p.Changed(c))
+		}
+	}
 	return b.String()
 }
 
@@ -193,16 +230,18 @@ func remote(t *testing.T, pl sdk.Plugin) sdk.Plugin {
 // runs must give the same records.
 func TestMirrorSeesWhatTheEngineShows(t *testing.T) {
 	cases := []struct {
-		name string
-		r    policytest.Random
+		name  string
+		r     policytest.Random
+		power bool // with a power model (powerModel)
 	}{
-		{"pool", policytest.Random{Jobs: 150}},
+		{"pool", policytest.Random{Jobs: 150}, false},
 		{"multi", policytest.Random{Jobs: 150, Platform: &sdk.Platform{Name: "multi", Resources: []string{sdk.Processors, "mem"},
-			Clusters: []sdk.Cluster{{Name: "a", Capacity: sdk.Vector{16, 64}}, {Name: "b", Capacity: sdk.Vector{8, 8}}}}}},
+			Clusters: []sdk.Cluster{{Name: "a", Capacity: sdk.Vector{16, 64}}, {Name: "b", Capacity: sdk.Vector{8, 8}}}}}, false},
 		{"units", policytest.Random{Jobs: 150, Platform: &sdk.Platform{Name: "bb", Resources: []string{sdk.Processors, "bb"},
-			Clusters: []sdk.Cluster{{Name: "a", Capacity: sdk.Vector{32, 40}, Units: []sdk.Units{{Resource: 1, Capacity: []int64{10, 10, 20}}}}}}}},
-		{"nodes", policytest.Random{Jobs: 150, Nodes: true}},
-		{"exact", policytest.Random{Jobs: 100, Nodes: true, Exact: true}},
+			Clusters: []sdk.Cluster{{Name: "a", Capacity: sdk.Vector{32, 40}, Units: []sdk.Units{{Resource: 1, Capacity: []int64{10, 10, 20}}}}}}}, false},
+		{"nodes", policytest.Random{Jobs: 150, Nodes: true}, false},
+		{"exact", policytest.Random{Jobs: 100, Nodes: true, Exact: true}, false},
+		{"power", policytest.Random{Jobs: 150, Nodes: true}, true},
 	}
 	saw := map[string]bool{}
 	for _, tc := range cases {
@@ -212,6 +251,9 @@ func TestMirrorSeesWhatTheEngineShows(t *testing.T) {
 				cfg := sim.Config{Platform: sc.Platform, Jobs: sc.Inputs(), Seed: sc.Seed, ExactEstimates: sc.Exact}
 				if cfg.Platform == nil {
 					cfg.Platform = sdk.SingleCluster("test", 64)
+				}
+				if tc.power {
+					cfg.Power = powerModel(cfg.Platform, seed)
 				}
 				var direct, mirrored []string
 				a, err := sim.Run(context.Background(), probe(&direct), cfg)
@@ -238,20 +280,55 @@ func TestMirrorSeesWhatTheEngineShows(t *testing.T) {
 					saw["promise"] = saw["promise"] || r.HasPromise
 					saw["killed"] = saw["killed"] || r.Killed
 				}
+				if b.Power != nil {
+					if !slices.Equal(a.Power.Events, b.Power.Events) || a.Power.Energy != b.Power.Energy {
+						t.Fatal("same calls, different power events or energy")
+					}
+					for _, ev := range a.Power.Events {
+						saw["switching"] = saw["switching"] || ev.Mode == sdk.NodeSwitchingOn
+						saw["off"] = saw["off"] || ev.Mode == sdk.NodeOff
+					}
+				}
 				saw["units"] = saw["units"] || slices.ContainsFunc(a.Units, func(u int32) bool { return u > 0 })
 				saw["nodes"] = saw["nodes"] || a.Allocs != nil
 				for _, d := range direct {
 					saw["refused"] = saw["refused"] || !strings.Contains(d, "refused\n") && !strings.HasSuffix(d, "refused")
 					saw["node changes"] = saw["node changes"] || strings.Contains(d, "changed [") && !strings.Contains(d, "changed []")
+					for _, line := range strings.Split(d, "\n") {
+						saw["power changes"] = saw["power changes"] || strings.HasPrefix(line, "modes") && !strings.HasSuffix(line, "changed []")
+					}
 				}
 			})
 		}
 	}
 	// The workloads must exercise every part of the frames, or the test
 	// proves little.
-	for _, what := range []string{"rejected", "promise", "killed", "units", "nodes", "node changes", "refused"} {
+	for _, what := range []string{"rejected", "promise", "killed", "units", "nodes", "node changes", "refused", "power changes", "switching", "off"} {
 		if !saw[what] {
 			t.Errorf("no run had %s", what)
 		}
 	}
+}
+
+// powerModel is a power model for platform p drawn from seed: each node
+// group switches on and off in some seconds (or at once, for one in
+// three), and from the 2000th second a cap that every node at full power
+// stays under, so that the state shows a cap and its change.
+func powerModel(p *sdk.Platform, seed uint64) *sdk.Power {
+	r := rand.New(rand.NewPCG(seed, 38))
+	m := &sdk.Power{Groups: make([][]sdk.NodePower, len(p.Clusters))}
+	full := 0.0
+	for c := range p.Clusters {
+		for _, g := range p.Clusters[c].Nodes {
+			np := sdk.NodePower{Off: float64(r.IntN(20)), Idle: 90 + float64(r.IntN(20)), Full: 200 + float64(r.IntN(100))}
+			if r.IntN(3) > 0 {
+				np.OnSeconds, np.OnJoules = 1+r.Int64N(120), float64(r.IntN(20000))
+				np.OffSeconds, np.OffJoules = 1+r.Int64N(60), float64(r.IntN(5000))
+			}
+			full += float64(g.Count) * max(np.Full, np.SwitchOnWatts(), np.SwitchOffWatts())
+			m.Groups[c] = append(m.Groups[c], np)
+		}
+	}
+	m.Caps = []sdk.CapStep{{From: 2000, Watts: full + 1}}
+	return m
 }

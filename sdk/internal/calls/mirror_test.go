@@ -101,9 +101,19 @@ func (m *mirror) init(p []byte) error {
 			}
 		}
 	}
+	if doc.Power != nil {
+		// Every node is on at the start, as in the engine.
+		p := &sdk.PowerState{Modes: make([][]sdk.PowerMode, len(m.plat.Clusters)), Until: make([][]int64, len(m.plat.Clusters))}
+		for c := range m.plat.Clusters {
+			if n := m.plat.Clusters[c].NodeCount(); n > 0 {
+				p.Modes[c], p.Until[c] = make([]sdk.PowerMode, n), make([]int64, n)
+			}
+		}
+		m.state.Power = p
+	}
 	m.policy = m.plugin.New()
 	return m.policy.Init(sdk.Env{Platform: m.plat, Params: params, Seed: doc.Seed,
-		Rand: rand.New(rand.NewPCG(doc.Seed, 0x5eed_0f_7011c7)), ExactEstimates: doc.ExactEstimates})
+		Rand: rand.New(rand.NewPCG(doc.Seed, 0x5eed_0f_7011c7)), ExactEstimates: doc.ExactEstimates, Power: doc.Power})
 }
 
 func (m *mirror) schedule(p []byte) ([]sdk.Decision, error) {
@@ -209,6 +219,17 @@ func (m *mirror) schedule(p []byte) ([]sdk.Decision, error) {
 		m.jobs = append(m.jobs, j)
 		s.Queue = append(s.Queue, j)
 	}
+	if p := s.Power; p != nil {
+		p.ClearChanged()
+		p.Draw, p.Committed, p.Cap = r.f64(), r.f64(), r.f64()
+		for range r.u32() {
+			c, k, mode, until := int(r.i32()), r.i32(), sdk.PowerMode(r.u8()), r.i64()
+			if r.err != nil || c < 0 || c >= len(p.Modes) || k < 0 || int(k) >= len(p.Modes[c]) {
+				return nil, fmt.Errorf("power: bad node %d of cluster %d (%v)", k, c, r.err)
+			}
+			p.SetMode(c, k, mode, until)
+		}
+	}
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("state frame: %v, %d bytes left", r.err, len(r.b))
 	}
@@ -235,8 +256,13 @@ func encodeDecisions(ds []sdk.Decision) []byte {
 		b = appendI32(b, int32(d.Cluster))
 		b = appendI64(b, d.Time)
 		b = appendF64(b, d.Cost)
-		b = appendI32(b, int32(len(d.Units)))
-		for _, u := range d.Units {
+		units := d.Units
+		if d.Nodes != nil {
+			// Nodes travel where a start's units do.
+			units = d.Nodes
+		}
+		b = appendI32(b, int32(len(units)))
+		for _, u := range units {
 			b = appendI32(b, u)
 		}
 		if d.Alloc == nil {
