@@ -49,6 +49,7 @@ from ._model import (
     start,
     wake_at,
 )
+from ._outage import Outage, OutageKind, window_nodes
 from ._plugin import describe, serve
 from ._power import CAP_SLACK, CapStep, NodePower, Power, PowerMode, PowerState, under_cap
 from .rand import Rand
@@ -68,6 +69,8 @@ __all__ = [
     "NodeGroup",
     "NodePower",
     "Nodes",
+    "Outage",
+    "OutageKind",
     "Param",
     "Partition",
     "Platform",
@@ -97,4 +100,5 @@ __all__ = [
     "start",
     "under_cap",
     "wake_at",
+    "window_nodes",
 ]

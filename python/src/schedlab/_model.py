@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar
 
+from ._outage import Outage, OutageKind
 from ._power import Power, PowerState
 from .rand import Rand
 
@@ -334,17 +335,32 @@ class Running:
 
 
 class Completion:
-    """A job that has ended (killed: at its walltime)."""
+    """A job that has ended (killed: at its walltime). On a run with
+    outages of nodes, `interrupted` is the kind of outage that ended it at
+    `end` (None: none; end - start is then not its runtime), and `requeued`
+    says that it went back to the queue to start again."""
 
-    __slots__ = ("job", "cluster", "start", "end", "killed", "alloc")
+    __slots__ = ("job", "cluster", "start", "end", "killed", "alloc", "interrupted", "requeued")
 
-    def __init__(self, job: Job, cluster: int, start: int, end: int, killed: bool, alloc: Alloc | None) -> None:
+    def __init__(
+        self,
+        job: Job,
+        cluster: int,
+        start: int,
+        end: int,
+        killed: bool,
+        alloc: Alloc | None,
+        interrupted: OutageKind | None = None,
+        requeued: bool = False,
+    ) -> None:
         self.job = job
         self.cluster = cluster
         self.start = start
         self.end = end
         self.killed = killed
         self.alloc = alloc
+        self.interrupted = interrupted
+        self.requeued = requeued
 
 
 class Refusal:
@@ -392,10 +408,26 @@ class State:
     (expected_end, index), `free` the free amount of each resource of each
     cluster; `completed` and `refused` what happened since the previous
     call; `power` the nodes' power modes and the draw, on a run with a power
-    model (None otherwise). It stays valid after the call, but changes at
-    the next: copy what you keep, and change nothing."""
+    model (None otherwise); `outages`, on a run with outages of nodes, the
+    outages the policy knows of in Go's sdk.CompareOutages order: every
+    maintenance window not yet over, the failures and drains in effect and
+    the nodes the policy drained (empty on a run without outages). It stays
+    valid after the call, but changes at the next: copy what you keep, and
+    change nothing."""
 
-    __slots__ = ("now", "platform", "queue", "running", "free", "free_units", "nodes", "completed", "refused", "power")
+    __slots__ = (
+        "now",
+        "platform",
+        "queue",
+        "running",
+        "free",
+        "free_units",
+        "nodes",
+        "completed",
+        "refused",
+        "power",
+        "outages",
+    )
 
     def __init__(self, platform: Platform) -> None:
         self.now = 0
@@ -412,6 +444,7 @@ class State:
         self.completed: list[Completion] = []
         self.refused: list[Refusal] = []
         self.power: PowerState | None = None
+        self.outages: list[Outage] = []
 
 
 class Action(IntEnum):

@@ -26,6 +26,7 @@ from ._model import (
     Tasks,
     parse_value,
 )
+from ._outage import Outage, OutageKind
 from ._power import Power, PowerMode, PowerState
 from .rand import Rand
 
@@ -48,7 +49,11 @@ _REFUSED = struct.Struct("<iiq")
 _NODE = struct.Struct("<iiqqq")
 _DECISION = struct.Struct("<BiiqdI")
 _DECISION_PLAIN = struct.Struct("<BiiqdII")
+_COMPLETED_OUT = struct.Struct("<iiqqBBB")
 _POWER = struct.Struct("<dddI")
+_OUTAGE = struct.Struct("<iiqqBI")
+_REQUEUED = struct.Struct("<ii")
+_U32x2 = struct.Struct("<II")
 _POWER_CHANGE = struct.Struct("<iiBq")
 _TASKS = "iiqiiBiQ"
 
@@ -102,6 +107,9 @@ class Session:
         self.state = State(self.platform)
         if power is not None:
             self.state.power = PowerState(self.platform)
+        # A run with outages of nodes says so too: its completions tell
+        # interruptions, and its State frames end with the outages section.
+        self.outages = bool(doc.get("outages", False))
         self.jobs: list[Job] = []
         self.dims = self.platform.dims
         self.nclusters = len(self.platform.clusters)
@@ -155,14 +163,18 @@ class Session:
                 alloc = Alloc(v[:na], v[na:])
             k = bisect_left(queue, idx, key=_job_key)
             if k == len(queue) or queue[k].index != idx:
-                raise ProtocolError(f"job index {idx} left the queue, where it was not")
+                # A job requeued to the end of the queue leaves it out of
+                # index order.
+                k = self._find(queue, idx)
             del queue[k]
             if cluster >= 0:
                 j = jobs[idx]
                 insort(running, Running(j, cluster, start, start + j.walltime, units_t, alloc), key=_running_key)
         completed = s.completed
         completed.clear()
-        if n_completed:
+        if n_completed and self.outages:
+            off = self._completed_outages(p, off, n_completed)
+        elif n_completed:
             for idx, cluster, start, end, killed in _COMPLETED.iter_unpack(
                 p[off : off + n_completed * _COMPLETED.size]
             ):
@@ -218,9 +230,68 @@ class Session:
             off = end
         if s.power is not None:
             off = self._power(s.power, p, off)
+        if self.outages:
+            off = self._outages(p, off)
         if off != len(p):
             raise ProtocolError(f"state frame: {len(p) - off} bytes left over")
         return s
+
+    def _find(self, queue: list[Job], idx: int) -> int:
+        """The position of job index idx in queue, which is not sorted."""
+        if self.outages:
+            for k, j in enumerate(queue):
+                if j.index == idx:
+                    return k
+        raise ProtocolError(f"job index {idx} left the queue, where it was not")
+
+    def _completed_outages(self, p: bytes, off: int, n: int) -> int:
+        """Applies the completions of a State on a run with outages, each
+        with the outage that interrupted it and whether it was requeued."""
+        jobs, running, completed = self.jobs, self.state.running, self.state.completed
+        end_off = off + n * _COMPLETED_OUT.size
+        for idx, cluster, start, end, killed, cause, requeued in _COMPLETED_OUT.iter_unpack(p[off:end_off]):
+            j = jobs[idx]
+            k = bisect_left(running, (start + j.walltime, idx), key=_running_key)
+            alloc = None
+            if k < len(running) and running[k].job is j:
+                alloc = running[k].alloc
+                del running[k]
+            kind = OutageKind(cause) if cause else None
+            completed.append(Completion(j, cluster, start, end, killed == 1, alloc, kind, requeued == 1))
+        return end_off
+
+    def _outages(self, p: bytes, off: int) -> int:
+        """Applies a State's outages section: the outages removed, those
+        added, each at its place in the list, then the jobs requeued, each
+        at its place in the queue. Returns the offset after it."""
+        outages = self.state.outages
+        n_removed, n_added = _U32x2.unpack_from(p, off)
+        off += _U32x2.size
+        if n_removed:
+            removed = struct.unpack_from(f"<{n_removed}i", p, off)
+            off += 4 * n_removed
+            for k in reversed(removed):
+                if not 0 <= k < len(outages):
+                    raise ProtocolError(f"outage {k} removed of {len(outages)}")
+                del outages[k]
+        for _ in range(n_added):
+            at, cluster, start, end, kind, nn = _OUTAGE.unpack_from(p, off)
+            off += _OUTAGE.size
+            nodes = struct.unpack_from(f"<{nn}i", p, off) if nn else ()
+            off += 4 * nn
+            if not 0 <= at <= len(outages):
+                raise ProtocolError(f"outage added at {at} of {len(outages)}")
+            outages.insert(at, Outage(cluster, nodes, start, end, OutageKind(kind)))
+        (n_requeued,) = _U32.unpack_from(p, off)
+        off += 4
+        queue, jobs = self.state.queue, self.jobs
+        for _ in range(n_requeued):
+            idx, at = _REQUEUED.unpack_from(p, off)
+            off += _REQUEUED.size
+            if not 0 <= idx < len(jobs) or not 0 <= at <= len(queue):
+                raise ProtocolError(f"job index {idx} requeued at {at} of {len(queue)}")
+            queue.insert(at, jobs[idx])
+        return off
 
     def _power(self, ps: PowerState, p: bytes, off: int) -> int:
         """Applies a State's power section, from offset off, to ps and

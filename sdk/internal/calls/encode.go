@@ -31,6 +31,14 @@ import (
 //	power, on a run with a power model only (InitDoc.Power):
 //	           draw f64, committed f64, cap f64, changed u32,
 //	           per node changed {cluster i32, node i32, mode u8, until i64}
+//	outages, on a run with outages of nodes only (InitDoc.Outages):
+//	           see appendOutages
+//
+// On a run with outages of nodes, each completed job also has
+// {interrupted u8 (an sdk.OutageKind, 0: none), requeued u8} after its
+// killed byte, and the jobs that arrived are those not shown before, not
+// only the queue's tail: a job requeued to the end of the queue may
+// follow them.
 //
 // Left lists, in the order of the decisions, the jobs the previous call
 // started (with their placement: the engine chose it where the decision
@@ -45,6 +53,12 @@ type Encoder struct {
 	dims     int
 	nodes    bool
 	power    bool
+	outages  bool
+	// shown is the list of outages the policy side holds, deep copies of
+	// State.Outages as last sent; requeued the jobs the current State
+	// puts back in the queue.
+	shown    []sdk.Outage
+	requeued map[int32]bool
 	jobs     []*sdk.Job // by index, the jobs shown so far
 	left     []left     // what the previous call's decisions took out of the queue
 	prevNow  int64
@@ -60,9 +74,14 @@ type left struct {
 }
 
 // NewEncoder returns the encoder of a run on platform p, with a power
-// section in each State when power is set (a run with a power model).
-func NewEncoder(p *sdk.Platform, power bool) *Encoder {
-	return &Encoder{platform: p, dims: p.Dims(), nodes: p.HasNodes(), power: power}
+// section in each State when power is set (a run with a power model) and
+// an outages section when outages is (a run with outages of nodes).
+func NewEncoder(p *sdk.Platform, power, outages bool) *Encoder {
+	e := &Encoder{platform: p, dims: p.Dims(), nodes: p.HasNodes(), power: power, outages: outages}
+	if outages {
+		e.requeued = map[int32]bool{}
+	}
+	return e
 }
 
 // PowerChangeSize is the bytes of a node's change of power mode in a State
@@ -83,12 +102,10 @@ func JobSize(dims int, nodes bool) int {
 func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 	b := e.out[:0]
 	b = appendI64(b, s.Now)
-	q := s.Queue
-	k := len(q)
-	for k > 0 && q[k-1].Index >= len(e.jobs) {
-		k--
+	arrived, err := e.arrived(s)
+	if err != nil {
+		return nil, err
 	}
-	arrived := q[k:]
 	nodesChanged := 0
 	for _, n := range s.Nodes {
 		if n != nil {
@@ -143,11 +160,10 @@ func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 		b = appendI32(b, int32(c.Cluster))
 		b = appendI64(b, c.Start)
 		b = appendI64(b, c.End)
-		killed := byte(0)
-		if c.Killed {
-			killed = 1
+		b = append(b, boolByte(c.Killed))
+		if e.outages {
+			b = append(b, byte(c.Interrupted), boolByte(c.Requeued))
 		}
-		b = append(b, killed)
 	}
 	for _, r := range s.Refused {
 		b = appendI32(b, int32(r.Job.Index))
@@ -175,8 +191,12 @@ func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 		b = e.appendJob(b, j)
 	}
 	if e.power {
-		var err error
 		if b, err = appendPower(b, s.Power); err != nil {
+			return nil, err
+		}
+	}
+	if e.outages {
+		if b, err = e.appendOutages(b, s); err != nil {
 			return nil, err
 		}
 	}
@@ -235,11 +255,7 @@ func (e *Encoder) appendJob(b []byte, j *sdk.Job) []byte {
 		b = appendI64(b, t.Memory)
 		b = appendI32(b, t.GPUs)
 		b = appendI32(b, t.Nodes)
-		excl := byte(0)
-		if t.Exclusive {
-			excl = 1
-		}
-		b = append(b, excl)
+		b = append(b, boolByte(t.Exclusive))
 		b = appendI32(b, t.Partition)
 		b = appendI64(b, int64(t.Features))
 	}
@@ -367,4 +383,11 @@ func onNodes(a sdk.Action) bool {
 		return true
 	}
 	return false
+}
+
+func boolByte(x bool) byte {
+	if x {
+		return 1
+	}
+	return 0
 }

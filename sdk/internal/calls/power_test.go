@@ -53,7 +53,7 @@ func TestPowerSection(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := NewEncoder(p, tc.power).State(s)
+			got, err := NewEncoder(p, tc.power, false).State(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestPowerSection(t *testing.T) {
 		})
 	}
 
-	enc := NewEncoder(p, true)
+	enc := NewEncoder(p, true, false)
 	if _, err := enc.State(s); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestPowerSection(t *testing.T) {
 	if !bytes.Equal(got, next) {
 		t.Fatalf("the next State\n%x\nwant\n%x", got, next)
 	}
-	if _, err := NewEncoder(p, true).State(&sdk.State{Now: 1, Platform: p, Free: s.Free, Nodes: s.Nodes}); err == nil {
+	if _, err := NewEncoder(p, true, false).State(&sdk.State{Now: 1, Platform: p, Free: s.Free, Nodes: s.Nodes}); err == nil {
 		t.Fatal("a run with a power model whose state shows none: no error")
 	}
 }
@@ -89,7 +89,7 @@ func TestPowerSection(t *testing.T) {
 func TestPowerDecisions(t *testing.T) {
 	p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 3, Cores: 4}}, nil, sdk.FirstFit)
 	for _, want := range []sdk.Decision{sdk.PowerOn(0, []int32{1, 2}), sdk.PowerOff(0, []int32{0}), sdk.DrainNodes(0, []int32{2})} {
-		ds, err := NewEncoder(p, true).Decisions(encodeDecisions([]sdk.Decision{want}))
+		ds, err := NewEncoder(p, true, false).Decisions(encodeDecisions([]sdk.Decision{want}))
 		if err != nil {
 			t.Fatal(err)
 		}
