@@ -21,14 +21,14 @@ import (
 // The tests compare what that policy sees and decides with what it sees
 // and decides called by the engine directly.
 type mirror struct {
-	plugin sdk.Plugin
-	policy sdk.Policy
+	plugin  sdk.Plugin
+	policy  sdk.Policy
 	plat    *sdk.Platform
 	dims    int
 	nodes   bool
 	outages bool
-	jobs   []*sdk.Job
-	state  sdk.State
+	jobs    []*sdk.Job
+	state   sdk.State
 	// allocs keeps the placements of running jobs, which Running points to.
 	allocs map[int]*sdk.Alloc
 	units  map[int][]int32
