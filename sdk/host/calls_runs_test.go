@@ -123,3 +123,32 @@ func TestCallsPower(t *testing.T) {
 		})
 	}
 }
+
+// TestCallsOutages: a run with outages of nodes goes to a policy of the
+// call protocol (it was refused before Python policies saw outages), its
+// Init says so, and a run without says nothing of outages.
+func TestCallsOutages(t *testing.T) {
+	plat, jobs, outs := outageWorkload()
+	start := []byte{1, 0, 0, 0, byte(sdk.ActionStart), 0, 0, 0, 0, 0, 0, 0, 0}
+	start = append(start, make([]byte, 16+4+4)...)
+	for _, o := range [][]sdk.Outage{outs, nil} {
+		hostEnd, side := net.Pipe()
+		var init []byte
+		switchSide(t, side, [][]byte{start}, &init)
+		res, err := host.CallsPolicy(sdk.Info{Name: "starter"}, hostEnd).Run(context.Background(),
+			host.RunSpec{Platform: plat, Seed: 1, Outages: o}, jobs[:1], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := verify.Result(plat, jobs[:1], res); err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(init, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got, has := doc["outages"]; (o != nil) != has || has && string(got) != "true" {
+			t.Fatalf("with %d outages, the Init's outages: %s", len(o), got)
+		}
+	}
+}
