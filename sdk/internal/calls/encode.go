@@ -84,10 +84,6 @@ func NewEncoder(p *sdk.Platform, power, outages bool) *Encoder {
 	return e
 }
 
-// PowerChangeSize is the bytes of a node's change of power mode in a State
-// frame.
-const PowerChangeSize = 4 + 4 + 1 + 8
-
 // JobSize returns the bytes of a job in a State frame on a platform of dims
 // resources, with or without nodes.
 func JobSize(dims int, nodes bool) int {
@@ -102,10 +98,8 @@ func JobSize(dims int, nodes bool) int {
 func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 	b := e.out[:0]
 	b = appendI64(b, s.Now)
-	arrived, err := e.arrived(s)
-	if err != nil {
-		return nil, err
-	}
+	arrived := e.arrived(s)
+	var err error
 	nodesChanged := 0
 	for _, n := range s.Nodes {
 		if n != nil {

@@ -12,14 +12,14 @@ import (
 // outage put back at the end of the queue (sim.Faults.LosePlace) may
 // follow them, so the tail is read past the jobs requeued since the
 // previous call.
-func (e *Encoder) arrived(s *sdk.State) ([]*sdk.Job, error) {
+func (e *Encoder) arrived(s *sdk.State) []*sdk.Job {
 	q := s.Queue
 	k := len(q)
 	if !e.outages {
 		for k > 0 && q[k-1].Index >= len(e.jobs) {
 			k--
 		}
-		return q[k:], nil
+		return q[k:]
 	}
 	clear(e.requeued)
 	for _, c := range s.Completed {
@@ -35,7 +35,7 @@ func (e *Encoder) arrived(s *sdk.State) ([]*sdk.Job, error) {
 		k--
 	}
 	if fresh == len(q)-k {
-		return q[k:], nil
+		return q[k:]
 	}
 	out := make([]*sdk.Job, 0, fresh)
 	for _, j := range q[k:] {
@@ -43,7 +43,7 @@ func (e *Encoder) arrived(s *sdk.State) ([]*sdk.Job, error) {
 			out = append(out, j)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // appendOutages appends the outages section of a State frame: how the
