@@ -302,6 +302,52 @@ type PowerState struct {
 	Committed float64
 	// Cap is the power cap in effect now, in watts; 0 for none.
 	Cap float64
+	// changed[c] lists the nodes of cluster c whose mode SetMode changed
+	// since the last ClearChanged, each once; logged[c][k] says node k is
+	// listed.
+	changed [][]int32
+	logged  [][]bool
+}
+
+// SetMode puts node k of cluster c in mode m until until (0 unless it
+// switches) and logs it among the nodes changed (Changed), so that a
+// policy served in another process is sent the nodes that changed rather
+// than every node at every call.
+func (p *PowerState) SetMode(c int, k int32, m PowerMode, until int64) {
+	p.Modes[c][k], p.Until[c][k] = m, until
+	if p.logged == nil {
+		p.logged = make([][]bool, len(p.Modes))
+		p.changed = make([][]int32, len(p.Modes))
+	}
+	if p.logged[c] == nil {
+		p.logged[c] = make([]bool, len(p.Modes[c]))
+	}
+	if !p.logged[c][k] {
+		p.logged[c][k] = true
+		p.changed[c] = append(p.changed[c], k)
+	}
+}
+
+// Changed returns the nodes of cluster c whose mode SetMode changed since
+// the last ClearChanged, in the order of their first change: on the power
+// the engine shows, those changed since the previous Schedule call. The
+// caller must not change it.
+func (p *PowerState) Changed(c int) []int32 {
+	if c >= len(p.changed) {
+		return nil
+	}
+	return p.changed[c]
+}
+
+// ClearChanged empties the log of changed nodes. The engine calls it on
+// the power it shows when a Schedule call returns.
+func (p *PowerState) ClearChanged() {
+	for c, ks := range p.changed {
+		for _, k := range ks {
+			p.logged[c][k] = false
+		}
+		p.changed[c] = ks[:0]
+	}
 }
 
 // CapSlack is the relative slack with which the engine checks the cap:

@@ -47,15 +47,6 @@ func (c callsPolicy) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, si
 	return res, err
 }
 
-// ErrCallsOutages is the error of a run with outages of nodes given to a
-// policy of the call protocol (Python): its encoder shows neither the
-// outages nor the jobs requeued.
-var ErrCallsOutages = errors.New("policies of the call protocol (Python) do not take runs with outages of nodes yet")
-
-// ErrCallsPower is the error of a run with a power model given to a
-// policy of the call protocol, which cannot yet switch nodes.
-var ErrCallsPower = errors.New("policies of the call protocol (Python) do not take runs with a power model yet")
-
 // ErrCallsFeedback is the error of a run whose jobs depend on others
 // (sim.Input.After) given to a policy of the call protocol (Python): its
 // encoder tells the jobs submitted since the previous call by their

@@ -253,12 +253,6 @@ func (p *Plugin) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, sink f
 		if err := callsTakeJobs(jobs); err != nil {
 			return nil, err
 		}
-		if len(spec.Outages) > 0 {
-			return nil, ErrCallsOutages
-		}
-		if spec.Power != nil {
-			return nil, ErrCallsPower
-		}
 		return p.runCalls(ctx, spec, jobs, sink)
 	}
 	run, k := p.out.lend(spec.Log)

@@ -90,8 +90,7 @@ func outageWorkload() (*sdk.Platform, []sim.Input, []sdk.Outage) {
 // TestOutagesOverTheWire runs a workload with failures and a maintenance
 // window through a plugin of this SDK, under each rule: the outages and
 // rules cross the wire, and the records, attempts and allocations come
-// back as the in-process run's, and valid. A Python policy (the call
-// protocol) is refused such a run.
+// back as the in-process run's, and valid.
 func TestOutagesOverTheWire(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), servePluginEnv+"=1")

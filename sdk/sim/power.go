@@ -280,8 +280,8 @@ func (pe *powEngine) setMode(now int64, c int, k int32, m sdk.PowerMode, until i
 	}
 	pe.count[c][g][pe.modes[c][k]]--
 	pe.count[c][g][m]++
-	pe.modes[c][k], pe.shown.Modes[c][k] = m, m
-	pe.until[c][k], pe.shown.Until[c][k] = until, until
+	pe.modes[c][k], pe.until[c][k] = m, until
+	pe.shown.SetMode(c, k, m, until)
 	pe.events = append(pe.events, PowerEvent{At: now, Cluster: int32(c), Node: k, Mode: m})
 }
 

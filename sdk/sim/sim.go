@@ -695,6 +695,11 @@ func (e *engine) call() error {
 	t0 := time.Since(e.begin)
 	ds, err := e.policy.Schedule(&e.state)
 	e.stats.PolicyNanos += (time.Since(e.begin) - t0).Nanoseconds()
+	if e.pow != nil {
+		// As for the nodes below: the switches of this call's decisions
+		// are the next call's changes.
+		e.pow.shown.ClearChanged()
+	}
 	if e.nodes != nil {
 		// What changes from now on, the decisions of this call first, is
 		// what the next call's Sandbox.Sync copies.

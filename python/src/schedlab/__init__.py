@@ -39,6 +39,8 @@ from ._model import (
     charge,
     drain_nodes,
     nodes_platform,
+    power_off,
+    power_on,
     promise,
     reject,
     reserve,
@@ -47,25 +49,35 @@ from ._model import (
     start,
     wake_at,
 )
+from ._outage import Outage, OutageKind, window_nodes
 from ._plugin import describe, serve
+from ._power import CAP_SLACK, CapStep, NodePower, Power, PowerMode, PowerState, under_cap
 from .rand import Rand
 from .version import __version__
 
 __all__ = [
+    "CAP_SLACK",
     "PROCESSORS",
     "Action",
     "Alloc",
+    "CapStep",
     "Cluster",
     "Completion",
     "Decision",
     "Env",
     "Job",
     "NodeGroup",
+    "NodePower",
     "Nodes",
+    "Outage",
+    "OutageKind",
     "Param",
     "Partition",
     "Platform",
     "Policy",
+    "Power",
+    "PowerMode",
+    "PowerState",
     "Rand",
     "Refusal",
     "Running",
@@ -77,6 +89,8 @@ __all__ = [
     "describe",
     "drain_nodes",
     "nodes_platform",
+    "power_off",
+    "power_on",
     "promise",
     "reject",
     "reserve",
@@ -84,5 +98,7 @@ __all__ = [
     "serve",
     "ship",
     "start",
+    "under_cap",
     "wake_at",
+    "window_nodes",
 ]

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar
 
+from ._outage import Outage, OutageKind
+from ._power import Power, PowerState
 from .rand import Rand
 
 PROCESSORS = "procs"
@@ -333,17 +335,32 @@ class Running:
 
 
 class Completion:
-    """A job that has ended (killed: at its walltime)."""
+    """A job that has ended (killed: at its walltime). On a run with
+    outages of nodes, `interrupted` is the kind of outage that ended it at
+    `end` (None: none; end - start is then not its runtime), and `requeued`
+    says that it went back to the queue to start again."""
 
-    __slots__ = ("job", "cluster", "start", "end", "killed", "alloc")
+    __slots__ = ("job", "cluster", "start", "end", "killed", "alloc", "interrupted", "requeued")
 
-    def __init__(self, job: Job, cluster: int, start: int, end: int, killed: bool, alloc: Alloc | None) -> None:
+    def __init__(
+        self,
+        job: Job,
+        cluster: int,
+        start: int,
+        end: int,
+        killed: bool,
+        alloc: Alloc | None,
+        interrupted: OutageKind | None = None,
+        requeued: bool = False,
+    ) -> None:
         self.job = job
         self.cluster = cluster
         self.start = start
         self.end = end
         self.killed = killed
         self.alloc = alloc
+        self.interrupted = interrupted
+        self.requeued = requeued
 
 
 class Refusal:
@@ -390,10 +407,27 @@ class State:
     the waiting jobs in submit order, `running` the running jobs by
     (expected_end, index), `free` the free amount of each resource of each
     cluster; `completed` and `refused` what happened since the previous
-    call. It stays valid after the call, but changes at the next: copy what
-    you keep, and change nothing."""
+    call; `power` the nodes' power modes and the draw, on a run with a power
+    model (None otherwise); `outages`, on a run with outages of nodes, the
+    outages the policy knows of in Go's sdk.CompareOutages order: every
+    maintenance window not yet over, the failures and drains in effect and
+    the nodes the policy drained (empty on a run without outages). It stays
+    valid after the call, but changes at the next: copy what you keep, and
+    change nothing."""
 
-    __slots__ = ("now", "platform", "queue", "running", "free", "free_units", "nodes", "completed", "refused")
+    __slots__ = (
+        "now",
+        "platform",
+        "queue",
+        "running",
+        "free",
+        "free_units",
+        "nodes",
+        "completed",
+        "refused",
+        "power",
+        "outages",
+    )
 
     def __init__(self, platform: Platform) -> None:
         self.now = 0
@@ -409,6 +443,8 @@ class State:
             self.nodes = [Nodes(c) if c.nodes else None for c in platform.clusters]
         self.completed: list[Completion] = []
         self.refused: list[Refusal] = []
+        self.power: PowerState | None = None
+        self.outages: list[Outage] = []
 
 
 class Action(IntEnum):
@@ -421,13 +457,16 @@ class Action(IntEnum):
     RESERVE = 5
     CHARGE = 6
     REJECT = 7
+    POWER_ON = 8
+    POWER_OFF = 9
     DRAIN = 10
     RESUME = 11
 
 
 class Decision:
     """One thing a policy asks of the engine. Build it with start, promise,
-    wake_at, ship, reserve, charge, reject, drain_nodes or resume_nodes."""
+    wake_at, ship, reserve, charge, reject, drain_nodes, resume_nodes,
+    power_on or power_off."""
 
     __slots__ = ("action", "job", "cluster", "time", "cost", "units", "alloc", "nodes")
 
@@ -505,6 +544,23 @@ def resume_nodes(cluster: int, nodes: Sequence[int]) -> Decision:
     return Decision(Action.RESUME, None, cluster, nodes=nodes)
 
 
+def power_on(cluster: int, nodes: Sequence[int]) -> Decision:
+    """Switches nodes of cluster on, in increasing order (Go's sdk.PowerOn):
+    each must be off; it switches on (out of service) for its group's
+    on_seconds, then is on. Only on a run with a power model
+    (`state.power`); the engine refuses one that would take the committed
+    draw over the cap."""
+    return Decision(Action.POWER_ON, None, cluster, nodes=nodes)
+
+
+def power_off(cluster: int, nodes: Sequence[int]) -> Decision:
+    """Switches nodes of cluster off, in increasing order (Go's
+    sdk.PowerOff): each must be on, in service and idle; it switches off
+    for its group's off_seconds, then is off. Only on a run with a power
+    model (`state.power`)."""
+    return Decision(Action.POWER_OFF, None, cluster, nodes=nodes)
+
+
 PARAM_TYPES = ("int", "float", "string", "bool")
 
 
@@ -565,14 +621,15 @@ def parse_value(p: Param, v: str) -> int | float | str | bool:
 class Env:
     """What a policy learns once, at the start of a run: the platform, its
     parameters (typed values by name), the run's seed, a random stream
-    seeded from it (draw all randomness from it), and whether walltimes are
-    exact runtimes."""
+    seeded from it (draw all randomness from it), whether walltimes are
+    exact runtimes, and the run's power model (None without one)."""
 
     platform: Platform
     params: dict[str, int | float | str | bool]
     seed: int
     rand: Rand
     exact_estimates: bool = False
+    power: Power | None = None
 
 
 @dataclass

@@ -26,6 +26,8 @@ from ._model import (
     Tasks,
     parse_value,
 )
+from ._outage import Outage, OutageKind
+from ._power import Power, PowerMode, PowerState
 from .rand import Rand
 
 VERSION = 101
@@ -47,6 +49,12 @@ _REFUSED = struct.Struct("<iiq")
 _NODE = struct.Struct("<iiqqq")
 _DECISION = struct.Struct("<BiiqdI")
 _DECISION_PLAIN = struct.Struct("<BiiqdII")
+_COMPLETED_OUT = struct.Struct("<iiqqBBB")
+_POWER = struct.Struct("<dddI")
+_OUTAGE = struct.Struct("<iiqqBI")
+_REQUEUED = struct.Struct("<ii")
+_U32x2 = struct.Struct("<II")
+_POWER_CHANGE = struct.Struct("<iiBq")
 _TASKS = "iiqiiBiQ"
 
 
@@ -84,15 +92,24 @@ class Session:
         if unknown:
             raise ValueError(f"unknown parameters {', '.join(unknown)} (declared: {', '.join(declared) or 'none'})")
         seed = int(doc.get("seed", 0))
+        # A run with a power model says so in its Init, and its State
+        # frames end with the power section (Go's calls.Encoder).
+        power = doc.get("power")
         self.env = Env(
             platform=self.platform,
             params=params,
             seed=seed,
             rand=Rand(seed),
             exact_estimates=bool(doc.get("exact_estimates", False)),
+            power=None if power is None else Power.from_json(power, self.platform),
         )
         self.policy = policy
         self.state = State(self.platform)
+        if power is not None:
+            self.state.power = PowerState(self.platform)
+        # A run with outages of nodes says so too: its completions tell
+        # interruptions, and its State frames end with the outages section.
+        self.outages = bool(doc.get("outages", False))
         self.jobs: list[Job] = []
         self.dims = self.platform.dims
         self.nclusters = len(self.platform.clusters)
@@ -146,14 +163,18 @@ class Session:
                 alloc = Alloc(v[:na], v[na:])
             k = bisect_left(queue, idx, key=_job_key)
             if k == len(queue) or queue[k].index != idx:
-                raise ProtocolError(f"job index {idx} left the queue, where it was not")
+                # A job requeued to the end of the queue leaves it out of
+                # index order.
+                k = self._find(queue, idx)
             del queue[k]
             if cluster >= 0:
                 j = jobs[idx]
                 insort(running, Running(j, cluster, start, start + j.walltime, units_t, alloc), key=_running_key)
         completed = s.completed
         completed.clear()
-        if n_completed:
+        if n_completed and self.outages:
+            off = self._completed_outages(p, off, n_completed)
+        elif n_completed:
             for idx, cluster, start, end, killed in _COMPLETED.iter_unpack(
                 p[off : off + n_completed * _COMPLETED.size]
             ):
@@ -207,9 +228,92 @@ class Session:
                 if jobs[-1].index != len(jobs) - 1:
                     raise ProtocolError(f"job index {jobs[-1].index} arrived as job {len(jobs) - 1}")
             off = end
+        if s.power is not None:
+            off = self._power(s.power, p, off)
+        if self.outages:
+            off = self._outages(p, off)
         if off != len(p):
             raise ProtocolError(f"state frame: {len(p) - off} bytes left over")
         return s
+
+    def _find(self, queue: list[Job], idx: int) -> int:
+        """The position of job index idx in queue, which is not sorted."""
+        if self.outages:
+            for k, j in enumerate(queue):
+                if j.index == idx:
+                    return k
+        raise ProtocolError(f"job index {idx} left the queue, where it was not")
+
+    def _completed_outages(self, p: bytes, off: int, n: int) -> int:
+        """Applies the completions of a State on a run with outages, each
+        with the outage that interrupted it and whether it was requeued."""
+        jobs, running, completed = self.jobs, self.state.running, self.state.completed
+        end_off = off + n * _COMPLETED_OUT.size
+        for idx, cluster, start, end, killed, cause, requeued in _COMPLETED_OUT.iter_unpack(p[off:end_off]):
+            j = jobs[idx]
+            k = bisect_left(running, (start + j.walltime, idx), key=_running_key)
+            alloc = None
+            if k < len(running) and running[k].job is j:
+                alloc = running[k].alloc
+                del running[k]
+            kind = OutageKind(cause) if cause else None
+            completed.append(Completion(j, cluster, start, end, killed == 1, alloc, kind, requeued == 1))
+        return end_off
+
+    def _outages(self, p: bytes, off: int) -> int:
+        """Applies a State's outages section: the outages removed, those
+        added, each at its place in the list, then the jobs requeued, each
+        at its place in the queue. Returns the offset after it."""
+        outages = self.state.outages
+        n_removed, n_added = _U32x2.unpack_from(p, off)
+        off += _U32x2.size
+        if n_removed:
+            removed = struct.unpack_from(f"<{n_removed}i", p, off)
+            off += 4 * n_removed
+            for k in reversed(removed):
+                if not 0 <= k < len(outages):
+                    raise ProtocolError(f"outage {k} removed of {len(outages)}")
+                del outages[k]
+        for _ in range(n_added):
+            at, cluster, start, end, kind, nn = _OUTAGE.unpack_from(p, off)
+            off += _OUTAGE.size
+            nodes = struct.unpack_from(f"<{nn}i", p, off) if nn else ()
+            off += 4 * nn
+            if not 0 <= at <= len(outages):
+                raise ProtocolError(f"outage added at {at} of {len(outages)}")
+            outages.insert(at, Outage(cluster, nodes, start, end, OutageKind(kind)))
+        (n_requeued,) = _U32.unpack_from(p, off)
+        off += 4
+        queue, jobs = self.state.queue, self.jobs
+        for _ in range(n_requeued):
+            idx, at = _REQUEUED.unpack_from(p, off)
+            off += _REQUEUED.size
+            if not 0 <= idx < len(jobs) or not 0 <= at <= len(queue):
+                raise ProtocolError(f"job index {idx} requeued at {at} of {len(queue)}")
+            queue.insert(at, jobs[idx])
+        return off
+
+    def _power(self, ps: PowerState, p: bytes, off: int) -> int:
+        """Applies a State's power section, from offset off, to ps and
+        returns the offset after it."""
+        ps.draw, ps.committed, ps.cap, n = _POWER.unpack_from(p, off)
+        off += _POWER.size
+        for ch in ps.changed:
+            ch.clear()
+        if n:
+            end = off + n * _POWER_CHANGE.size
+            if end > len(p):
+                raise ProtocolError(f"state frame: {n} power changes in {len(p) - off} bytes")
+            modes, until = ps.modes, ps.until
+            for c, k, mode, t in _POWER_CHANGE.iter_unpack(p[off:end]):
+                m, u = modes[c], until[c]
+                if m is None or u is None:
+                    raise ProtocolError(f"power: node {k} of cluster {c}, which has no nodes")
+                m[k] = PowerMode(mode)
+                u[k] = t
+                ps.changed[c].append(k)
+            off = end
+        return off
 
 
 def encode_decisions(ds: Sequence[Decision]) -> bytes:
@@ -228,7 +332,8 @@ def encode_decisions(ds: Sequence[Decision]) -> bytes:
         if d.units is None and d.alloc is None and d.nodes is None:
             parts.append(plain(action, idx, d.cluster, d.time, d.cost, 0, 0))
             continue
-        # A drain's or a resume's nodes travel where a start's units do.
+        # The nodes of a drain, a resume or a switch of power travel where
+        # a start's units do.
         units = d.nodes if d.nodes is not None else d.units or ()
         parts.append(_DECISION.pack(action, idx, d.cluster, d.time, d.cost, len(units)))
         if units:

@@ -28,14 +28,37 @@ import (
 //	           transfer i64, request i64 per resource,
 //	           and on a platform of nodes: count i32, cores i32, memory i64,
 //	           gpus i32, nodes i32, exclusive u8, partition i32, features u64}
+//	power, on a run with a power model only (InitDoc.Power):
+//	           draw f64, committed f64, cap f64, changed u32,
+//	           per node changed {cluster i32, node i32, mode u8, until i64}
+//	outages, on a run with outages of nodes only (InitDoc.Outages):
+//	           see appendOutages
+//
+// On a run with outages of nodes, each completed job also has
+// {interrupted u8 (an sdk.OutageKind, 0: none), requeued u8} after its
+// killed byte, and the jobs that arrived are those not shown before, not
+// only the queue's tail: a job requeued to the end of the queue may
+// follow them.
 //
 // Left lists, in the order of the decisions, the jobs the previous call
 // started (with their placement: the engine chose it where the decision
 // did not) or rejected; the policy side moves them out of its queue.
+// Power lists the nodes whose power mode changed since the previous call
+// (sdk.PowerState.Changed), with the mode and the end of a switch: the
+// policy side starts with every node on, as the engine does. A run
+// without a power model sends no power section, so that its frames are
+// those of a host that knows no power.
 type Encoder struct {
 	platform *sdk.Platform
 	dims     int
 	nodes    bool
+	power    bool
+	outages  bool
+	// shown is the list of outages the policy side holds, deep copies of
+	// State.Outages as last sent; requeued the jobs the current State
+	// puts back in the queue.
+	shown    []sdk.Outage
+	requeued map[int32]bool
 	jobs     []*sdk.Job // by index, the jobs shown so far
 	left     []left     // what the previous call's decisions took out of the queue
 	prevNow  int64
@@ -50,9 +73,15 @@ type left struct {
 	cluster int32 // -1: rejected
 }
 
-// NewEncoder returns the encoder of a run on platform p.
-func NewEncoder(p *sdk.Platform) *Encoder {
-	return &Encoder{platform: p, dims: p.Dims(), nodes: p.HasNodes()}
+// NewEncoder returns the encoder of a run on platform p, with a power
+// section in each State when power is set (a run with a power model) and
+// an outages section when outages is (a run with outages of nodes).
+func NewEncoder(p *sdk.Platform, power, outages bool) *Encoder {
+	e := &Encoder{platform: p, dims: p.Dims(), nodes: p.HasNodes(), power: power, outages: outages}
+	if outages {
+		e.requeued = map[int32]bool{}
+	}
+	return e
 }
 
 // JobSize returns the bytes of a job in a State frame on a platform of dims
@@ -69,12 +98,8 @@ func JobSize(dims int, nodes bool) int {
 func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 	b := e.out[:0]
 	b = appendI64(b, s.Now)
-	q := s.Queue
-	k := len(q)
-	for k > 0 && q[k-1].Index >= len(e.jobs) {
-		k--
-	}
-	arrived := q[k:]
+	arrived := e.arrived(s)
+	var err error
 	nodesChanged := 0
 	for _, n := range s.Nodes {
 		if n != nil {
@@ -129,11 +154,10 @@ func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 		b = appendI32(b, int32(c.Cluster))
 		b = appendI64(b, c.Start)
 		b = appendI64(b, c.End)
-		killed := byte(0)
-		if c.Killed {
-			killed = 1
+		b = append(b, boolByte(c.Killed))
+		if e.outages {
+			b = append(b, byte(c.Interrupted), boolByte(c.Requeued))
 		}
-		b = append(b, killed)
 	}
 	for _, r := range s.Refused {
 		b = appendI32(b, int32(r.Job.Index))
@@ -160,9 +184,44 @@ func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 		e.jobs = append(e.jobs, j)
 		b = e.appendJob(b, j)
 	}
+	if e.power {
+		if b, err = appendPower(b, s.Power); err != nil {
+			return nil, err
+		}
+	}
+	if e.outages {
+		if b, err = e.appendOutages(b, s); err != nil {
+			return nil, err
+		}
+	}
 	e.left = e.left[:0]
 	e.prevNow = s.Now
 	e.out = b
+	return b, nil
+}
+
+// appendPower appends the power section of a State frame: the draws, the
+// cap and the nodes whose mode changed since the previous call.
+func appendPower(b []byte, p *sdk.PowerState) ([]byte, error) {
+	if p == nil {
+		return nil, fmt.Errorf("calls: a run with a power model shows no power")
+	}
+	b = appendF64(b, p.Draw)
+	b = appendF64(b, p.Committed)
+	b = appendF64(b, p.Cap)
+	n := 0
+	for c := range p.Modes {
+		n += len(p.Changed(c))
+	}
+	b = appendI32(b, int32(n))
+	for c := range p.Modes {
+		for _, k := range p.Changed(c) {
+			b = appendI32(b, int32(c))
+			b = appendI32(b, k)
+			b = append(b, byte(p.Modes[c][k]))
+			b = appendI64(b, p.Until[c][k])
+		}
+	}
 	return b, nil
 }
 
@@ -190,11 +249,7 @@ func (e *Encoder) appendJob(b []byte, j *sdk.Job) []byte {
 		b = appendI64(b, t.Memory)
 		b = appendI32(b, t.GPUs)
 		b = appendI32(b, t.Nodes)
-		excl := byte(0)
-		if t.Exclusive {
-			excl = 1
-		}
-		b = append(b, excl)
+		b = append(b, boolByte(t.Exclusive))
 		b = appendI32(b, t.Partition)
 		b = appendI64(b, int64(t.Features))
 	}
@@ -231,10 +286,11 @@ func (e *Encoder) placement(s *sdk.State, l left) ([]int32, *sdk.Alloc, error) {
 //
 // A Decisions payload is, little-endian: a u32 count, then per decision
 // {action u8, job i32 (-1: none), cluster i32, time i64, cost f64, units
-// u32, i32 each, alloc u32, node i32 each, tasks i32 each}. A drain or a
-// resume (sdk.ActionDrain, ActionResume) names no job and carries its
-// nodes where a start carries its units: the layout is the same for every
-// action, so a policy side that never drains sends what it sent before.
+// u32, i32 each, alloc u32, node i32 each, tasks i32 each}. A drain, a
+// resume or a switch of power (sdk.ActionDrain, ActionResume,
+// ActionPowerOn, ActionPowerOff) names no job and carries its nodes where
+// a start carries its units: the layout is the same for every action, so
+// a policy side that never drains nor switches sends what it sent before.
 func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 	r := reader{b: p}
 	n := r.count(29)
@@ -269,7 +325,7 @@ func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 				return nil, fmt.Errorf("decision %d names job index %d, which the policy was never shown", len(e.ds)+1, idx)
 			}
 			d.Job = e.jobs[idx]
-		} else if d.Action != sdk.ActionWake && d.Action != sdk.ActionDrain && d.Action != sdk.ActionResume {
+		} else if d.Action != sdk.ActionWake && !onNodes(d.Action) {
 			return nil, fmt.Errorf("decision %d (action %d) names no job", len(e.ds)+1, d.Action)
 		}
 		e.ds = append(e.ds, d)
@@ -282,7 +338,7 @@ func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 		d, sp := &e.ds[i], spans[i]
 		if sp.units > 0 {
 			x := e.arena[sp.at : sp.at+sp.units : sp.at+sp.units]
-			if d.Action == sdk.ActionDrain || d.Action == sdk.ActionResume {
+			if onNodes(d.Action) {
 				d.Nodes = x
 			} else {
 				d.Units = x
@@ -311,4 +367,21 @@ func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 		}
 	}
 	return e.ds, nil
+}
+
+// onNodes reports whether action a names nodes rather than a job (its
+// nodes travel where a start's units do).
+func onNodes(a sdk.Action) bool {
+	switch a {
+	case sdk.ActionDrain, sdk.ActionResume, sdk.ActionPowerOn, sdk.ActionPowerOff:
+		return true
+	}
+	return false
+}
+
+func boolByte(x bool) byte {
+	if x {
+		return 1
+	}
+	return 0
 }

@@ -21,13 +21,14 @@ import (
 // The tests compare what that policy sees and decides with what it sees
 // and decides called by the engine directly.
 type mirror struct {
-	plugin sdk.Plugin
-	policy sdk.Policy
-	plat   *sdk.Platform
-	dims   int
-	nodes  bool
-	jobs   []*sdk.Job
-	state  sdk.State
+	plugin  sdk.Plugin
+	policy  sdk.Policy
+	plat    *sdk.Platform
+	dims    int
+	nodes   bool
+	outages bool
+	jobs    []*sdk.Job
+	state   sdk.State
 	// allocs keeps the placements of running jobs, which Running points to.
 	allocs map[int]*sdk.Alloc
 	units  map[int][]int32
@@ -80,7 +81,7 @@ func (m *mirror) init(p []byte) error {
 	if err != nil {
 		return err
 	}
-	m.plat, m.dims, m.nodes = doc.Platform, doc.Platform.Dims(), doc.Platform.HasNodes()
+	m.plat, m.dims, m.nodes, m.outages = doc.Platform, doc.Platform.Dims(), doc.Platform.HasNodes(), doc.Outages
 	m.jobs = nil
 	m.allocs, m.units = map[int]*sdk.Alloc{}, map[int][]int32{}
 	m.state = sdk.State{Platform: m.plat, Free: make([]sdk.Vector, len(m.plat.Clusters))}
@@ -101,9 +102,19 @@ func (m *mirror) init(p []byte) error {
 			}
 		}
 	}
+	if doc.Power != nil {
+		// Every node is on at the start, as in the engine.
+		p := &sdk.PowerState{Modes: make([][]sdk.PowerMode, len(m.plat.Clusters)), Until: make([][]int64, len(m.plat.Clusters))}
+		for c := range m.plat.Clusters {
+			if n := m.plat.Clusters[c].NodeCount(); n > 0 {
+				p.Modes[c], p.Until[c] = make([]sdk.PowerMode, n), make([]int64, n)
+			}
+		}
+		m.state.Power = p
+	}
 	m.policy = m.plugin.New()
 	return m.policy.Init(sdk.Env{Platform: m.plat, Params: params, Seed: doc.Seed,
-		Rand: rand.New(rand.NewPCG(doc.Seed, 0x5eed_0f_7011c7)), ExactEstimates: doc.ExactEstimates})
+		Rand: rand.New(rand.NewPCG(doc.Seed, 0x5eed_0f_7011c7)), ExactEstimates: doc.ExactEstimates, Power: doc.Power, Outages: doc.Outages})
 }
 
 func (m *mirror) schedule(p []byte) ([]sdk.Decision, error) {
@@ -146,6 +157,12 @@ func (m *mirror) schedule(p []byte) ([]sdk.Decision, error) {
 			return nil, fmt.Errorf("left: bad job %d (%v)", idx, r.err)
 		}
 		k, ok := slices.BinarySearchFunc(s.Queue, idx, func(j *sdk.Job, i int) int { return cmp.Compare(j.Index, i) })
+		if !ok && m.outages {
+			// A job requeued to the end of the queue leaves it out of
+			// index order.
+			k = slices.IndexFunc(s.Queue, func(j *sdk.Job) bool { return j.Index == idx })
+			ok = k >= 0
+		}
 		if !ok {
 			return nil, fmt.Errorf("left: job %d is not queued", idx)
 		}
@@ -161,6 +178,11 @@ func (m *mirror) schedule(p []byte) ([]sdk.Decision, error) {
 	s.Completed = s.Completed[:0]
 	for range nCompleted {
 		idx, cluster, start, end, killed := int(r.i32()), int(r.i32()), r.i64(), r.i64(), r.u8() == 1
+		var cause sdk.OutageKind
+		requeued := false
+		if m.outages {
+			cause, requeued = sdk.OutageKind(r.u8()), r.u8() == 1
+		}
 		if r.err != nil || idx < 0 || idx >= len(m.jobs) {
 			return nil, fmt.Errorf("completed: bad job %d (%v)", idx, r.err)
 		}
@@ -174,7 +196,8 @@ func (m *mirror) schedule(p []byte) ([]sdk.Decision, error) {
 			// with the left entry of this very frame, now in Running.
 			return nil, fmt.Errorf("completed: job %d is not running", idx)
 		}
-		s.Completed = append(s.Completed, sdk.Completion{Job: j, Cluster: cluster, Start: start, End: end, Killed: killed, Alloc: alloc})
+		s.Completed = append(s.Completed, sdk.Completion{Job: j, Cluster: cluster, Start: start, End: end, Killed: killed, Alloc: alloc,
+			Interrupted: cause, Requeued: requeued})
 	}
 	s.Refused = s.Refused[:0]
 	for range nRefused {
@@ -209,10 +232,63 @@ func (m *mirror) schedule(p []byte) ([]sdk.Decision, error) {
 		m.jobs = append(m.jobs, j)
 		s.Queue = append(s.Queue, j)
 	}
+	if p := s.Power; p != nil {
+		p.ClearChanged()
+		p.Draw, p.Committed, p.Cap = r.f64(), r.f64(), r.f64()
+		for range r.u32() {
+			c, k, mode, until := int(r.i32()), r.i32(), sdk.PowerMode(r.u8()), r.i64()
+			if r.err != nil || c < 0 || c >= len(p.Modes) || k < 0 || int(k) >= len(p.Modes[c]) {
+				return nil, fmt.Errorf("power: bad node %d of cluster %d (%v)", k, c, r.err)
+			}
+			p.SetMode(c, k, mode, until)
+		}
+	}
+	if m.outages {
+		if err := m.applyOutages(&r); err != nil {
+			return nil, err
+		}
+	}
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("state frame: %v, %d bytes left", r.err, len(r.b))
 	}
 	return m.policy.Schedule(s)
+}
+
+// applyOutages applies a State's outages section: the outages removed and
+// added, then the jobs requeued, each at its place in the queue.
+func (m *mirror) applyOutages(r *reader) error {
+	s := &m.state
+	nRemoved, nAdded := int(r.u32()), int(r.u32())
+	removed := make([]int, nRemoved)
+	for x := range removed {
+		removed[x] = int(r.i32())
+	}
+	for x := len(removed) - 1; x >= 0; x-- {
+		if k := removed[x]; r.err == nil && k >= 0 && k < len(s.Outages) {
+			s.Outages = slices.Delete(s.Outages, k, k+1)
+		} else {
+			return fmt.Errorf("outages: removed %d of %d (%v)", k, len(s.Outages), r.err)
+		}
+	}
+	for range nAdded {
+		at := int(r.i32())
+		o := sdk.Outage{Cluster: r.i32(), Start: r.i64(), End: r.i64(), Kind: sdk.OutageKind(r.u8())}
+		for range r.u32() {
+			o.Nodes = append(o.Nodes, r.i32())
+		}
+		if r.err != nil || at < 0 || at > len(s.Outages) {
+			return fmt.Errorf("outages: added at %d of %d (%v)", at, len(s.Outages), r.err)
+		}
+		s.Outages = slices.Insert(s.Outages, at, o)
+	}
+	for range r.u32() {
+		idx, at := int(r.i32()), int(r.i32())
+		if r.err != nil || idx < 0 || idx >= len(m.jobs) || at < 0 || at > len(s.Queue) {
+			return fmt.Errorf("requeued: job %d at %d (%v)", idx, at, r.err)
+		}
+		s.Queue = slices.Insert(s.Queue, at, m.jobs[idx])
+	}
+	return nil
 }
 
 func byEnd(a, b sdk.Running) int {
@@ -235,8 +311,13 @@ func encodeDecisions(ds []sdk.Decision) []byte {
 		b = appendI32(b, int32(d.Cluster))
 		b = appendI64(b, d.Time)
 		b = appendF64(b, d.Cost)
-		b = appendI32(b, int32(len(d.Units)))
-		for _, u := range d.Units {
+		units := d.Units
+		if d.Nodes != nil {
+			// Nodes travel where a start's units do.
+			units = d.Nodes
+		}
+		b = appendI32(b, int32(len(units)))
+		for _, u := range units {
 			b = appendI32(b, u)
 		}
 		if d.Alloc == nil {

@@ -17,6 +17,12 @@ type InitDoc struct {
 	Params         map[string]string `json:"params"`
 	Seed           uint64            `json:"seed"`
 	ExactEstimates bool              `json:"exact_estimates"`
+	// Power is the run's power model; absent without one, so that the
+	// Init of such a run is what it was before power.
+	Power *sdk.Power `json:"power,omitempty"`
+	// Outages says the run has outages of nodes: its State frames carry
+	// them (Encoder). Absent without, as Power.
+	Outages bool `json:"outages,omitempty"`
 }
 
 // PolicyError is a failure the policy reported (an Error frame): its text,
@@ -40,13 +46,13 @@ type Remote struct {
 	wbuf   []byte
 }
 
-// Init sends the run's platform, parameters and seed, and waits for the
-// policy to be ready.
+// Init sends the run's platform, parameters, seed, power model and
+// whether it has outages, and waits for the policy to be ready.
 func (r *Remote) Init(env sdk.Env) error {
-	r.enc = NewEncoder(env.Platform)
+	r.enc = NewEncoder(env.Platform, env.Power != nil, env.Outages)
 	doc, err := json.Marshal(InitDoc{
 		Protocol: Version, Platform: env.Platform, Params: env.Params.Values(),
-		Seed: env.Seed, ExactEstimates: env.ExactEstimates,
+		Seed: env.Seed, ExactEstimates: env.ExactEstimates, Power: env.Power, Outages: env.Outages,
 	})
 	if err != nil {
 		return err
