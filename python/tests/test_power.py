@@ -160,3 +160,59 @@ def test_switch_bytes() -> None:
     want += struct.pack("<BiiqdI", 9, -1, 0, 0, 0.0, 1) + struct.pack("<i", 0) + struct.pack("<I", 0)
     assert got == want
     assert schedlab.power_on(0, [1]).action == schedlab.Action.POWER_ON
+
+
+def test_add_watts_by_hand() -> None:
+    """Go's TestAddWatts, in Python: nodes of 4 cores idle at 100 W, the
+    line to 200 W (25 W a core) and the table 190, 200, 205, 210 W."""
+    line = schedlab.NodePower(off=0, idle=100, full=200)
+    table = schedlab.NodePower(off=0, idle=100, full=210, busy=(190, 200, 205, 210))
+    cases = [
+        (line, 0, 2, 50.0, 50.0, 50.0),
+        (line, 2, 2, 50.0, 50.0, 50.0),
+        (table, 0, 1, 90.0, 5.0, 90.0),
+        (table, 1, 2, 15.0, 10.0, 100.0),
+        (table, 0, 4, 110.0, 110.0, 110.0),
+        (table, 3, 0, 0.0, 0.0, 0.0),
+    ]
+    for m, in_use, more, want, least, most in cases:
+        assert m.add_watts(in_use, more, 4) == want
+        assert m.add_watts_range(more, 4) == (least, most)
+
+
+def test_start_watts_on_and_cores_in_use() -> None:
+    """Go's TestStartWattsOn: two nodes under a table, one on the line; the
+    cores in use come from the running jobs' allocations."""
+    groups = [schedlab.NodeGroup("t", 2, 4), schedlab.NodeGroup("l", 1, 4)]
+    platform = schedlab.nodes_platform("m", groups)
+    power = schedlab.Power.from_json(
+        {
+            "groups": [
+                [
+                    {"off": 0, "idle": 100, "full": 210, "busy": [190, 200, 205, 210], "down": "off"},
+                    {"off": 0, "idle": 100, "full": 200},
+                ]
+            ]
+        },
+        platform,
+    )
+    assert power.groups[0][0].down == "off" and power.groups[0][1].down == ""
+    state = schedlab.State(platform)
+
+    def job(index: int, tasks: schedlab.Tasks) -> schedlab.Job:
+        return schedlab.Job(index, index + 1, 0, 10, 0, 0, 0, 0, 0, 0.0, 0, 0, (tasks.count * tasks.cores,), tasks)
+
+    two = job(0, schedlab.Tasks(2, 1, 0, 0, 0, False, 0, 0))
+    three = job(1, schedlab.Tasks(1, 3, 0, 0, 0, False, 0, 0))
+    state.running = [
+        schedlab.Running(two, 0, 0, 10, alloc=schedlab.Alloc((0,), (2,))),
+        schedlab.Running(three, 0, 0, 10, alloc=schedlab.Alloc((2,), (1,))),
+    ]
+    in_use = schedlab.cores_in_use(state, 0)
+    assert in_use == [2, 0, 3]
+    tasks = schedlab.Tasks(3, 1, 0, 0, 0, False, 0, 0)
+    alloc = schedlab.Alloc((0, 1, 2), (1, 1, 1))
+    # Node 0 from 2 to 3 cores (+5 W), node 1 from 0 to 1 (+90 W), node 2
+    # by the line (+25 W).
+    assert power.start_watts_on(0, tasks, alloc, in_use) == 120.0
+    assert power.start_watts(0, tasks, alloc) == 80.0

@@ -113,7 +113,7 @@ func TestCallsPower(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := verify.Power(plat, model, jobs[:1], res); err != nil {
+			if _, err := verify.Power(plat, model, nil, jobs[:1], res); err != nil {
 				t.Fatal(err)
 			}
 			ev := res.Power.Events

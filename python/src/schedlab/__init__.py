@@ -51,7 +51,7 @@ from ._model import (
 )
 from ._outage import Outage, OutageKind, window_nodes
 from ._plugin import describe, serve
-from ._power import CAP_SLACK, CapStep, NodePower, Power, PowerMode, PowerState, under_cap
+from ._power import CAP_SLACK, CapStep, NodePower, Power, PowerMode, PowerState, cores_in_use, under_cap
 from .rand import Rand
 from .version import __version__
 
@@ -99,6 +99,7 @@ __all__ = [
     "ship",
     "start",
     "under_cap",
+    "cores_in_use",
     "wake_at",
     "window_nodes",
 ]

@@ -11,7 +11,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._model import Alloc, Platform, Tasks
+    from ._model import Alloc, Platform, State, Tasks
 
 CAP_SLACK = 1e-9
 """The relative slack with which the engine checks the cap: a draw within
@@ -51,6 +51,10 @@ class NodePower:
     off_seconds: int = 0
     off_joules: float = 0.0
     busy: tuple[float, ...] | None = None
+    down: str = ""
+    """What a node on draws while out of service for a failure or a
+    maintenance window: "" (its idle power) or "off" (its off power); Go's
+    sdk.NodePower.Down."""
 
     def busy_watts(self, in_use: int, cores: int) -> float:
         """What a node of `cores` cores that is on draws with `in_use` of its
@@ -65,6 +69,23 @@ class NodePower:
         """The power one core in use adds to a node of `cores` cores (Go's
         CoreWatts)."""
         return (self.full - self.idle) / cores
+
+    def add_watts(self, in_use: int, more: int, cores: int) -> float:
+        """What `more` cores in use add to the draw of a node of `cores`
+        cores that has `in_use` in use (Go's AddWatts)."""
+        if self.busy is None:
+            return more * self.core_watts(cores)
+        return self.busy_watts(in_use + more, cores) - self.busy_watts(in_use, cores)
+
+    def add_watts_range(self, more: int, cores: int) -> tuple[float, float]:
+        """The least and the most that `more` cores in use add to the draw
+        of a node of `cores` cores, whatever it has in use (Go's
+        AddWattsRange): what planning ahead is bounded by."""
+        if self.busy is None or more == 0:
+            w = self.add_watts(0, more, cores)
+            return w, w
+        ws = [self.add_watts(u, more, cores) for u in range(cores - more + 1)]
+        return min(ws), max(ws)
 
     def switch_on_watts(self) -> float:
         """The power a node draws while it switches on (Go's SwitchOnWatts)."""
@@ -87,6 +108,7 @@ class NodePower:
             int(d.get("off_seconds", 0)),
             float(d.get("off_joules", 0.0)),
             None if busy is None else tuple(float(x) for x in busy),
+            str(d.get("down", "")),
         )
 
 
@@ -149,12 +171,23 @@ class Power:
 
     def start_watts(self, cluster: int, tasks: Tasks, alloc: Alloc) -> float:
         """The power a job of `tasks` would add on `alloc` of `cluster`: for
-        each node, its cores in use times the node's core_watts, which is
-        what the engine checks a start against the cap with (Go's
+        each node, its cores in use times the node's core_watts: what the
+        engine checks a start against the cap with on nodes without a busy
+        power table (start_watts_on is exact on every node; Go's
         StartWatts)."""
         w = 0.0
         for k, n in zip(alloc.nodes, alloc.tasks, strict=True):
             w += n * tasks.cores * self.model(cluster, k).core_watts(self._cores[cluster][k])
+        return w
+
+    def start_watts_on(self, cluster: int, tasks: Tasks, alloc: Alloc, in_use: Sequence[int]) -> float:
+        """The power a job of `tasks` would add on `alloc` of `cluster`,
+        node k having in_use[k] cores in use (cores_in_use): exact under a
+        busy power table too, as the engine checks a start against the cap
+        (Go's StartWattsOn)."""
+        w = 0.0
+        for k, n in zip(alloc.nodes, alloc.tasks, strict=True):
+            w += self.model(cluster, k).add_watts(in_use[k], n * tasks.cores, self._cores[cluster][k])
         return w
 
     def power_on_watts(self, cluster: int, node: int) -> float:
@@ -201,3 +234,18 @@ class PowerState:
         self.committed = 0.0
         self.cap = 0.0
         self.changed: list[list[int]] = [[] for _ in platform.clusters]
+
+
+def cores_in_use(state: State, cluster: int) -> list[int]:
+    """Each node's cores in use by the jobs running on `cluster` (their
+    tasks' cores; an exclusive job's idle cores are not): what a start adds
+    under a busy power table depends on it (Power.start_watts_on; Go shows
+    it as State.Power.InUse)."""
+    c = state.platform.clusters[cluster]
+    use = [0] * c.node_count
+    for r in state.running:
+        if r.cluster != cluster or r.alloc is None or r.job.tasks is None:
+            continue
+        for k, n in zip(r.alloc.nodes, r.alloc.tasks, strict=True):
+            use[k] += n * r.job.tasks.cores
+    return use
