@@ -29,6 +29,7 @@ import (
 
 type simFlags struct {
 	trace, policy, out string
+	groups             string // a sacct log's --groups
 	params, clean      []string
 	procs              int64
 	seed               uint64
@@ -55,7 +56,8 @@ func newSimCmd() *cobra.Command {
 the schedule, print the summary metrics and optionally write one Parquet row
 per job. --format sacct reads a Slurm accounting log (sacct -P output) instead,
 its requests on nodes from its TRES (--tres requested|allocated, --constraints,
---unknown-partition; --partitions maps its partition names); docs/semantics.md.
+--unknown-partition; --partitions maps its partition names; --groups account gives each
+job its Slurm account as its group); docs/semantics.md.
 
 POLICY is a reference policy (fcfs, easy, conservative, multifactor...), the path of a plugin
 binary, a Go package path (such as ./plugins/easy) that is built and cached, or
@@ -113,6 +115,7 @@ beside it the power over time, and the summary the energy metrics.`,
 	fl.StringVar(&f.format, "format", manifest.FormatSWF, "the trace's format: swf, or sacct (a Slurm accounting log, sacct -P output, plain or gzip)")
 	fl.StringVar(&f.log.TRES, "tres", "", "a sacct log on nodes: the request from requested (ReqTRES, the default) or allocated (AllocTRES)")
 	fl.StringVar(&f.log.Constraints, "constraints", "", "a sacct log on nodes: features joined by & are required (required, the default) or ignored (ignore)")
+	fl.StringVar(&f.groups, "groups", "", "a sacct log: each job's group is its Unix group (group, the default) or its Slurm account (account), as multifactor's accounts read it")
 	fl.StringVar(&f.log.UnknownPartition, "unknown-partition", "", "a sacct log on nodes: a job of a partition --partitions does not name goes to the default partition (default), is dropped (drop) or is bad input (error)")
 	f.nodes.register(fl)
 	f.outages.register(fl)
@@ -143,7 +146,7 @@ beside it the power over time, and the summary the energy metrics.`,
 func (f *simFlags) checkFormat(cmd *cobra.Command) (map[string]string, error) {
 	switch f.format {
 	case manifest.FormatSWF:
-		for _, name := range []string{"tres", "constraints", "unknown-partition"} {
+		for _, name := range []string{"tres", "constraints", "unknown-partition", "groups"} {
 			if cmd.Flags().Changed(name) {
 				return nil, fmt.Errorf("--%s applies to a sacct log only (--format %s)", name, manifest.FormatSacct)
 			}
@@ -152,6 +155,9 @@ func (f *simFlags) checkFormat(cmd *cobra.Command) (map[string]string, error) {
 	case manifest.FormatSacct:
 	default:
 		return nil, fmt.Errorf("--format %q: want %s or %s", f.format, manifest.FormatSWF, manifest.FormatSacct)
+	}
+	if g := f.groups; g != "" && g != sacct.GroupsGroup && g != sacct.GroupsAccount {
+		return nil, fmt.Errorf("--groups %q: want %s or %s", g, sacct.GroupsGroup, sacct.GroupsAccount)
 	}
 	if f.nodes.Machine != "" && f.nodes.Partitions == "machine" {
 		return nil, fmt.Errorf("--partitions machine maps an SWF trace's partition numbers; a sacct log's partitions are its names (--partitions NAME=PARTITION,...)")
@@ -251,7 +257,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		if procs == 0 && nodePlat != nil {
 			procs = nodePlat.Clusters[0].Capacity[0]
 		}
-		w, err = sacct.LoadWorkload(path, procs, clean, feedback, sacct.Options{})
+		w, err = sacct.LoadWorkload(path, procs, clean, feedback, sacct.Options{Groups: f.groups})
 	} else {
 		w, err = workload.LoadSWFWith(path, f.procs, clean, feedback)
 	}
@@ -422,6 +428,13 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 			meta["workload."+k] = v
 		}
 		meta["workload.feedback.counts"] = js(w.Feedback.Counts)
+	}
+	if w.Format != "" {
+		// A log other than SWF, as a campaign's.
+		meta["workload.format"], meta["workload.read.counts"] = w.Format, js(w.ReadCounts)
+		if f.groups == sacct.GroupsAccount {
+			meta["workload.groups"] = f.groups
+		}
 	}
 	if len(out.Drains) > 0 {
 		// Only a run whose policy drained nodes has it, as a campaign's.

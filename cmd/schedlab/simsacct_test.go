@@ -148,6 +148,8 @@ func TestSimSacctBadInput(t *testing.T) {
 		{"partition not of the platform", append([]string{"--format", "sacct", "--partitions", "cpu=batch"}, nodes...), `log partition "cpu" maps to "batch", not a partition`},
 		{"unknown partition an error", append([]string{"--format", "sacct", "--unknown-partition", "error"}, nodes...), log + ` line 2: job id 1: partition "cpu" is not in the workload's partitions table`},
 		{"a pool without a size", []string{"--format", "sacct"}, "platform size 0"},
+		{"groups on an SWF trace", []string{"--trace", kth, "--groups", "account"}, "--groups applies to a sacct log only"},
+		{"unknown groups", append([]string{"--format", "sacct", "--groups", "qos"}, nodes...), `--groups "qos": want group or account`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"sim", "--trace", log, "--policy", "easy", "--in-process", "--out", filepath.Join(outDir, "jobs.parquet")}
@@ -160,5 +162,79 @@ func TestSimSacctBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(outDir); err == nil {
 		t.Errorf("bad input created %s", outDir)
+	}
+}
+
+// TestSimSacctGroups: a sacct log whose Slurm accounts cut across its Unix
+// groups, under multifactor with fair share between groups as accounts
+// (AutoAccounts = group) on 8 processors: with --groups account the
+// schedule is another than with each job's Unix group, and the same as a
+// campaign's with groups = "account", which the jobs files' provenance
+// says, with the jobs the setting touched.
+func TestSimSacctGroups(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("JobID|User|Group|Account|Submit|Start|End|Elapsed|Timelimit|ReqCPUS|AllocCPUS|State\n")
+	// Users a and b in group g1, c and d in g2; a and c charge account
+	// x, b and d account y. User a submits long jobs first.
+	users := []struct{ user, group, account string }{{"a", "g1", "x"}, {"b", "g1", "y"}, {"c", "g2", "x"}, {"d", "g2", "y"}}
+	for id := 1; id <= 60; id++ {
+		u := users[(id*7/3)%4]
+		if id <= 8 {
+			u = users[0]
+		}
+		run := 10 + (id*13)%50
+		fmt.Fprintf(&b, "%d|%s|%s|%s|2021-01-01T%02d:%02d:00|2021-01-01T00:00:00|2021-01-01T00:00:00|00:%02d:00|01:00:00|%d|%d|COMPLETED\n",
+			id, u.user, u.group, u.account, id/60, id%60, run, 2+id%5, 2+id%5)
+	}
+	log := filepath.Join(dir, "acct.sacct")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	params := []string{"--param", "PriorityWeightFairshare=10000", "--param", "AutoAccounts=group", "--param", "PriorityCalcPeriod=1"}
+	sim := func(name string, flags ...string) ([]results.JobRow, results.Metadata) {
+		path := filepath.Join(dir, name, "jobs.parquet")
+		args := append([]string{"sim", "--trace", log, "--format", "sacct", "--policy", "multifactor", "--in-process", "--procs", "8", "--out", path}, params...)
+		if out, err := run(t, append(args, flags...)...); err != nil {
+			t.Fatalf("sim: %v\n%s", err, out)
+		}
+		rows, _, meta, err := results.ReadJobsWith(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows, meta
+	}
+	byGroup, gMeta := sim("group")
+	byAccount, aMeta := sim("account", "--groups", "account")
+	if reflect.DeepEqual(byGroup, byAccount) {
+		t.Error("the same schedule with accounts as with Unix groups: the test tells nothing")
+	}
+	if aMeta["workload.groups"] != "account" || gMeta["workload.groups"] != "" ||
+		!strings.Contains(aMeta["workload.read.counts"], `"groups-from-account":60`) || strings.Contains(gMeta["workload.read.counts"], "groups-") {
+		t.Errorf("provenance: %q, %q; %q, %q", aMeta["workload.groups"], aMeta["workload.read.counts"], gMeta["workload.groups"], gMeta["workload.read.counts"])
+	}
+	src := fmt.Sprintf(`[campaign]
+seed = 7
+out = %q
+[workloads.log]
+trace = %q
+sha256 = %q
+format = "sacct"
+procs = 8
+groups = "account"
+[policies.mf]
+ref = "multifactor"
+params = { PriorityWeightFairshare = 10000, AutoAccounts = "group", PriorityCalcPeriod = 1 }
+[matrix]
+workload = ["log"]
+policy = ["mf"]
+`, filepath.Join(dir, "campaign"), log, hex.EncodeToString(sum[:]))
+	cRows, _, cMeta, err := results.ReadJobsWith(campaignJobsFile(t, dir, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cRows, byAccount) || cMeta["workload.groups"] != "account" || cMeta["workload.read.counts"] != aMeta["workload.read.counts"] {
+		t.Errorf("the campaign's jobs or provenance differ from sim's with --groups account")
 	}
 }

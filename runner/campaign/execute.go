@@ -302,6 +302,9 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 	if wl.Format != "" {
 		// A log other than SWF: its format and what reading it did.
 		meta["workload.format"], meta["workload.read.counts"] = wl.Format, js(wl.ReadCounts)
+		if g := m.Workloads[t.run.Workload].Groups; g != "" {
+			meta["workload.groups"] = g
+		}
 	}
 	if t.wl.parts != nil {
 		meta["workload.streams"] = js(t.wl.streamReports)

@@ -216,6 +216,9 @@ type Workload struct {
 	// Log holds a sacct log's settings of the mapping onto nodes, defaults
 	// filled in, with its partitions table by name; nil for SWF.
 	Log *nodes.LogSettings
+	// Groups is a sacct log's field that gives each job its group
+	// (sacct.Options.Groups): "" (the Unix group) or sacct.GroupsAccount.
+	Groups string
 	// SeedName, when set, is the name the workload's seeds derive from in
 	// place of its own: workloads that share it draw the same jobs and
 	// transform draws, so that they differ only by what else differs (a
@@ -437,6 +440,7 @@ type rawWorkload struct {
 	TRES             string `toml:"tres"`
 	Constraints      string `toml:"constraints"`
 	UnknownPartition string `toml:"unknown_partition"`
+	Groups           string `toml:"groups"`
 }
 
 type rawPolicy struct {
@@ -955,7 +959,7 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 	w := Workload{Name: name, Procs: rw.Procs}
 	if p.md.IsDefined(key("streams")...) {
 		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params", "feedback", "session_threshold", "unknown_wait",
-			"format", "tres", "constraints", "unknown_partition"} {
+			"format", "tres", "constraints", "unknown_partition", "groups"} {
 			if p.md.IsDefined(key(k)...) {
 				p.errAt(key(k), "a workload of streams has no %s of its own: its streams' workloads have theirs", k)
 			}

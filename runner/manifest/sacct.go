@@ -47,12 +47,19 @@ func (p *parser) logFormat(w *Workload, key func(k ...string) []string, rw rawWo
 	}
 	values := []string{rw.TRES, rw.Constraints, rw.UnknownPartition}
 	if w.Format != FormatSacct {
-		for _, k := range logKeys {
+		for _, k := range append(slices.Clone(logKeys), struct{ key, setting string }{"groups", ""}) {
 			if p.md.IsDefined(key(k.key)...) {
 				p.errAt(key(k.key), "applies to a sacct log only (format = %q)", FormatSacct)
 			}
 		}
 		return false
+	}
+	switch rw.Groups {
+	case "", sacct.GroupsGroup:
+	case sacct.GroupsAccount:
+		w.Groups = sacct.GroupsAccount
+	default:
+		p.errAt(key("groups"), "%q: want %q (each job's Unix group, the default) or %q (its Slurm account)", rw.Groups, sacct.GroupsGroup, sacct.GroupsAccount)
 	}
 	l := &nodes.LogSettings{TRES: rw.TRES, Constraints: rw.Constraints, UnknownPartition: rw.UnknownPartition}
 	for i, k := range logKeys {

@@ -105,7 +105,8 @@ func checkMem(v string) error {
 // AllocTRES (Resources), NNodes, Partition and Constraints, for a mapping
 // onto nodes. The ReqTRES and AllocTRES of every allocation record are
 // checked by CheckNodeTRES. Errors name the file and the line. SHA256 is
-// that of the log's uncompressed bytes.
+// that of the log's uncompressed bytes. With opt.Groups = GroupsAccount
+// each job's group is its Slurm account, counted in ReadCounts.
 func LoadWorkload(path string, procs int64, c workload.Clean, f workload.Feedback, opt Options) (*workload.Workload, error) {
 	rd, err := Open(path, opt)
 	if err != nil {
@@ -135,6 +136,21 @@ func LoadWorkload(path string, procs int64, c workload.Clean, f workload.Feedbac
 	}
 	rep := rd.Report()
 	jobs := fold.finish(&rep)
+	var fromAccount, noAccount int64
+	switch opt.Groups {
+	case "", GroupsGroup:
+	case GroupsAccount:
+		for i := range jobs {
+			jobs[i].Group = jobs[i].Account
+			if jobs[i].Account == "" {
+				noAccount++
+			} else {
+				fromAccount++
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%s: groups %q: want %q or %q", path, opt.Groups, GroupsGroup, GroupsAccount)
+	}
 	recs, _ := ToSWF(jobs)
 	w, err := workload.FromRecordsWith(path, recs, procs, c, f)
 	if err != nil {
@@ -144,6 +160,10 @@ func LoadWorkload(path string, procs int64, c workload.Clean, f workload.Feedbac
 		return nil, err
 	}
 	w.Format, w.ReadCounts = Format, rep.Counts()
+	if opt.Groups == GroupsAccount {
+		// Only then, so that the counts of other reads are what they were.
+		w.ReadCounts["groups-from-account"], w.ReadCounts["groups-no-account"] = fromAccount, noAccount
+	}
 	w.Requests = make([]workload.NodeRequest, len(w.Jobs))
 	for i, in := range w.Jobs {
 		j := &jobs[in.Job.ID-1] // ToSWF numbers the jobs from 1 in order

@@ -3,6 +3,7 @@ package sacct_test
 import (
 	"errors"
 	"maps"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,5 +147,52 @@ func TestLoadWorkloadBadInput(t *testing.T) {
 				t.Errorf("err = %v, want one naming %s and saying %q", err, path, c.want)
 			}
 		})
+	}
+}
+
+// TestLoadWorkloadGroups: with Groups = account each job's group is its
+// Slurm account, numbered in order of first appearance (an empty account
+// gives no group), and counted; by default it is the Unix group.
+func TestLoadWorkloadGroups(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.sacct")
+	log := "JobID|User|Group|Account|Submit|Start|End|Elapsed|Timelimit|ReqCPUS|AllocCPUS|State\n" +
+		"1|ann|staff|physics|2021-01-01T00:00:00|2021-01-01T00:01:00|2021-01-01T00:11:00|00:10:00|00:30:00|4|4|COMPLETED\n" +
+		"2|bob|staff|chem|2021-01-01T00:02:00|2021-01-01T00:03:00|2021-01-01T00:13:00|00:10:00|00:30:00|4|4|COMPLETED\n" +
+		"3|cat|lab|physics|2021-01-01T00:04:00|2021-01-01T00:05:00|2021-01-01T00:15:00|00:10:00|00:30:00|4|4|COMPLETED\n" +
+		"4|dan|lab||2021-01-01T00:06:00|2021-01-01T00:07:00|2021-01-01T00:17:00|00:10:00|00:30:00|4|4|COMPLETED\n"
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		groups string
+		want   []int32 // by job id; -1 for none
+		counts map[string]int64
+	}{
+		{"", []int32{1, 1, 2, 2}, nil},
+		{sacct.GroupsGroup, []int32{1, 1, 2, 2}, nil},
+		{sacct.GroupsAccount, []int32{1, 2, 1, -1}, map[string]int64{"groups-from-account": 3, "groups-no-account": 1}},
+	} {
+		w, err := sacct.LoadWorkload(path, 64, workload.DefaultClean(), workload.Feedback{}, sacct.Options{Groups: tc.groups})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int32
+		for _, in := range w.Jobs {
+			got = append(got, in.Job.Group)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("groups %q: %v, want %v", tc.groups, got, tc.want)
+		}
+		for k, v := range tc.counts {
+			if w.ReadCounts[k] != v {
+				t.Errorf("groups %q: %s %d, want %d", tc.groups, k, w.ReadCounts[k], v)
+			}
+		}
+		if _, ok := w.ReadCounts["groups-from-account"]; ok != (tc.counts != nil) {
+			t.Errorf("groups %q: read counts %v", tc.groups, w.ReadCounts)
+		}
+	}
+	if _, err := sacct.LoadWorkload(path, 64, workload.DefaultClean(), workload.Feedback{}, sacct.Options{Groups: "qos"}); err == nil || !strings.Contains(err.Error(), `groups "qos"`) {
+		t.Errorf("groups qos: %v", err)
 	}
 }

@@ -73,7 +73,18 @@ type Options struct {
 	// Report.Skipped, instead of failing on it. A malformed header is
 	// always an error.
 	SkipMalformed bool
+	// Groups names the field that gives a job its group (SWF field 13,
+	// which multifactor's tree of groups as accounts reads): GroupsGroup
+	// (or "", the Unix group, Group) or GroupsAccount (the Slurm account,
+	// Account). LoadWorkload reads it.
+	Groups string
 }
+
+// The values of Options.Groups.
+const (
+	GroupsGroup   = "group"
+	GroupsAccount = "account"
+)
 
 // Repair records a record whose fields were not simply its '|'-separated
 // pieces: one with more separators than the header (some free-text field
