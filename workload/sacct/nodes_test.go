@@ -3,9 +3,9 @@ package sacct_test
 import (
 	"errors"
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
