@@ -29,7 +29,7 @@ import (
 
 type simFlags struct {
 	trace, policy, out string
-	groups             string // a sacct log's --groups
+	groups, priority   string // a sacct log's --groups and --priority
 	params, clean      []string
 	procs              int64
 	seed               uint64
@@ -57,7 +57,7 @@ the schedule, print the summary metrics and optionally write one Parquet row
 per job. --format sacct reads a Slurm accounting log (sacct -P output) instead,
 its requests on nodes from its TRES (--tres requested|allocated, --constraints,
 --unknown-partition; --partitions maps its partition names; --groups account gives each
-job its Slurm account as its group); docs/semantics.md.
+job its Slurm account as its group, --priority log its Priority); docs/semantics.md.
 
 POLICY is a reference policy (fcfs, easy, conservative, multifactor...), the path of a plugin
 binary, a Go package path (such as ./plugins/easy) that is built and cached, or
@@ -116,6 +116,7 @@ beside it the power over time, and the summary the energy metrics.`,
 	fl.StringVar(&f.log.TRES, "tres", "", "a sacct log on nodes: the request from requested (ReqTRES, the default) or allocated (AllocTRES)")
 	fl.StringVar(&f.log.Constraints, "constraints", "", "a sacct log on nodes: features joined by & are required (required, the default) or ignored (ignore)")
 	fl.StringVar(&f.groups, "groups", "", "a sacct log: each job's group is its Unix group (group, the default) or its Slurm account (account), as multifactor's accounts read it")
+	fl.StringVar(&f.priority, "priority", "", "a sacct log: every job's priority is 0 (none, the default) or the log's Priority (log), which order=priority reads")
 	fl.StringVar(&f.log.UnknownPartition, "unknown-partition", "", "a sacct log on nodes: a job of a partition --partitions does not name goes to the default partition (default), is dropped (drop) or is bad input (error)")
 	f.nodes.register(fl)
 	f.outages.register(fl)
@@ -146,7 +147,7 @@ beside it the power over time, and the summary the energy metrics.`,
 func (f *simFlags) checkFormat(cmd *cobra.Command) (map[string]string, error) {
 	switch f.format {
 	case manifest.FormatSWF:
-		for _, name := range []string{"tres", "constraints", "unknown-partition", "groups"} {
+		for _, name := range []string{"tres", "constraints", "unknown-partition", "groups", "priority"} {
 			if cmd.Flags().Changed(name) {
 				return nil, fmt.Errorf("--%s applies to a sacct log only (--format %s)", name, manifest.FormatSacct)
 			}
@@ -158,6 +159,9 @@ func (f *simFlags) checkFormat(cmd *cobra.Command) (map[string]string, error) {
 	}
 	if g := f.groups; g != "" && g != sacct.GroupsGroup && g != sacct.GroupsAccount {
 		return nil, fmt.Errorf("--groups %q: want %s or %s", g, sacct.GroupsGroup, sacct.GroupsAccount)
+	}
+	if p := f.priority; p != "" && p != manifest.PriorityNone && p != manifest.PriorityLog {
+		return nil, fmt.Errorf("--priority %q: want %s or %s", p, manifest.PriorityNone, manifest.PriorityLog)
 	}
 	if f.nodes.Machine != "" && f.nodes.Partitions == "machine" {
 		return nil, fmt.Errorf("--partitions machine maps an SWF trace's partition numbers; a sacct log's partitions are its names (--partitions NAME=PARTITION,...)")
@@ -257,7 +261,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		if procs == 0 && nodePlat != nil {
 			procs = nodePlat.Clusters[0].Capacity[0]
 		}
-		w, err = sacct.LoadWorkload(path, procs, clean, feedback, sacct.Options{Groups: f.groups})
+		w, err = sacct.LoadWorkload(path, procs, clean, feedback, sacct.Options{Groups: f.groups, Priority: f.priority == manifest.PriorityLog})
 	} else {
 		w, err = workload.LoadSWFWith(path, f.procs, clean, feedback)
 	}
@@ -434,6 +438,9 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 		meta["workload.format"], meta["workload.read.counts"] = w.Format, js(w.ReadCounts)
 		if f.groups == sacct.GroupsAccount {
 			meta["workload.groups"] = f.groups
+		}
+		if f.priority == manifest.PriorityLog {
+			meta["workload.priority"] = f.priority
 		}
 	}
 	if len(out.Drains) > 0 {

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -236,5 +238,84 @@ policy = ["mf"]
 	}
 	if !reflect.DeepEqual(cRows, byAccount) || cMeta["workload.groups"] != "account" || cMeta["workload.read.counts"] != aMeta["workload.read.counts"] {
 		t.Errorf("the campaign's jobs or provenance differ from sim's with --groups account")
+	}
+}
+
+// TestSimSacctPriority: ten one-processor jobs of 60 s submitted at once
+// on one processor, job N of priority N in the log (job 5's empty):
+// under FCFS in priority order with the log's priorities (--priority log,
+// or a campaign's priority = "log") they run from the highest down, job 5
+// (priority 0) last; with every priority 0 they run in submit order.
+func TestSimSacctPriority(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("JobID|Priority|Submit|Start|End|Elapsed|Timelimit|ReqCPUS|AllocCPUS|State\n")
+	for id := 1; id <= 10; id++ {
+		prio := strconv.Itoa(id)
+		if id == 5 {
+			prio = ""
+		}
+		fmt.Fprintf(&b, "%d|%s|2021-01-01T00:00:00|2021-01-01T00:00:00|2021-01-01T00:01:00|00:01:00|00:01:00|1|1|COMPLETED\n", id, prio)
+	}
+	log := filepath.Join(dir, "prio.sacct")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	starts := func(rows []results.JobRow) map[int64]int64 {
+		m := map[int64]int64{}
+		for _, r := range rows {
+			m[r.JobID] = r.Start
+		}
+		return m
+	}
+	sim := func(name string, flags ...string) ([]results.JobRow, results.Metadata) {
+		path := filepath.Join(dir, name, "jobs.parquet")
+		args := append([]string{"sim", "--trace", log, "--format", "sacct", "--policy", "fcfs", "--param", "order=priority", "--in-process", "--procs", "1", "--out", path}, flags...)
+		if out, err := run(t, args...); err != nil {
+			t.Fatalf("sim: %v\n%s", err, out)
+		}
+		rows, _, meta, err := results.ReadJobsWith(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows, meta
+	}
+	byLog, meta := sim("log", "--priority", "log")
+	want := map[int64]int64{10: 0, 9: 60, 8: 120, 7: 180, 6: 240, 4: 300, 3: 360, 2: 420, 1: 480, 5: 540}
+	if got := starts(byLog); !maps.Equal(got, want) {
+		t.Errorf("starts %v, want %v", got, want)
+	}
+	if meta["workload.priority"] != "log" || !strings.Contains(meta["workload.read.counts"], `"priority-from-log":9,"priority-missing":1`) {
+		t.Errorf("provenance %q, %q", meta["workload.priority"], meta["workload.read.counts"])
+	}
+	none, _ := sim("none")
+	for id, at := range starts(none) {
+		if at != (id-1)*60 {
+			t.Errorf("without the log's priorities job %d starts at %d, want %d", id, at, (id-1)*60)
+		}
+	}
+	src := fmt.Sprintf(`[campaign]
+seed = 7
+out = %q
+[workloads.log]
+trace = %q
+sha256 = %q
+format = "sacct"
+procs = 1
+priority = "log"
+[policies.fcfs]
+ref = "fcfs"
+params = { order = "priority" }
+[matrix]
+workload = ["log"]
+policy = ["fcfs"]
+`, filepath.Join(dir, "campaign"), log, hex.EncodeToString(sum[:]))
+	cRows, _, cMeta, err := results.ReadJobsWith(campaignJobsFile(t, dir, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cRows, byLog) || cMeta["workload.priority"] != "log" {
+		t.Errorf("the campaign's jobs or provenance differ from sim's with --priority log")
 	}
 }

@@ -22,6 +22,10 @@ const (
 	OrderSmallest = "smallest"
 	// OrderLargest puts the most requested processors first.
 	OrderLargest = "largest"
+	// OrderPriority puts the highest priority the workload gives a job
+	// (sdk.Job.Priority: a sacct log's own with priority = "log") first,
+	// replaying the order the log's scheduler ranked jobs by.
+	OrderPriority = "priority"
 )
 
 // orderParam declares the "order" parameter shared by the reference policies.
@@ -30,7 +34,7 @@ func orderParam() sdk.Param {
 		Name:    "order",
 		Type:    sdk.String,
 		Default: OrderSubmit,
-		Doc: "queue order: submit; shortest or ljf (requested walltime r, shortest or longest first); smallest or largest " +
+		Doc: "queue order: submit; priority (the workload's, highest first); shortest or ljf (requested walltime r, shortest or longest first); smallest or largest " +
 			"(processors n); saf or laf (area r x n, smallest or largest first); wfp3 ((w/r)^3 x n, highest first) or unicep " +
 			"(w / (max(log2 n, 1) x r), highest first), w the current wait, ranked again at every call; f1 to f4 " +
 			"(Carastan-Santos & de Camargo, SC'17; lowest first): log10(r) x n + 870 log10(s), sqrt(r) x n + 25600 log10(s), " +
@@ -39,7 +43,7 @@ func orderParam() sdk.Param {
 		// New orders go at the end: the list is printed in error messages
 		// and descriptions, which name the first four in this order.
 		Choices: []string{OrderSubmit, OrderShortest, OrderSmallest, OrderLargest,
-			OrderWFP3, OrderUNICEP, OrderF1, OrderF2, OrderF3, OrderF4, OrderSAF, OrderLAF, OrderLJF},
+			OrderWFP3, OrderUNICEP, OrderF1, OrderF2, OrderF3, OrderF4, OrderSAF, OrderLAF, OrderLJF, OrderPriority},
 	}
 }
 
@@ -208,6 +212,8 @@ func (o *orderer) compare(a, b *sdk.Job) int {
 		c = cmp.Compare(b.Procs(), a.Procs())
 	case OrderLJF:
 		c = cmp.Compare(b.Walltime, a.Walltime)
+	case OrderPriority:
+		c = cmp.Compare(b.Priority, a.Priority)
 	case OrderSAF:
 		c = compareArea(a, b)
 	case OrderLAF:

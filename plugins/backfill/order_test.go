@@ -22,7 +22,8 @@ func TestOrdererKeepsOrder(t *testing.T) {
 		}
 		jobs := make([]sdk.Job, n)
 		for i := range jobs {
-			jobs[i] = sdk.Job{Index: i, ID: int64(i), Submit: int64(i) * 3, Walltime: 1 + r.Int64N(20), Request: sdk.Vector{r.Int64N(9)}}
+			jobs[i] = sdk.Job{Index: i, ID: int64(i), Submit: int64(i) * 3, Walltime: 1 + r.Int64N(20), Request: sdk.Vector{r.Int64N(9)},
+				Priority: float64(r.IntN(5))}
 		}
 		o := makeOrderer(order)
 		var queue []*sdk.Job // the engine's queue, in submit order

@@ -15,15 +15,17 @@ import (
 type qJob struct {
 	id      int64
 	s, r, n int64
+	p       float64 // the workload's priority (order = priority)
 }
 
 // timeQueue is ranked by the timed orders at t=60 and t=100 below.
-// Waits at 60: 50, 40, 20, 0; at 100: 90, 80, 60, 40.
+// Waits at 60: 50, 40, 20, 0; at 100: 90, 80, 60, 40. Priorities 5, 7,
+// 7, 1.
 var timeQueue = []qJob{
-	{id: 1, s: 10, r: 10, n: 1},
-	{id: 2, s: 20, r: 40, n: 128},
-	{id: 3, s: 40, r: 5, n: 2},
-	{id: 4, s: 60, r: 100, n: 4},
+	{id: 1, s: 10, r: 10, n: 1, p: 5},
+	{id: 2, s: 20, r: 40, n: 128, p: 7},
+	{id: 3, s: 40, r: 5, n: 2, p: 7},
+	{id: 4, s: 60, r: 100, n: 4, p: 1},
 }
 
 // fQueue makes F1 to F4 give four different orders, none of them submit
@@ -54,6 +56,8 @@ var orderCases = []struct {
 	{OrderSubmit, timeQueue, 100, nil, []int64{1, 2, 3, 4}},
 	{OrderShortest, timeQueue, 100, nil, []int64{3, 1, 2, 4}},
 	{OrderLJF, timeQueue, 100, nil, []int64{4, 2, 1, 3}},
+	// Highest priority first; 2 and 3 tie: submit order.
+	{OrderPriority, timeQueue, 100, nil, []int64{2, 3, 1, 4}},
 	{OrderSmallest, timeQueue, 100, nil, []int64{1, 3, 4, 2}},
 	{OrderLargest, timeQueue, 100, nil, []int64{2, 4, 3, 1}},
 	{OrderSAF, timeQueue, 100, nil, []int64{1, 3, 4, 2}},
@@ -85,7 +89,7 @@ var orderCases = []struct {
 }
 
 func (q qJob) job(index int) *sdk.Job {
-	return &sdk.Job{Index: index, ID: q.id, Submit: q.s, Walltime: q.r, Request: sdk.Vector{q.n}}
+	return &sdk.Job{Index: index, ID: q.id, Submit: q.s, Walltime: q.r, Request: sdk.Vector{q.n}, Priority: q.p}
 }
 
 // TestOrdersByHand checks each order's scores and the order they give on
@@ -143,7 +147,7 @@ func inLine(order string, queue []qJob, submit, end int64, want []int64) policyt
 		Jobs:   []job{{ID: 9, Submit: submit, Runtime: end - submit, Walltime: 1e6, Procs: 1}},
 	}
 	for _, q := range queue {
-		sc.Jobs = append(sc.Jobs, job{ID: q.id, Submit: q.s, Runtime: q.r, Walltime: q.r, Procs: q.n})
+		sc.Jobs = append(sc.Jobs, job{ID: q.id, Submit: q.s, Runtime: q.r, Walltime: q.r, Procs: q.n, Priority: q.p})
 	}
 	for _, j := range sc.Jobs {
 		sc.Requests = append(sc.Requests, sdk.Vector{j.Procs, 1})

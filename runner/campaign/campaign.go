@@ -779,7 +779,7 @@ func (e *workloadEntry) load(ctx context.Context, m *manifest.Manifest, archive 
 			}
 		}
 		if w.Format == manifest.FormatSacct {
-			e.wl, e.cause = sacct.LoadWorkload(path, e.procs, w.Clean, w.Feedback, sacct.Options{Groups: w.Groups})
+			e.wl, e.cause = sacct.LoadWorkload(path, e.procs, w.Clean, w.Feedback, sacct.Options{Groups: w.Groups, Priority: w.Priority == manifest.PriorityLog})
 		} else {
 			e.wl, e.cause = workload.LoadSWFWith(path, e.procs, w.Clean, w.Feedback)
 		}

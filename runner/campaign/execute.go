@@ -305,6 +305,9 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		if g := m.Workloads[t.run.Workload].Groups; g != "" {
 			meta["workload.groups"] = g
 		}
+		if p := m.Workloads[t.run.Workload].Priority; p != "" {
+			meta["workload.priority"] = p
+		}
 	}
 	if t.wl.parts != nil {
 		meta["workload.streams"] = js(t.wl.streamReports)

@@ -151,9 +151,12 @@ func workloadSpec(m *Manifest, name string) specWorkload {
 	}
 	if w.Log != nil {
 		s.Format, s.Log = w.Format, logSpec(w.Log)
+		// Only when set, so that the keys of other sacct runs stay.
 		if w.Groups != "" {
-			// Only then, so that the keys of other sacct runs stay.
 			s.Log["groups"] = w.Groups
+		}
+		if w.Priority != "" {
+			s.Log["priority"] = w.Priority
 		}
 		if len(w.Log.Partitions) > 0 {
 			s.Partitions = nodes.NameTable(w.Log.Partitions)

@@ -378,7 +378,7 @@ func rebase(t map[string]any, dir, from string) map[string]any {
 
 // workloadExtras are the keys of a workload table the lock copies as the
 // manifest wrote them: a sacct log's settings and the partitions map.
-var workloadExtras = []string{"format", "tres", "constraints", "unknown_partition", "groups", "partitions"}
+var workloadExtras = []string{"format", "tres", "constraints", "unknown_partition", "groups", "priority", "partitions"}
 
 // writeWorkloadExtras writes workload name's keys of workloadExtras.
 func (m *Manifest) writeWorkloadExtras(b *bytes.Buffer, name string) error {

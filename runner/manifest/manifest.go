@@ -219,6 +219,9 @@ type Workload struct {
 	// Groups is a sacct log's field that gives each job its group
 	// (sacct.Options.Groups): "" (the Unix group) or sacct.GroupsAccount.
 	Groups string
+	// Priority is a sacct log's source of each job's priority: ""
+	// (none: 0) or PriorityLog (its Priority; sacct.Options.Priority).
+	Priority string
 	// SeedName, when set, is the name the workload's seeds derive from in
 	// place of its own: workloads that share it draw the same jobs and
 	// transform draws, so that they differ only by what else differs (a
@@ -441,6 +444,7 @@ type rawWorkload struct {
 	Constraints      string `toml:"constraints"`
 	UnknownPartition string `toml:"unknown_partition"`
 	Groups           string `toml:"groups"`
+	Priority         string `toml:"priority"`
 }
 
 type rawPolicy struct {
@@ -959,7 +963,7 @@ func (p *parser) workload(name string, rw rawWorkload) Workload {
 	w := Workload{Name: name, Procs: rw.Procs}
 	if p.md.IsDefined(key("streams")...) {
 		for _, k := range []string{"trace", "sha256", "generator", "params", "procs", "clean", "transform", "transform_params", "feedback", "session_threshold", "unknown_wait",
-			"format", "tres", "constraints", "unknown_partition", "groups"} {
+			"format", "tres", "constraints", "unknown_partition", "groups", "priority"} {
 			if p.md.IsDefined(key(k)...) {
 				p.errAt(key(k), "a workload of streams has no %s of its own: its streams' workloads have theirs", k)
 			}

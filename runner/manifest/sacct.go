@@ -18,6 +18,12 @@ const (
 	FormatSacct = sacct.Format
 )
 
+// The values of a sacct log's priority key.
+const (
+	PriorityNone = "none"
+	PriorityLog  = "log"
+)
+
 // logKeys are a sacct log's keys besides format and partitions, with the
 // name of the setting each is.
 var logKeys = []struct{ key, setting string }{
@@ -47,7 +53,7 @@ func (p *parser) logFormat(w *Workload, key func(k ...string) []string, rw rawWo
 	}
 	values := []string{rw.TRES, rw.Constraints, rw.UnknownPartition}
 	if w.Format != FormatSacct {
-		for _, k := range append(slices.Clone(logKeys), struct{ key, setting string }{"groups", ""}) {
+		for _, k := range append(slices.Clone(logKeys), struct{ key, setting string }{"groups", ""}, struct{ key, setting string }{"priority", ""}) {
 			if p.md.IsDefined(key(k.key)...) {
 				p.errAt(key(k.key), "applies to a sacct log only (format = %q)", FormatSacct)
 			}
@@ -60,6 +66,13 @@ func (p *parser) logFormat(w *Workload, key func(k ...string) []string, rw rawWo
 		w.Groups = sacct.GroupsAccount
 	default:
 		p.errAt(key("groups"), "%q: want %q (each job's Unix group, the default) or %q (its Slurm account)", rw.Groups, sacct.GroupsGroup, sacct.GroupsAccount)
+	}
+	switch rw.Priority {
+	case "", PriorityNone:
+	case PriorityLog:
+		w.Priority = PriorityLog
+	default:
+		p.errAt(key("priority"), "%q: want %q (every job's priority 0, the default) or %q (the log's Priority)", rw.Priority, PriorityNone, PriorityLog)
 	}
 	l := &nodes.LogSettings{TRES: rw.TRES, Constraints: rw.Constraints, UnknownPartition: rw.UnknownPartition}
 	for i, k := range logKeys {

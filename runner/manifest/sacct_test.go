@@ -41,6 +41,8 @@ policy = ["p"]
 		// The default groups leave the spec as it was; accounts are in it.
 		{`groups = "group"`, `"format":"sacct","log":{"constraints":"required","tres":"requested","unknown-partition":"default"}`},
 		{`groups = "account"`, `"format":"sacct","log":{"constraints":"required","groups":"account","tres":"requested","unknown-partition":"default"}`},
+		{`priority = "none"`, `"format":"sacct","log":{"constraints":"required","tres":"requested","unknown-partition":"default"}`},
+		{`priority = "log"`, `"format":"sacct","log":{"constraints":"required","priority":"log","tres":"requested","unknown-partition":"default"}`},
 	}
 	for _, c := range cases {
 		m, runs := mustExpand(t, src(c.extra))
@@ -59,6 +61,9 @@ policy = ["p"]
 	// A bad value, and the key on an SWF workload, are errors naming it.
 	if _, err := parse(t, src(`groups = "qos"`)); err == nil || !strings.Contains(err.Error(), `workloads.log.groups: "qos": want "group"`) {
 		t.Errorf("groups = qos: %v", err)
+	}
+	if _, err := parse(t, src(`priority = "sprio"`)); err == nil || !strings.Contains(err.Error(), `workloads.log.priority: "sprio": want "none"`) {
+		t.Errorf("priority = sprio: %v", err)
 	}
 	swf := strings.Replace(src(`groups = "account"`), `format = "sacct"`+"\n"+`partitions = { general-compute = "batch" }`, "", 1)
 	if _, err := parse(t, swf); err == nil || !strings.Contains(err.Error(), "workloads.log.groups: applies to a sacct log only") {

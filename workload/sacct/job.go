@@ -43,6 +43,10 @@ type Job struct {
 	Constraints string
 	// UID and GID are the numeric user and group ids, or Missing.
 	UID, GID int64
+	// Priority is the job's priority (Priority: Slurm's at its last
+	// computation, for a job that ran its priority when it started), or
+	// Missing.
+	Priority int64
 
 	// State is the normalised state (see NormalizeState): COMPLETED,
 	// FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, ...; "" when absent.
@@ -100,7 +104,7 @@ type Job struct {
 func newJob(h *Header, raw []string) Job {
 	nan := math.NaN()
 	return Job{
-		ArrayTask: Missing, RawID: Missing, UID: Missing, GID: Missing,
+		ArrayTask: Missing, RawID: Missing, UID: Missing, GID: Missing, Priority: Missing,
 		CancelledBy: Missing, ExitStatus: Missing, ExitSignal: Missing,
 		Submit: Missing, Eligible: Missing, Start: Missing, End: Missing,
 		Elapsed: Missing, Timelimit: Missing,

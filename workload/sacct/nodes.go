@@ -106,7 +106,8 @@ func checkMem(v string) error {
 // onto nodes. The ReqTRES and AllocTRES of every allocation record are
 // checked by CheckNodeTRES. Errors name the file and the line. SHA256 is
 // that of the log's uncompressed bytes. With opt.Groups = GroupsAccount
-// each job's group is its Slurm account, counted in ReadCounts.
+// each job's group is its Slurm account, and with opt.Priority its
+// priority the log's Priority, each counted in ReadCounts.
 func LoadWorkload(path string, procs int64, c workload.Clean, f workload.Feedback, opt Options) (*workload.Workload, error) {
 	rd, err := Open(path, opt)
 	if err != nil {
@@ -165,10 +166,22 @@ func LoadWorkload(path string, procs int64, c workload.Clean, f workload.Feedbac
 		w.ReadCounts["groups-from-account"], w.ReadCounts["groups-no-account"] = fromAccount, noAccount
 	}
 	w.Requests = make([]workload.NodeRequest, len(w.Jobs))
+	var withPriority, noPriority int64
 	for i, in := range w.Jobs {
 		j := &jobs[in.Job.ID-1] // ToSWF numbers the jobs from 1 in order
+		if opt.Priority {
+			if j.Priority == Missing {
+				noPriority++
+			} else {
+				w.Jobs[i].Job.Priority = float64(j.Priority)
+				withPriority++
+			}
+		}
 		w.Requests[i] = workload.NodeRequest{Requested: Resources(j.ReqTRES), Allocated: Resources(j.AllocTRES),
 			Nodes: j.NNodes, Partition: j.Partition, Constraints: j.Constraints, Line: j.Line}
+	}
+	if opt.Priority {
+		w.ReadCounts["priority-from-log"], w.ReadCounts["priority-missing"] = withPriority, noPriority
 	}
 	return w, nil
 }

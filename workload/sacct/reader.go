@@ -78,6 +78,10 @@ type Options struct {
 	// (or "", the Unix group, Group) or GroupsAccount (the Slurm account,
 	// Account). LoadWorkload reads it.
 	Groups string
+	// Priority keeps each job's Priority as its sdk.Job.Priority (which
+	// the reference policies' order = "priority" reads); without it, or
+	// for a job without one, the priority is 0. LoadWorkload reads it.
+	Priority bool
 }
 
 // The values of Options.Groups.
@@ -469,7 +473,7 @@ type columns struct {
 	allocCPUS, nCPUS, reqCPUS, allocNodes, nNodes       int
 	reqNodes, reqMem, maxRSS, maxVMSize                 int
 	totalCPU, userCPU, systemCPU, cpuTime, cpuTimeRaw   int
-	allocTRES, reqTRES, constraints                     int
+	allocTRES, reqTRES, constraints, priority           int
 }
 
 func newColumns(h *Header) columns {
@@ -488,6 +492,7 @@ func newColumns(h *Header) columns {
 		totalCPU: h.Index("TotalCPU"), userCPU: h.Index("UserCPU"), systemCPU: h.Index("SystemCPU"),
 		cpuTime: h.Index("CPUTime"), cpuTimeRaw: h.Index("CPUTimeRAW"),
 		allocTRES: h.Index("AllocTRES"), reqTRES: h.Index("ReqTRES"), constraints: h.Index("Constraints"),
+		priority: h.Index("Priority"),
 	}
 }
 
@@ -546,6 +551,7 @@ func (r *Reader) convert(f []string) (Row, error) {
 	}
 	count(c.uid, &j.UID)
 	count(c.gid, &j.GID)
+	count(c.priority, &j.Priority)
 	count(c.allocCPUS, &j.AllocCPUS)
 	count(c.nCPUS, &j.NCPUS)
 	count(c.reqCPUS, &j.ReqCPUS)
