@@ -195,20 +195,9 @@ func TestSimSacctGroups(t *testing.T) {
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	params := []string{"--param", "PriorityWeightFairshare=10000", "--param", "AutoAccounts=group", "--param", "PriorityCalcPeriod=1"}
-	sim := func(name string, flags ...string) ([]results.JobRow, results.Metadata) {
-		path := filepath.Join(dir, name, "jobs.parquet")
-		args := append([]string{"sim", "--trace", log, "--format", "sacct", "--policy", "multifactor", "--in-process", "--procs", "8", "--out", path}, params...)
-		if out, err := run(t, append(args, flags...)...); err != nil {
-			t.Fatalf("sim: %v\n%s", err, out)
-		}
-		rows, _, meta, err := results.ReadJobsWith(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows, meta
-	}
-	byGroup, gMeta := sim("group")
-	byAccount, aMeta := sim("account", "--groups", "account")
+	args := append([]string{"--trace", log, "--format", "sacct", "--policy", "multifactor", "--in-process", "--procs", "8"}, params...)
+	byGroup, gMeta := simJobsFile(t, filepath.Join(dir, "group"), args...)
+	byAccount, aMeta := simJobsFile(t, filepath.Join(dir, "account"), append(args, "--groups", "account")...)
 	if reflect.DeepEqual(byGroup, byAccount) {
 		t.Error("the same schedule with accounts as with Unix groups: the test tells nothing")
 	}
@@ -269,19 +258,8 @@ func TestSimSacctPriority(t *testing.T) {
 		}
 		return m
 	}
-	sim := func(name string, flags ...string) ([]results.JobRow, results.Metadata) {
-		path := filepath.Join(dir, name, "jobs.parquet")
-		args := append([]string{"sim", "--trace", log, "--format", "sacct", "--policy", "fcfs", "--param", "order=priority", "--in-process", "--procs", "1", "--out", path}, flags...)
-		if out, err := run(t, args...); err != nil {
-			t.Fatalf("sim: %v\n%s", err, out)
-		}
-		rows, _, meta, err := results.ReadJobsWith(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows, meta
-	}
-	byLog, meta := sim("log", "--priority", "log")
+	args := []string{"--trace", log, "--format", "sacct", "--policy", "fcfs", "--param", "order=priority", "--in-process", "--procs", "1"}
+	byLog, meta := simJobsFile(t, filepath.Join(dir, "log"), append(args, "--priority", "log")...)
 	want := map[int64]int64{10: 0, 9: 60, 8: 120, 7: 180, 6: 240, 4: 300, 3: 360, 2: 420, 1: 480, 5: 540}
 	if got := starts(byLog); !maps.Equal(got, want) {
 		t.Errorf("starts %v, want %v", got, want)
@@ -289,7 +267,7 @@ func TestSimSacctPriority(t *testing.T) {
 	if meta["workload.priority"] != "log" || !strings.Contains(meta["workload.read.counts"], `"priority-from-log":9,"priority-missing":1`) {
 		t.Errorf("provenance %q, %q", meta["workload.priority"], meta["workload.read.counts"])
 	}
-	none, _ := sim("none")
+	none, _ := simJobsFile(t, filepath.Join(dir, "none"), args...)
 	for id, at := range starts(none) {
 		if at != (id-1)*60 {
 			t.Errorf("without the log's priorities job %d starts at %d, want %d", id, at, (id-1)*60)
@@ -318,4 +296,19 @@ policy = ["fcfs"]
 	if !reflect.DeepEqual(cRows, byLog) || cMeta["workload.priority"] != "log" {
 		t.Errorf("the campaign's jobs or provenance differ from sim's with --priority log")
 	}
+}
+
+// simJobsFile runs schedlab sim with args, its jobs file in dir, and
+// returns the file's rows and footer.
+func simJobsFile(t *testing.T, dir string, args ...string) ([]results.JobRow, results.Metadata) {
+	t.Helper()
+	path := filepath.Join(dir, "jobs.parquet")
+	if out, err := run(t, append(append([]string{"sim"}, args...), "--out", path)...); err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	rows, _, meta, err := results.ReadJobsWith(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, meta
 }

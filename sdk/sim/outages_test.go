@@ -232,28 +232,7 @@ func TestOutagesRandom(t *testing.T) {
 			}
 			js = append(js, nodeJob{id + 1, rng.Int64N(500), 1 + rng.Int64N(120), tasks})
 		}
-		var outs []sdk.Outage
-		for k := range int32(nodes) {
-			at := int64(0)
-			for {
-				at += 1 + rng.Int64N(300)
-				if at > 700 {
-					break
-				}
-				d := 1 + rng.Int64N(60)
-				outs = append(outs, sdk.Outage{Nodes: []int32{k}, Start: at, End: at + d, Kind: sdk.Failure})
-				at += d
-			}
-		}
-		if rng.IntN(2) == 0 {
-			s := rng.Int64N(600)
-			outs = append(outs, sdk.Outage{Nodes: []int32{int32(rng.IntN(nodes))}, Start: s, End: s + 1 + rng.Int64N(200), Kind: sdk.Drain})
-		}
-		if rng.IntN(2) == 0 {
-			s := rng.Int64N(600)
-			outs = append(outs, sdk.Outage{Start: s, End: s + 1 + rng.Int64N(100), Kind: sdk.Maintenance})
-		}
-		sdk.SortOutages(outs)
+		outs := randomOutages(rng, nodes)
 		f := sim.Faults{OnFailure: sim.OnFailure(rng.IntN(3)), LosePlace: rng.IntN(2) == 0, Maintenance: sim.MaintenanceRule(rng.IntN(2)),
 			Checkpoint: sim.Checkpoint{Rule: sim.IntervalRule(rng.IntN(3)), Interval: 1 + rng.Int64N(50), Cost: rng.Int64N(10), Restart: rng.Int64N(10), MTBF: 2000}}
 		in := nodeInputs(p, js...)
@@ -408,4 +387,33 @@ func TestOutagesReviewCases(t *testing.T) {
 	if _, err := sim.Run(context.Background(), plugin(&scripted{fn: reject}), sim.Config{Platform: one, Jobs: in, Outages: fail, Faults: sim.Faults{OnFailure: sim.FailRequeue}}); err == nil || !strings.Contains(err.Error(), "a job that ran is not rejected") {
 		t.Errorf("rejecting a requeued job: %v", err)
 	}
+}
+
+// randomOutages draws failures of each of nodes nodes up to 700 s, and at
+// random a drain of one node and a machine-wide maintenance window, in
+// sdk.SortOutages order.
+func randomOutages(rng *rand.Rand, nodes int) []sdk.Outage {
+	var outs []sdk.Outage
+	for k := range int32(nodes) {
+		at := int64(0)
+		for {
+			at += 1 + rng.Int64N(300)
+			if at > 700 {
+				break
+			}
+			d := 1 + rng.Int64N(60)
+			outs = append(outs, sdk.Outage{Nodes: []int32{k}, Start: at, End: at + d, Kind: sdk.Failure})
+			at += d
+		}
+	}
+	if rng.IntN(2) == 0 {
+		s := rng.Int64N(600)
+		outs = append(outs, sdk.Outage{Nodes: []int32{int32(rng.IntN(nodes))}, Start: s, End: s + 1 + rng.Int64N(200), Kind: sdk.Drain})
+	}
+	if rng.IntN(2) == 0 {
+		s := rng.Int64N(600)
+		outs = append(outs, sdk.Outage{Start: s, End: s + 1 + rng.Int64N(100), Kind: sdk.Maintenance})
+	}
+	sdk.SortOutages(outs)
+	return outs
 }

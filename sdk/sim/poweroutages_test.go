@@ -107,23 +107,7 @@ func TestPowerOutagesRandom(t *testing.T) {
 		for id := range int64(10 + rng.IntN(40)) {
 			js = append(js, nodeJob{id + 1, rng.Int64N(500), 1 + rng.Int64N(120), sdk.Tasks{Count: int32(1 + rng.IntN(8)), Cores: 1}})
 		}
-		var outs []sdk.Outage
-		for k := range int32(n) {
-			for at := rng.Int64N(300); at < 700; at += 1 + rng.Int64N(300) {
-				d := 1 + rng.Int64N(60)
-				outs = append(outs, sdk.Outage{Nodes: []int32{k}, Start: at, End: at + d, Kind: sdk.Failure})
-				at += d
-			}
-		}
-		if rng.IntN(2) == 0 {
-			s := rng.Int64N(600)
-			outs = append(outs, sdk.Outage{Nodes: []int32{int32(rng.IntN(n))}, Start: s, End: s + 1 + rng.Int64N(200), Kind: sdk.Drain})
-		}
-		if rng.IntN(2) == 0 {
-			s := rng.Int64N(600)
-			outs = append(outs, sdk.Outage{Start: s, End: s + 1 + rng.Int64N(100), Kind: sdk.Maintenance})
-		}
-		sdk.SortOutages(outs)
+		outs := randomOutages(rng, n)
 		f := sim.Faults{OnFailure: sim.OnFailure(rng.IntN(2)), LosePlace: rng.IntN(2) == 0, Maintenance: sim.MaintenanceRule(rng.IntN(2))}
 		model := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, 2)}}
 		for g := range 2 {
