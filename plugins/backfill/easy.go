@@ -508,6 +508,12 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 			shadow = t
 		}
 	}
+	if p.capped && p.room.inUse != nil {
+		// Under a busy power table the head's cores may add far more
+		// than their least: the power held for it at the shadow time is
+		// the most they can add, whatever the nodes then have in use.
+		headW = float64(int64(head.Tasks.Count)*int64(head.Tasks.Cores)) * p.room.coreMostW
+	}
 	p.extraW = availW - headW
 	// The engine admits only jobs that fit the cluster, so head fits once
 	// everything has ended and shadow is set, unless nodes are out of

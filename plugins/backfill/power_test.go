@@ -408,3 +408,42 @@ func TestIdleOffUnderOutages(t *testing.T) {
 	}
 	t.Logf("%d power events, %d interrupted runs", switched, interrupted)
 }
+
+// TestCappedEASYTableHoldsHead (an independent review's case): 5 nodes of
+// 4 cores idle at 100 W, the table 200, 210, 220, 230 W, a cap of 1,100
+// W. A (4 cores, to 100) and C (4 cores, to 10,000) take nodes 0 and 1
+// (130 W each: 760 W); the head H (12 tasks of a core, 100 s) would add
+// 390 W on nodes 2 to 4: its shadow time is A's end, 100. Four jobs of one
+// core and 10,000 s each add 100 W on an idle node, 10 W on a busy one:
+// counted at the least a core adds (10 W), they would be backfilled past
+// the shadow time and keep H out until 10,000. Holding the most H's cores
+// can add (12 x 100 W), EASY backfills none, H starts at 100 as promised,
+// and they follow at its end.
+func TestCappedEASYTableHoldsHead(t *testing.T) {
+	p := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 5, Cores: 4}}, nil, sdk.FirstFit)
+	task := func(n, c int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: c} }
+	in := []sim.Input{
+		{Job: sdk.Job{ID: 1, Submit: 0, Walltime: 100, Request: sdk.Vector{4}, Tasks: task(1, 4)}, Runtime: 100},
+		{Job: sdk.Job{ID: 2, Submit: 0, Walltime: 10000, Request: sdk.Vector{4}, Tasks: task(1, 4)}, Runtime: 10000},
+		{Job: sdk.Job{ID: 3, Submit: 0, Walltime: 100, Request: sdk.Vector{12}, Tasks: task(12, 1)}, Runtime: 100},
+	}
+	for id := int64(4); id <= 7; id++ {
+		in = append(in, sim.Input{Job: sdk.Job{ID: id, Submit: 0, Walltime: 10000, Request: sdk.Vector{1}, Tasks: task(1, 1)}, Runtime: 10000})
+	}
+	sim.Sort(in)
+	model := &sdk.Power{Groups: [][]sdk.NodePower{{{Idle: 100, Full: 230, Busy: []float64{200, 210, 220, 230}}}}, Caps: []sdk.CapStep{{From: 0, Watts: 1100}}}
+	res, err := sim.Run(context.Background(), EASY(), sim.Config{Platform: p, Jobs: in, Power: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Power(p, model, nil, in, res); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res.Records {
+		got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
+	}
+	if g, want := strings.Join(got, " "), "0-100 0-10000 100-200 200-10200 200-10200 200-10200 200-10200"; g != want || res.Records[2].Promised != 100 {
+		t.Errorf("%s (head promised %d), want %s (100)", g, res.Records[2].Promised, want)
+	}
+}

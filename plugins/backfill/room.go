@@ -82,6 +82,9 @@ type room struct {
 	inUse, addUse []int64
 	touched       []int32
 	incW          [][][2]float64
+	// coreMostW is the most one core in use adds on any node, in any
+	// state: a job's cores times it bound its power from above.
+	coreMostW float64
 }
 
 type fencedNode struct {
@@ -135,6 +138,7 @@ func (r *room) setPower(m *sdk.Power, p *sdk.Platform) {
 		np := &m.Groups[0][g]
 		if np.Busy == nil {
 			r.coreW = min(r.coreW, np.CoreWatts(ng.Cores))
+			r.coreMostW = max(r.coreMostW, np.CoreWatts(ng.Cores))
 			continue
 		}
 		r.incW[g] = make([][2]float64, ng.Cores+1)
@@ -143,6 +147,7 @@ func (r *room) setPower(m *sdk.Power, p *sdk.Platform) {
 			r.incW[g][n] = [2]float64{least, most}
 		}
 		r.coreW = min(r.coreW, r.incW[g][1][0])
+		r.coreMostW = max(r.coreMostW, r.incW[g][1][1])
 	}
 	if m.HasBusy() {
 		r.addUse = make([]int64, p.Clusters[0].NodeCount())

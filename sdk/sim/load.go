@@ -33,6 +33,9 @@ func (e *engine) loadJobs(jobs []Input) error {
 		if j.Index != i {
 			return fmt.Errorf("sim: job %d (id %d) has index %d; call sim.Sort first", i, j.ID, j.Index)
 		}
+		if i == 0 && e.pow != nil {
+			e.pow.from = j.Submit // the first submission: energy counts from it
+		}
 		if i > 0 {
 			prev := &e.jobs[i-1]
 			if j.Submit < prev.Submit || (j.Submit == prev.Submit && j.ID < prev.ID) {

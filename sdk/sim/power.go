@@ -73,15 +73,16 @@ type powEngine struct {
 	energy   Energy
 	begun    bool
 	// from is when the energy starts to count: the first submission
-	// (math.MinInt64 without jobs: the first event). Outages may make
-	// events before it, and a policy switch nodes then.
+	// (math.MinInt64 without jobs: the first event; math.MaxInt64 until
+	// the first job is loaded). Outages may make events before it, and a
+	// policy switch nodes then.
 	from int64
 	last int64
 }
 
-// newPowEngine returns the power state of cfg, or nil without a power
-// model.
-func newPowEngine(cfg *Config) (*powEngine, error) {
+// newPowEngine returns the power state of cfg, a run of n jobs, or nil
+// without a power model.
+func newPowEngine(cfg *Config, n int) (*powEngine, error) {
 	m := cfg.Power
 	if m == nil {
 		return nil, nil
@@ -122,9 +123,12 @@ func newPowEngine(cfg *Config) (*powEngine, error) {
 			pe.dark[c], pe.darkOn[c] = make([]int32, p.Clusters[c].NodeCount()), make([]int64, len(gs))
 		}
 	}
-	pe.from = math.MinInt64
-	if len(cfg.Jobs) > 0 {
-		pe.from = cfg.Jobs[0].Job.Submit
+	// Until the first job is loaded (loadJobs sets from; a plugin's
+	// engine streams its jobs in), nothing counts; a run without jobs
+	// counts from its first event.
+	pe.from = math.MaxInt64
+	if n == 0 {
+		pe.from = math.MinInt64
 	}
 	pe.shown.Modes = make([][]sdk.PowerMode, len(p.Clusters))
 	pe.shown.Until = make([][]int64, len(p.Clusters))

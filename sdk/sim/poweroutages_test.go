@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/internal/stream"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
 )
@@ -182,5 +183,38 @@ func TestPowerOutagesRandom(t *testing.T) {
 	}
 	if dark < 20 {
 		t.Fatalf("only %d runs with a group under the off rule", dark)
+	}
+}
+
+// TestPowerStreamedSpan: energy counts from the first submission (100)
+// though a failure at 10 makes events before it, whether the jobs are
+// given at once or streamed in, as a plugin's engine is given them (an
+// independent review's case).
+func TestPowerStreamedSpan(t *testing.T) {
+	two := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	four := sdk.Tasks{Count: 4, Cores: 1}
+	in := nodeInputs(two, nodeJob{1, 100, 100, four}, nodeJob{2, 100, 100, four})
+	outs := []sdk.Outage{{Nodes: []int32{0}, Start: 10, End: 20, Kind: sdk.Failure}}
+	model := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 200}}}}
+	whole, err := sim.Run(context.Background(), plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Jobs: in, Outages: outs, Power: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := false
+	ctx := stream.With(context.Background(), &stream.Hooks[sim.Input, sim.Record]{Total: len(in), More: func() ([]sim.Input, error) {
+		if sent {
+			return nil, nil
+		}
+		sent = true
+		return in, nil
+	}})
+	streamed, err := sim.Run(ctx, plugin(&scripted{fn: fcfsNodes}), sim.Config{Platform: two, Outages: outs, Power: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two nodes idle at 100 W and 8 cores at 25 W, over [100, 200].
+	want := sim.Energy{From: 100, To: 200, Static: 2 * 100 * 100, Dynamic: 8 * 25 * 100}
+	if whole.Power.Energy != want || streamed.Power.Energy != want {
+		t.Errorf("energy %+v given at once, %+v streamed; want %+v", whole.Power.Energy, streamed.Power.Energy, want)
 	}
 }

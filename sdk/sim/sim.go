@@ -400,7 +400,7 @@ func newEngine(ctx context.Context, p sdk.Plugin, cfg *Config) (*engine, error) 
 	if e.outs, err = newOutEngine(cfg, n); err != nil {
 		return nil, err
 	}
-	if e.pow, err = newPowEngine(cfg); err != nil {
+	if e.pow, err = newPowEngine(cfg, n); err != nil {
 		return nil, err
 	}
 	if e.io, err = newIOEngine(cfg, n); err != nil {

@@ -44,8 +44,8 @@ type Job struct {
 	// UID and GID are the numeric user and group ids, or Missing.
 	UID, GID int64
 	// Priority is the job's priority (Priority: Slurm's at its last
-	// computation, for a job that ran its priority when it started), or
-	// Missing.
+	// computation, for a job that ran its priority when it started), read
+	// with Options.Priority only; Missing otherwise.
 	Priority int64
 
 	// State is the normalised state (see NormalizeState): COMPLETED,

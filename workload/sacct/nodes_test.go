@@ -196,3 +196,26 @@ func TestLoadWorkloadGroups(t *testing.T) {
 		t.Errorf("groups qos: %v", err)
 	}
 }
+
+// TestLoadWorkloadPriority: the log's Priority is read only when asked
+// for (Options.Priority): a value that is not a count leaves a read
+// without it as before, and fails one with it, naming the field.
+func TestLoadWorkloadPriority(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.sacct")
+	log := "JobID|Priority|Submit|Start|End|Elapsed|Timelimit|ReqCPUS|AllocCPUS|State\n" +
+		"1|4294901759|2021-01-01T00:00:00|2021-01-01T00:01:00|2021-01-01T00:11:00|00:10:00|00:30:00|4|4|COMPLETED\n" +
+		"2|N/A|2021-01-01T00:02:00|2021-01-01T00:03:00|2021-01-01T00:13:00|00:10:00|00:30:00|4|4|COMPLETED\n"
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sacct.LoadWorkload(path, 64, workload.DefaultClean(), workload.Feedback{}, sacct.Options{})
+	if err != nil {
+		t.Fatalf("without the option: %v", err)
+	}
+	if p := w.Jobs[0].Job.Priority; p != 0 {
+		t.Errorf("without the option, priority %v", p)
+	}
+	if _, err := sacct.LoadWorkload(path, 64, workload.DefaultClean(), workload.Feedback{}, sacct.Options{Priority: true}); err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "field Priority") {
+		t.Errorf("with it: %v", err)
+	}
+}

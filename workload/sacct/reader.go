@@ -551,7 +551,11 @@ func (r *Reader) convert(f []string) (Row, error) {
 	}
 	count(c.uid, &j.UID)
 	count(c.gid, &j.GID)
-	count(c.priority, &j.Priority)
+	if r.opt.Priority {
+		// Read only when asked for, so that a log whose Priority is not
+		// a count still reads as before.
+		count(c.priority, &j.Priority)
+	}
 	count(c.allocCPUS, &j.AllocCPUS)
 	count(c.nCPUS, &j.NCPUS)
 	count(c.reqCPUS, &j.ReqCPUS)
