@@ -359,6 +359,12 @@ func (p *easy) leastWatts(j *sdk.Job) float64 {
 	return float64(int64(j.Tasks.Count)*int64(j.Tasks.Cores)) * p.room.coreW
 }
 
+// mostWatts returns the most j's cores in use can add: its cores times the
+// most a core adds on any node, whatever the node has in use.
+func (p *easy) mostWatts(j *sdk.Job) float64 {
+	return float64(int64(j.Tasks.Count)*int64(j.Tasks.Cores)) * p.room.coreMostW
+}
+
 func amountFits(a, free sdk.Amount) bool {
 	return a.Cores <= free.Cores && a.Memory <= free.Memory && a.GPUs <= free.GPUs
 }
@@ -512,7 +518,7 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 		// Under a busy power table the head's cores may add far more
 		// than their least: the power held for it at the shadow time is
 		// the most they can add, whatever the nodes then have in use.
-		headW = float64(int64(head.Tasks.Count)*int64(head.Tasks.Cores)) * p.room.coreMostW
+		headW = p.mostWatts(head)
 	}
 	p.extraW = availW - headW
 	// The engine admits only jobs that fit the cluster, so head fits once

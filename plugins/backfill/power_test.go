@@ -223,11 +223,7 @@ func TestCappedEASY(t *testing.T) {
 		if _, err := verify.Power(two, model, nil, in, res); err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for _, r := range res.Records {
-			got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
-		}
-		if g := strings.Join(got, " "); g != tc.want {
+		if g := runSpans(res); g != tc.want {
 			t.Errorf("cap %v: %s, want %s", tc.cap, g, tc.want)
 		}
 	}
@@ -260,11 +256,7 @@ func TestCappedEASYHoldsPower(t *testing.T) {
 	if _, err := verify.Power(two, model, nil, in, res); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range res.Records {
-		got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
-	}
-	if g, want := strings.Join(got, " "), "0-1000 0-100 100-150 150-350"; g != want {
+	if g, want := runSpans(res), "0-1000 0-100 100-150 150-350"; g != want {
 		t.Errorf("%s, want %s", g, want)
 	}
 }
@@ -350,11 +342,7 @@ func TestCappedEASYTable(t *testing.T) {
 		if _, err := verify.Power(two, model, nil, in, res); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		var got []string
-		for _, r := range res.Records {
-			got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
-		}
-		if g := strings.Join(got, " "); g != tc.want {
+		if g := runSpans(res); g != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, g, tc.want)
 		}
 	}
@@ -439,11 +427,17 @@ func TestCappedEASYTableHoldsHead(t *testing.T) {
 	if _, err := verify.Power(p, model, nil, in, res); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range res.Records {
-		got = append(got, fmt.Sprintf("%d-%d", r.Start, r.End))
-	}
-	if g, want := strings.Join(got, " "), "0-100 0-10000 100-200 200-10200 200-10200 200-10200 200-10200"; g != want || res.Records[2].Promised != 100 {
+	if g, want := runSpans(res), "0-100 0-10000 100-200 200-10200 200-10200 200-10200 200-10200"; g != want || res.Records[2].Promised != 100 {
 		t.Errorf("%s (head promised %d), want %s (100)", g, res.Records[2].Promised, want)
 	}
+}
+
+// runSpans returns each job's start and end, "start-end" in index order,
+// joined by spaces.
+func runSpans(res *sim.Result) string {
+	var b []string
+	for _, r := range res.Records {
+		b = append(b, fmt.Sprintf("%d-%d", r.Start, r.End))
+	}
+	return strings.Join(b, " ")
 }
