@@ -43,7 +43,7 @@ require (
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schedlab/schedlab/sdk v0.11.0
+	github.com/schedlab/schedlab/sdk v0.12.0
 	github.com/spf13/pflag v1.0.9
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	golang.org/x/net v0.60.0 // indirect

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // JobRow is one job of a simulation run, one row of the run's jobs file.
@@ -103,9 +105,12 @@ type JobExtras struct {
 	// Outages holds each row's outage columns (OutageRow), the last, in a
 	// run with outages of nodes; nil elsewhere.
 	Outages []OutageRow
-	// Power holds each row's energy column (PowerRow), after all others,
-	// in a run with a power model; nil elsewhere.
+	// Power holds each row's energy column (PowerRow), after the others
+	// but the notes, in a run with a power model; nil elsewhere.
 	Power []PowerRow
+	// Notes are the policy's notes per job (notes.go), the last columns;
+	// nil for a policy that keeps none.
+	Notes *sdk.Notes
 }
 
 // FeedbackRow is what a jobs file says of a job in a run whose workload
@@ -151,7 +156,7 @@ type GridRow struct {
 
 // empty reports whether x adds no column.
 func (x JobExtras) empty() bool {
-	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil && x.Feedback == nil && x.Outages == nil && x.Power == nil
+	return len(x.Resources) == 0 && !x.HasUnits && x.Grid == nil && x.Nodes == nil && x.Feedback == nil && x.Outages == nil && x.Power == nil && x.Notes == nil
 }
 
 // UnitsColumn is the name of the placement column of JobExtras.
@@ -195,6 +200,9 @@ func (x JobExtras) check(rows int) error {
 	}
 	if x.Power != nil && len(x.Power) != rows {
 		return fmt.Errorf("%d power rows for %d rows", len(x.Power), rows)
+	}
+	if err := checkNotes(x.Notes, rows); err != nil {
+		return err
 	}
 	if x.Nodes != nil && (x.Grid != nil || x.HasUnits) {
 		return errors.New("node columns with grid or units columns")
@@ -318,6 +326,9 @@ func extraType(x JobExtras) reflect.Type {
 	if x.Power != nil {
 		fields = append(fields, reflect.TypeFor[PowerRow]().Field(0))
 	}
+	if x.Notes != nil {
+		fields = append(fields, notesFields(x.Notes)...)
+	}
 	return reflect.StructOf(fields)
 }
 
@@ -370,6 +381,10 @@ func writeJobsExtraTo(w io.Writer, rows []JobRow, x JobExtras, meta Metadata, la
 		}
 		if x.Power != nil {
 			v.Field(next).SetFloat(x.Power[i].Energy)
+			next++
+		}
+		if x.Notes != nil {
+			setNotes(v, next, x.Notes, i)
 		}
 		if err := pw.Write(v.Addr().Interface()); err != nil {
 			return fmt.Errorf("write row %d: %w", i, err)
@@ -472,12 +487,21 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	if err != nil {
 		return nil, JobExtras{}, nil, err
 	}
+	nb, err := readNotes(path, len(rows))
+	if err != nil {
+		return nil, JobExtras{}, nil, err
+	}
 	var x JobExtras
 	if x, err = readNodeExtras(path, len(rows)); err != nil || x.Nodes != nil {
-		x.Feedback, x.Outages, x.Power = fb, ob, pb
+		x.Feedback, x.Outages, x.Power, x.Notes = fb, ob, pb, nb
 		return rows, x, meta, err
 	}
-	x.Feedback, x.Outages, x.Power = fb, ob, pb
+	x.Feedback, x.Outages, x.Power, x.Notes = fb, ob, pb, nb
+	if only, err := trailingOnly(path); err != nil || only {
+		// ReadTable reads no list (the notes' reasons): without request,
+		// units or grid columns there is nothing more to read.
+		return rows, x, meta, err
+	}
 	cols, table, _, err := ReadTable(path)
 	if err != nil {
 		return nil, JobExtras{}, nil, err
@@ -487,7 +511,8 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	}
 	nj := reflect.TypeFor[JobRow]().NumField()
 	for c := nj; c < len(cols); c++ {
-		if cols[c].Name == feedbackFirstColumn || cols[c].Name == outageFirstColumn || cols[c].Name == powerFirstColumn {
+		if cols[c].Name == feedbackFirstColumn || cols[c].Name == outageFirstColumn || cols[c].Name == powerFirstColumn ||
+			strings.HasPrefix(cols[c].Name, NotePrefix) {
 			break
 		}
 		if cols[c].Name == gridFirstColumn {
@@ -510,6 +535,18 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 		x.Requests = append(x.Requests, vals)
 	}
 	return rows, x, meta, nil
+}
+
+// trailingOnly reports whether a jobs file's only columns past JobRow's
+// are the trailing groups (feedback, outages, power, notes), if any.
+func trailingOnly(path string) (bool, error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	nj := reflect.TypeFor[JobRow]().NumField()
+	return lastGroup(pf.Schema().Fields(), nj) == nj, nil
 }
 
 // feedbackFirstColumn is the first of FeedbackRow's columns, which come
@@ -593,6 +630,12 @@ func jobColumns(got parquet.Node) (int, error) {
 		return 0, sameColumns(got, want)
 	}
 	extra := len(gf) - n
+	if k := notesStart(gf, n); k >= 0 {
+		if _, _, err := checkNoteColumns(gf[k:]); err != nil {
+			return 0, err
+		}
+		gf = gf[:k]
+	}
 	if k := slices.IndexFunc(gf[n:], func(f parquet.Field) bool { return f.Name() == powerFirstColumn }); k >= 0 {
 		if err := sameFields(gf[n+k:], parquet.SchemaOf(PowerRow{}).Fields()); err != nil || len(gf[n+k:]) != 1 {
 			return 0, fmt.Errorf("power columns %v: want one, energy (DOUBLE)", gf[n+k:])

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -50,10 +51,12 @@ func readOutages(path string, rows int) ([]OutageRow, error) {
 }
 
 // lastGroup returns the index in gf, from n on, of the first column of the
-// trailing groups (feedback, outages, power), or len(gf) without them.
+// trailing groups (feedback, outages, power, notes), or len(gf) without
+// them.
 func lastGroup(gf []parquet.Field, n int) int {
 	for k := n; k < len(gf); k++ {
-		if name := gf[k].Name(); name == feedbackFirstColumn || name == outageFirstColumn || name == powerFirstColumn {
+		if name := gf[k].Name(); name == feedbackFirstColumn || name == outageFirstColumn || name == powerFirstColumn ||
+			strings.HasPrefix(name, NotePrefix) {
 			return k
 		}
 	}

@@ -91,7 +91,10 @@ type Outcome struct {
 	PowerSteps []verify.PowerStep
 	// Drains lists the nodes the policy drained (sim.Result.Drains),
 	// verified; nil when it drained none.
-	Drains  []sim.PolicyDrain
+	Drains []sim.PolicyDrain
+	// Notes are the policy's notes per job (sim.Result.Notes), checked
+	// against the records; nil for a policy that keeps none.
+	Notes   *sdk.Notes
 	Stats   sim.Stats
 	Summary metrics.Summary
 	// Transport is "in-process" or "plugin".
@@ -196,6 +199,12 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 		}
 		power, steps = &sim.PowerResult{Events: res.Power.Events, Energy: en}, st
 	}
+	if res.Notes != nil {
+		jobs := AsSubmitted(spec.Jobs, res.Records)
+		if err := sim.CheckNotes(res.Notes, res.Records, func(i int) int64 { return jobs[i].Job.Submit }); err != nil {
+			return nil, fmt.Errorf("policy %s returned invalid notes: %w", spec.Policy.Ref, err)
+		}
+	}
 	release(true)
 	// The metrics are computed beside the caller's Write, which may need
 	// them only at its end (a jobs file's footer).
@@ -225,7 +234,7 @@ func Execute(ctx context.Context, spec Spec) (*Outcome, error) {
 	summary := func() (metrics.Summary, error) { <-computed; return sum, merr }
 	out := &Outcome{Info: info, Records: res.Records, Units: res.Units, Allocs: res.Allocs, Stats: res.Stats,
 		Outages: len(spec.Outages) > 0, Attempts: res.Attempts, AttemptAllocs: res.AttemptAllocs,
-		Power: power, PowerSteps: steps, Drains: res.Drains, Transport: transport, ProcessRun: processRun}
+		Power: power, PowerSteps: steps, Drains: res.Drains, Notes: res.Notes, Transport: transport, ProcessRun: processRun}
 	if spec.Write != nil {
 		if err := spec.Write(out, summary); err != nil {
 			<-computed

@@ -15,15 +15,17 @@
 package sdk
 
 // ProtocolVersion is the version of the host-plugin protocol that plugins
-// built with this SDK speak. A host of this SDK also speaks versions 10, 9, 8,
-// 7, 6, 5, 4 and 3, so plugins built with the previous SDKs keep working for
-// runs without cluster features or a busy power table (which only 11
-// carries), without an I/O model (which only 10 and 11 carry), without a
+// built with this SDK speak. A host of this SDK also speaks versions 11, 10,
+// 9, 8, 7, 6, 5, 4 and 3, so plugins built with the previous SDKs keep
+// working (a plugin of 11 or older cannot send notes) for runs without
+// cluster features or a busy power table (which only 11 and 12 carry), without an I/O model (which only 10 and 11 carry), without a
 // power model (which only 9 to 11 carry), without outages of nodes (which
 // only 8 to 11 carry), whose jobs depend
 // on none (which only 7 and 8 carry), on platforms without nodes (which
 // only 6 to 8 carry), and whose jobs have no home cluster or transfer time
-// (which only 5 to 8 carry); it refuses any other. Version 11 adds the
+// (which only 5 to 8 carry); it refuses any other. Version 12 adds a
+// policy's notes per job (sdk.Noter, sim.Result.Notes) after the drains.
+// Version 11 adds the
 // features of a grid's clusters (Cluster.Features), those each job
 // requires (Job.Requires), and a node group's busy power table
 // (sdk.NodePower.Busy), and the nodes a policy drained (sdk.DrainNodes,
@@ -42,8 +44,8 @@ package sdk
 // spells every key of the protocol's JSON documents in snake_case, from a
 // schema of its own rather than from Go field names; version 3 streams
 // both ways, as 4 to 8 do.
-const ProtocolVersion = 11
+const ProtocolVersion = 12
 
 // Version is the version of this SDK, recorded in every result's provenance.
 // A release of the SDK module is tagged sdk/vVersion in the repository.
-const Version = "0.11.0"
+const Version = "0.12.0"

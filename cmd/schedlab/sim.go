@@ -364,6 +364,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			outs.addMetadata(meta)
 			x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, false)
 			x.Outages = runner.OutageRows(plat, jobs, out)
+			x.Notes = out.Notes
 			if err := addPower(meta, &x, plat, power, jobs, out, f.out); err != nil {
 				return err
 			}
@@ -446,6 +447,9 @@ func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *wor
 	if len(out.Drains) > 0 {
 		// Only a run whose policy drained nodes has it, as a campaign's.
 		meta[results.PolicyDrainsKey] = results.EncodePolicyDrains(out.Drains)
+	}
+	if out.Notes != nil {
+		meta[results.PolicyNotesKey] = results.EncodeNotesSummary(out.Notes)
 	}
 	maps.Copy(meta, f.metrics.Map())
 	return meta

@@ -438,6 +438,66 @@ func (l *limiter) heldBy(j *sdk.Job) int {
 	return -1
 }
 
+// limitReasons are the pending reasons of the limits (Slurm's
+// job_state_reason_string), by limit and, for a TRES limit, by the TRES
+// over it in Slurm's order: cpu, mem, node, gres/gpu.
+func limitReasons(k int) [4]string {
+	switch k {
+	case limMaxWall:
+		return [4]string{"QOSMaxWallDurationPerJobLimit"}
+	case limMaxJobsPerUser:
+		return [4]string{"QOSMaxJobsPerUserLimit"}
+	case limMaxTRESPerUser:
+		return [4]string{"QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser", "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser"}
+	case limMaxJobsPerAccount:
+		return [4]string{"MaxJobsPerAccount"}
+	case limMaxTRESPerAccount:
+		return [4]string{"MaxCpuPerAccount", "MaxMemoryPerAccount", "MaxNodePerAccount", "MaxGRESPerAccount"}
+	case limGrpJobs:
+		return [4]string{"AssocGrpJobsLimit"}
+	default:
+		return [4]string{"AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit", "AssocGrpGRES"}
+	}
+}
+
+// overAt returns the first TRES, in Slurm's order (cpu, mem, node,
+// gres/gpu), in which use + add exceeds the limit lim; 0 for none.
+func overAt(use, add, lim tres) int {
+	in := [4][3]float64{{use.cpu, add.cpu, lim.cpu}, {use.mem, add.mem, lim.mem}, {use.node, add.node, lim.node}, {use.gpu, add.gpu, lim.gpu}}
+	for t, x := range in {
+		if x[2] > 0 && x[0]+x[1] > x[2] {
+			return t
+		}
+	}
+	return 0
+}
+
+// reason returns why a limit holds job j now, as squeue says it; "" when
+// none does.
+func (l *limiter) reason(j *sdk.Job) string {
+	k := l.heldBy(j)
+	if k < 0 {
+		return ""
+	}
+	node, amt := l.jobs[j.Index].node, l.jobs[j.Index].amt
+	a := l.tree.nodes[node].parent
+	t := 0
+	switch k {
+	case limMaxTRESPerUser:
+		t = overAt(l.ownUse[node], amt, l.cfg.maxTRESUser)
+	case limMaxTRESPerAccount:
+		t = overAt(l.ownUse[a], amt, l.cfg.maxTRESAcct)
+	case limGrpTRES:
+		for n := a; n >= 0; n = l.tree.nodes[n].parent {
+			if over(l.subUse[n], amt, l.grpTRES[n]) {
+				t = overAt(l.subUse[n], amt, l.grpTRES[n])
+				break
+			}
+		}
+	}
+	return limitReasons(k)[t]
+}
+
 // held reports whether a limit holds j now.
 func (l *limiter) held(j *sdk.Job) bool { return l.heldBy(j) >= 0 }
 

@@ -77,6 +77,7 @@ func Multifactor() sdk.Plugin {
 					Doc: "with sched/*: sched_interval (60 s; -1 off, 0 every call), default_queue_depth (100), bf_interval (30 s; -1 off, " +
 						"0 every call), bf_window (1440 min), bf_resolution (60 s), bf_max_job_test (500; 0 no limit), bf_max_job_user (0: no limit), bf_continue"},
 				reservationParam(),
+				notesParam(),
 			}, limitParams()...),
 		},
 		New: func() sdk.Policy { return &multifactor{} },
@@ -203,6 +204,9 @@ type multifactor struct {
 	// they started (a slice, so that charges are summed in one order),
 	// with their user's node, cpus and start time.
 	running []mfRun
+	// notes are the jobs' factors at their start and the reasons they
+	// waited (mfnotes.go); nil with JobNotes = false.
+	notes *mfNotes
 }
 
 type mfRun struct {
@@ -248,6 +252,9 @@ func (p *multifactor) Init(env sdk.Env) error {
 		if p.loops != nil {
 			p.loops.gate = p.lim
 		}
+	}
+	if env.Params.Bool("JobNotes") {
+		p.notes = &mfNotes{}
 	}
 	return nil
 }
@@ -543,6 +550,9 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	} else {
 		out, err = p.easy.Schedule(s)
 	}
+	if p.notes != nil {
+		p.note(s, out, top)
+	}
 	if p.lim != nil {
 		p.lim.tally(s.Queue, p.easy.room.free)
 		out = append(out, rejects...)
@@ -694,6 +704,12 @@ func (p *multifactor) tick(t int64) {
 // _get_priority_internal and set_priority_factors): the weighted factors
 // summed in Slurm's order, at least 1, truncated to an integer.
 func (p *multifactor) priority(j *sdk.Job, at int64) float64 {
+	return p.factors(j, at)[0]
+}
+
+// factors are the job's priority at time at, then its weighted factors as
+// sprio shows them: age, fair share, job size, partition, QOS, TRES.
+func (p *multifactor) factors(j *sdk.Job, at int64) [7]float64 {
 	c := &p.cfg
 	var age, fs, js, part, qos, tr float64
 	if c.wAge > 0 {
@@ -727,11 +743,12 @@ func (p *multifactor) priority(j *sdk.Job, at int64) float64 {
 	if c.wTRES != (tres{}) {
 		tr = c.wTRES.dot(p.tresFactors(j), false)
 	}
-	prio := float64(c.wAge*age) + float64(c.wFS*fs) + float64(c.wJS*js) + float64(c.wPart*part) + float64(c.wQOS*qos) + tr
+	wa, wf, wj, wp, wq := float64(c.wAge*age), float64(c.wFS*fs), float64(c.wJS*js), float64(c.wPart*part), float64(c.wQOS*qos)
+	prio := wa + wf + wj + wp + wq + tr
 	if prio < 1 {
 		prio = 1
 	}
-	return min(math.Floor(prio), math.MaxUint32)
+	return [7]float64{min(math.Floor(prio), math.MaxUint32), wa, wf, wj, wp, wq, tr}
 }
 
 // tresFactors are a waiting job's TRES factors (_get_tres_factors): its

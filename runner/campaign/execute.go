@@ -121,6 +121,7 @@ func execute(ctx context.Context, m *manifest.Manifest, dir string, t task, opts
 		}
 		x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, t.wl.parts != nil)
 		x.Outages = runner.OutageRows(plat, jobs, out)
+		x.Notes = out.Notes
 		if im := m.Platforms[t.run.Platform].IO; im != nil {
 			meta["io.model"] = jsonString(manifest.IOSpec(im, plat.Resources))
 		}
@@ -288,6 +289,9 @@ func jobsMetadata(m *manifest.Manifest, prov map[string]string, t task, res RunR
 		// other file is what it was before policies could drain.
 		meta["stats.policy_drains"] = strconv.Itoa(len(out.Drains))
 		meta[results.PolicyDrainsKey] = results.EncodePolicyDrains(out.Drains)
+	}
+	if out.Notes != nil {
+		meta[results.PolicyNotesKey] = results.EncodeNotesSummary(out.Notes)
 	}
 	for k, v := range wl.Clean.Settings() {
 		meta["clean."+k] = v

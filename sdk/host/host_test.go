@@ -29,6 +29,8 @@ func TestMain(m *testing.M) {
 		serve.Main(firstFitPlugin())
 	case "drain":
 		serve.Main(rotatingDrainPlugin())
+	case "notes":
+		serve.Main(notingPlugin())
 	}
 	os.Exit(m.Run())
 }
@@ -318,11 +320,11 @@ func TestOlderProtocolRefused(t *testing.T) {
 		t.Fatalf("error %q does not name the versions", err)
 	}
 	list, _, _ := strings.Cut(err.Error()[i+len("Client versions: ["):], "]")
-	// 3 to 11, and 101, the call protocol of Python policies.
+	// 3 to 12, and 101, the call protocol of Python policies.
 	got := strings.Fields(list)
-	for _, v := range []string{"3", "4", "5", "6", "7", "8", "9", "10", "11", "101"} {
-		if len(got) != 10 || !slices.Contains(got, v) {
-			t.Fatalf("error %q names client versions %v, want 3 to 11 and 101", err, got)
+	for _, v := range []string{"3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "101"} {
+		if len(got) != 11 || !slices.Contains(got, v) {
+			t.Fatalf("error %q names client versions %v, want 3 to 12 and 101", err, got)
 		}
 	}
 }

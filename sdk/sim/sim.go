@@ -187,7 +187,10 @@ type Result struct {
 	// Drains lists the nodes the policy drained (sdk.DrainNodes), in the
 	// order it drained them; nil when it drained none.
 	Drains []PolicyDrain
-	Stats  Stats
+	// Notes are the policy's values per job (sdk.Noter), checked against
+	// the records; nil for a policy that keeps none.
+	Notes *sdk.Notes
+	Stats Stats
 }
 
 // Sort orders jobs by (Submit, ID), keeping the order of equal pairs, and sets
@@ -344,6 +347,14 @@ func Run(ctx context.Context, p sdk.Plugin, cfg Config) (res *Result, err error)
 	e.stats.WallNanos = time.Since(begin).Nanoseconds()
 	if c, ok := e.policy.(sdk.Counter); ok {
 		e.stats.PolicyCounts = maps.Clone(c.Counts())
+	}
+	if nt, ok := e.policy.(sdk.Noter); ok {
+		if res.Notes = nt.Notes(); res.Notes != nil {
+			res.Notes.Pad(len(e.rec))
+			if err := CheckNotes(res.Notes, e.rec, func(i int) int64 { return e.jobs[i].Submit }); err != nil {
+				return nil, fmt.Errorf("sim: policy %q: %w", p.Info.Name, err)
+			}
+		}
 	}
 	res.Stats = e.stats
 	return res, nil

@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -204,6 +206,16 @@ func goldenDrainStats() sim.Stats {
 	return s
 }
 
+// goldenNotes are notes of a run of two jobs, of protocol 12: the first
+// job's priority and age and its reasons, none for the second, whose
+// priority is NaN.
+func goldenNotes() *sdk.Notes {
+	return &sdk.Notes{
+		Columns: []sdk.NoteColumn{{Name: "priority", Values: []float64{1400, math.NaN()}}, {Name: "age", Values: []float64{-0.5, 0}}},
+		Waits:   [][]sdk.WaitSpell{{{From: 60, Reason: "Resources"}, {From: 1 << 40, Reason: "Priority"}}, nil},
+	}
+}
+
 func readGolden(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
@@ -230,6 +242,8 @@ func TestGolden(t *testing.T) {
 		file string
 		got  []byte
 	}{
+		{"header-v12.json", must(encodeHeader(12, goldenSpec11Features(), 2))}, // 12 adds nothing to the header
+		{"notes.hex", AppendNotes(nil, goldenNotes(), 2)},
 		{"header-v11.json", must(encodeHeader(11, goldenSpec11(), 2))},
 		{"header-v11-features.json", must(encodeHeader(11, goldenSpec11Features(), 2))},
 		{"header-v10.json", must(encodeHeader(10, goldenSpec10(), 2))},
@@ -276,9 +290,12 @@ func TestGolden(t *testing.T) {
 	}
 
 	// And back: what the golden files hold decodes to the values.
-	spec, jobs, err := decodeHeader(readGolden(t, "header-v11-features.json"))
+	spec, jobs, err := decodeHeader(readGolden(t, "header-v12.json"))
 	if err != nil || jobs != 2 || !reflect.DeepEqual(spec, goldenSpec11Features()) {
-		t.Errorf("header-v11-features.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+		t.Errorf("header-v12.json decodes to %+v, %d jobs, %v", spec, jobs, err)
+	}
+	if got, err := DecodeNotes(readGolden(t, "notes.hex"), 2); err != nil || fmt.Sprint(got) != fmt.Sprint(goldenNotes()) {
+		t.Errorf("notes.hex decodes to %+v, %v", got, err)
 	}
 	if st, en, err := decodeStats(11, readGolden(t, "stats-v11.json")); err != nil || !reflect.DeepEqual(st, goldenDrainStats()) || en != nil {
 		t.Errorf("stats-v11.json decodes to %+v, %+v, %v", st, en, err)

@@ -240,7 +240,7 @@ type stats3 struct {
 func encodeHeader(version int, spec RunSpec, jobs int) ([]byte, error) {
 	p := spec.Platform
 	switch version {
-	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 11, 10, 9, 8, 7, 6, 5, 4:
 		h := header{Protocol: version, Params: spec.Params, Seed: spec.Seed, ExactEstimates: spec.ExactEstimates, Jobs: jobs}
 		if version >= 7 {
 			h.Dependencies = spec.Dependencies
@@ -418,7 +418,7 @@ func decodeStats(version int, b []byte) (sim.Stats, *sim.Energy, error) {
 	var d statsDoc
 	var err error
 	switch version {
-	case sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4:
+	case sdk.ProtocolVersion, 11, 10, 9, 8, 7, 6, 5, 4:
 		err = json.Unmarshal(b, &d)
 	case 3:
 		var d3 stats3

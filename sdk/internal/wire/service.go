@@ -44,8 +44,9 @@ func Handshake() plugin.HandshakeConfig {
 // dependencies between jobs, which a run needs only when a job depends on
 // another; 8 to 11 add outages, a power model, an I/O model, then a busy
 // power table and the features of a grid's clusters with those each job
-// requires, each needed only by a run with it (sdk.ProtocolVersion).
-func HostVersions() []int { return []int{sdk.ProtocolVersion, 10, 9, 8, 7, 6, 5, 4, 3} }
+// requires, each needed only by a run with it; 12 adds the policy's notes,
+// which a plugin of an older protocol does not send (sdk.ProtocolVersion).
+func HostVersions() []int { return []int{sdk.ProtocolVersion, 11, 10, 9, 8, 7, 6, 5, 4, 3} }
 
 // HostPlugins returns the plugin sets of a host, one per protocol version
 // it speaks, for go-plugin's version negotiation.
@@ -209,6 +210,16 @@ func (s *server) run(st grpc.ServerStream) error {
 			return err
 		}
 		ds = ds[n:]
+	}
+	if res.Notes != nil {
+		for blob := AppendNotes(nil, res.Notes, len(res.Records)); len(blob) > 0; {
+			n := min(len(blob), FrameBytes)
+			buf = append(append(buf[:0], FrameNotes), blob[:n]...)
+			if err := st.SendMsg(&message{frame: buf}); err != nil {
+				return err
+			}
+			blob = blob[n:]
+		}
 	}
 	if res.Allocs != nil {
 		vals := AllocsStream(res.Allocs)
@@ -653,6 +664,7 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes, power boo
 	var powerEvents []sim.PowerEvent
 	msg := new(message)
 	var allocs []uint32
+	var notes []byte
 	for {
 		if err := stream.RecvMsg(msg); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -707,6 +719,11 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes, power boo
 			if len(res.Drains) > 1<<31 {
 				return nil, errors.New("wire: plugin sent more than 2^31 drains")
 			}
+		case len(f) > 0 && f[0] == FrameNotes && version >= 12:
+			notes = append(notes, f[1:]...)
+			if len(notes) > 1<<34 {
+				return nil, errors.New("wire: plugin sent more than 16 GiB of notes")
+			}
 		case len(f) > 0 && f[0] == FrameAllocs && version >= 6:
 			if allocs, err = DecodeAllocs(allocs, f); err != nil {
 				return nil, err
@@ -726,6 +743,14 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes, power boo
 				res.Power = &sim.PowerResult{Events: powerEvents, Energy: *energy}
 			case energy != nil:
 				return nil, errors.New("wire: plugin sent an energy for a run without a power model")
+			}
+			if len(notes) > 0 {
+				if res.Notes, err = DecodeNotes(notes, jobs); err != nil {
+					return nil, err
+				}
+				if err := res.Notes.Check(jobs); err != nil {
+					return nil, fmt.Errorf("wire: %w", err)
+				}
 			}
 			switch {
 			case nodes:
