@@ -375,3 +375,21 @@ func TestMinukhinDoc(t *testing.T) {
 		t.Errorf("%d command outputs in the write-up, want 4", n)
 	}
 }
+
+// TestPrioritiesDoc checks the tables of docs/priorities.md: the summarize
+// program of experiments/priorities on the committed runs.parquet of its
+// two campaigns (schedlab's orders, and RLScheduler's artefact's scheduler
+// copied in Python) and the runs' spans to their last start
+// (runs/README.md).
+func TestPrioritiesDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "priorities.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(root, "experiments", "priorities", "runs")
+	dir := committedRuns(t, runs, "campaign", "artefact")
+	docTables(t, doc, 12, "../../experiments/priorities/summarize",
+		"-runs", filepath.Join(dir, "campaign", "runs.parquet"), "-artefact", filepath.Join(dir, "artefact", "runs.parquet"),
+		"-spans", filepath.Join(runs, "spans.csv"))
+}
