@@ -314,6 +314,29 @@ func (t *fsTree) user(u int32) int {
 	return a + 1
 }
 
+// normShares is node k's normalized shares, its target share of the
+// machine (sshare's NormShares, the classic algorithm's S): the product
+// along its path of shares over level shares, as calcClassic computes it,
+// whichever algorithm runs. With the automatic tree it is over the users
+// met so far.
+func (t *fsTree) normShares(k int) float64 {
+	if k == 0 {
+		return 1
+	}
+	n := &t.nodes[k]
+	if n.useParent {
+		return t.normShares(n.fsParent)
+	}
+	if n.levelShares == 0 {
+		return 0
+	}
+	up := n.parent
+	if t.nodes[up].useParent {
+		up = n.fsParent
+	}
+	return t.normShares(up) * (float64(n.shares) / float64(n.levelShares))
+}
+
 // charge adds x processor-seconds to user node k.
 func (t *fsTree) charge(k int, x float64) {
 	t.stored[k] += x / t.scale

@@ -18,8 +18,9 @@ func notesParam() sdk.Param {
 // and the reasons it waited, as squeue shows them.
 type mfNotes struct {
 	// cols holds the priority, then the weighted factors of
-	// multifactor.factors; NaN for a job that never started.
-	cols [7][]float64
+	// multifactor.factors, then the user's normalized shares; NaN for a
+	// job that never started.
+	cols [8][]float64
 	// waits lists each job's reasons, a spell from each change.
 	waits [][]sdk.WaitSpell
 	// started marks, by index, the jobs started in the call numbered
@@ -28,9 +29,10 @@ type mfNotes struct {
 	call    int64
 }
 
-// noteColumns are the names of mfNotes.cols, sprio's headings.
-func noteColumns() [7]string {
-	return [7]string{"priority", "age", "fairshare", "jobsize", "partition", "qos", "tres"}
+// noteColumns are the names of mfNotes.cols: sprio's headings, then
+// sshare's NormShares.
+func noteColumns() [8]string {
+	return [8]string{"priority", "age", "fairshare", "jobsize", "partition", "qos", "tres", "normshares"}
 }
 
 // grow sizes the notes to job index top.
@@ -60,9 +62,10 @@ func (p *multifactor) note(s *sdk.State, out []sdk.Decision, top int) {
 		}
 		j := d.Job
 		f := p.factors(j, max(p.last, j.Submit))
-		for k := range n.cols {
+		for k := range f {
 			n.cols[k][j.Index] = f[k]
 		}
+		n.cols[len(f)][j.Index] = p.tree.normShares(p.tree.user(j.User))
 		n.started[j.Index] = n.call
 	}
 	free := p.easy.room.free

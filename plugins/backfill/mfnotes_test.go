@@ -72,6 +72,9 @@ func TestNotesHandWorked(t *testing.T) {
 		"partition": {0, 0, 0},
 		"qos":       {0, 0, 0},
 		"tres":      {0, 0, 0},
+		// The automatic tree: each user its own account, over the users
+		// met so far (user 1 alone at 0; all three by 300).
+		"normshares": {1, 1.0 / 3, 1.0 / 3},
 	} {
 		got := noteColumn(t, n, name)
 		for i := range want {
@@ -156,7 +159,7 @@ func TestNotesTrace(t *testing.T) {
 			reasons[s.Reason]++
 		}
 		sum := 0.0
-		for _, c := range n.Columns[1:] {
+		for _, c := range n.Columns[1:7] {
 			sum += c.Values[i]
 		}
 		if want := max(math.Floor(sum), 1); math.Abs(prio[i]-want) > 1e-6*want {

@@ -454,6 +454,9 @@ func TestSlurmTestsuiteClassic(t *testing.T) {
 	} {
 		n := &tr.nodes[tr.users[u]]
 		un := n.usage / tr.nodes[0].usage
+		if ns := tr.normShares(tr.users[u]); math.Abs(ns-want[0]) > 5e-7 {
+			t.Errorf("user %d: normShares %.6f; want %.6f", u, ns, want[0])
+		}
 		got := [4]float64{n.sharesNorm, un, n.efctv, n.fs}
 		for i := range got {
 			if want[i] >= 0 && math.Abs(got[i]-want[i]) > 5e-7 {
@@ -509,6 +512,13 @@ func TestSlurmTestsuiteFairTree(t *testing.T) {
 	for _, name := range []string{"1", "aE", "13", "22"} {
 		if !math.IsInf(lf[name], 1) {
 			t.Errorf("%s: level fair share %g; want +Inf (no usage)", name, lf[name])
+		}
+	}	// The target shares (NormShares) of this tree, FairShare=parent
+	// included, are the classic algorithm's S, whichever algorithm runs.
+	tr.calcClassic()
+	for u, k := range tr.users {
+		if got, want := tr.normShares(k), tr.nodes[k].sharesNorm; math.Abs(got-want) > 1e-12 {
+			t.Errorf("user %d: normShares %g; classic S %g", u, got, want)
 		}
 	}
 }
