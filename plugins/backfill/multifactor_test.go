@@ -513,7 +513,8 @@ func TestSlurmTestsuiteFairTree(t *testing.T) {
 		if !math.IsInf(lf[name], 1) {
 			t.Errorf("%s: level fair share %g; want +Inf (no usage)", name, lf[name])
 		}
-	}	// The target shares (NormShares) of this tree, FairShare=parent
+	}
+	// The target shares (NormShares) of this tree, FairShare=parent
 	// included, are the classic algorithm's S, whichever algorithm runs.
 	tr.calcClassic()
 	for u, k := range tr.users {
