@@ -233,14 +233,14 @@ func (c *nodeCons) add(h *holding) {
 		c.ends[i] = h.to
 	}
 	for _, k := range h.alloc.Nodes {
-		c.steps[k].build(c, k, c.byNode[k])
+		c.steps[k].change(h.from, h.to, c.held(h, k), 1)
 	}
 }
 
 func (c *nodeCons) drop(h *holding) {
 	for _, k := range h.alloc.Nodes {
 		c.byNode[k] = slices.DeleteFunc(c.byNode[k], func(x *holding) bool { return x == h })
-		c.steps[k].build(c, k, c.byNode[k])
+		c.steps[k].change(h.from, h.to, c.held(h, k), -1)
 	}
 	if i, ok := slices.BinarySearch(c.ends, h.to); ok {
 		c.ends = slices.Delete(c.ends, i, i+1)
@@ -294,6 +294,57 @@ func (u *usage) build(c *nodeCons, k int32, hs []*holding) {
 			continue
 		}
 		u.at, u.use = append(u.at, e.at), append(u.use, cur)
+	}
+}
+
+// change adds x over [from, to) to the steps (sign 1), or takes it back
+// (-1): the steps then give the usage build would give with the holding
+// put on or taken off, and the same most. Building them again at each
+// reservation made or moved cost conservative's compression a sort of
+// the node's holdings each time (nodes_test's equivalence).
+func (u *usage) change(from, to int64, x sdk.Amount, sign int64) {
+	if to <= from {
+		return
+	}
+	i := u.split(from)
+	j := u.split(to)
+	for k := i; k < j; k++ {
+		v := &u.use[k]
+		v.Cores, v.Memory, v.GPUs = v.Cores+sign*x.Cores, v.Memory+sign*x.Memory, v.GPUs+sign*x.GPUs
+	}
+	// The later first, so that i still names its step.
+	u.merge(j)
+	u.merge(i)
+}
+
+// split makes a step begin at t, with the usage in force there, and
+// returns its index.
+func (u *usage) split(t int64) int {
+	i, found := slices.BinarySearch(u.at, t)
+	if found {
+		return i
+	}
+	var v sdk.Amount
+	if i > 0 {
+		v = u.use[i-1]
+	}
+	u.at, u.use = slices.Insert(u.at, i, t), slices.Insert(u.use, i, v)
+	return i
+}
+
+// merge removes step i when it takes what the step before it takes
+// (nothing, before the first), which leaves the usage as it was and keeps
+// the steps from growing with every change.
+func (u *usage) merge(i int) {
+	if i >= len(u.at) {
+		return
+	}
+	var prev sdk.Amount
+	if i > 0 {
+		prev = u.use[i-1]
+	}
+	if u.use[i] == prev {
+		u.at, u.use = slices.Delete(u.at, i, i+1), slices.Delete(u.use, i, i+1)
 	}
 }
 

@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -187,4 +188,54 @@ func TestConservativeNodesKeepsPromisesAroundWindows(t *testing.T) {
 		t.Error("no reservation was planned again: the failures reached none")
 	}
 	t.Logf("%d reservations planned again after failures and drains", replanned)
+}
+
+// TestUsageChange puts random holdings on a node and takes random ones
+// off, through usage.change, and checks after each that the steps give,
+// over random spans, the most that steps built afresh from the holdings
+// give, and are no more steps than those.
+func TestUsageChange(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 5))
+	plat := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 1, Cores: 64, Memory: 1000, GPUs: 4}}, nil, sdk.FirstFit)
+	c := &nodeCons{layout: sdk.NewLayout(plat, 0)}
+	for trial := range 200 {
+		var hs []*holding
+		var u usage
+		for op := range 60 {
+			if len(hs) > 0 && r.IntN(3) == 0 {
+				k := r.IntN(len(hs))
+				h := hs[k]
+				hs = append(hs[:k], hs[k+1:]...)
+				u.change(h.from, h.to, c.held(h, 0), -1)
+			} else {
+				from := r.Int64N(50)
+				to := from + r.Int64N(20)
+				if r.IntN(10) == 0 {
+					to = math.MaxInt64
+				}
+				var h *holding
+				if r.IntN(8) == 0 {
+					h = &holding{from: from, to: to} // an outage: the node whole
+				} else {
+					tasks := &sdk.Tasks{Count: 1, Cores: 1 + r.Int32N(8), Memory: r.Int64N(100), GPUs: r.Int32N(2)}
+					h = &holding{from: from, to: to, job: &sdk.Job{Tasks: tasks}, alloc: sdk.Alloc{Nodes: []int32{0}, Tasks: []int32{1}}}
+				}
+				hs = append(hs, h)
+				u.change(h.from, h.to, c.held(h, 0), 1)
+			}
+			var want usage
+			want.build(c, 0, hs)
+			for range 10 {
+				from := r.Int64N(80) - 5
+				to := from + 1 + r.Int64N(40)
+				if got, w := u.most(from, to), want.most(from, to); got != w {
+					t.Fatalf("trial %d, op %d: most over [%d, %d) = %+v; built afresh %+v (steps %v %v, built %v %v)",
+						trial, op, from, to, got, w, u.at, u.use, want.at, want.use)
+				}
+			}
+			if len(u.at) > len(want.at) {
+				t.Fatalf("trial %d, op %d: %d steps; built afresh %d", trial, op, len(u.at), len(want.at))
+			}
+		}
+	}
 }
