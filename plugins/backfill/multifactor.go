@@ -199,6 +199,9 @@ type multifactor struct {
 	lim     *limiter
 	rejects []sdk.Decision
 	limited sdk.State
+	// fromScratch computes every fair-share factor at every calculation,
+	// the reference of the tests (fsTree.incremental).
+	fromScratch bool
 	// running: the jobs started and not yet seen to end, in the order
 	// they started (a slice, so that charges are summed in one order),
 	// with their user's node, cpus and start time.
@@ -218,6 +221,7 @@ func (p *multifactor) Init(env sdk.Env) error {
 		return err
 	}
 	p.cfg, p.tree = cfg, tree
+	tree.incremental = !p.fromScratch
 	p.decay = 1
 	if cfg.halfLife > 0 {
 		p.decay = 1 - 0.693/float64(cfg.halfLife)
@@ -706,7 +710,7 @@ func (p *multifactor) priority(j *sdk.Job, at int64) float64 {
 	}
 	if c.wFS > 0 {
 		if k := p.tree.user(j.User); k >= 0 {
-			fs = p.tree.nodes[k].fs
+			fs = p.tree.factor(k)
 		}
 	}
 	if c.wJS > 0 {
