@@ -133,8 +133,10 @@ func TestIncrementalFairShare(t *testing.T) {
 
 // TestIncrementalMultifactorChangesNothing runs multifactor with the
 // incremental fair share and with every factor computed from scratch at
-// every calculation, on KTH-SP2 and random workloads, in both algorithms,
-// and compares every record.
+// every calculation (and every priority computed, the queue sorted, at
+// every call), on KTH-SP2 and random workloads, with and without limits,
+// under EASY and Slurm's loops, in both algorithms, and compares every
+// record.
 func TestIncrementalMultifactorChangesNothing(t *testing.T) {
 	base := map[string]string{"PriorityWeightFairshare": "10000", "PriorityWeightAge": "1000", "PriorityWeightJobSize": "1000"}
 	with := func(kv ...string) map[string]string {
@@ -164,6 +166,23 @@ func TestIncrementalMultifactorChangesNothing(t *testing.T) {
 			runs = append(runs, run{fmt.Sprintf("random %s seed %d", flags, seed), sdk.SingleCluster("r", 32), sc.Inputs(),
 				with("PriorityFlags", flags, "PriorityCalcPeriod", "1", "PriorityDecayHalfLife", "0:30",
 					"Accounts", "A:2(0, 1:2, B:parent(2, 3, 4)), C(5, 6:3, D:2(7, 8), 9), E:parent(10, 11)")})
+		}
+	}
+	// Limits hold jobs out of the queue the order is brought to, and
+	// Slurm's loops read it too; on nodes, the billing is what a job's
+	// allocation holds.
+	for mode := range limitModes {
+		for seed := range uint64(6) {
+			sc := policytest.Random{Procs: 64, Users: 4, Jobs: 150, Nodes: seed%2 == 1, Params: withMode(mode, limitSet)}.Scenario(seed)
+			plat := sc.Platform
+			if plat == nil {
+				plat = sdk.SingleCluster("r", sc.Procs)
+			}
+			for _, flags := range []string{"", flagNoFairTree} {
+				params := maps.Clone(sc.Params)
+				params["PriorityFlags"] = flags
+				runs = append(runs, run{fmt.Sprintf("limits %s %s seed %d", mode, flags, seed), plat, sc.Inputs(), params})
+			}
 		}
 	}
 	for _, r := range runs {

@@ -194,6 +194,8 @@ type multifactor struct {
 	prioAt []uint64
 	// calcs counts the calculations, from 1 at the first call.
 	calcs uint64
+	// powV is decay^powD, the last charge's (powD 0: none yet).
+	powD, powV float64
 	// loops are Slurm's scheduling loops; nil under SchedulerType easy.
 	loops *slurmLoops
 	// lim enforces the limits; nil when none is set. rejects are the
@@ -274,13 +276,17 @@ func (p *multifactor) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if top >= len(p.prio) {
 		p.prio = append(p.prio, make([]float64, top+1-len(p.prio))...)
 	}
+	if top >= len(p.prioAt) {
+		p.prioAt = append(p.prioAt, make([]uint64, top+1-len(p.prioAt))...)
+	}
 	for _, j := range s.Queue {
+		// A job with a priority was met at an earlier call.
+		if p.prioAt[j.Index] != 0 && !p.fromScratch {
+			continue
+		}
 		if p.tree.meet(j) < 0 {
 			return nil, fmt.Errorf("multifactor: job %d: user %d is in no account of Accounts", j.ID, j.User)
 		}
-	}
-	if top >= len(p.prioAt) {
-		p.prioAt = append(p.prioAt, make([]uint64, top+1-len(p.prioAt))...)
 	}
 	for _, j := range s.Queue {
 		// A priority changes only at a calculation (a job's age is
@@ -427,7 +433,12 @@ func (p *multifactor) charge(r mfRun, to int64) {
 		return
 	}
 	d := float64(to - from)
-	p.tree.charge(r.node, float64(d*math.Pow(p.decay, d))*r.cpus)
+	// At a calculation, every job running since the last is charged
+	// for the same time: D^d once for all of them.
+	if d != p.powD {
+		p.powD, p.powV = d, math.Pow(p.decay, d)
+	}
+	p.tree.charge(r.node, float64(d*p.powV)*r.cpus)
 }
 
 // tick is a calculation at time t: reset when due, decay, and the charge
