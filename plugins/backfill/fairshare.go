@@ -332,10 +332,10 @@ func (t *fsTree) user(u int32) int {
 }
 
 // add appends node n under its parent, without usage, and returns its
-// index. The factors of the nodes there were stay those of the last
-// calculation, and the new node's are its own until the next: an
-// incremental classic tree computes the others' first, since the new
-// node changes their level shares.
+// index. The other nodes' factors stay those of the last calculation,
+// and the new node's are its own until the next: an incremental classic
+// tree computes the others' first, since the new node changes their
+// level shares.
 func (t *fsTree) add(n fsNode) int {
 	t.settle()
 	n.at = t.epoch

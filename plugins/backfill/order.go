@@ -73,13 +73,14 @@ type orderer struct {
 	// score the waits.
 	now   int64
 	keyed []keyedJob // rank's scratch
-	// steady, when set, tells the scores of a timed order apart: they do
-	// not depend on the time and change only when its value does
-	// (multifactor's priorities, computed every PriorityCalcPeriod). While
-	// it holds, the order kept from the last call, less the jobs gone,
-	// is the queue's, and only the jobs new in the queue are inserted:
-	// sorting the queue again at each call was a fifth of multifactor's
-	// time. kept is that order with its scores, keptAt steady's value then.
+	// steady, when set, marks a timed order whose scores do not depend
+	// on the time and change only when steady's value does
+	// (multifactor's priorities, computed every PriorityCalcPeriod).
+	// While the value holds, the order kept from the last call, less the
+	// jobs gone, is the queue's, and only the jobs new in the queue are
+	// inserted: sorting the queue again at each call was a fifth of
+	// multifactor's time. kept is that order with its scores, keptAt
+	// steady's value when it was sorted.
 	steady func() uint64
 	kept   []keyedJob
 	keptAt uint64
