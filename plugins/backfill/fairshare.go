@@ -48,6 +48,13 @@ type fsNode struct {
 	levelFS float64
 	// fs is a user's fair-share factor, as of the last calculation.
 	fs float64
+	// order is fsKids as Fair Tree last sorted them (an incremental
+	// tree's), the start of the next sort: usage moves little between
+	// two calculations, so the order is mostly sorted already.
+	order []int
+	// at is the calculation an incremental classic tree last computed
+	// the node's sharesNorm, efctv and fs for (fsTree.epoch).
+	at uint64
 }
 
 // noVal is Slurm's NO_VAL, the level fair share its Fair Tree leaves on
@@ -81,6 +88,15 @@ type fsTree struct {
 	groupAcct  map[int32]int
 	firstGroup map[int32]int32
 	multiGroup map[int32]bool
+	// incremental selects the faster calculations of fairshare_incr.go,
+	// which give the same factors: Fair Tree sorts each level from its
+	// last order, and the classic factors are computed when read
+	// (factor), each once per calculation. Off, calc computes every
+	// factor from scratch, the reference the tests compare with.
+	incremental bool
+	// epoch counts the calculations, for the classic factors computed
+	// when read.
+	epoch uint64
 }
 
 func newAutoTree() *fsTree {
@@ -227,6 +243,16 @@ func (t *fsTree) levels() {
 		t.nodes[i].fsParent = f
 		t.nodes[f].fsKids = append(t.nodes[f].fsKids, i)
 	}
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		// Nodes are only ever added, after the others: the fs kids of
+		// before lead the new list, and the new ones go at the end of
+		// the last order.
+		if len(n.order) > len(n.fsKids) {
+			n.order = n.order[:0]
+		}
+		n.order = append(n.order, n.fsKids[len(n.order):]...)
+	}
 	var level func(k int) int64
 	level = func(k int) int64 {
 		var sum int64
@@ -275,16 +301,10 @@ func (t *fsTree) meet(j *sdk.Job) int {
 	}
 	a, ok := t.groupAcct[j.Group]
 	if !ok {
-		a = len(t.nodes)
-		t.nodes = append(t.nodes, fsNode{name: groupAccount(j.Group), shares: 1, parent: 0})
-		t.nodes[0].kids = append(t.nodes[0].kids, a)
-		t.stored = append(t.stored, 0)
+		a = t.add(fsNode{name: groupAccount(j.Group), shares: 1, parent: 0})
 		t.groupAcct[j.Group] = a
 	}
-	k := len(t.nodes)
-	t.nodes = append(t.nodes, fsNode{name: strconv.Itoa(int(j.User)), user: j.User, isUser: true, shares: 1, parent: a, fs: 1})
-	t.nodes[a].kids = append(t.nodes[a].kids, k)
-	t.stored = append(t.stored, 0)
+	k := t.add(fsNode{name: strconv.Itoa(int(j.User)), user: j.User, isUser: true, shares: 1, parent: a, fs: 1})
 	t.users[j.User] = k
 	t.firstGroup[j.User] = j.Group
 	t.nUsers++
@@ -303,15 +323,27 @@ func (t *fsTree) user(u int32) int {
 		return -1
 	}
 	name := strconv.Itoa(int(u))
-	a := len(t.nodes)
-	t.nodes = append(t.nodes, fsNode{name: "u" + name, shares: 1, parent: 0, kids: []int{a + 1}},
-		fsNode{name: name, user: u, isUser: true, shares: 1, parent: a, fs: 1})
-	t.nodes[0].kids = append(t.nodes[0].kids, a)
-	t.stored = append(t.stored, 0, 0)
-	t.users[u] = a + 1
+	a := t.add(fsNode{name: "u" + name, shares: 1, parent: 0})
+	k := t.add(fsNode{name: name, user: u, isUser: true, shares: 1, parent: a, fs: 1})
+	t.users[u] = k
 	t.nUsers++
 	t.levels()
-	return a + 1
+	return k
+}
+
+// add appends node n under its parent, without usage, and returns its
+// index. The other nodes' factors stay those of the last calculation,
+// and the new node's are its own until the next: an incremental classic
+// tree computes the others' first, since the new node changes their
+// level shares.
+func (t *fsTree) add(n fsNode) int {
+	t.settle()
+	n.at = t.epoch
+	k := len(t.nodes)
+	t.nodes = append(t.nodes, n)
+	t.nodes[n.parent].kids = append(t.nodes[n.parent].kids, k)
+	t.stored = append(t.stored, 0)
+	return k
 }
 
 // normShares is node k's normalized shares, its target share of the
@@ -361,27 +393,36 @@ func (t *fsTree) reset() {
 
 // calc computes every user's fair-share factor from the usage now.
 func (t *fsTree) calc() {
-	t.sum(0)
-	if t.fairTree {
+	t.sum()
+	t.epoch++
+	switch {
+	case t.fairTree:
 		t.calcFairTree()
-	} else {
+	case t.incremental:
+		// The factors are computed when read (factor).
+		t.nodes[0].sharesNorm, t.nodes[0].efctv, t.nodes[0].at = 1, 1, t.epoch
+	default:
 		t.calcClassic()
 	}
 }
 
-// sum sets the usage of node k and its subtree.
-func (t *fsTree) sum(k int) float64 {
-	n := &t.nodes[k]
-	if n.isUser {
-		n.usage = t.stored[k] * t.scale
-		return n.usage
+// sum sets every node's usage.
+func (t *fsTree) sum() {
+	// Kids come after their parent: walking back from the last node,
+	// every account's kids are summed before it, each in the order of
+	// its kids (the order of the sum is the result's).
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		n := &t.nodes[i]
+		if n.isUser {
+			n.usage = t.stored[i] * t.scale
+			continue
+		}
+		u := 0.0
+		for _, c := range n.kids {
+			u += t.nodes[c].usage
+		}
+		n.usage = u
 	}
-	u := 0.0
-	for _, c := range n.kids {
-		u += t.sum(c)
-	}
-	t.nodes[k].usage = u
-	return u
 }
 
 // calcClassic is the classic algorithm (classic_fair_share.shtml;
@@ -396,45 +437,51 @@ func (t *fsTree) sum(k int) float64 {
 // (_normalize_assoc_shares_traditional, _set_assoc_usage_efctv); the
 // shares of its direct ancestors with FairShare=parent are skipped in S.
 func (t *fsTree) calcClassic() {
-	root := t.nodes[0].usage
 	t.nodes[0].sharesNorm, t.nodes[0].efctv = 1, 1
 	for k := 1; k < len(t.nodes); k++ { // parents come before their kids
-		n := &t.nodes[k]
-		f := &t.nodes[n.fsParent]
-		un := 0.0
-		if root > 0 {
-			un = min(n.usage/root, 1)
+		t.classicNode(k)
+	}
+}
+
+// classicNode computes node k's classic S, UE and factor from its
+// ancestors'.
+func (t *fsTree) classicNode(k int) {
+	root := t.nodes[0].usage
+	n := &t.nodes[k]
+	f := &t.nodes[n.fsParent]
+	un := 0.0
+	if root > 0 {
+		un = min(n.usage/root, 1)
+	}
+	switch {
+	case n.useParent:
+		n.sharesNorm, n.efctv = f.sharesNorm, f.efctv
+	default:
+		// The product along the direct path, FairShare=parent
+		// ancestors skipped.
+		n.sharesNorm = t.nodes[n.parent].sharesNorm
+		if t.nodes[n.parent].useParent {
+			n.sharesNorm = f.sharesNorm
+		}
+		if n.levelShares == 0 {
+			n.sharesNorm = 0
+		} else {
+			n.sharesNorm *= float64(n.shares) / float64(n.levelShares)
 		}
 		switch {
-		case n.useParent:
-			n.sharesNorm, n.efctv = f.sharesNorm, f.efctv
+		case n.fsParent == 0:
+			n.efctv = un
+		case n.levelShares == 0:
+			n.efctv = f.efctv
 		default:
-			// The product along the direct path, FairShare=parent
-			// ancestors skipped.
-			n.sharesNorm = t.nodes[n.parent].sharesNorm
-			if t.nodes[n.parent].useParent {
-				n.sharesNorm = f.sharesNorm
-			}
-			if n.levelShares == 0 {
-				n.sharesNorm = 0
-			} else {
-				n.sharesNorm *= float64(n.shares) / float64(n.levelShares)
-			}
-			switch {
-			case n.fsParent == 0:
-				n.efctv = un
-			case n.levelShares == 0:
-				n.efctv = f.efctv
-			default:
-				n.efctv = un + (f.efctv-un)*(float64(n.shares)/float64(n.levelShares))
-			}
+			n.efctv = un + (f.efctv-un)*(float64(n.shares)/float64(n.levelShares))
 		}
-		if n.isUser {
-			if n.sharesNorm <= 0 {
-				n.fs = 0
-			} else {
-				n.fs = math.Pow(2, -(n.efctv/n.sharesNorm)/t.damp)
-			}
+	}
+	if n.isUser {
+		if n.sharesNorm <= 0 {
+			n.fs = 0
+		} else {
+			n.fs = math.Pow(2, -(n.efctv/n.sharesNorm)/t.damp)
 		}
 	}
 }
@@ -455,6 +502,11 @@ func (t *fsTree) calcFairTree() {
 		return
 	}
 	rank, rnt := t.nUsers, t.nUsers
+	if t.incremental {
+		t.arena = t.arena[:0]
+		t.fairTreeLevel(t.nodes[0].order, &rank, &rnt, false)
+		return
+	}
 	t.arena = append(t.arena[:0], t.nodes[0].fsKids...)
 	t.fairTreeLevel(t.arena, &rank, &rnt, false)
 }
@@ -489,22 +541,11 @@ func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
 	// Equal keys (the same LF, both users or both accounts) rank alike
 	// whatever their order: tied users share a rank and tied accounts
 	// are merged.
-	slices.SortFunc(sibs, func(a, b int) int {
-		na, nb := &t.nodes[a], &t.nodes[b]
-		if na.levelFS != nb.levelFS {
-			if na.levelFS > nb.levelFS {
-				return -1
-			}
-			return 1
-		}
-		if na.isUser != nb.isUser {
-			if na.isUser {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	if t.incremental {
+		t.sortLevel(sibs)
+	} else {
+		slices.SortFunc(sibs, t.fairTreeCmp)
+	}
 	prev := math.NaN()
 	for i := 0; i < len(sibs); i++ {
 		n := &t.nodes[sibs[i]]
@@ -520,6 +561,12 @@ func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
 			for j+1 < len(sibs) && !t.nodes[sibs[j+1]].isUser && t.nodes[sibs[j+1]].levelFS == n.levelFS {
 				j++
 			}
+			if t.incremental && j == i {
+				// An account alone: its children sorted in its order.
+				t.fairTreeLevel(n.order, rank, rnt, tied)
+				prev = n.levelFS
+				continue
+			}
 			// The merged children go at the end of the arena; sibs may be
 			// an older copy of it if append moves it, which stays valid.
 			k := len(t.arena)
@@ -531,4 +578,23 @@ func (t *fsTree) fairTreeLevel(sibs []int, rank, rnt *int, accountTied bool) {
 		}
 		prev = n.levelFS
 	}
+}
+
+// fairTreeCmp orders Fair Tree's siblings a and b: higher LF first, users
+// before accounts on a tie.
+func (t *fsTree) fairTreeCmp(a, b int) int {
+	na, nb := &t.nodes[a], &t.nodes[b]
+	if na.levelFS != nb.levelFS {
+		if na.levelFS > nb.levelFS {
+			return -1
+		}
+		return 1
+	}
+	if na.isUser != nb.isUser {
+		if na.isUser {
+			return -1
+		}
+		return 1
+	}
+	return 0
 }

@@ -43,7 +43,7 @@ func setUsage(tr *fsTree, usage map[int32]float64) {
 	for u, x := range usage {
 		tr.charge(tr.user(u), x)
 	}
-	tr.sum(0)
+	tr.sum()
 }
 
 // TestClassicFairShareDocExample works the example of

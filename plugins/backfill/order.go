@@ -6,6 +6,7 @@ package backfill
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -72,6 +73,21 @@ type orderer struct {
 	// score the waits.
 	now   int64
 	keyed []keyedJob // rank's scratch
+	// steady, when set, marks a timed order whose scores do not depend
+	// on the time and change only when steady's value does
+	// (multifactor's priorities, computed every PriorityCalcPeriod).
+	// While the value holds, the order kept from the last call, less the
+	// jobs gone, is the queue's, and only the jobs new in the queue are
+	// inserted: sorting the queue again at each call was a fifth of
+	// multifactor's time. kept is that order with its scores, keptAt
+	// steady's value when it was sorted.
+	steady func() uint64
+	kept   []keyedJob
+	keptAt uint64
+	// mark stamps the jobs of the queue (by Index) while the kept order
+	// is brought to it: stamp in the queue, stamp+1 also in the order.
+	mark  []uint32
+	stamp uint32
 }
 
 // keyedJob is a job with its score, computed once per rank rather than at
@@ -105,6 +121,9 @@ func (o *orderer) sorted(s *sdk.State) []*sdk.Job {
 	}
 	o.now = s.Now
 	if o.scoring.timed {
+		if o.steady != nil {
+			return o.sortedSteady(q)
+		}
 		o.buf = append(o.buf[:0], q...)
 		o.rank(o.buf)
 		return o.buf
@@ -160,21 +179,79 @@ func (o *orderer) rank(js []*sdk.Job) {
 	for _, j := range js {
 		o.keyed = append(o.keyed, keyedJob{key: o.scoring.score(j, o.now), job: j})
 	}
-	higher := o.scoring.higherFirst
-	slices.SortFunc(o.keyed, func(a, b keyedJob) int {
-		c := cmp.Compare(a.key, b.key)
-		if higher {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-		return cmp.Compare(a.job.Index, b.job.Index)
-	})
+	slices.SortFunc(o.keyed, o.keyedCompare)
 	for i := range o.keyed {
 		js[i] = o.keyed[i].job
 	}
 	clear(o.keyed) // hold no job of this call until the next
+}
+
+// keyedCompare is rank's order: by score, then by submit order.
+func (o *orderer) keyedCompare(a, b keyedJob) int {
+	c := cmp.Compare(a.key, b.key)
+	if o.scoring.higherFirst {
+		c = -c
+	}
+	if c != 0 {
+		return c
+	}
+	return cmp.Compare(a.job.Index, b.job.Index)
+}
+
+// sortedSteady is sorted for a timed order with steady scores: the
+// queue ranked again when steady changed since the last call, else the
+// order kept less the jobs no longer in q, with q's new jobs inserted.
+// Either is q sorted by rank's total order.
+func (o *orderer) sortedSteady(q []*sdk.Job) []*sdk.Job {
+	if v := o.steady(); v != o.keptAt || o.kept == nil {
+		o.kept = o.kept[:0]
+		for _, j := range q {
+			o.kept = append(o.kept, keyedJob{key: o.scoring.score(j, o.now), job: j})
+		}
+		slices.SortFunc(o.kept, o.keyedCompare)
+		o.keptAt = v
+	} else {
+		o.bring(q)
+	}
+	o.buf = o.buf[:0]
+	for _, kj := range o.kept {
+		o.buf = append(o.buf, kj.job)
+	}
+	return o.buf
+}
+
+// bring brings the kept order to queue q: the jobs no longer in q out,
+// q's new jobs in.
+func (o *orderer) bring(q []*sdk.Job) {
+	if o.stamp >= math.MaxUint32-2 {
+		clear(o.mark)
+		o.stamp = 0
+	}
+	o.stamp += 2
+	in, both := o.stamp, o.stamp+1
+	for _, j := range q {
+		for j.Index >= len(o.mark) {
+			o.mark = append(o.mark, 0)
+		}
+		o.mark[j.Index] = in
+	}
+	k := 0
+	for _, kj := range o.kept {
+		if i := kj.job.Index; i < len(o.mark) && o.mark[i] == in {
+			o.mark[i] = both
+			o.kept[k] = kj
+			k++
+		}
+	}
+	clear(o.kept[k:]) // hold no job gone
+	o.kept = o.kept[:k]
+	for _, j := range q {
+		if o.mark[j.Index] == in {
+			kj := keyedJob{key: o.scoring.score(j, o.now), job: j}
+			i, _ := slices.BinarySearchFunc(o.kept, kj, o.keyedCompare)
+			o.kept = slices.Insert(o.kept, i, kj)
+		}
+	}
 }
 
 // drop removes from the kept order the jobs that ds start. Those at its
