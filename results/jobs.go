@@ -498,8 +498,13 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 	}
 	x.Feedback, x.Outages, x.Power, x.Notes = fb, ob, pb, nb
 	if only, err := trailingOnly(path); err != nil || only {
-		// ReadTable reads no list (the notes' reasons): without request,
-		// units or grid columns there is nothing more to read.
+		// Without request, units or grid columns there is nothing more
+		// to read.
+		return rows, x, meta, err
+	}
+	if nb != nil {
+		// ReadTable reads no list (the notes' reasons).
+		err := readPrefixExtras(path, len(rows), &x)
 		return rows, x, meta, err
 	}
 	cols, table, _, err := ReadTable(path)
@@ -535,18 +540,6 @@ func ReadJobsWith(path string) ([]JobRow, JobExtras, Metadata, error) {
 		x.Requests = append(x.Requests, vals)
 	}
 	return rows, x, meta, nil
-}
-
-// trailingOnly reports whether a jobs file's only columns past JobRow's
-// are the trailing groups (feedback, outages, power, notes), if any.
-func trailingOnly(path string) (bool, error) {
-	f, pf, err := openParquet(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	nj := reflect.TypeFor[JobRow]().NumField()
-	return lastGroup(pf.Schema().Fields(), nj) == nj, nil
 }
 
 // feedbackFirstColumn is the first of FeedbackRow's columns, which come

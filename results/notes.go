@@ -83,21 +83,14 @@ func setNotes(v reflect.Value, next int, n *sdk.Notes, i int) {
 	v.Field(next + len(n.Columns) + 1).Set(reflect.ValueOf(why))
 }
 
-// checkNotes checks notes against rows and the column rules.
+// checkNotes checks notes against rows and the column rules
+// (sdk.Notes.Check keeps the reasons' names for them).
 func checkNotes(n *sdk.Notes, rows int) error {
 	if n == nil {
 		return nil
 	}
 	if err := n.Check(rows); err != nil {
 		return err
-	}
-	if len(n.Columns) == 0 && n.Waits == nil {
-		return errors.New("notes without columns or reasons")
-	}
-	for _, c := range n.Columns {
-		if strings.HasPrefix(NotePrefix+c.Name, WaitFromColumn) || strings.HasPrefix(NotePrefix+c.Name, WaitReasonColumn) {
-			return fmt.Errorf("notes column %q: the name is the reasons'", c.Name)
-		}
 	}
 	return nil
 }
@@ -229,4 +222,85 @@ func EncodeNotesSummary(n *sdk.Notes) string {
 	}
 	b, _ := json.Marshal(doc) // strings and integers only
 	return string(b)
+}
+
+// trailingOnly reports whether a jobs file's only columns past JobRow's
+// are the trailing groups (feedback, outages, power, notes), if any.
+func trailingOnly(path string) (bool, error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	nj := reflect.TypeFor[JobRow]().NumField()
+	return lastGroup(pf.Schema().Fields(), nj) == nj, nil
+}
+
+// readPrefixExtras reads the request, units and grid columns of a jobs
+// file of a pool into x, through a schema of those columns alone, so
+// that the lists of the trailing groups are not read.
+func readPrefixExtras(path string, rows int, x *JobExtras) error {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gf := pf.Schema().Fields()
+	nj := reflect.TypeFor[JobRow]().NumField()
+	var fields []reflect.StructField
+	grid := -1
+	for _, g := range gf[nj:lastGroup(gf, nj)] {
+		switch name := g.Name(); {
+		case name == gridFirstColumn:
+			grid = len(fields)
+			gt := reflect.TypeFor[GridRow]()
+			for i := range gt.NumField() {
+				fields = append(fields, gt.Field(i))
+			}
+		case grid >= 0:
+			// GridRow's other columns, already in.
+		case name == UnitsColumn:
+			x.HasUnits = true
+			fields = append(fields, reflect.StructField{Name: "Units", Type: reflect.TypeFor[string](),
+				Tag: reflect.StructTag("parquet:" + strconv.Quote(UnitsColumn))})
+		default:
+			x.Resources = append(x.Resources, strings.TrimPrefix(name, "req_"))
+			fields = append(fields, reflect.StructField{Name: "Req" + strconv.Itoa(len(x.Resources)-1), Type: reflect.TypeFor[int64](),
+				Tag: reflect.StructTag("parquet:" + strconv.Quote(name))})
+		}
+	}
+	t := reflect.StructOf(fields)
+	r := parquet.NewReader(pf, parquet.SchemaOf(reflect.Zero(t).Interface()))
+	defer r.Close()
+	x.Requests = make([][]int64, len(x.Resources))
+	for k := range x.Requests {
+		x.Requests[k] = make([]int64, rows)
+	}
+	if x.HasUnits {
+		x.Units = make([]string, rows)
+	}
+	if grid >= 0 {
+		x.Grid = make([]GridRow, rows)
+	}
+	v := reflect.New(t)
+	for i := range rows {
+		v.Elem().SetZero()
+		if err := r.Read(v.Interface()); err != nil {
+			return fmt.Errorf("results: read %s: row %d: %w", path, i, err)
+		}
+		e := v.Elem()
+		for k := range x.Resources {
+			x.Requests[k][i] = e.Field(k).Int()
+		}
+		if x.HasUnits {
+			x.Units[i] = e.Field(len(x.Resources)).String()
+		}
+		if grid >= 0 {
+			g := reflect.ValueOf(&x.Grid[i]).Elem()
+			for f := range g.NumField() {
+				g.Field(f).Set(e.Field(grid + f))
+			}
+		}
+	}
+	return nil
 }

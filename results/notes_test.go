@@ -33,9 +33,26 @@ func sampleNotes(n int) *sdk.Notes {
 	return &sdk.Notes{Columns: []sdk.NoteColumn{{Name: "priority", Values: prio}, {Name: "age", Values: age}}, Waits: waits}
 }
 
+// reqs and units are request and placement columns of n rows.
+func reqs(n int, k int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i) * k
+	}
+	return out
+}
+
+func units(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%d:%d", i%3, i)
+	}
+	return out
+}
+
 // TestNotesColumnsRoundTrip writes a jobs file with a policy's notes
 // alone (a pool) and after node, feedback, outage and power columns, and
-// reads them back; DuckDB, an independent reader, reads a NaN as NULL and
+// reads them back, with request, units and grid columns too; DuckDB, an independent reader, reads a NaN as NULL and
 // the reasons' lists.
 func TestNotesColumnsRoundTrip(t *testing.T) {
 	const n = 30
@@ -46,7 +63,12 @@ func TestNotesColumnsRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		x    JobExtras
-	}{{"pool", JobExtras{}}, {"nodes, outages and power", withAll}} {
+	}{
+		{"pool", JobExtras{}},
+		{"nodes, outages and power", withAll},
+		{"requests and units", JobExtras{Resources: []string{"bb", "lic"}, Requests: [][]int64{reqs(n, 3), reqs(n, 5)}, HasUnits: true, Units: units(n)}},
+		{"requests and grid", JobExtras{Resources: []string{"bb"}, Requests: [][]int64{reqs(n, 7)}, Grid: sampleGrid(n)}},
+	} {
 		path := filepath.Join(t.TempDir(), "jobs.parquet")
 		jobs := sampleJobs(n)
 		x := c.x
@@ -59,7 +81,8 @@ func TestNotesColumnsRoundTrip(t *testing.T) {
 			t.Fatal(c.name, err)
 		}
 		if len(rows) != n || fmt.Sprint(got.Notes) != fmt.Sprint(x.Notes) || !reflect.DeepEqual(got.Power, x.Power) ||
-			!reflect.DeepEqual(got.Outages, x.Outages) {
+			!reflect.DeepEqual(got.Outages, x.Outages) || !reflect.DeepEqual(got.Resources, x.Resources) ||
+			!reflect.DeepEqual(got.Requests, x.Requests) || !reflect.DeepEqual(got.Units, x.Units) || !reflect.DeepEqual(got.Grid, x.Grid) {
 			t.Fatalf("%s: notes read back %v\nwant %v", c.name, got.Notes, x.Notes)
 		}
 		rep := duckChecker(t)(path, true)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+	"unicode/utf8"
 )
 
 // Noter is implemented by a policy that keeps values of its own per job,
@@ -61,16 +63,24 @@ func (n *Notes) Pad(jobs int) {
 // ErrNotes is wrapped by the errors of Notes.Check.
 var ErrNotes = errors.New("policy notes")
 
+// MaxReason is the longest reason a wait spell may give, in bytes.
+const MaxReason = 255
+
 // Check reports notes that do not fit a run of the given number of jobs:
-// a column of another length, a name that is empty, repeated or not made
-// of lower-case letters, digits and underscores, an infinite value, a
-// spell without a reason or not after the one before it, or the same reason twice
-// in a row.
+// notes with neither columns nor waits; a column of another length, a
+// name that is empty, longer than 64 bytes, repeated, not made of
+// lower-case letters, digits and underscores, or beginning with wait_from
+// or wait_reason (the jobs file's names of the reasons); an infinite
+// value; a spell whose reason is empty, longer than MaxReason bytes or not
+// UTF-8, or not after the one before it; or the same reason twice in a row.
 func (n *Notes) Check(jobs int) error {
+	if len(n.Columns) == 0 && n.Waits == nil {
+		return fmt.Errorf("%w: neither columns nor waits", ErrNotes)
+	}
 	seen := map[string]bool{}
 	for k, c := range n.Columns {
-		if !noteName(c.Name) || seen[c.Name] {
-			return fmt.Errorf("%w: column %d: name %q is empty, repeated or not of a-z, 0-9 and _", ErrNotes, k, c.Name)
+		if !noteName(c.Name) || seen[c.Name] || strings.HasPrefix(c.Name, "wait_from") || strings.HasPrefix(c.Name, "wait_reason") {
+			return fmt.Errorf("%w: column %d: name %q is empty, too long, repeated, not of a-z, 0-9 and _, or the reasons'", ErrNotes, k, c.Name)
 		}
 		seen[c.Name] = true
 		if len(c.Values) != jobs {
@@ -91,8 +101,8 @@ func (n *Notes) Check(jobs int) error {
 	for i, ws := range n.Waits {
 		for k, w := range ws {
 			switch {
-			case w.Reason == "":
-				return fmt.Errorf("%w: job index %d: wait %d has no reason", ErrNotes, i, k)
+			case w.Reason == "" || len(w.Reason) > MaxReason || !utf8.ValidString(w.Reason):
+				return fmt.Errorf("%w: job index %d: wait %d: reason %.40q is empty, longer than %d bytes or not UTF-8", ErrNotes, i, k, w.Reason, MaxReason)
 			case k > 0 && w.From <= ws[k-1].From:
 				return fmt.Errorf("%w: job index %d: wait %d at %d is not after the one before it (%d)", ErrNotes, i, k, w.From, ws[k-1].From)
 			case k > 0 && w.Reason == ws[k-1].Reason:

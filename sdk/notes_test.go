@@ -3,6 +3,7 @@ package sdk
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,13 @@ func TestNotesCheck(t *testing.T) {
 		{"same time", Notes{Waits: spells(WaitSpell{1, "A"}, WaitSpell{1, "B"})}, false},
 		{"back in time", Notes{Waits: spells(WaitSpell{3, "A"}, WaitSpell{1, "B"})}, false},
 		{"reason repeated", Notes{Waits: spells(WaitSpell{1, "A"}, WaitSpell{3, "A"})}, false},
+		{"nothing", Notes{}, false},
+		{"the reasons' name", Notes{Columns: []NoteColumn{col("wait_from", 1, 2)}}, false},
+		{"the reasons' other name", Notes{Columns: []NoteColumn{col("wait_reason_x", 1, 2)}}, false},
+		{"long name", Notes{Columns: []NoteColumn{col(strings.Repeat("x", 65), 1, 2)}}, false},
+		{"long reason", Notes{Waits: spells(WaitSpell{1, strings.Repeat("x", MaxReason+1)})}, false},
+		{"longest reason", Notes{Waits: spells(WaitSpell{1, strings.Repeat("x", MaxReason)})}, true},
+		{"not UTF-8", Notes{Waits: spells(WaitSpell{1, "\xff"})}, false},
 	} {
 		err := c.n.Check(2)
 		if (err == nil) != c.ok || err != nil && !errors.Is(err, ErrNotes) {

@@ -27,6 +27,27 @@ type mfNotes struct {
 	// call, so that they are not said to wait.
 	started []int64
 	call    int64
+	// ranFrom is, by index, the start of the job's last run while no
+	// spell says so yet (noRun for none): if an outage ends the run, the
+	// job waits again and its spells say it ran from then (reasonRunning).
+	ranFrom []int64
+}
+
+// reasonRunning is the spell of a run an outage ended: the spells of a
+// requeued job then cover its whole wait, from its submission to its last
+// start, as the wait column does.
+const reasonRunning = "Running"
+
+// noRun marks a job without a run no spell tells of.
+const noRun = math.MinInt64
+
+// spell adds a spell to job i's waits unless its last has that reason
+// already (it goes on).
+func (n *mfNotes) spell(i int, from int64, reason string) {
+	ws := n.waits[i]
+	if len(ws) == 0 || ws[len(ws)-1].Reason != reason {
+		n.waits[i] = append(ws, sdk.WaitSpell{From: from, Reason: reason})
+	}
 }
 
 // noteColumns are the names of mfNotes.cols: sprio's headings, then
@@ -43,6 +64,7 @@ func (n *mfNotes) grow(top int) {
 		}
 		n.waits = append(n.waits, nil)
 		n.started = append(n.started, 0)
+		n.ranFrom = append(n.ranFrom, noRun)
 	}
 }
 
@@ -51,7 +73,9 @@ func (n *mfNotes) grow(top int) {
 // and the reason each job of the queue still waits: the first limit that
 // holds it (limiter.reason), else Resources when its request is more than
 // what is free in total once the call's jobs started, else Priority, the
-// rule of the counts of waits (limiter.tally).
+// rule of the counts of waits (limiter.tally). A job back in the queue
+// after an outage ended its run has a spell Running from that run's
+// start.
 func (p *multifactor) note(s *sdk.State, out []sdk.Decision, top int) {
 	n := p.notes
 	n.grow(top)
@@ -67,6 +91,12 @@ func (p *multifactor) note(s *sdk.State, out []sdk.Decision, top int) {
 		}
 		n.cols[len(f)][j.Index] = p.tree.normShares(p.tree.user(j.User))
 		n.started[j.Index] = n.call
+		if r := n.ranFrom[j.Index]; r != noRun {
+			// Requeued and started again at once: it ran all along.
+			n.spell(j.Index, r, reasonRunning)
+		} else {
+			n.ranFrom[j.Index] = s.Now
+		}
 	}
 	free := p.easy.room.free
 	for _, j := range s.Queue {
@@ -83,10 +113,12 @@ func (p *multifactor) note(s *sdk.State, out []sdk.Decision, top int) {
 				r = reasonResources
 			}
 		}
-		ws := n.waits[j.Index]
-		if len(ws) == 0 || ws[len(ws)-1].Reason != r {
-			n.waits[j.Index] = append(ws, sdk.WaitSpell{From: s.Now, Reason: r})
+		if ran := n.ranFrom[j.Index]; ran != noRun {
+			// An outage ended its run: back in the queue.
+			n.spell(j.Index, ran, reasonRunning)
+			n.ranFrom[j.Index] = noRun
 		}
+		n.spell(j.Index, s.Now, r)
 	}
 }
 

@@ -179,3 +179,53 @@ func TestNotesTrace(t *testing.T) {
 		t.Error("JobNotes changed the records")
 	}
 }
+
+// TestNotesRequeued runs multifactor on random node platforms with random
+// failures whose jobs are requeued: each job's spells start at its
+// submission when it did not start then, and the time its Running spells
+// cover is the time its runs that failures ended took (runs one after the
+// other without a wait merge into one spell). CheckNotes, in the engine,
+// checks the rest.
+func TestNotesRequeued(t *testing.T) {
+	requeued := 0
+	for seed := range uint64(12) {
+		sc := policytest.Random{Nodes: true, Jobs: 120}.Scenario(seed)
+		in := sc.Inputs()
+		outs := randomOutages(sc.Platform, seed, in[len(in)-1].Job.Submit+1)
+		res, err := sim.Run(context.Background(), Multifactor(), sim.Config{Platform: sc.Platform, Jobs: in, Seed: sc.Seed,
+			Outages: outs, Faults: sim.Faults{OnFailure: sim.FailRequeue}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := make([]int64, len(in))
+		for _, a := range res.Attempts {
+			ran[a.Index] += a.End - a.Start
+		}
+		for i, r := range res.Records {
+			ws := res.Notes.Waits[i]
+			if r.Start > in[i].Job.Submit && (len(ws) == 0 || ws[0].From != in[i].Job.Submit) {
+				t.Fatalf("seed %d, job %d: submitted %d, started %d, spells %v", seed, in[i].Job.ID, in[i].Job.Submit, r.Start, ws)
+			}
+			running := int64(0)
+			for k, w := range ws {
+				if w.Reason != reasonRunning {
+					continue
+				}
+				to := r.Start
+				if k+1 < len(ws) {
+					to = ws[k+1].From
+				}
+				running += to - w.From
+			}
+			if running != ran[i] {
+				t.Fatalf("seed %d, job %d: Running spells of %d s, runs ended by failures of %d s (spells %v)", seed, in[i].Job.ID, running, ran[i], ws)
+			}
+			if ran[i] > 0 {
+				requeued++
+			}
+		}
+	}
+	if requeued < 20 {
+		t.Errorf("%d jobs requeued: the test tests too little", requeued)
+	}
+}

@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // Diff compares one run of two executions of a campaign.
@@ -129,6 +131,9 @@ func compareJobs(a, b string) (string, error) {
 	if (xa.Feedback == nil) != (xb.Feedback == nil) {
 		return fmt.Sprintf("feedback columns %t, then %t", xa.Feedback != nil, xb.Feedback != nil), nil
 	}
+	if na, nb := noteNames(xa.Notes), noteNames(xb.Notes); na != nb {
+		return fmt.Sprintf("policy notes %s, then %s", na, nb), nil
+	}
 	if !slices.Equal(xa.Resources, xb.Resources) || xa.HasUnits != xb.HasUnits || (xa.Grid == nil) != (xb.Grid == nil) {
 		return fmt.Sprintf("resources %v (units %t, grid %t), then %v (units %t, grid %t)", xa.Resources, xa.HasUnits, xa.Grid != nil,
 			xb.Resources, xb.HasUnits, xb.Grid != nil), nil
@@ -178,6 +183,16 @@ func extraDiff(a, b results.JobExtras, i int) string {
 	if a.Grid != nil && !reflect.DeepEqual(a.Grid[i], b.Grid[i]) {
 		return fmt.Sprintf("grid columns %s then %s", gridString(a.Grid[i]), gridString(b.Grid[i]))
 	}
+	if n := a.Notes; n != nil {
+		for k, c := range n.Columns {
+			if x, y := c.Values[i], b.Notes.Columns[k].Values[i]; math.Float64bits(x) != math.Float64bits(y) && !(math.IsNaN(x) && math.IsNaN(y)) {
+				return fmt.Sprintf("%s%s %v then %v", results.NotePrefix, c.Name, x, y)
+			}
+		}
+		if n.Waits != nil && !slices.Equal(n.Waits[i], b.Notes.Waits[i]) {
+			return fmt.Sprintf("policy wait reasons %v then %v", n.Waits[i], b.Notes.Waits[i])
+		}
+	}
 	if a.Feedback != nil && !reflect.DeepEqual(a.Feedback[i], b.Feedback[i]) {
 		f := func(r results.FeedbackRow) string {
 			if r.AfterIndex == nil {
@@ -188,6 +203,18 @@ func extraDiff(a, b results.JobExtras, i int) string {
 		return fmt.Sprintf("feedback columns %s then %s", f(a.Feedback[i]), f(b.Feedback[i]))
 	}
 	return ""
+}
+
+// noteNames names a file's notes columns, "none" without notes.
+func noteNames(n *sdk.Notes) string {
+	if n == nil {
+		return "none"
+	}
+	var names []string
+	for _, c := range n.Columns {
+		names = append(names, results.NotePrefix+c.Name)
+	}
+	return fmt.Sprintf("%v (reasons %t)", names, n.Waits != nil)
 }
 
 // gridString writes a job's grid columns for a message, NULLs as such.

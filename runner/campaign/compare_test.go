@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
+	"github.com/schedlab/schedlab/sdk"
 )
 
 // copyCampaign copies the files of a campaign folder (runs.parquet and the
@@ -102,5 +104,44 @@ func TestCompareExplains(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompareNotes: two jobs files whose rows agree but whose policy
+// notes differ (a value, a wait reason, the columns) differ, and say
+// where.
+func TestCompareNotes(t *testing.T) {
+	dir := t.TempDir()
+	rows := []results.JobRow{{JobID: 1, Start: 5, End: 9}, {JobID: 2, Start: 6, End: 9}}
+	notes := func(prio float64, reason string, name string) *sdk.Notes {
+		return &sdk.Notes{Columns: []sdk.NoteColumn{{Name: name, Values: []float64{math.NaN(), prio}}},
+			Waits: [][]sdk.WaitSpell{nil, {{From: 0, Reason: reason}}}}
+	}
+	write := func(name string, n *sdk.Notes, meta string) string {
+		path := filepath.Join(dir, name)
+		if err := results.WriteJobsWith(path, rows, results.JobExtras{Notes: n}, results.Metadata{"run.key": meta}); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	base := write("a.parquet", notes(10, "Priority", "priority"), "a")
+	for _, c := range []struct {
+		name string
+		n    *sdk.Notes
+		want string // in the difference; "" for none
+	}{
+		{"same", notes(10, "Priority", "priority"), ""},
+		{"value", notes(11, "Priority", "priority"), "policy_priority 10 then 11"},
+		{"reason", notes(10, "Resources", "priority"), "policy wait reasons"},
+		{"columns", notes(10, "Priority", "age"), "policy notes"},
+		{"none", nil, "policy notes"},
+	} {
+		got, err := compareJobs(base, write(c.name+".parquet", c.n, c.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -62,6 +62,13 @@ func AppendNotes(dst []byte, n *sdk.Notes, jobs int) []byte {
 	return dst
 }
 
+// maxNotes bounds the bytes of notes a host takes for a run of jobs jobs:
+// 64 MiB, plus 16 KiB a job (a few columns and a thousand spells each),
+// at most 16 GiB; a plugin that sends more fails its run.
+func maxNotes(jobs int) int64 {
+	return min(1<<26+int64(jobs)<<14, 1<<34)
+}
+
 // errShortNotes is the error of notes that end too soon.
 var errShortNotes = errors.New("wire: notes end too soon")
 

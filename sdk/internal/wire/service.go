@@ -721,8 +721,8 @@ func receiveResult(stream grpc.ClientStream, version, jobs int, nodes, power boo
 			}
 		case len(f) > 0 && f[0] == FrameNotes && version >= 12:
 			notes = append(notes, f[1:]...)
-			if len(notes) > 1<<34 {
-				return nil, errors.New("wire: plugin sent more than 16 GiB of notes")
+			if n := int64(len(notes)); n > maxNotes(jobs) {
+				return nil, fmt.Errorf("wire: plugin sent %d bytes of notes for %d jobs, more than %d", n, jobs, maxNotes(jobs))
 			}
 		case len(f) > 0 && f[0] == FrameAllocs && version >= 6:
 			if allocs, err = DecodeAllocs(allocs, f); err != nil {
