@@ -100,12 +100,7 @@ func failures(w io.Writer, path string) error {
 	all := []string{"none", "r20-kill", "r20-requeue", "r20-checkpoint", "r100-kill", "r100-requeue", "r100-checkpoint",
 		"r500-kill", "r500-requeue", "r500-checkpoint"}
 	for _, pol := range []string{"fcfs", "easy", "conservative"} {
-		platforms := all
-		if pol == "conservative" {
-			// About 40 s a run: the middle rate only (failures.toml).
-			platforms = []string{"none", "r100-kill", "r100-requeue", "r100-checkpoint"}
-		}
-		for _, pl := range platforms {
+		for _, pl := range all {
 			g := group[pol+"/"+pl]
 			if len(g) == 0 {
 				return fmt.Errorf("%s: no runs of %s on %s", path, pol, pl)
