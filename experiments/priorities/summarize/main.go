@@ -41,8 +41,6 @@ var (
 	modes     = []struct{ key, name string }{{"fcfs", "no"}, {"easy", "yes"}}
 	orders    = []string{"submit", "shortest", "wfp3", "unicep", "f1", "f2", "f3", "f4"}
 	sequences = 10
-	// The artefact's names of the orders it reports.
-	artefactName = map[string]string{"submit": "FCFS", "shortest": "SJF", "wfp3": "WFP3", "unicep": "UNI", "f1": "F1"}
 	// The HPC2N rows of the two tables of the README of
 	// github.com/DIR-LAB/deep-batch-scheduler (commit cd433e3), "Results
 	// of Scheduling Towards average bounded slowdown" and "... resource
