@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/schedlab/schedlab/internal/pyenv"
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner"
 	"github.com/schedlab/schedlab/runner/campaign"
@@ -538,6 +539,10 @@ func TestExperimentManifests(t *testing.T) {
 			src, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(string(src), `.py"`) {
+				// A Python policy's identity needs the Python package.
+				pyenv.ForTest(t)
 			}
 			cmd := exec.Command(schedlab, "expand", rel)
 			cmd.Dir = root
