@@ -201,8 +201,11 @@ func (x JobExtras) check(rows int) error {
 	if x.Power != nil && len(x.Power) != rows {
 		return fmt.Errorf("%d power rows for %d rows", len(x.Power), rows)
 	}
-	if err := checkNotes(x.Notes, rows); err != nil {
-		return err
+	if x.Notes != nil {
+		// sdk.Notes.Check keeps the reasons' column names for them.
+		if err := x.Notes.Check(rows); err != nil {
+			return err
+		}
 	}
 	if x.Nodes != nil && (x.Grid != nil || x.HasUnits) {
 		return errors.New("node columns with grid or units columns")

@@ -83,18 +83,6 @@ func setNotes(v reflect.Value, next int, n *sdk.Notes, i int) {
 	v.Field(next + len(n.Columns) + 1).Set(reflect.ValueOf(why))
 }
 
-// checkNotes checks notes against rows and the column rules
-// (sdk.Notes.Check keeps the reasons' names for them).
-func checkNotes(n *sdk.Notes, rows int) error {
-	if n == nil {
-		return nil
-	}
-	if err := n.Check(rows); err != nil {
-		return err
-	}
-	return nil
-}
-
 // notesStart returns the index in gf, from n on, of the first notes
 // column, -1 for none.
 func notesStart(gf []parquet.Field, n int) int {
