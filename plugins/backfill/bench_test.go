@@ -190,7 +190,8 @@ func BenchmarkEngineEASYNodes(b *testing.B) {
 // issue 37's target is that such a model costs no more than the events it
 // adds. Compare the sub-benchmarks' ns/op, run side by side (-count); the
 // failures change the schedule too (requeued work lengthens the queue
-// that EASY scans at every call), which the events reported show apart.
+// that EASY scans at every call), which the events and the mean queue a
+// call sees (queue/call) show apart.
 func BenchmarkOutages(b *testing.B) {
 	plat, jobs := machineJobs(b, "SDSC-BLUE-2000-4.2-cln.swf.gz", "SDSC-BLUE")
 	base, err := sim.Run(b.Context(), EASY(), sim.Config{Platform: plat, Jobs: jobs})
@@ -206,6 +207,9 @@ func BenchmarkOutages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Checkpointing every Young interval (60 s a checkpoint and a
+	// restart) keeps most of the work a failure would lose.
+	ckpt := sim.Faults{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Rule: sim.IntervalYoung, Cost: 60, Restart: 60, MTBF: set.MTBF}}
 	for _, tc := range []struct {
 		name string
 		pol  sdk.Plugin
@@ -214,15 +218,20 @@ func BenchmarkOutages(b *testing.B) {
 		{"none", EASY(), sim.Config{Platform: plat, Jobs: jobs}},
 		{"failures-requeue", EASY(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: set.Faults}},
 		{"failures-kill", EASY(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs}},
+		{"failures-checkpoint", EASY(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: ckpt}},
 		// FCFS scans no queue: what the engine's outages cost, apart
 		// from what the longer queue costs EASY.
 		{"fcfs-none", FCFS(), sim.Config{Platform: plat, Jobs: jobs}},
 		{"fcfs-failures-requeue", FCFS(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: set.Faults}},
+		{"fcfs-failures-checkpoint", FCFS(), sim.Config{Platform: plat, Jobs: jobs, Outages: outs, Faults: ckpt}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var events int64
+			var q *queueLength
+			pol := tc.pol
+			pol.New = func() sdk.Policy { q = &queueLength{Policy: tc.pol.New()}; return q }
 			for b.Loop() {
-				res, err := sim.Run(b.Context(), tc.pol, tc.cfg)
+				res, err := sim.Run(b.Context(), pol, tc.cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -230,8 +239,23 @@ func BenchmarkOutages(b *testing.B) {
 			}
 			b.ReportMetric(float64(events), "events")
 			b.ReportMetric(float64(c.ModelFailures)*float64(len(tc.cfg.Outages))/float64(max(1, len(outs))), "failures")
+			b.ReportMetric(float64(q.sum)/float64(max(1, q.calls)), "queue/call")
 		})
 	}
+}
+
+// queueLength counts the jobs a policy's calls see waiting: a run whose
+// failures lengthen the queue makes a policy that scans it (EASY) do
+// that much more work at every call, apart from the outages' own cost.
+type queueLength struct {
+	sdk.Policy
+	calls, sum int
+}
+
+func (q *queueLength) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	q.calls++
+	q.sum += len(s.Queue)
+	return q.Policy.Schedule(s)
 }
 
 // BenchmarkPower runs EASY on CEA-Curie as nodes (issue 38's machine for

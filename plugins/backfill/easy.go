@@ -90,7 +90,11 @@ type easy struct {
 		valid  bool
 		head   int
 		shadow int64
+		fenced bool // fencedAtShadow then
 	}
+	// seen is the outages the last call saw: a shadow computed while
+	// nodes are out of service holds as long as they stay the same.
+	seen outageMemo
 	// fresh turns every reuse off: of the previous call's shadow, of
 	// the cursor, of failed shapes beyond the exact shape (tests compare
 	// the two); computed and
@@ -253,19 +257,28 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// it again walked the running jobs and, on nodes, every node
 	// (BenchmarkEngineEASYNodes).
 	var shadow int64
-	// Outages of nodes change what is free without a job ending: with
-	// any, the shadow is computed afresh.
-	if p.last.valid && !p.fresh && len(p.now) == 0 && len(s.Completed) == 0 && len(s.Outages) == 0 && s.Power == nil && p.last.head == head.Index {
+	// Outages of nodes change what is free without a job ending: the
+	// shadow is reused only while they are the outages the last call saw
+	// (none, or the same nodes out of service and the same windows, none
+	// begun since), and before the time it names (it is a job's expected
+	// end or an outage's end, at which the engine calls again).
+	if p.last.valid && !p.fresh && len(p.now) == 0 && len(s.Completed) == 0 && s.Power == nil && p.last.head == head.Index &&
+		s.Now < p.last.shadow && p.seen.same(s) {
 		shadow = p.last.shadow
+		p.fencedAtShadow = p.last.fenced
 		p.reused++
 	} else {
 		shadow = p.shadow(s, head)
 		p.computed++
 	}
-	// A shadow computed while nodes are out of service is not kept: a
-	// repair or a failure changes it without a job ending.
+	// Easy's own drains (drain_ahead) change the nodes as the call
+	// decides: a shadow computed beside them is not kept.
 	defer func() {
-		p.last.valid, p.last.head, p.last.shadow = len(p.now) == 0 && len(s.Outages) == 0 && shadow >= 0, head.Index, shadow
+		p.last.valid = len(p.now) == 0 && shadow >= 0 && (len(s.Outages) == 0 || p.drains == nil)
+		p.last.head, p.last.shadow, p.last.fenced = head.Index, shadow, p.fencedAtShadow
+		if p.last.valid {
+			p.seen.keep(s)
+		}
 	}()
 	if shadow < 0 {
 		// The head does not fit even once every running job has ended:

@@ -3,6 +3,7 @@ package backfill
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -31,11 +32,13 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 		plat   *sdk.Platform
 		jobs   []sim.Input
 		params map[string]string
+		outs   []sdk.Outage
+		faults sim.Faults
 	}
 	w := loadTrace(t, "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
 	var runs []run
 	for _, order := range []string{OrderSubmit, OrderWFP3, OrderShortest} {
-		runs = append(runs, run{"KTH pool " + order, sdk.SingleCluster("kth", 100), w.Jobs, map[string]string{"order": order}})
+		runs = append(runs, run{"KTH pool " + order, sdk.SingleCluster("kth", 100), w.Jobs, map[string]string{"order": order}, nil, sim.Faults{}})
 	}
 	plat := sdk.NodesPlatform("kth4", []sdk.NodeGroup{{Name: "n", Count: 25, Cores: 4}}, nil, sdk.FirstFit)
 	jobs, _, err := nodes.Apply(plat, w, w.Jobs, nodes.Settings{Allocation: nodes.Shared, Memory: nodes.MemoryNone,
@@ -44,39 +47,57 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, reading := range []string{ReservationCount, ReservationBatsched} {
-		runs = append(runs, run{"KTH shared nodes " + reading, plat, jobs, map[string]string{"reservation": reading}})
+		runs = append(runs, run{"KTH shared nodes " + reading, plat, jobs, map[string]string{"reservation": reading}, nil, sim.Faults{}})
 	}
-	runs = append(runs, run{"KTH shared nodes wfp3", plat, jobs, map[string]string{"order": OrderWFP3}})
+	runs = append(runs, run{"KTH shared nodes wfp3", plat, jobs, map[string]string{"order": OrderWFP3}, nil, sim.Faults{}})
 	excl, _, err := nodes.Apply(plat, w, w.Jobs, nodes.Settings{Allocation: nodes.Exclusive, Memory: nodes.MemoryNone,
 		NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, order := range []string{OrderSubmit, OrderShortest} {
-		runs = append(runs, run{"KTH exclusive nodes " + order, plat, excl, map[string]string{"order": order}})
+		runs = append(runs, run{"KTH exclusive nodes " + order, plat, excl, map[string]string{"order": order}, nil, sim.Faults{}})
 	}
 	for seed := range uint64(60) {
 		sc := policytest.Random{Nodes: true, Jobs: 200}.Scenario(seed)
-		runs = append(runs, run{"random nodes", sc.Platform, sc.Inputs(), nil})
+		runs = append(runs, run{"random nodes", sc.Platform, sc.Inputs(), nil, nil, sim.Faults{}})
+	}
+	// Outages: a shadow computed while nodes are out of service is
+	// reused while they stay so, under every rule for the jobs they end.
+	rules := []sim.Faults{{}, {OnFailure: sim.FailRequeue}, {OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft},
+		{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Interval: 500, Cost: 20, Restart: 30}}}
+	horizon := w.Jobs[len(w.Jobs)-1].Job.Submit + 1
+	for i, reading := range []string{ReservationCount, ReservationBatsched} {
+		runs = append(runs, run{"KTH shared nodes with outages " + reading, plat, jobs, map[string]string{"reservation": reading},
+			randomOutages(plat, uint64(i), horizon), rules[1+i]})
+	}
+	runs = append(runs, run{"KTH exclusive nodes with outages", plat, excl, nil, randomOutages(plat, 7, horizon), rules[3]})
+	for seed := range uint64(60) {
+		params := map[string]string{"reservation": []string{ReservationCount, ReservationBatsched}[seed%2]}
+		sc := policytest.Random{Nodes: true, Jobs: 200, Params: params}.Scenario(seed)
+		in := sc.Inputs()
+		runs = append(runs, run{"random nodes with outages", sc.Platform, in, sc.Params,
+			randomOutages(sc.Platform, seed, in[len(in)-1].Job.Submit+1), rules[int(seed)%len(rules)]})
 	}
 	for _, r := range runs {
 		var pol *easy
 		reusing := EASY()
 		reusing.New = func() sdk.Policy { pol = &easy{}; return pol }
-		a, err := sim.Run(context.Background(), reusing, sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params})
+		cfg := sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params, Outages: r.outs, Faults: r.faults}
+		a, err := sim.Run(context.Background(), reusing, cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
-		b, err := sim.Run(context.Background(), freshEASY(), sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params})
+		b, err := sim.Run(context.Background(), freshEASY(), cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
 		if !slices.EqualFunc(a.Records, b.Records, func(x, y sim.Record) bool {
-			return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled
-		}) {
+			return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
+		}) || !slices.Equal(a.Attempts, b.Attempts) {
 			t.Errorf("%s: reusing the shadow changes the schedule", r.name)
 		}
-		if r.name != "random nodes" {
+		if !strings.HasPrefix(r.name, "random nodes") {
 			t.Logf("%s: %d shadows computed (%d from the cursor), %d reused", r.name, pol.computed, pol.cursored, pol.reused)
 		}
 	}

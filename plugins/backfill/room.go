@@ -474,3 +474,48 @@ func supported(name string, p *sdk.Platform) error {
 	}
 	return nil
 }
+
+// outageMemo keeps the outages a call saw, so that a later call can tell
+// whether any node went out of or back into service since, or a window
+// began: only then does a shadow computed beside outages change without a
+// job starting or ending.
+type outageMemo struct {
+	outs  []keptOutage
+	nodes []int32 // the outages' nodes, one after the other
+	now   int64
+}
+
+// keptOutage is an outage whose nodes are nodes[from:to] of its memo.
+type keptOutage struct {
+	o        sdk.Outage // Nodes nil
+	from, to int
+}
+
+// keep notes the outages of s.
+func (m *outageMemo) keep(s *sdk.State) {
+	m.outs, m.nodes, m.now = m.outs[:0], m.nodes[:0], s.Now
+	for _, o := range s.Outages {
+		k := keptOutage{o: o, from: len(m.nodes)}
+		m.nodes = append(m.nodes, o.Nodes...)
+		k.o.Nodes, k.to = nil, len(m.nodes)
+		m.outs = append(m.outs, k)
+	}
+}
+
+// same reports whether s shows the outages kept, each begun at s.Now as
+// it was when kept (a maintenance window is shown before it begins; its
+// nodes, withheld from the head until it ends either way, change hands
+// from the windows ahead to the nodes down when it does).
+func (m *outageMemo) same(s *sdk.State) bool {
+	if len(s.Outages) != len(m.outs) {
+		return false
+	}
+	for i := range s.Outages {
+		a, b := &m.outs[i], &s.Outages[i]
+		if a.o.Cluster != b.Cluster || a.o.Start != b.Start || a.o.End != b.End || a.o.Kind != b.Kind ||
+			(b.Start <= m.now) != (b.Start <= s.Now) || !slices.Equal(m.nodes[a.from:a.to], b.Nodes) {
+			return false
+		}
+	}
+	return true
+}
