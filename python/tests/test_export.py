@@ -4,27 +4,15 @@ with the jobs file on every job."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import need
 
 from schedlab._service import find_schedlab
 
 TRACE = Path(__file__).resolve().parents[2] / "experiments" / "data" / "KTH-SP2-1996-2.1-cln.swf.gz"
-
-
-def _need(module: str) -> Any:
-    """Import an oracle, skipping without it, failing under CI (which
-    installs python[oracles])."""
-    try:
-        return __import__(module, fromlist=["_"])
-    except ImportError as e:
-        if os.environ.get("CI", "") not in ("", "0", "false"):
-            raise
-        pytest.skip(f"{module} is not installed ({e}); pip install './python[oracles]'")
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +37,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def test_evalys_reads_jobs_csv_and_draws(run: dict[str, Path], tmp_path: Path) -> None:
-    pq = _need("pyarrow.parquet")
-    _need("matplotlib").use("Agg")
-    jobset = _need("evalys.jobset")
-    gantt = _need("evalys.visu.gantt")
-    plt = _need("matplotlib.pyplot")
+    pq = need("pyarrow.parquet")
+    need("matplotlib").use("Agg")
+    jobset = need("evalys.jobset")
+    gantt = need("evalys.visu.gantt")
+    plt = need("matplotlib.pyplot")
     jobs = pq.read_table(run["jobs"]).to_pandas()
     js = jobset.JobSet.from_csv(str(run["csv"]))
     df = js.df
@@ -80,8 +68,8 @@ def test_evalys_reads_jobs_csv_and_draws(run: dict[str, Path], tmp_path: Path) -
 
 
 def test_evalys_reads_swf(run: dict[str, Path]) -> None:
-    pq = _need("pyarrow.parquet")
-    workload = _need("evalys.workload")
+    pq = need("pyarrow.parquet")
+    workload = need("evalys.workload")
     # evalys 4.0.7 reads an SWF file with pandas' header=0 beside its own
     # column names, so the first job line is taken for a header and
     # dropped, whatever the file: compare from the second job on.

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import gzip
 import math
-import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import need
 
 from schedlab._service import find_schedlab
 
@@ -60,17 +60,6 @@ workload = ["kth"]
 platform = ["kth-bb"]
 policy = ["fcfs-bb"]
 """
-
-
-def _need(module: str) -> Any:
-    """Import an oracle, skipping without it, failing under CI (which
-    installs python[oracles])."""
-    try:
-        return __import__(module, fromlist=["_"])
-    except ImportError as e:
-        if os.environ.get("CI", "") not in ("", "0", "false"):
-            raise
-        pytest.skip(f"{module} is not installed ({e}); pip install './python[oracles]'")
 
 
 @dataclass
@@ -274,8 +263,8 @@ def io_end(t: float) -> int:
 
 
 def test_io_model_against_linear_programs(tmp_path: Path) -> None:
-    optimize = _need("scipy.optimize")
-    pq = _need("pyarrow.parquet")
+    optimize = need("scipy.optimize")
+    pq = need("pyarrow.parquet")
     try:
         bin_ = find_schedlab()
     except FileNotFoundError as e:

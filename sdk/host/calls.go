@@ -48,6 +48,11 @@ func (p *Plugin) runCalls(ctx context.Context, spec RunSpec, jobs []sim.Input, s
 	pl := sdk.Plugin{Info: p.info, New: func() sdk.Policy { return remote }}
 	res, err := local{pl}.Run(ctx, spec, jobs, sink)
 	if err == nil {
+		// A failure asking for the notes fails the run, whose result
+		// would lack them.
+		err = remote.Err()
+	}
+	if err == nil {
 		if err = remote.End(); err == nil {
 			return res, nil
 		}

@@ -41,6 +41,9 @@ func (c callsPolicy) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, si
 	remote := &calls.Remote{Conn: c.rw}
 	pl := sdk.Plugin{Info: c.info, New: func() sdk.Policy { return remote }}
 	res, err := local{pl}.Run(ctx, spec, jobs, sink)
+	if err == nil {
+		err = remote.Err()
+	}
 	if end := remote.End(); err == nil {
 		err = end
 	}

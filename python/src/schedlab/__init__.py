@@ -49,6 +49,7 @@ from ._model import (
     start,
     wake_at,
 )
+from ._notes import Notes, WaitSpell
 from ._outage import Outage, OutageKind, window_nodes
 from ._plugin import describe, serve
 from ._power import CAP_SLACK, CapStep, NodePower, Power, PowerMode, PowerState, cores_in_use, under_cap
@@ -69,6 +70,7 @@ __all__ = [
     "NodeGroup",
     "NodePower",
     "Nodes",
+    "Notes",
     "Outage",
     "OutageKind",
     "Param",
@@ -84,6 +86,7 @@ __all__ = [
     "State",
     "Tasks",
     "Units",
+    "WaitSpell",
     "__version__",
     "charge",
     "describe",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar
 
+from ._notes import Notes
 from ._outage import Outage, OutageKind
 from ._power import Power, PowerState
 from .rand import Rand
@@ -665,3 +666,10 @@ class Policy:
     def schedule(self, state: State) -> Sequence[Decision]:
         """Returns the decisions for state."""
         raise NotImplementedError
+
+    def notes(self) -> Notes | None:
+        """Returns the policy's notes per job, or None for none: asked once,
+        after the run's last call, of a policy class that defines it. Like
+        the schedule, notes must depend only on the run's inputs, so that a
+        rerun gives the same ones."""
+        return None

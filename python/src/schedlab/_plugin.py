@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from . import _wire
 from ._model import Policy
+from ._notes import encode_notes
 from .version import __version__
 
 MAGIC_KEY = "SCHEDLAB_PLUGIN"
@@ -185,7 +186,23 @@ def run_calls(cls: type[Policy], conn: _Conn) -> None:
                 continue
             out.flush()
             err.flush()
-            conn.send(_wire.MSG_READY, b"")
+            # A policy that keeps notes says so: the host then asks for
+            # them after the run's last call (Go's calls.ReadyDoc).
+            conn.send(_wire.MSG_READY, b'{"notes":true}' if keeps_notes(cls) else b"")
+        elif typ == _wire.MSG_NOTES:
+            if session is None:
+                conn.send(_wire.MSG_ERROR, b"a notes frame outside a run")
+                continue
+            try:
+                answer = encode_notes(session.policy.notes())
+            except Exception:
+                out.flush()
+                err.flush()
+                conn.send(_wire.MSG_ERROR, _error_text(cls, "notes").encode())
+                continue
+            out.flush()
+            err.flush()
+            conn.send(_wire.MSG_NOTES, answer)
         elif typ == _wire.MSG_END:
             out.flush()
             err.flush()
@@ -193,6 +210,11 @@ def run_calls(cls: type[Policy], conn: _Conn) -> None:
             sys.stdout, sys.stderr = real_out, real_err
         else:
             conn.send(_wire.MSG_ERROR, f"unknown frame type {typ}".encode())
+
+
+def keeps_notes(cls: type[Policy]) -> bool:
+    """Whether policy class cls keeps notes (defines notes)."""
+    return cls.notes is not Policy.notes
 
 
 def _bytes_value(b: bytes) -> bytes:

@@ -40,6 +40,7 @@ MSG_READY = ord("R")
 MSG_DECISIONS = ord("D")
 MSG_ERROR = ord("E")
 MSG_OUTPUT = ord("O")
+MSG_NOTES = ord("N")
 
 _HEAD = struct.Struct("<q5I")
 _LEFT = struct.Struct("<iiqI")

@@ -41,7 +41,20 @@ const (
 	MsgDecisions = 'D' // policy: its decisions (binary, see DecodeDecisions)
 	MsgError     = 'E' // policy: it failed; the text says why (UTF-8)
 	MsgOutput    = 'O' // policy: what it printed; one byte 1 (stdout) or 2 (stderr), then the text
+	// MsgNotes is, from the host, the request for the policy's notes
+	// (sdk.Noter), once the last call is answered, sent only to a policy
+	// whose Ready said it keeps notes; from the policy, its notes
+	// (DecodeNotes), or nothing for none.
+	MsgNotes = 'N'
 )
+
+// ReadyDoc is the JSON a policy may send in its Ready frame; an empty
+// Ready (a package from before notes) says none of it.
+type ReadyDoc struct {
+	// Notes says the policy keeps notes per job: the host asks for them
+	// once the run's last call is answered (MsgNotes).
+	Notes bool `json:"notes,omitempty"`
+}
 
 // MaxFrame bounds a frame's length: a policy's answer beyond it is
 // nonsense, not a schedule.

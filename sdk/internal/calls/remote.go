@@ -44,6 +44,10 @@ type Remote struct {
 	in     io.Reader
 	rbuf   []byte
 	wbuf   []byte
+	// notes says the policy keeps notes (its Ready said so); err is what
+	// went wrong asking for them, which Notes cannot return.
+	notes bool
+	err   error
 }
 
 // Init sends the run's platform, parameters, seed, power model and
@@ -60,9 +64,49 @@ func (r *Remote) Init(env sdk.Env) error {
 	if r.wbuf, err = WriteFrame(r.Conn, r.wbuf, MsgInit, doc); err != nil {
 		return fmt.Errorf("send the run: %w", err)
 	}
-	_, err = r.answer(MsgReady)
-	return err
+	p, err := r.answer(MsgReady)
+	if err != nil || len(p) == 0 {
+		return err
+	}
+	var ready ReadyDoc
+	if err := json.Unmarshal(p, &ready); err != nil {
+		return fmt.Errorf("%w: the policy's Ready: %v", ErrFrame, err)
+	}
+	r.notes = ready.Notes
+	return nil
 }
+
+// Notes asks a policy whose Ready said it keeps notes for them, once the
+// run's last call is answered (sdk.Noter); nil for a policy that keeps
+// none. What goes wrong asking is Err's.
+func (r *Remote) Notes() *sdk.Notes {
+	if !r.notes || r.err != nil {
+		return nil
+	}
+	var err error
+	if r.wbuf, err = WriteFrame(r.Conn, r.wbuf, MsgNotes, nil); err != nil {
+		r.err = fmt.Errorf("ask for the notes: %w", err)
+		return nil
+	}
+	p, err := r.answer(MsgNotes)
+	if err != nil {
+		r.err = err
+		return nil
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	n, err := DecodeNotes(p)
+	if err != nil {
+		r.err = fmt.Errorf("%w: the policy's notes: %v", ErrFrame, err)
+		return nil
+	}
+	return n
+}
+
+// Err returns what went wrong asking for the policy's notes (Notes), if
+// anything: the run fails with it.
+func (r *Remote) Err() error { return r.err }
 
 // Schedule sends the state and returns the policy's decisions.
 func (r *Remote) Schedule(s *sdk.State) ([]sdk.Decision, error) {
