@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,8 +12,10 @@ import (
 	"time"
 
 	"github.com/schedlab/schedlab/internal/pyenv"
+	bbpolicies "github.com/schedlab/schedlab/plugins/burstbuffer"
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/burstbuffer"
@@ -266,13 +269,21 @@ func TestPythonIO(t *testing.T) {
 		StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 3600, MaxPhases: 10}
 	procs := &Processes{}
 	defer procs.Close()
-	spec := Spec{Policy: &Resolved{Ref: "bb-fcfs", Kind: KindReference}, Platform: plat, Jobs: jobs, IO: model,
-		Metrics: metrics.DefaultSettings(), InProcess: true}
+	// Go's bb-fcfs, noting what each call shows of the running jobs'
+	// phases, as the Python policy notes them with its views parameter.
+	var views strings.Builder
+	rec := bbpolicies.FCFS()
+	inner := rec.New
+	rec.New = func() sdk.Policy { return &ioViews{Policy: inner(), w: &views} }
+	spec := Spec{Policy: &Resolved{Ref: "bb-fcfs"}, Use: host.InProcess(rec), Platform: plat, Jobs: jobs, IO: model,
+		Metrics: metrics.DefaultSettings()}
 	want, err := Execute(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Policy, spec.InProcess, spec.Processes = pythonResolved(t, filepath.Join("testdata", "bbfcfs.py")), false, procs
+	file := filepath.Join(t.TempDir(), "views.txt")
+	spec.Policy, spec.Use, spec.Processes = pythonResolved(t, filepath.Join("testdata", "bbfcfs.py")), nil, procs
+	spec.Params = map[string]string{"views": file}
 	got, err := Execute(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -281,4 +292,72 @@ func TestPythonIO(t *testing.T) {
 	if want.Summary.IOSecondsMean <= 0 {
 		t.Errorf("io_seconds_mean %v: the jobs moved no data", want.Summary.IOSecondsMean)
 	}
+	// What the Python policy saw of the phases is what Go's saw, call by
+	// call, to the bit.
+	py, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pyLines, goLines := strings.Split(string(py), "\n"), strings.Split(views.String(), "\n")
+	if len(goLines) < 1000 {
+		t.Fatalf("Go's calls showed %d running jobs' phases: the test tests too little", len(goLines))
+	}
+	for i := range max(len(pyLines), len(goLines)) {
+		if i >= len(pyLines) || i >= len(goLines) || pyLines[i] != goLines[i] {
+			t.Fatalf("line %d of the views: Python %q, Go %q", i+1, at(pyLines, i), at(goLines, i))
+		}
+	}
+}
+
+func at(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(none)"
+}
+
+// ioViews is a policy that writes, at each call, what the state shows of
+// the running jobs' data phases, one line a job as testdata/bbfcfs.py
+// writes them (floats in hexadecimal, as Python's float.hex spells them).
+type ioViews struct {
+	sdk.Policy
+	w *strings.Builder
+}
+
+func (v *ioViews) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	for _, r := range s.Running {
+		phase, done, phases := s.IO.Phase(r.Job)
+		bytes, end := s.IO.Left(r.Job)
+		fmt.Fprintf(v.w, "%d %d %d %d %d %s %s\n", s.Now, r.Job.Index, phase, done, phases, pyHex(bytes), pyHex(end))
+	}
+	return v.Policy.Schedule(s)
+}
+
+// pyHex spells x as Python's float.hex does: 0x1.8000000000000p+3, every
+// one of the 13 hexadecimal digits of the fraction, 0x0.0p+0 for zero.
+func pyHex(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case math.IsNaN(x):
+		return "nan"
+	case x == 0 && !math.Signbit(x):
+		return "0x0.0p+0"
+	case x == 0:
+		return "-0x0.0p+0"
+	}
+	b := math.Float64bits(x)
+	sign := ""
+	if b>>63 != 0 {
+		sign = "-"
+	}
+	exp := int(b>>52&0x7ff) - 1023
+	frac := b & (1<<52 - 1)
+	lead := 1
+	if exp == -1023 { // subnormal
+		lead, exp = 0, -1022
+	}
+	return fmt.Sprintf("%s0x%d.%013xp%+d", sign, lead, frac, exp)
 }

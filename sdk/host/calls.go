@@ -42,7 +42,7 @@ func (p *Plugin) runCalls(ctx context.Context, spec RunSpec, jobs []sim.Input, s
 	run, _ := p.out.lend(spec.Log)
 	defer p.out.unlend()
 	conn := p.conn.forRun(spec.StallTimeout)
-	remote := &calls.Remote{Conn: conn, Output: func(_ byte, text []byte) { _, _ = p.out.Write(text) }}
+	remote := &calls.Remote{Conn: conn, Output: func(_ byte, text []byte) { _, _ = p.out.Write(text) }, IO: spec.IO}
 	stop := context.AfterFunc(ctx, conn.cancel)
 	defer stop()
 	pl := sdk.Plugin{Info: p.info, New: func() sdk.Policy { return remote }}

@@ -38,7 +38,7 @@ func (c callsPolicy) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, si
 	if err := callsTakeJobs(jobs); err != nil {
 		return nil, err
 	}
-	remote := &calls.Remote{Conn: c.rw}
+	remote := &calls.Remote{Conn: c.rw, IO: spec.IO}
 	pl := sdk.Plugin{Info: c.info, New: func() sdk.Policy { return remote }}
 	res, err := local{pl}.Run(ctx, spec, jobs, sink)
 	if err == nil {

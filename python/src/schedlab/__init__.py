@@ -16,6 +16,7 @@ verification, statistics and provenance.
         schedlab.serve(Smallest)
 """
 
+from ._io import IO, IOPhase, JobIO
 from ._model import (
     PROCESSORS,
     Action,
@@ -66,7 +67,10 @@ __all__ = [
     "Completion",
     "Decision",
     "Env",
+    "IO",
+    "IOPhase",
     "Job",
+    "JobIO",
     "NodeGroup",
     "NodePower",
     "Nodes",

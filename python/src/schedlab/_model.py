@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar
 
+from ._io import IO, JobIO
 from ._notes import Notes
 from ._outage import Outage, OutageKind
 from ._power import Power, PowerState
@@ -412,7 +413,10 @@ class State:
     model (None otherwise); `outages`, on a run with outages of nodes, the
     outages the policy knows of in Go's sdk.CompareOutages order: every
     maintenance window not yet over, the failures and drains in effect and
-    the nodes the policy drained (empty on a run without outages). It stays
+    the nodes the policy drained (empty on a run without outages); `io`, on
+    a run with an I/O model, where each running job is in its data phases,
+    by job index (None otherwise; a running job's expected end stays its
+    start plus its walltime, the latest it can end). It stays
     valid after the call, but changes at the next: copy what you keep, and
     change nothing."""
 
@@ -428,6 +432,7 @@ class State:
         "refused",
         "power",
         "outages",
+        "io",
     )
 
     def __init__(self, platform: Platform) -> None:
@@ -446,6 +451,7 @@ class State:
         self.refused: list[Refusal] = []
         self.power: PowerState | None = None
         self.outages: list[Outage] = []
+        self.io: dict[int, JobIO] | None = None
 
 
 class Action(IntEnum):
@@ -623,7 +629,7 @@ class Env:
     """What a policy learns once, at the start of a run: the platform, its
     parameters (typed values by name), the run's seed, a random stream
     seeded from it (draw all randomness from it), whether walltimes are
-    exact runtimes, and the run's power model (None without one)."""
+    exact runtimes, and the run's power and I/O models (None without)."""
 
     platform: Platform
     params: dict[str, int | float | str | bool]
@@ -631,6 +637,9 @@ class Env:
     rand: Rand
     exact_estimates: bool = False
     power: Power | None = None
+    io: IO | None = None
+    """The run's I/O model (jobs that move data through the burst buffer);
+    None without one."""
 
 
 @dataclass

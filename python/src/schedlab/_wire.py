@@ -11,6 +11,7 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from typing import cast
 
+from ._io import IO, IOPhase, JobIO
 from ._model import (
     Action,
     Alloc,
@@ -57,6 +58,7 @@ _REQUEUED = struct.Struct("<ii")
 _U32x2 = struct.Struct("<II")
 _POWER_CHANGE = struct.Struct("<iiBq")
 _TASKS = "iiqiiBiQ"
+_JOB_IO = struct.Struct("<iBIIdd")
 
 
 # Job's constructor, for the rows of a frame (whose length a type checker
@@ -103,6 +105,7 @@ class Session:
             rand=Rand(seed),
             exact_estimates=bool(doc.get("exact_estimates", False)),
             power=None if power is None else Power.from_json(power, self.platform),
+            io=None if doc.get("io") is None else IO.from_json(doc["io"]),
         )
         self.policy = policy
         self.state = State(self.platform)
@@ -111,6 +114,10 @@ class Session:
         # A run with outages of nodes says so too: its completions tell
         # interruptions, and its State frames end with the outages section.
         self.outages = bool(doc.get("outages", False))
+        # A run with an I/O model ends its State frames with where each
+        # running job is in its data phases.
+        if self.env.io is not None:
+            self.state.io = {}
         self.jobs: list[Job] = []
         self.dims = self.platform.dims
         self.nclusters = len(self.platform.clusters)
@@ -233,6 +240,8 @@ class Session:
             off = self._power(s.power, p, off)
         if self.outages:
             off = self._outages(p, off)
+        if s.io is not None:
+            off = self._io(s.io, p, off)
         if off != len(p):
             raise ProtocolError(f"state frame: {len(p) - off} bytes left over")
         return s
@@ -293,6 +302,19 @@ class Session:
                 raise ProtocolError(f"job index {idx} requeued at {at} of {len(queue)}")
             queue.insert(at, jobs[idx])
         return off
+
+    def _io(self, io: dict[int, JobIO], p: bytes, off: int) -> int:
+        """Applies a State's io section, from offset off, to io (by job
+        index, the running jobs only) and returns the offset after it."""
+        n: int = _U32.unpack_from(p, off)[0]
+        off += 4
+        end: int = off + n * _JOB_IO.size
+        if end > len(p):
+            raise ProtocolError(f"state frame: {n} running jobs' phases in {len(p) - off} bytes")
+        io.clear()
+        for idx, phase, done, phases, left, at in _JOB_IO.iter_unpack(p[off:end]):
+            io[idx] = JobIO(IOPhase(phase), done, phases, left, at)
+        return end
 
     def _power(self, ps: PowerState, p: bytes, off: int) -> int:
         """Applies a State's power section, from offset off, to ps and

@@ -33,6 +33,10 @@ import (
 //	           per node changed {cluster i32, node i32, mode u8, until i64}
 //	outages, on a run with outages of nodes only (InitDoc.Outages):
 //	           see appendOutages
+//	io, on a run with an I/O model only (InitDoc.IO): running u32, then
+//	           per running job, in State.Running's order, {index i32,
+//	           phase u8, done u32, phases u32, bytes f64, at f64}
+//	           (sdk.IOView's Phase and Left)
 //
 // On a run with outages of nodes, each completed job also has
 // {interrupted u8 (an sdk.OutageKind, 0: none), requeued u8} after its
@@ -54,6 +58,9 @@ type Encoder struct {
 	nodes    bool
 	power    bool
 	outages  bool
+	// IO, when set, adds the io section to every State: the run has an
+	// I/O model (InitDoc.IO).
+	IO bool
 	// shown is the list of outages the policy side holds, deep copies of
 	// State.Outages as last sent; requeued the jobs the current State
 	// puts back in the queue.
@@ -194,9 +201,35 @@ func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if e.IO {
+		if b, err = appendIO(b, s); err != nil {
+			return nil, err
+		}
+	}
 	e.left = e.left[:0]
 	e.prevNow = s.Now
 	e.out = b
+	return b, nil
+}
+
+// appendIO appends the io section of a State frame: where each running
+// job is in its data phases, as sdk.IOView shows it.
+func appendIO(b []byte, s *sdk.State) ([]byte, error) {
+	if s.IO == nil {
+		return nil, fmt.Errorf("calls: a run with an I/O model shows no I/O")
+	}
+	b = appendI32(b, int32(len(s.Running)))
+	for i := range s.Running {
+		j := s.Running[i].Job
+		phase, done, phases := s.IO.Phase(j)
+		bytes, at := s.IO.Left(j)
+		b = appendI32(b, int32(j.Index))
+		b = append(b, byte(phase))
+		b = appendI32(b, int32(done))
+		b = appendI32(b, int32(phases))
+		b = appendF64(b, bytes)
+		b = appendF64(b, at)
+	}
 	return b, nil
 }
 

@@ -23,6 +23,10 @@ type InitDoc struct {
 	// Outages says the run has outages of nodes: its State frames carry
 	// them (Encoder). Absent without, as Power.
 	Outages bool `json:"outages,omitempty"`
+	// IO is the run's model of jobs that move data: its State frames end
+	// with where each running job is in its phases (Encoder). Absent
+	// without, as Power.
+	IO *sdk.IO `json:"io,omitempty"`
 }
 
 // PolicyError is a failure the policy reported (an Error frame): its text,
@@ -40,23 +44,27 @@ type Remote struct {
 	// the call it printed in returns: stream 1 is its standard output, 2
 	// its standard error.
 	Output func(stream byte, text []byte)
-	enc    *Encoder
-	in     io.Reader
-	rbuf   []byte
-	wbuf   []byte
+	// IO is the run's I/O model, nil for none: sdk.Env does not carry it,
+	// the host's run spec does.
+	IO   *sdk.IO
+	enc  *Encoder
+	in   io.Reader
+	rbuf []byte
+	wbuf []byte
 	// notes says the policy keeps notes (its Ready said so); err is what
 	// went wrong asking for them, which Notes cannot return.
 	notes bool
 	err   error
 }
 
-// Init sends the run's platform, parameters, seed, power model and
-// whether it has outages, and waits for the policy to be ready.
+// Init sends the run's platform, parameters, seed, power and I/O models
+// and whether it has outages, and waits for the policy to be ready.
 func (r *Remote) Init(env sdk.Env) error {
 	r.enc = NewEncoder(env.Platform, env.Power != nil, env.Outages)
+	r.enc.IO = r.IO != nil
 	doc, err := json.Marshal(InitDoc{
 		Protocol: Version, Platform: env.Platform, Params: env.Params.Values(),
-		Seed: env.Seed, ExactEstimates: env.ExactEstimates, Power: env.Power, Outages: env.Outages,
+		Seed: env.Seed, ExactEstimates: env.ExactEstimates, Power: env.Power, Outages: env.Outages, IO: r.IO,
 	})
 	if err != nil {
 		return err
