@@ -40,6 +40,7 @@ type simFlags struct {
 	nodes              nodeFlags
 	outages            outageFlags
 	power              powerFlags
+	data               dataFlags
 	feedback           workload.Feedback
 	// format is the trace's format (swf or sacct); log the settings of
 	// a sacct log's mapping onto nodes.
@@ -89,7 +90,13 @@ of --power-full a table per core count, --power-busy W1,...,WC,
 out of service for a failure or maintenance), the keys of a manifest's
 [platforms.NAME.power] table
 for every node group; the jobs file gets its energy column, NAME.power.parquet
-beside it the power over time, and the summary the energy metrics.`,
+beside it the power over time, and the summary the energy metrics.
+
+On a pool, a burst buffer (--bb-units N --bb-unit-capacity SIZE: resource bb of N
+units), a transform of the jobs (--transform NAME, --transform-param KEY=VALUE,
+--transform-seed N: burst-buffer requests, or runtime estimates on any platform) and
+a model of jobs that move data through the burst buffer (--io KEY=VALUE, repeated:
+the keys of a manifest's [platforms.NAME.io] table); docs/manifest.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
 	}
@@ -121,6 +128,7 @@ beside it the power over time, and the summary the energy metrics.`,
 	f.nodes.register(fl)
 	f.outages.register(fl)
 	f.power.register(fl)
+	f.data.register(fl)
 	// Required but for --machine list, which lists the known machines.
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
 		if f.nodes.Machine == "list" {
@@ -280,6 +288,15 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	}
 	plat := sdk.SingleCluster(traceName(w.Path), w.Procs)
 	jobs := w.Jobs
+	bbPlat, resources, err := f.data.platform(traceName(w.Path), w.Procs)
+	switch {
+	case err != nil:
+		return &exitError{exitBadInput, err}
+	case bbPlat != nil && f.nodes.set():
+		return &exitError{exitBadInput, fmt.Errorf("--bb-units: the burst buffer is a pool's resource; a platform of nodes does not take one yet")}
+	case bbPlat != nil:
+		plat, jobs = bbPlat, extended(jobs, bbPlat.Dims())
+	}
 	var nodeCounts map[string]int64
 	if f.nodes.set() {
 		if nodeErr != nil {
@@ -300,6 +317,10 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		if len(jobs) == 0 {
 			return &exitError{exitBadInput, fmt.Errorf("%s: no job left once mapped onto the nodes (%v)", f.trace, nodeCounts)}
 		}
+	}
+	data, err := f.data.apply(plat, resources, jobs)
+	if err != nil {
+		return &exitError{exitBadInput, err}
 	}
 	outs, err := f.outages.make(plat, jobs)
 	if err != nil {
@@ -347,6 +368,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		Policy: pol, Params: params, Platform: plat, Jobs: jobs, Seed: f.seed,
 		ExactEstimates: f.exact, Metrics: f.metrics, InProcess: f.inProcess, Timeout: timeout,
 		StallTimeout: f.stall, Processes: procs, Outages: outs.events(), Faults: outs.faults(), Power: power,
+		IO: data.io,
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
@@ -362,6 +384,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 				meta["nodes.numbering"] = runner.NodeNumbering(plat)
 			}
 			outs.addMetadata(meta)
+			data.addMetadata(meta, plat)
 			x := runner.JobExtras(plat, jobs, out.Records, out.Units, out.Allocs, false)
 			x.Outages = runner.OutageRows(plat, jobs, out)
 			x.Notes = out.Notes
@@ -397,6 +420,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		if power != nil {
 			v["power"] = manifest.PowerSpec(power, plat.Clusters[0].Nodes)
 		}
+		data.json(v, plat)
 		return enc.Encode(v)
 	}
 	printSummary(cmd.OutOrStdout(), pol, out, w, f)
@@ -405,6 +429,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	}
 	outs.print(cmd.OutOrStdout(), out)
 	printPower(cmd.OutOrStdout(), power, out)
+	data.print(cmd.OutOrStdout(), out)
 	return nil
 }
 

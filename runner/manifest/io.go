@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -76,6 +78,22 @@ func ParseBandwidth(v any) (float64, error) {
 	return 0, fmt.Errorf("a bandwidth is a number of bytes per second or a string with a unit (\"1250 MB/s\"), not %T", v)
 }
 
+// ioInput takes the errors of an I/O model's settings, each by its key
+// within the [platforms.NAME.io] table (none: the table).
+type ioInput interface {
+	errAt(key []string, format string, args ...any)
+}
+
+// tableErrs is the ioInput of a manifest's table at key.
+type tableErrs struct {
+	p   *parser
+	key []string
+}
+
+func (t tableErrs) errAt(key []string, format string, args ...any) {
+	t.p.errAt(append(slices.Clone(t.key), key...), format, args...)
+}
+
 // ioModel reads a pool platform's [platforms.NAME.io] table; nil without
 // one. resources are the platform's resources besides processors, in
 // order.
@@ -83,7 +101,12 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 	if ri == nil {
 		return nil
 	}
-	key := func(k ...string) []string { return append([]string{"platforms", name, "io"}, k...) }
+	return readIO(tableErrs{p, []string{"platforms", name, "io"}}, ri, resources)
+}
+
+// readIO reads the settings of an I/O model, its errors told to in.
+func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
+	key := func(k ...string) []string { return k }
 	var divided []string
 	for _, r := range resources {
 		if r.Units > 0 {
@@ -97,10 +120,10 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 	case res == "" && len(divided) == 1:
 		res = divided[0]
 	case res == "":
-		p.errAt(key(), "resource: name the burst buffer, one of the platform's resources divided into units (%s)", strings.Join(divided, ", "))
+		in.errAt(key(), "resource: name the burst buffer, one of the platform's resources divided into units (%s)", strings.Join(divided, ", "))
 		return nil
 	case !slices.Contains(divided, res):
-		p.errAt(key("resource"), "%q is not a resource of the platform divided into units (units, unit_capacity)%s", res, hint(res, divided))
+		in.errAt(key("resource"), "%q is not a resource of the platform divided into units (units, unit_capacity)%s", res, hint(res, divided))
 		return nil
 	}
 	m.Resource = 1 + slices.IndexFunc(resources, func(r Resource) bool { return r.Name == res })
@@ -108,14 +131,14 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 	bandwidth := func(k string, v any, required bool) float64 {
 		if v == nil {
 			if required {
-				p.errAt(key(), "%s is required: bytes per second, or a string with a unit (\"1250 MB/s\")", k)
+				in.errAt(key(), "%s is required: bytes per second, or a string with a unit (\"1250 MB/s\")", k)
 				ok = false
 			}
 			return 0
 		}
 		b, err := ParseBandwidth(v)
 		if err != nil {
-			p.errAt(key(k), "%v", err)
+			in.errAt(key(k), "%v", err)
 			ok = false
 		}
 		return b
@@ -129,7 +152,7 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 		}
 		x, okx := number(v)
 		if !okx || !(x >= 0 && x <= 1) {
-			p.errAt(key(k), "%v is not a share of each piece's size from 0 to 1 (a phase moves at most the job's burst-buffer space)", v)
+			in.errAt(key(k), "%v is not a share of each piece's size from 0 to 1 (a phase moves at most the job's burst-buffer space)", v)
 			ok = false
 			return
 		}
@@ -150,7 +173,7 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 	if ri.PhaseSeconds != nil {
 		s, err := ParseSeconds(ri.PhaseSeconds)
 		if err != nil || s < 0 {
-			p.errAt(key("phase_seconds"), "a compute phase's target length: %v", errOr(err, "negative"))
+			in.errAt(key("phase_seconds"), "a compute phase's target length: %v", errOr(err, "negative"))
 			ok = false
 		}
 		m.PhaseSeconds = s
@@ -158,7 +181,7 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 	if ri.MaxPhases != nil {
 		n, isInt := ri.MaxPhases.(int64)
 		if !isInt || n < 1 || n > 1_000_000 {
-			p.errAt(key("max_phases"), "%v is not a number of compute phases from 1 to 1,000,000", ri.MaxPhases)
+			in.errAt(key("max_phases"), "%v is not a number of compute phases from 1 to 1,000,000", ri.MaxPhases)
 			ok = false
 		}
 		m.MaxPhases = int(n)
@@ -167,6 +190,89 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 		return nil
 	}
 	return m
+}
+
+// ioKeys are the keys of a [platforms.NAME.io] table.
+var ioKeys = []string{"resource", "fs_bandwidth", "unit_bandwidth", "split_duplex", "node_bandwidth",
+	"stage_in", "checkpoint", "stage_out", "drain", "phase_seconds", "max_phases"}
+
+// IOFlags reads an I/O model from the settings of a [platforms.NAME.io]
+// table given as text (schedlab sim's --io KEY=VALUE: "fs_bandwidth=5000
+// MB/s"), for a pool platform of resources (besides processors, in
+// order), as a manifest's table with the same settings would be; errors
+// name the setting as --io KEY.
+func IOFlags(values map[string]string, resources []Resource) (*sdk.IO, error) {
+	in := &ioFlagErrs{}
+	ri := &rawIO{}
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		v := values[k]
+		switch k {
+		case "resource":
+			ri.Resource = v
+		case "fs_bandwidth":
+			ri.FSBandwidth = v
+		case "unit_bandwidth":
+			ri.UnitBandwidth = v
+		case "node_bandwidth":
+			ri.NodeBandwidth = v
+		case "phase_seconds":
+			ri.PhaseSeconds = v
+		case "split_duplex", "drain":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				in.errAt([]string{k}, "%q is not true or false", v)
+				continue
+			}
+			if k == "drain" {
+				ri.Drain = &b
+			} else {
+				ri.SplitDuplex = &b
+			}
+		case "stage_in", "checkpoint", "stage_out":
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				in.errAt([]string{k}, "%q is not a number", v)
+				continue
+			}
+			switch k {
+			case "stage_in":
+				ri.StageIn = x
+			case "checkpoint":
+				ri.Checkpoint = x
+			default:
+				ri.StageOut = x
+			}
+		case "max_phases":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				in.errAt([]string{k}, "%q is not a whole number", v)
+				continue
+			}
+			ri.MaxPhases = n
+		default:
+			in.errAt([]string{k}, "unknown setting%s (known: %s)", DidYouMean(k, ioKeys), strings.Join(ioKeys, ", "))
+		}
+	}
+	if len(in.errs) > 0 {
+		return nil, errors.Join(in.errs...)
+	}
+	m := readIO(in, ri, resources)
+	if len(in.errs) > 0 {
+		return nil, errors.Join(in.errs...)
+	}
+	return m, nil
+}
+
+// ioFlagErrs is the ioInput of --io flags.
+type ioFlagErrs struct{ errs []error }
+
+func (in *ioFlagErrs) errAt(key []string, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if len(key) == 0 {
+		in.errs = append(in.errs, fmt.Errorf("--io: %s", msg))
+		return
+	}
+	in.errs = append(in.errs, fmt.Errorf("--io %s: %s", key[0], msg))
 }
 
 func errOr(err error, msg string) string {
