@@ -305,3 +305,17 @@ func PowerSteps(out *Outcome) []results.PowerStepRow {
 	}
 	return rows
 }
+
+// ExtendRequests copies jobs with each request extended with zeros to dims
+// entries: the jobs of a trace on a platform of more resources than
+// processors, before a transform fills them.
+func ExtendRequests(jobs []sim.Input, dims int) []sim.Input {
+	out := slices.Clone(jobs)
+	flat := make(sdk.Vector, len(jobs)*dims)
+	for i := range out {
+		r := flat[i*dims : (i+1)*dims : (i+1)*dims]
+		copy(r, out[i].Job.Request)
+		out[i].Job.Request = r
+	}
+	return out
+}

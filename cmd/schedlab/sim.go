@@ -3,14 +3,17 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -232,6 +235,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return &exitError{exitBadInput, fmt.Errorf("--%w", err)}
 	}
+	f.data.seedGiven = cmd.Flags().Changed("transform-seed")
 	logPartitions, err := f.checkFormat(cmd)
 	if err != nil {
 		return &exitError{exitBadInput, err}
@@ -295,7 +299,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	case bbPlat != nil && f.nodes.set():
 		return &exitError{exitBadInput, fmt.Errorf("--bb-units: the burst buffer is a pool's resource; a platform of nodes does not take one yet")}
 	case bbPlat != nil:
-		plat, jobs = bbPlat, extended(jobs, bbPlat.Dims())
+		plat, jobs = bbPlat, runner.ExtendRequests(jobs, bbPlat.Dims())
 	}
 	var nodeCounts map[string]int64
 	if f.nodes.set() {
@@ -371,12 +375,16 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		IO: data.io,
 	}
 	if f.out != "" {
-		if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
+		if err := checkOutDir(f.out); err != nil {
 			return &exitError{exitBadInput, fmt.Errorf("--out: %w", err)}
 		}
 		// The rows are encoded while the metrics are computed; the summary
-		// joins the footer at the end.
+		// joins the footer at the end. The folder is made then: a run that
+		// fails (a policy refusing the platform at its Init) makes none.
 		spec.Write = func(out *runner.Outcome, summary func() (metrics.Summary, error)) error {
+			if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
 			meta := simProvenance(f, pol, out, w, plat, params, began)
 			if mapping != nil {
 				meta["nodes.mapping"] = jsonText(mapping.Map())
@@ -431,6 +439,27 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	printPower(cmd.OutOrStdout(), power, out)
 	data.print(cmd.OutOrStdout(), out)
 	return nil
+}
+
+// checkOutDir reports an output file whose folder cannot be made: the
+// nearest of its folders that exists is not a folder. It makes nothing.
+func checkOutDir(path string) error {
+	for d := filepath.Dir(path); ; {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("%s is not a folder", d)
+		case err == nil:
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return err
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return nil
+		}
+		d = up
+	}
 }
 
 func simProvenance(f simFlags, pol *runner.Resolved, out *runner.Outcome, w *workload.Workload,

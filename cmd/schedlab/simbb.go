@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +25,7 @@ type dataFlags struct {
 	transform       string
 	transformParams []string
 	transformSeed   uint64
+	seedGiven       bool // --transform-seed was given
 	io              []string
 }
 
@@ -93,8 +93,8 @@ func (f *dataFlags) apply(plat *sdk.Platform, resources []manifest.Resource, job
 		}
 	}
 	if f.transform == "" {
-		if len(f.transformParams) > 0 {
-			return nil, fmt.Errorf("--transform-param without --transform")
+		if len(f.transformParams) > 0 || f.seedGiven {
+			return nil, fmt.Errorf("--transform-param and --transform-seed without --transform")
 		}
 		return d, nil
 	}
@@ -121,18 +121,6 @@ func (f *dataFlags) apply(plat *sdk.Platform, resources []manifest.Resource, job
 		return nil, fmt.Errorf("--transform %s: %w", t.Name, err)
 	}
 	return d, nil
-}
-
-// extended copies jobs with each request extended with zeros to dims
-// entries, as a campaign's jobs on a platform of more resources.
-func extended(jobs []sim.Input, dims int) []sim.Input {
-	out := slices.Clone(jobs)
-	for i := range out {
-		r := make(sdk.Vector, dims)
-		copy(r, out[i].Job.Request)
-		out[i].Job.Request = r
-	}
-	return out
 }
 
 // addMetadata adds the transform's and the model's keys to a jobs file's

@@ -140,7 +140,8 @@ func TestSimIOBadInput(t *testing.T) {
 		{"io bandwidth bad", append(append([]string{}, bb...), "--io", "fs_bandwidth=fast", "--io", "unit_bandwidth=1GB/s"), `--io fs_bandwidth: "fast" is not a bandwidth`},
 		{"io not key=value", append(append([]string{}, bb...), "--io", "fs_bandwidth"), `--io "fs_bandwidth": want key=value`},
 		{"unknown transform", []string{"--transform", "burst-buffer-lognormall"}, `--transform "burst-buffer-lognormall": unknown (did you mean burst-buffer-lognormal?)`},
-		{"params without transform", []string{"--transform-param", "s=1"}, "--transform-param without --transform"},
+		{"params without transform", []string{"--transform-param", "s=1"}, "--transform-param and --transform-seed without --transform"},
+		{"seed without transform", []string{"--transform-seed", "3"}, "--transform-param and --transform-seed without --transform"},
 		{"a transform without its resource", []string{"--transform", "burst-buffer-lognormal"}, `--transform burst-buffer-lognormal: platform KTH-SP2-1996-2.1-cln has no resource "bb"`},
 		{"unknown transform param", append(append([]string{}, bb...), "--transform", "burst-buffer-lognormal", "--transform-param", "bogus=1"), "--transform-param: transform burst-buffer-lognormal:"},
 	} {
@@ -152,6 +153,22 @@ func TestSimIOBadInput(t *testing.T) {
 				t.Errorf("exit %d\n%s\nwant exit 2 saying %q", exitCode(err), out, tc.want)
 			}
 		})
+	}
+	// Under a file, the output cannot be made: bad input, before the run.
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "sim", "--trace", kth, "--policy", "easy", "--in-process", "--out", filepath.Join(file, "d", "jobs.parquet"))
+	if want := file + " is not a folder"; exitCode(err) != exitBadInput || !strings.Contains(out, want) {
+		t.Errorf("an output under a file: exit %d\n%s\nwant exit 2 saying %q", exitCode(err), out, want)
+	}
+	// A policy that refuses the platform at its Init fails the run, and
+	// makes no folder for its output.
+	out, err = run(t, "sim", "--trace", kth, "--policy", "easy", "--in-process", "--bb-units", "4", "--bb-unit-capacity", "1GB",
+		"--out", filepath.Join(outDir, "jobs.parquet"))
+	if err == nil || !strings.Contains(out, "easy does not place pieces on divided resources") {
+		t.Errorf("easy on a burst buffer: %v\n%s", err, out)
 	}
 	if _, err := os.Stat(outDir); err == nil {
 		t.Errorf("bad input created %s", outDir)

@@ -85,7 +85,7 @@ type easy struct {
 	headPart   int32
 	// last is what the previous call left that the next may reuse: the
 	// head it computed the shadow of, and that shadow; valid when that
-	// call started nothing.
+	// call started nothing and, with outages, drained nothing.
 	last struct {
 		valid  bool
 		head   int
@@ -101,6 +101,7 @@ type easy struct {
 	// reused count the calls that computed a shadow and that reused one.
 	fresh            bool
 	computed, reused int
+	reusedOut        int // of reused, the calls with outages
 	// cur is what the nodes will have free at the last shadow time, on
 	// nodes (cursor); cursored counts the shadows computed from it.
 	cur      cursor
@@ -218,7 +219,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.head = nil
 	p.capped, p.shadowAt = false, -1
 	// Set by shadow when it withholds nodes; a call that reuses the
-	// previous shadow (no outages then or now) withholds none.
+	// previous shadow withholds what that one did.
 	p.fencedAtShadow = false
 	p.now = p.now[:0]
 	p.heldSlab = p.heldSlab[:0]
@@ -267,6 +268,9 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		shadow = p.last.shadow
 		p.fencedAtShadow = p.last.fenced
 		p.reused++
+		if len(s.Outages) > 0 {
+			p.reusedOut++
+		}
 	} else {
 		shadow = p.shadow(s, head)
 		p.computed++

@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +13,8 @@ import (
 	"github.com/schedlab/schedlab/workload/nodes"
 )
 
-// freshEASY is EASY computing the shadow at every call, the reference
-// the reuse of the previous call's shadow must equal.
+// freshEASY is EASY computing everything afresh at every call, the
+// reference what it keeps from call to call must equal.
 func freshEASY() sdk.Plugin {
 	p := EASY()
 	p.New = func() sdk.Policy { return &easy{fresh: true} }
@@ -21,11 +22,13 @@ func freshEASY() sdk.Plugin {
 }
 
 // TestShadowReuseChangesNothing runs EASY with and without reusing what
-// previous calls computed (the previous call's shadow; on nodes, the
-// cursor at the last shadow time) on KTH-SP2 (a pool, and its nodes
+// previous calls computed (the previous call's shadow, also while nodes
+// are out of service; on nodes, the cursor at the last shadow time) on
+// KTH-SP2 (a pool, and its nodes
 // shared 4 to a node or held whole, in both reservation readings and
-// several orders) and on random workloads on nodes, and compares every
-// record.
+// several orders, submitted as logged and three times as fast, with
+// outages under every rule) and on random workloads on nodes, and
+// compares every record and attempt.
 func TestShadowReuseChangesNothing(t *testing.T) {
 	type run struct {
 		name   string
@@ -40,6 +43,12 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 	for _, order := range []string{OrderSubmit, OrderWFP3, OrderShortest} {
 		runs = append(runs, run{"KTH pool " + order, sdk.SingleCluster("kth", 100), w.Jobs, map[string]string{"order": order}, nil, sim.Faults{}})
 	}
+	// Submitted three times as fast, the queue grows to hundreds of jobs.
+	fast := slices.Clone(w.Jobs)
+	for i := range fast {
+		fast[i].Job.Submit /= 3
+	}
+	runs = append(runs, run{"KTH pool three times as fast", sdk.SingleCluster("kth", 100), fast, nil, nil, sim.Faults{}})
 	plat := sdk.NodesPlatform("kth4", []sdk.NodeGroup{{Name: "n", Count: 25, Cores: 4}}, nil, sdk.FirstFit)
 	jobs, _, err := nodes.Apply(plat, w, w.Jobs, nodes.Settings{Allocation: nodes.Shared, Memory: nodes.MemoryNone,
 		NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
@@ -72,6 +81,12 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 			randomOutages(plat, uint64(i), horizon), rules[1+i]})
 	}
 	runs = append(runs, run{"KTH exclusive nodes with outages", plat, excl, nil, randomOutages(plat, 7, horizon), rules[3]})
+	// Jobs requeued at their place in a long queue.
+	exclFast := slices.Clone(excl)
+	for i := range exclFast {
+		exclFast[i].Job.Submit /= 3
+	}
+	runs = append(runs, run{"KTH exclusive nodes three times as fast, requeued", plat, exclFast, nil, randomOutages(plat, 8, horizon/3), rules[1]})
 	for seed := range uint64(60) {
 		params := map[string]string{"reservation": []string{ReservationCount, ReservationBatsched}[seed%2]}
 		sc := policytest.Random{Nodes: true, Jobs: 200, Params: params}.Scenario(seed)
@@ -79,6 +94,7 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 		runs = append(runs, run{"random nodes with outages", sc.Platform, in, sc.Params,
 			randomOutages(sc.Platform, seed, in[len(in)-1].Job.Submit+1), rules[int(seed)%len(rules)]})
 	}
+	reusedOut := 0
 	for _, r := range runs {
 		var pol *easy
 		reusing := EASY()
@@ -94,11 +110,15 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 		}
 		if !slices.EqualFunc(a.Records, b.Records, func(x, y sim.Record) bool {
 			return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
-		}) || !slices.Equal(a.Attempts, b.Attempts) {
-			t.Errorf("%s: reusing the shadow changes the schedule", r.name)
+		}) || !slices.Equal(a.Attempts, b.Attempts) || !reflect.DeepEqual(a.Allocs, b.Allocs) || !reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs) {
+			t.Errorf("%s: what EASY keeps from call to call changes the schedule", r.name)
 		}
+		reusedOut += pol.reusedOut
 		if !strings.HasPrefix(r.name, "random nodes") {
-			t.Logf("%s: %d shadows computed (%d from the cursor), %d reused", r.name, pol.computed, pol.cursored, pol.reused)
+			t.Logf("%s: %d shadows computed (%d from the cursor), %d reused (%d with outages)", r.name, pol.computed, pol.cursored, pol.reused, pol.reusedOut)
 		}
+	}
+	if reusedOut == 0 {
+		t.Error("no shadow was reused while nodes were out of service: the test tests too little")
 	}
 }

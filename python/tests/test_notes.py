@@ -88,6 +88,7 @@ def test_a_failure_in_notes_fails_the_run(tmp_path: Path) -> None:
     r = sim(tmp_path, NOTER.replace("n = max(self.ahead", "raise KeyError('lost')\n        n = max(self.ahead"))
     assert r.returncode != 0
     assert "raised KeyError in notes" in r.stderr, r.stderr
+    assert not (tmp_path / "jobs.parquet").exists()
 
 
 def test_encoding_by_hand() -> None:
@@ -97,4 +98,5 @@ def test_encoding_by_hand() -> None:
     want += b"\x01" + struct.pack("<IH", 1, 9) + b"Resources" + struct.pack("<IIqI", 0, 1, 7, 0)
     assert b == want
     assert encode_notes(None) == b""
+    assert encode_notes(Notes()) == b""
     assert encode_notes(Notes({"y": []})) == struct.pack("<II", 0, 1) + b"\x01y\x00"

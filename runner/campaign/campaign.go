@@ -820,7 +820,7 @@ func (e *preparedEntry) prepare(m *manifest.Manifest, t task, wl *workload.Workl
 		} else if e.plat.Dims() == 1 && w.Transform == "" {
 			return
 		} else {
-			e.jobs = extendRequests(wl.Jobs, e.plat.Dims())
+			e.jobs = runner.ExtendRequests(wl.Jobs, e.plat.Dims())
 		}
 		if w.Transform == "" {
 			return
@@ -834,19 +834,6 @@ func (e *preparedEntry) prepare(m *manifest.Manifest, t task, wl *workload.Workl
 		}
 	})
 	return e, e.err
-}
-
-// extendRequests copies jobs with each request extended with zeros to dims
-// entries.
-func extendRequests(jobs []sim.Input, dims int) []sim.Input {
-	out := slices.Clone(jobs)
-	flat := make(sdk.Vector, len(jobs)*dims)
-	for i := range out {
-		r := flat[i*dims : (i+1)*dims : (i+1)*dims]
-		copy(r, out[i].Job.Request)
-		out[i].Job.Request = r
-	}
-	return out
 }
 
 func pending(t task) RunResult {

@@ -106,7 +106,6 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
 
 // readIO reads the settings of an I/O model, its errors told to in.
 func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
-	key := func(k ...string) []string { return k }
 	var divided []string
 	for _, r := range resources {
 		if r.Units > 0 {
@@ -120,10 +119,10 @@ func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
 	case res == "" && len(divided) == 1:
 		res = divided[0]
 	case res == "":
-		in.errAt(key(), "resource: name the burst buffer, one of the platform's resources divided into units (%s)", strings.Join(divided, ", "))
+		in.errAt([]string(nil), "resource: name the burst buffer, one of the platform's resources divided into units (%s)", strings.Join(divided, ", "))
 		return nil
 	case !slices.Contains(divided, res):
-		in.errAt(key("resource"), "%q is not a resource of the platform divided into units (units, unit_capacity)%s", res, hint(res, divided))
+		in.errAt([]string{"resource"}, "%q is not a resource of the platform divided into units (units, unit_capacity)%s", res, hint(res, divided))
 		return nil
 	}
 	m.Resource = 1 + slices.IndexFunc(resources, func(r Resource) bool { return r.Name == res })
@@ -131,14 +130,14 @@ func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
 	bandwidth := func(k string, v any, required bool) float64 {
 		if v == nil {
 			if required {
-				in.errAt(key(), "%s is required: bytes per second, or a string with a unit (\"1250 MB/s\")", k)
+				in.errAt([]string(nil), "%s is required: bytes per second, or a string with a unit (\"1250 MB/s\")", k)
 				ok = false
 			}
 			return 0
 		}
 		b, err := ParseBandwidth(v)
 		if err != nil {
-			in.errAt(key(k), "%v", err)
+			in.errAt([]string{k}, "%v", err)
 			ok = false
 		}
 		return b
@@ -152,7 +151,7 @@ func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
 		}
 		x, okx := number(v)
 		if !okx || !(x >= 0 && x <= 1) {
-			in.errAt(key(k), "%v is not a share of each piece's size from 0 to 1 (a phase moves at most the job's burst-buffer space)", v)
+			in.errAt([]string{k}, "%v is not a share of each piece's size from 0 to 1 (a phase moves at most the job's burst-buffer space)", v)
 			ok = false
 			return
 		}
@@ -173,7 +172,7 @@ func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
 	if ri.PhaseSeconds != nil {
 		s, err := ParseSeconds(ri.PhaseSeconds)
 		if err != nil || s < 0 {
-			in.errAt(key("phase_seconds"), "a compute phase's target length: %v", errOr(err, "negative"))
+			in.errAt([]string{"phase_seconds"}, "a compute phase's target length: %v", errOr(err, "negative"))
 			ok = false
 		}
 		m.PhaseSeconds = s
@@ -181,7 +180,7 @@ func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
 	if ri.MaxPhases != nil {
 		n, isInt := ri.MaxPhases.(int64)
 		if !isInt || n < 1 || n > 1_000_000 {
-			in.errAt(key("max_phases"), "%v is not a number of compute phases from 1 to 1,000,000", ri.MaxPhases)
+			in.errAt([]string{"max_phases"}, "%v is not a number of compute phases from 1 to 1,000,000", ri.MaxPhases)
 			ok = false
 		}
 		m.MaxPhases = int(n)

@@ -45,16 +45,17 @@ def encode_notes(n: Notes | None) -> bytes:
     """The payload of a Notes frame (Go's calls.DecodeNotes): the number of
     jobs the notes cover, then the columns' names and values, then the
     waits with their reasons numbered in order of first appearance. Empty
-    for no notes."""
-    if n is None:
+    for no notes (None, or Notes with neither columns nor waits). A name or
+    a reason too long to pack raises ValueError; the host checks the rest."""
+    if n is None or not n.columns and n.waits is None:
         return b""
     jobs = max([len(v) for v in n.columns.values()] + [len(n.waits) if n.waits is not None else 0])
     out = bytearray(_U32.pack(jobs))
     out += _U32.pack(len(n.columns))
     for name in n.columns:
         b = name.encode()
-        if len(b) > 255:
-            raise ValueError(f"notes: column name of {len(b)} bytes (at most 64)")
+        if len(b) > 64:
+            raise ValueError(f"notes: column name {name!r} of {len(b)} bytes (at most 64)")
         out.append(len(b))
         out += b
     for values in n.columns.values():
@@ -73,8 +74,8 @@ def encode_notes(n: Notes | None) -> bytes:
     out += _U32.pack(len(index))
     for reason in index:
         b = reason.encode()
-        if len(b) > 0xFFFF:
-            raise ValueError(f"notes: a reason of {len(b)} bytes (at most 255)")
+        if len(b) > 255:
+            raise ValueError(f"notes: reason {reason[:40]!r}... of {len(b)} bytes (at most 255)")
         out += _U16.pack(len(b))
         out += b
     for i in range(jobs):

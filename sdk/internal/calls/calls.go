@@ -11,7 +11,9 @@
 // the start of a run, State at each scheduling point and End when the run
 // is over; the policy answers Init with Ready or Error, and State with
 // Decisions or Error, each possibly preceded by Output frames (what the
-// policy printed). State carries only what changed since the previous call
+// policy printed). A policy whose Ready says it keeps notes (ReadyDoc) is
+// sent Notes once the run's last call is answered, and answers with its
+// notes (DecodeNotes) or Error. State carries only what changed since the previous call
 // (jobs that arrived, left the queue, completed; nodes whose free amounts
 // changed; reservations refused) and the free totals, so that a call costs
 // what changed, not the size of the queue; the policy side keeps the rest.
@@ -37,7 +39,7 @@ const (
 	MsgInit      = 'I' // host: the run's platform, parameters and seed (JSON)
 	MsgState     = 'S' // host: a scheduling point (binary, see Encoder)
 	MsgEnd       = 'X' // host: the run is over; no answer
-	MsgReady     = 'R' // policy: Init went well
+	MsgReady     = 'R' // policy: Init went well; empty, or a ReadyDoc (JSON)
 	MsgDecisions = 'D' // policy: its decisions (binary, see DecodeDecisions)
 	MsgError     = 'E' // policy: it failed; the text says why (UTF-8)
 	MsgOutput    = 'O' // policy: what it printed; one byte 1 (stdout) or 2 (stderr), then the text

@@ -78,7 +78,7 @@ func (r *Remote) Init(env sdk.Env) error {
 	}
 	var ready ReadyDoc
 	if err := json.Unmarshal(p, &ready); err != nil {
-		return fmt.Errorf("%w: the policy's Ready: %v", ErrFrame, err)
+		return fmt.Errorf("%w: the policy's Ready: %w", ErrFrame, err)
 	}
 	r.notes = ready.Notes
 	return nil
@@ -98,7 +98,7 @@ func (r *Remote) Notes() *sdk.Notes {
 	}
 	p, err := r.answer(MsgNotes)
 	if err != nil {
-		r.err = err
+		r.err = fmt.Errorf("the policy's notes: %w", err)
 		return nil
 	}
 	if len(p) == 0 {
@@ -106,7 +106,7 @@ func (r *Remote) Notes() *sdk.Notes {
 	}
 	n, err := DecodeNotes(p)
 	if err != nil {
-		r.err = fmt.Errorf("%w: the policy's notes: %v", ErrFrame, err)
+		r.err = fmt.Errorf("%w: the policy's notes: %w", ErrFrame, err)
 		return nil
 	}
 	return n
