@@ -337,3 +337,73 @@ def test_easy_on_partitions(schedlab_cmd: str, tmp_path: Any, reservation: str) 
         assert info["steps"] < 75
     finally:
         env.close()
+
+
+OUTAGES = {"failure_model": "exponential", "mtbf": "3d", "mttr": "6h", "on_failure": "requeue"}
+SHARED = {"nodes": 25, "cores_per_node": 4, "allocation": "shared"}
+
+
+def test_outages(schedlab_cmd: str) -> None:
+    """Episodes on nodes that fail: Gymnasium's checks pass, one seed gives
+    one trajectory, failures end and requeue jobs (the episode's summary
+    counts them), and, jobs killed rather than requeued (a requeued job
+    takes its place ahead of the job the agent picked, which the agent
+    then still starts first), picking the first waiting job gives the Go
+    fcfs's schedule under the same failures."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = SchedulingEnv(window=128, queue=16, nodes=SHARED, outages=OUTAGES, schedlab=schedlab_cmd)
+    twin = SchedulingEnv(window=128, queue=16, nodes=SHARED, outages=OUTAGES, schedlab=schedlab_cmd)
+    killing = SchedulingEnv(window=128, nodes=SHARED, outages=dict(OUTAGES, on_failure="kill"), schedlab=schedlab_cmd)
+    try:
+        check_env(env, skip_render_check=True)
+        assert trajectory(env, 5, 2) == trajectory(twin, 5, 2)
+        for e in (env, killing):
+            ended = 0
+            for seed in (1, 2, 3):
+                e.reset(seed=seed)
+                term = False
+                info: dict[str, Any] = {}
+                while not term:
+                    _, _, term, _, info = e.step(0)
+                assert info["settings"]["outages"] == e.outages
+                ended += info["summary"]["attempts"]
+                assert info["summary"]["availability"] < 1
+                if e is killing:
+                    base = e.baseline("fcfs")
+                    assert info["starts"] == base["starts"], f"seed {seed}: window from job {info['first_job']}"
+            assert ended > 0, "no failure ended a job: the test tests too little"
+    finally:
+        env.close()
+        twin.close()
+        killing.close()
+
+
+def test_bad_outages(schedlab_cmd: str) -> None:
+    with pytest.raises(ValueError, match="outages are of nodes"):
+        SchedulingEnv(outages=OUTAGES, schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="unknown setting 'mtfb'"):
+        SchedulingEnv(nodes=SHARED, outages={"mtfb": "3d"}, schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="windows must be a list"):
+        SchedulingEnv(nodes=SHARED, outages={"windows": "0,4h"}, schedlab=schedlab_cmd)
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"windows": ["10d,4h,7d"]}, 'maintenance windows need maintenance = "soft"'),
+        ({"failure_model": "exponential", "mtbf": "soon"}, "--mtbf"),
+    ]
+    for outages, want in cases:
+        env = SchedulingEnv(window=64, nodes=SHARED, outages=outages, schedlab=schedlab_cmd)
+        try:
+            with pytest.raises(ValueError, match=want):
+                env.reset(seed=1)
+        finally:
+            env.close()
+    env = SchedulingEnv(
+        window=64, nodes=SHARED, outages={"windows": ["10d,4h,7d"], "maintenance": "soft"}, schedlab=schedlab_cmd
+    )
+    try:
+        env.reset(seed=1)
+        term = False
+        while not term:
+            _, _, term, _, _ = env.step(0)
+    finally:
+        env.close()

@@ -36,6 +36,7 @@ import (
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/nodes"
+	"github.com/schedlab/schedlab/workload/outages"
 )
 
 // The frame types around the runs.
@@ -83,6 +84,70 @@ type Request struct {
 	// trace's jobs are mapped onto it, and the window taken from the jobs
 	// the mapping keeps. Procs is then ignored.
 	Nodes *manifest.NodeSpec `json:"nodes,omitempty"`
+	// Outages, on a platform of nodes, gives the episode outages of nodes
+	// as `schedlab sim`'s outage flags do (OutageSpec).
+	Outages *OutageSpec `json:"outages,omitempty"`
+}
+
+// OutageSpec is an episode's outages of nodes: the settings of a
+// manifest's [platforms.NAME.outages] table but drains, by the same
+// names, as text ("20d", "requeue"), and maintenance windows of the whole
+// machine as "START,DURATION[,EVERY]" (`schedlab sim`'s flags,
+// manifest.OutageFlags). The failure model draws from Seed, or from the
+// episode's seed when Seed is 0, so that episodes of different seeds
+// see different failures. The environment's own episodes (no Policy)
+// take windows under the soft rule only: its agent does not plan around
+// them, and under the hard rule a start reaching one is refused.
+type OutageSpec struct {
+	OnFailure          string   `json:"on_failure,omitempty"`
+	Requeue            string   `json:"requeue,omitempty"`
+	Maintenance        string   `json:"maintenance,omitempty"`
+	FailuresFile       string   `json:"failures_file,omitempty"`
+	FailuresSHA256     string   `json:"failures_sha256,omitempty"`
+	FailureModel       string   `json:"failure_model,omitempty"`
+	MTBF               string   `json:"mtbf,omitempty"`
+	WeibullShape       string   `json:"weibull_shape,omitempty"`
+	Repair             string   `json:"repair,omitempty"`
+	MTTR               string   `json:"mttr,omitempty"`
+	RepairSigma        string   `json:"repair_sigma,omitempty"`
+	FailureHorizon     string   `json:"failure_horizon,omitempty"`
+	CheckpointInterval string   `json:"checkpoint_interval,omitempty"`
+	CheckpointCost     string   `json:"checkpoint_cost,omitempty"`
+	RestartCost        string   `json:"restart_cost,omitempty"`
+	CheckpointMTBF     string   `json:"checkpoint_mtbf,omitempty"`
+	Windows            []string `json:"windows,omitempty"`
+	Seed               uint64   `json:"seed,omitempty"`
+}
+
+// outages returns the outages and the rule for the jobs they end that
+// spec gives an episode of jobs on plat with seed; none for a nil spec.
+func (spec *OutageSpec) outages(plat *sdk.Platform, jobs []sim.Input, seed uint64, agent bool) ([]sdk.Outage, sim.Faults, error) {
+	if spec == nil {
+		return nil, sim.Faults{}, nil
+	}
+	if !plat.HasNodes() {
+		return nil, sim.Faults{}, errors.New("outages: outages are of nodes: give nodes")
+	}
+	if agent && len(spec.Windows) > 0 && spec.Maintenance != sim.MaintenanceSoft.String() {
+		return nil, sim.Faults{}, fmt.Errorf("outages: maintenance windows need maintenance = %q in the environment's episodes: its agent does not plan around them", sim.MaintenanceSoft.String())
+	}
+	f := manifest.OutageFlags{OnFailure: spec.OnFailure, Requeue: spec.Requeue, Maintenance: spec.Maintenance,
+		FailuresFile: spec.FailuresFile, FailuresSHA256: spec.FailuresSHA256, FailureModel: spec.FailureModel,
+		MTBF: spec.MTBF, WeibullShape: spec.WeibullShape, Repair: spec.Repair, MTTR: spec.MTTR, RepairSigma: spec.RepairSigma,
+		FailureHorizon: spec.FailureHorizon, CheckpointInterval: spec.CheckpointInterval, CheckpointCost: spec.CheckpointCost,
+		RestartCost: spec.RestartCost, CheckpointMTBF: spec.CheckpointMTBF, Windows: spec.Windows}
+	s, err := f.Settings(int32(plat.Clusters[0].NodeCount()))
+	if err != nil {
+		return nil, sim.Faults{}, fmt.Errorf("outages: %w", err)
+	}
+	if spec.Seed != 0 {
+		seed = spec.Seed
+	}
+	outs, _, err := outages.ForJobs(s, plat, jobs, manifest.NewRand(seed))
+	if err != nil {
+		return nil, sim.Faults{}, fmt.Errorf("outages: %w", err)
+	}
+	return outs, s.Faults, nil
 }
 
 // Job is a job of a scenario (Request.Jobs).
@@ -204,6 +269,10 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	if err != nil {
 		return Finished{Jobs: n, Error: err.Error()}
 	}
+	outs, faults, err := req.Outages.outages(plat, jobs, req.Seed, req.Policy == "")
+	if err != nil {
+		return Finished{Jobs: n, Error: err.Error()}
+	}
 	ms := metrics.DefaultSettings()
 	if req.BSLDTau > 0 {
 		ms.SlowdownTau = req.BSLDTau
@@ -211,7 +280,7 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	spec := runner.Spec{
 		Policy: &runner.Resolved{Ref: "environment"}, Use: srv.env,
 		Platform: plat, Jobs: jobs, Params: req.Params,
-		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms,
+		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms, Outages: outs, Faults: faults,
 	}
 	if req.Policy != "" {
 		if spec.Policy, err = srv.resolve(ctx, req.Policy); err != nil {

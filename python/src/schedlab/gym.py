@@ -77,6 +77,53 @@ types: `schedlab sim`'s node flags, with underscores (--cores-per-node is
 cores_per_node); docs/semantics.md gives their values and defaults."""
 
 
+OUTAGE_KEYS: dict[str, type] = {
+    "on_failure": str,
+    "requeue": str,
+    "maintenance": str,
+    "failures_file": str,
+    "failures_sha256": str,
+    "failure_model": str,
+    "mtbf": str,
+    "weibull_shape": str,
+    "repair": str,
+    "mttr": str,
+    "repair_sigma": str,
+    "failure_horizon": str,
+    "checkpoint_interval": str,
+    "checkpoint_cost": str,
+    "restart_cost": str,
+    "checkpoint_mtbf": str,
+    "windows": list,
+    "seed": int,
+}
+"""The settings of outages of nodes (SchedulingEnv's outages) and their
+types: `schedlab sim`'s outage flags, with underscores, as text ("20d",
+"requeue"); windows, maintenance windows of the whole machine, each
+"START,DURATION[,EVERY]"; seed, the failure model's (default: the
+episode's). docs/manifest.md gives their values and defaults."""
+
+
+def check_outages(outages: Mapping[str, Any]) -> dict[str, Any]:
+    """Checks the names and types of outages' settings (OUTAGE_KEYS), and
+    returns a copy; their values are schedlab's to check."""
+    if not isinstance(outages, Mapping):
+        raise ValueError(f"outages must be a mapping of settings by name (OUTAGE_KEYS), not {type(outages).__name__}")
+    out: dict[str, Any] = {}
+    for k, v in outages.items():
+        want = OUTAGE_KEYS.get(k)
+        if want is None:
+            raise ValueError(f"outages: unknown setting {k!r}; the settings are {', '.join(OUTAGE_KEYS)}")
+        if want is list:
+            if not isinstance(v, (list, tuple)) or not all(isinstance(w, str) for w in v):
+                raise ValueError(f'outages: windows must be a list of "START,DURATION[,EVERY]" strings, got {v!r}')
+            v = list(v)
+        elif isinstance(v, bool) or not isinstance(v, want):
+            raise ValueError(f"outages: {k} must be {'an int' if want is int else 'a string'}, got {v!r}")
+        out[k] = v
+    return out
+
+
 def check_nodes(nodes: Mapping[str, Any]) -> dict[str, Any]:
     """Checks the names and types of a platform of nodes' settings
     (NODE_KEYS), and returns a copy; their values are schedlab's to check."""
@@ -160,6 +207,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         nodes: Mapping[str, Any] | None = None,
         mask: str = "any",
         reservation: str = "count",
+        outages: Mapping[str, Any] | None = None,
     ) -> None:
         """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
         window: jobs per episode; queue: the waiting jobs an observation
@@ -176,7 +224,12 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         jobs mapped onto it as sim maps them (windows are then of the jobs
         the mapping keeps); mask: what action_masks allows, one of MASKS;
         reservation: on nodes, backfilling's reading of the picked job's
-        reservation, one of RESERVATIONS."""
+        reservation, one of RESERVATIONS; outages: on nodes, failures and
+        maintenance windows by the settings of `schedlab sim`'s outage
+        flags (OUTAGE_KEYS: {"failure_model": "exponential", "mtbf": "20d",
+        "mttr": "6h", "on_failure": "requeue"}), failures drawn from each
+        episode's seed; windows need {"maintenance": "soft"}, the agent
+        not planning around them."""
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
         if mask not in MASKS:
@@ -187,6 +240,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ValueError("reservation 'batsched' holds nodes; a pool has none (give nodes, or use 'count')")
         if window < 1 or queue < 1:
             raise ValueError("window and queue must be at least 1")
+        if outages is not None and nodes is None:
+            raise ValueError("outages are of nodes: give nodes too")
         if nodes is not None and procs:
             raise ValueError("procs is a pool's size: leave it out with nodes (the nodes give the cores)")
         self.trace = os.path.abspath(trace) if trace else ""
@@ -201,6 +256,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.nodes = None if nodes is None else check_nodes(nodes)
         self.mask = mask
         self.reservation = reservation
+        self.outages = None if outages is None else check_outages(outages)
         self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
         self._service = Service(schedlab)
@@ -221,6 +277,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         req: dict[str, Any] = {"trace": self.trace, "procs": self.procs, "clean": self.clean}
         if self.nodes is not None:
             req["nodes"] = self.nodes
+        if self.outages is not None:
+            req["outages"] = self.outages
         return req
 
     def _request(self, first: int, count: int, seed: int) -> None:
@@ -590,6 +648,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 "nodes": None if self.nodes is None else dict(self.nodes),
                 "mask": self.mask,
                 "reservation": self.reservation,
+                "outages": None if self.outages is None else dict(self.outages),
             },
         }
         if summary is not None:
@@ -639,10 +698,12 @@ __all__ = [
     "FEATURES",
     "MASKS",
     "NODE_KEYS",
+    "OUTAGE_KEYS",
     "RESERVATIONS",
     "REWARDS",
     "SchedulingEnv",
     "check_nodes",
+    "check_outages",
     "find_schedlab",
     "register",
 ]
