@@ -407,3 +407,47 @@ def test_bad_outages(schedlab_cmd: str) -> None:
             _, _, term, _, _ = env.step(0)
     finally:
         env.close()
+
+
+POWER = {"off": "9.75", "idle": "95", "full": "190"}
+
+
+def test_power(schedlab_cmd: str) -> None:
+    """Episodes with a power model: the reward "energy" is minus the energy
+    the summary counts, in kWh, and picking the first waiting job, which is
+    the Go fcfs's schedule, draws the energy fcfs draws on the same window."""
+    env = SchedulingEnv(window=128, nodes=SHARED, power=POWER, reward="energy", schedlab=schedlab_cmd)
+    try:
+        for seed in (1, 2):
+            env.reset(seed=seed)
+            term = False
+            info: dict[str, Any] = {}
+            reward: Any = 0.0
+            while not term:
+                _, reward, term, _, info = env.step(0)
+            s = info["summary"]
+            assert s["energy"] > 0
+            assert reward == pytest.approx(-s["energy"] / 3.6e6)
+            assert info["settings"]["power"] == POWER
+            base = env.baseline("fcfs")
+            assert info["starts"] == base["starts"]
+            assert s["energy"] == pytest.approx(base["summary"]["energy"])
+    finally:
+        env.close()
+
+
+def test_bad_power(schedlab_cmd: str) -> None:
+    with pytest.raises(ValueError, match="a power model is of nodes"):
+        SchedulingEnv(power=POWER, schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="a cap needs a policy that keeps to it"):
+        SchedulingEnv(nodes=SHARED, power=dict(POWER, cap="2000"), schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="reward 'energy' needs a power model"):
+        SchedulingEnv(nodes=SHARED, reward="energy", schedlab=schedlab_cmd)
+    with pytest.raises(ValueError, match="unknown setting 'iddle'"):
+        SchedulingEnv(nodes=SHARED, power={"iddle": "95"}, schedlab=schedlab_cmd)
+    env = SchedulingEnv(window=64, nodes=SHARED, power={"idle": "95"}, schedlab=schedlab_cmd)
+    try:
+        with pytest.raises(ValueError, match="--power-full"):
+            env.reset(seed=1)
+    finally:
+        env.close()

@@ -87,6 +87,47 @@ type Request struct {
 	// Outages, on a platform of nodes, gives the episode outages of nodes
 	// as `schedlab sim`'s outage flags do (OutageSpec).
 	Outages *OutageSpec `json:"outages,omitempty"`
+	// Power, on a platform of nodes, gives the episode a power model as
+	// `schedlab sim`'s power flags do (PowerSpec).
+	Power *PowerSpec `json:"power,omitempty"`
+}
+
+// PowerSpec is an episode's power model: the settings of `schedlab sim`'s
+// power flags by the names of a manifest's [platforms.NAME.power] table,
+// as text (manifest.PowerFlags): one model for every node group. The
+// environment's own episodes (no Policy) take no cap: its agent does not
+// keep to one, and a start over it is refused.
+type PowerSpec struct {
+	Off             string `json:"off,omitempty"`
+	Idle            string `json:"idle,omitempty"`
+	Full            string `json:"full,omitempty"`
+	Busy            string `json:"busy,omitempty"`
+	SwitchOn        string `json:"switch_on,omitempty"`
+	SwitchOnEnergy  string `json:"switch_on_energy,omitempty"`
+	SwitchOff       string `json:"switch_off,omitempty"`
+	SwitchOffEnergy string `json:"switch_off_energy,omitempty"`
+	Cap             string `json:"cap,omitempty"`
+	Down            string `json:"down,omitempty"`
+}
+
+// model returns the power model spec gives plat; nil for a nil spec.
+func (spec *PowerSpec) model(plat *sdk.Platform, agent bool) (*sdk.Power, error) {
+	if spec == nil {
+		return nil, nil
+	}
+	if agent && spec.Cap != "" {
+		return nil, errors.New("power: a cap needs a policy that keeps to it: the environment's agent does not")
+	}
+	f := manifest.PowerFlags{Off: spec.Off, Idle: spec.Idle, Full: spec.Full, Busy: spec.Busy, On: spec.SwitchOn,
+		OnEnergy: spec.SwitchOnEnergy, OffTime: spec.SwitchOff, OffEnergy: spec.SwitchOffEnergy, Cap: spec.Cap, Down: spec.Down}
+	m, err := f.Model(plat)
+	if err != nil {
+		return nil, fmt.Errorf("power: %w", err)
+	}
+	if m == nil {
+		return nil, errors.New("power: no setting; give idle and full (or busy)")
+	}
+	return m, nil
 }
 
 // OutageSpec is an episode's outages of nodes: the settings of a
@@ -273,6 +314,10 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	if err != nil {
 		return Finished{Jobs: n, Error: err.Error()}
 	}
+	power, err := req.Power.model(plat, req.Policy == "")
+	if err != nil {
+		return Finished{Jobs: n, Error: err.Error()}
+	}
 	ms := metrics.DefaultSettings()
 	if req.BSLDTau > 0 {
 		ms.SlowdownTau = req.BSLDTau
@@ -280,7 +325,7 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	spec := runner.Spec{
 		Policy: &runner.Resolved{Ref: "environment"}, Use: srv.env,
 		Platform: plat, Jobs: jobs, Params: req.Params,
-		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms, Outages: outs, Faults: faults,
+		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms, Outages: outs, Faults: faults, Power: power,
 	}
 	if req.Policy != "" {
 		if spec.Policy, err = srv.resolve(ctx, req.Policy); err != nil {

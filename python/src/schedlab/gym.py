@@ -43,9 +43,10 @@ from .placement import BATSCHED, READINGS, FreeNodes, Layout, Release, Reservati
 
 ENV_ID = "schedlab/Scheduling-v0"
 
-REWARDS = ("bsld", "wait", "utilisation")
+REWARDS = ("bsld", "wait", "utilisation", "energy")
 """The rewards: minus the mean bounded slowdown, minus the mean wait in
-hours, or the utilisation, of the episode's jobs."""
+hours, or the utilisation, of the episode's jobs; or, with a power model,
+minus the energy the nodes drew over the episode, in kWh."""
 
 FEATURES = 6
 """The columns of an observation's rows."""
@@ -102,6 +103,41 @@ types: `schedlab sim`'s outage flags, with underscores, as text ("20d",
 "requeue"); windows, maintenance windows of the whole machine, each
 "START,DURATION[,EVERY]"; seed, the failure model's (default: the
 episode's). docs/manifest.md gives their values and defaults."""
+
+
+POWER_KEYS = (
+    "off",
+    "idle",
+    "full",
+    "busy",
+    "switch_on",
+    "switch_on_energy",
+    "switch_off",
+    "switch_off_energy",
+    "down",
+)
+"""The settings of a power model (SchedulingEnv's power), as text: `schedlab
+sim`'s power flags without "--power-" and with underscores (a node's watts
+off, idle and with every core in use, or busy, a table of watts by cores in
+use, "130,150,180"; the switches' times and joules; what a node out of
+service draws). docs/engine.md gives the model."""
+
+
+def check_power(power: Mapping[str, Any]) -> dict[str, str]:
+    """Checks the names and types of a power model's settings (POWER_KEYS),
+    and returns a copy; their values are schedlab's to check."""
+    if not isinstance(power, Mapping):
+        raise ValueError(f"power must be a mapping of settings by name (POWER_KEYS), not {type(power).__name__}")
+    out: dict[str, str] = {}
+    for k, v in power.items():
+        if k == "cap":
+            raise ValueError("power: a cap needs a policy that keeps to it; the environment's agent does not")
+        if k not in POWER_KEYS:
+            raise ValueError(f"power: unknown setting {k!r}; the settings are {', '.join(POWER_KEYS)}")
+        if not isinstance(v, str):
+            raise ValueError(f'power: {k} must be a string ("240", "2m"), got {v!r}')
+        out[k] = v
+    return out
 
 
 def check_outages(outages: Mapping[str, Any]) -> dict[str, Any]:
@@ -208,6 +244,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         mask: str = "any",
         reservation: str = "count",
         outages: Mapping[str, Any] | None = None,
+        power: Mapping[str, Any] | None = None,
     ) -> None:
         """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
         window: jobs per episode; queue: the waiting jobs an observation
@@ -229,7 +266,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         flags (OUTAGE_KEYS: {"failure_model": "exponential", "mtbf": "20d",
         "mttr": "6h", "on_failure": "requeue"}), failures drawn from each
         episode's seed; windows need {"maintenance": "soft"}, the agent
-        not planning around them."""
+        not planning around them; power: on nodes, a power model by the
+        settings of `schedlab sim`'s power flags (POWER_KEYS: {"idle": "95",
+        "full": "190"}), which reward "energy" needs."""
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
         if mask not in MASKS:
@@ -242,6 +281,10 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ValueError("window and queue must be at least 1")
         if outages is not None and nodes is None:
             raise ValueError("outages are of nodes: give nodes too")
+        if power is not None and nodes is None:
+            raise ValueError("a power model is of nodes: give nodes too")
+        if reward == "energy" and power is None:
+            raise ValueError("reward 'energy' needs a power model: give power")
         if nodes is not None and procs:
             raise ValueError("procs is a pool's size: leave it out with nodes (the nodes give the cores)")
         self.trace = os.path.abspath(trace) if trace else ""
@@ -257,6 +300,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.mask = mask
         self.reservation = reservation
         self.outages = None if outages is None else check_outages(outages)
+        self.power = None if power is None else check_power(power)
         self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
         self._service = Service(schedlab)
@@ -279,6 +323,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             req["nodes"] = self.nodes
         if self.outages is not None:
             req["outages"] = self.outages
+        if self.power is not None:
+            req["power"] = self.power
         return req
 
     def _request(self, first: int, count: int, seed: int) -> None:
@@ -630,6 +676,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             return -float(summary["mean_bsld"])
         if self.reward_name == "wait":
             return -float(summary["mean_wait"]) / 3600.0
+        if self.reward_name == "energy":
+            return -float(summary["energy"]) / 3.6e6
         return float(summary["utilisation"])
 
     def _info(self, summary: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -649,6 +697,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 "mask": self.mask,
                 "reservation": self.reservation,
                 "outages": None if self.outages is None else dict(self.outages),
+                "power": None if self.power is None else dict(self.power),
             },
         }
         if summary is not None:
@@ -699,11 +748,13 @@ __all__ = [
     "MASKS",
     "NODE_KEYS",
     "OUTAGE_KEYS",
+    "POWER_KEYS",
     "RESERVATIONS",
     "REWARDS",
     "SchedulingEnv",
     "check_nodes",
     "check_outages",
+    "check_power",
     "find_schedlab",
     "register",
 ]

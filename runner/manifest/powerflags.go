@@ -1,0 +1,106 @@
+package manifest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
+)
+
+// PowerFlags are the settings of a power model as `schedlab sim`'s flags
+// and the Gymnasium environment's power settings give them: the keys of a
+// manifest's [platforms.NAME.power] table as text, one model for every
+// node group, and a constant cap.
+type PowerFlags struct {
+	Off, Idle, Full, OnEnergy, OffEnergy, Cap string
+	On, OffTime, Busy, Down                   string
+}
+
+// Set reports whether any setting is given.
+func (f *PowerFlags) Set() bool {
+	return f.Off != "" || f.Idle != "" || f.Full != "" || f.Busy != "" || f.On != "" || f.OnEnergy != "" || f.OffTime != "" || f.OffEnergy != "" || f.Cap != "" || f.Down != ""
+}
+
+// Model returns the power model the flags give plat, one model for
+// every node group and a constant cap, as a manifest's [platforms.NAME.power]
+// table with the same settings would; nil without any flag. Errors name
+// the flags.
+func (f *PowerFlags) Model(plat *sdk.Platform) (*sdk.Power, error) {
+	if !f.Set() {
+		return nil, nil
+	}
+	if !plat.HasNodes() {
+		return nil, fmt.Errorf("a power model is of nodes: the power flags need a platform of nodes (--nodes and --cores-per-node, or --machine)")
+	}
+	switch {
+	case f.Full != "" && f.Busy != "":
+		return nil, fmt.Errorf("--power-full and --power-busy: give one (the line from idle to full, or the table)")
+	case f.Idle == "" || f.Full == "" && f.Busy == "":
+		return nil, fmt.Errorf("--power-idle and --power-full (or --power-busy) give the model: both are needed")
+	}
+	var np sdk.NodePower
+	if f.Busy != "" {
+		for x, w := range strings.Split(f.Busy, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
+			if err != nil {
+				return nil, fmt.Errorf("--power-busy: entry %d, %q, is not a number", x+1, w)
+			}
+			np.Busy = append(np.Busy, v)
+		}
+		np.Full = np.Busy[len(np.Busy)-1]
+	}
+	for _, x := range []struct {
+		s    string
+		name string
+		dst  *float64
+	}{{f.Off, "power-off", &np.Off}, {f.Idle, "power-idle", &np.Idle}, {f.Full, "power-full", &np.Full},
+		{f.OnEnergy, "power-switch-on-energy", &np.OnJoules}, {f.OffEnergy, "power-switch-off-energy", &np.OffJoules}} {
+		if x.s == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(x.s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %q is not a number", x.name, x.s)
+		}
+		*x.dst = v
+	}
+	for _, x := range []struct {
+		s    string
+		name string
+		dst  *int64
+	}{{f.On, "power-switch-on", &np.OnSeconds}, {f.OffTime, "power-switch-off", &np.OffSeconds}} {
+		if x.s == "" {
+			continue
+		}
+		v, err := ParseSeconds(x.s)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %w", x.name, err)
+		}
+		*x.dst = v
+	}
+	switch f.Down {
+	case "", "idle":
+	case sdk.DownOff:
+		np.Down = sdk.DownOff
+	default:
+		return nil, fmt.Errorf("--power-down: %q: want idle or off", f.Down)
+	}
+	m := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(plat.Clusters[0].Nodes))}}
+	for g := range m.Groups[0] {
+		m.Groups[0][g] = np
+	}
+	if f.Cap != "" {
+		w, err := strconv.ParseFloat(f.Cap, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--power-cap: %q is not a number of watts", f.Cap)
+		}
+		// From before any job may be submitted, as a manifest's constant cap.
+		m.Caps = []sdk.CapStep{{From: -sim.MaxTime, Watts: w}}
+	}
+	if err := m.Validate(plat); err != nil {
+		return nil, fmt.Errorf("power flags: %w", err)
+	}
+	return m, nil
+}
