@@ -451,3 +451,40 @@ def test_bad_power(schedlab_cmd: str) -> None:
             env.reset(seed=1)
     finally:
         env.close()
+
+
+def test_observe_nodes(schedlab_cmd: str) -> None:
+    """A row per node after the last row: Gymnasium's checks pass; the
+    cores the rows show free add up to the free processors of the last
+    row; a node out of service shows nothing free and 0 in service; a
+    machine's nodes are counted by schedlab."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = SchedulingEnv(window=64, queue=16, nodes=SHARED, outages=OUTAGES, observe_nodes=True, schedlab=schedlab_cmd)
+    try:
+        assert env.observation_space.shape == (16 + 1 + 25, 6)
+        check_env(env, skip_render_check=True)
+        rng = np.random.default_rng(3)
+        down = 0
+        for seed in (1, 2):
+            obs, _ = env.reset(seed=seed)
+            term = False
+            while not term:
+                last, nodes = obs[16], obs[17:]
+                assert nodes[:, 0].sum() * 4 == pytest.approx(last[0] * 100, abs=1e-3)
+                assert np.all(nodes[:, 5] == 1)
+                out = nodes[:, 3] == 0
+                down += int(out.sum())
+                assert np.all(nodes[out, 0] == 0) and np.all(nodes[out, 4] == 0)
+                assert np.all(nodes[:, 4] == ((nodes[:, 0] == 1) & (nodes[:, 3] == 1)))
+                obs, _, term, _, _ = env.step(int(rng.integers(0, 17)))
+        assert down > 0, "no node was seen out of service: the test tests too little"
+    finally:
+        env.close()
+    env = SchedulingEnv(window=64, nodes={"machine": "SDSC-BLUE"}, observe_nodes=True, schedlab=schedlab_cmd)
+    try:
+        assert env.observation_space.shape == (64 + 1 + 144, 6)
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="observe_nodes shows nodes"):
+        SchedulingEnv(observe_nodes=True, schedlab=schedlab_cmd)

@@ -242,6 +242,10 @@ type Finished struct {
 	// Mapping its settings.
 	Nodes   map[string]int64  `json:"nodes,omitempty"`
 	Mapping map[string]string `json:"mapping,omitempty"`
+	// NodeCount is, on a platform of nodes, its number of nodes, also
+	// when the window asked for is not in the trace (the environment asks
+	// an impossible window to learn the trace's size and the platform's).
+	NodeCount int `json:"node_count,omitempty"`
 }
 
 // conn reads through a buffer (host.CallsPolicy reads the same one) and
@@ -307,8 +311,12 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 		return Finished{Error: fmt.Sprintf("request: %v", err)}
 	}
 	jobs, n, plat, mj, err := srv.workload(req)
+	nodeCount := 0
+	if plat != nil && plat.HasNodes() {
+		nodeCount = plat.Clusters[0].NodeCount()
+	}
 	if err != nil {
-		return Finished{Jobs: n, Error: err.Error()}
+		return Finished{Jobs: n, Error: err.Error(), NodeCount: nodeCount}
 	}
 	outs, faults, err := req.Outages.outages(plat, jobs, req.Seed, req.Policy == "")
 	if err != nil {
@@ -342,7 +350,7 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	if err != nil {
 		return Finished{Jobs: n, Error: err.Error()}
 	}
-	fin := Finished{Jobs: n, Summary: &out.Summary, IDs: make([]int64, len(jobs)), Starts: make([]int64, len(jobs)),
+	fin := Finished{Jobs: n, NodeCount: nodeCount, Summary: &out.Summary, IDs: make([]int64, len(jobs)), Starts: make([]int64, len(jobs)),
 		Ends: make([]int64, len(jobs)), Promised: make([]int64, len(jobs)), Killed: make([]bool, len(jobs))}
 	if req.Policy != "" {
 		fin.Policy = &out.Info
@@ -429,7 +437,7 @@ func (srv *server) workload(req Request) ([]sim.Input, int, *sdk.Platform, *mapp
 		count = n - req.First
 	}
 	if req.First < 0 || count <= 0 || req.First+count > n {
-		return nil, n, nil, nil, fmt.Errorf("jobs %d to %d: the trace has %d jobs", req.First, req.First+count-1, n)
+		return nil, n, plat, mj, fmt.Errorf("jobs %d to %d: the trace has %d jobs", req.First, req.First+count-1, n)
 	}
 	// The window's jobs, numbered from 0 as a run's are (already in
 	// order, so sim.Sort only renumbers them).

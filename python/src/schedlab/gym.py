@@ -218,7 +218,10 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
     processors over the platform's, running jobs over the platform's
     processors, waiting jobs over queue (at most 1), then on nodes the
     nodes wholly free over all nodes and the most cores free on one node
-    over the most a node has (0, 0 on a pool), and 1.
+    over the most a node has (0, 0 on a pool), and 1. With observe_nodes, a
+    row per node follows: its free cores, memory and GPUs over what it has
+    (0 for what it has none of), whether it is in service, whether it is
+    wholly free, and 1.
 
     Action: i < queue picks the i-th row's job; queue waits for the next
     event (a job's end or submission) without starting more. A padding
@@ -245,6 +248,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         reservation: str = "count",
         outages: Mapping[str, Any] | None = None,
         power: Mapping[str, Any] | None = None,
+        observe_nodes: bool = False,
     ) -> None:
         """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
         window: jobs per episode; queue: the waiting jobs an observation
@@ -268,7 +272,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         episode's seed; windows need {"maintenance": "soft"}, the agent
         not planning around them; power: on nodes, a power model by the
         settings of `schedlab sim`'s power flags (POWER_KEYS: {"idle": "95",
-        "full": "190"}), which reward "energy" needs."""
+        "full": "190"}), which reward "energy" needs; observe_nodes: on
+        nodes, a row per node after the last row of the observation."""
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
         if mask not in MASKS:
@@ -283,6 +288,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ValueError("outages are of nodes: give nodes too")
         if power is not None and nodes is None:
             raise ValueError("a power model is of nodes: give nodes too")
+        if observe_nodes and nodes is None:
+            raise ValueError("observe_nodes shows nodes: give nodes too")
         if reward == "energy" and power is None:
             raise ValueError("reward 'energy' needs a power model: give power")
         if nodes is not None and procs:
@@ -301,14 +308,21 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.reservation = reservation
         self.outages = None if outages is None else check_outages(outages)
         self.power = None if power is None else check_power(power)
-        self.observation_space = spaces.Box(0.0, 1.0, shape=(queue + 1, FEATURES), dtype=np.float32)
         self.action_space = spaces.Discrete(queue + 1)
         self._service = Service(schedlab)
-        self._session: _wire.Session | None = None
+        self.observe_nodes = observe_nodes
+        self._node_count = 0
         self._trace_jobs = 0
+        if observe_nodes:
+            # The rows of the nodes: their number is schedlab's to tell
+            # (a machine's nodes), asked now to size the space.
+            self._jobs_in_trace()
+        rows = queue + 1 + self._node_count
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(rows, FEATURES), dtype=np.float32)
+        self._session: _wire.Session | None = None
         self._running = False
         self._episode: dict[str, Any] = {}
-        self._obs: np.ndarray = np.zeros((queue + 1, FEATURES), dtype=np.float32)
+        self._obs: np.ndarray = np.zeros((rows, FEATURES), dtype=np.float32)
         self._layout: Layout | None = None
         self._fits_cache: dict[tuple[int, ...], bool] = {}
 
@@ -348,6 +362,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._gpu = plat.resources.index("gpus") if "gpus" in plat.resources else -1
         if self._layout is not None:
             self._most_cores = max(c[0] for c in self._layout.caps)
+            self._caps = np.array(self._layout.caps, dtype=np.float64)
         self._static = np.zeros((count, 5))
         self._static_count = 0
         self._service.send(_wire.MSG_READY, b"")
@@ -364,6 +379,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             if not doc.get("jobs"):
                 raise ValueError(f"schedlab: {doc.get('error')}")
             self._trace_jobs = int(doc["jobs"])
+            self._node_count = int(doc.get("node_count", 0))
         return self._trace_jobs
 
     # The episode.
@@ -633,7 +649,24 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             last[3] = whole / len(caps)
             last[4] = max(n.cores) / self._most_cores
         last[5] = 1.0
+        if self.observe_nodes:
+            self._observe_nodes(obs[self.queue_rows + 1 :])
         return np.array(obs)
+
+    def _observe_nodes(self, rows: np.ndarray) -> None:
+        """Fills a row per node: what it has free over what it has (cores,
+        memory, GPUs; 0 for what it has none of), whether it is in service,
+        whether it is wholly free, and 1."""
+        assert self._layout is not None
+        n, caps = self._nodes, self._caps
+        free = np.array([n.cores, n.memory, n.gpus], dtype=np.float64).T
+        np.divide(free, caps, out=rows[:, 0:3], where=caps > 0)
+        rows[:, 3] = 1.0
+        for o in self._state.outages:
+            if o.start <= self._now and o.cluster == 0:
+                rows[list(o.all(len(caps))), 3] = 0.0
+        rows[:, 4] = np.all(free == caps, axis=1) & (rows[:, 3] == 1.0)
+        rows[:, 5] = 1.0
 
     def _learn_jobs(self) -> None:
         """Adds the rows of the jobs submitted since the last call to the
