@@ -197,7 +197,7 @@ func TestSimPowerBadInput(t *testing.T) {
 		{"idle alone", []string{"--machine", "KTH-SP2", "--power-idle", "100"}, "--power-idle and --power-full (or --power-busy) give the model"},
 		{"not a number", []string{"--machine", "KTH-SP2", "--power-idle", "lots", "--power-full", "200"}, `--power-idle: "lots" is not a number`},
 		{"bad time", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--power-switch-on", "2 fortnights"}, "--power-switch-on:"},
-		{"full below idle", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "50"}, "power flags:"},
+		{"full below idle", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "50"}, "power settings:"},
 		{"full and busy", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-full", "200", "--power-busy", "150"}, "--power-full and --power-busy: give one"},
 		{"busy not a number", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "150,x"}, `--power-busy: entry 2, "x", is not a number`},
 		{"busy of the wrong length", []string{"--machine", "KTH-SP2", "--power-idle", "100", "--power-busy", "150,200"}, "busy power table of 2 entries for nodes of 1 cores"},

@@ -379,6 +379,30 @@ def test_outages(schedlab_cmd: str) -> None:
         killing.close()
 
 
+def test_outages_backfill(schedlab_cmd: str) -> None:
+    """With backfilling, picking the first waiting job is the Go easy under
+    the same failures, also while the picked job needs nodes out of
+    service (no reservation then: every job that fits starts)."""
+    env = SchedulingEnv(
+        window=128,
+        nodes=SHARED,
+        outages=dict(OUTAGES, mtbf="12h", on_failure="kill"),
+        backfill=True,
+        schedlab=schedlab_cmd,
+    )
+    try:
+        for seed in (1, 2, 3, 4):
+            env.reset(seed=seed)
+            term = False
+            info: dict[str, Any] = {}
+            while not term:
+                _, _, term, _, info = env.step(0)
+            base = env.baseline("easy")
+            assert info["starts"] == base["starts"], f"seed {seed}: window from job {info['first_job']}"
+    finally:
+        env.close()
+
+
 def test_bad_outages(schedlab_cmd: str) -> None:
     with pytest.raises(ValueError, match="outages are of nodes"):
         SchedulingEnv(outages=OUTAGES, schedlab=schedlab_cmd)
@@ -388,7 +412,7 @@ def test_bad_outages(schedlab_cmd: str) -> None:
         SchedulingEnv(nodes=SHARED, outages={"windows": "0,4h"}, schedlab=schedlab_cmd)
     cases: list[tuple[dict[str, Any], str]] = [
         ({"windows": ["10d,4h,7d"]}, 'maintenance windows need maintenance = "soft"'),
-        ({"failure_model": "exponential", "mtbf": "soon"}, "--mtbf"),
+        ({"failure_model": "exponential", "mtbf": "soon"}, 'outages.mtbf: "soon" is not a time'),
     ]
     for outages, want in cases:
         env = SchedulingEnv(window=64, nodes=SHARED, outages=outages, schedlab=schedlab_cmd)
@@ -397,14 +421,20 @@ def test_bad_outages(schedlab_cmd: str) -> None:
                 env.reset(seed=1)
         finally:
             env.close()
+    with pytest.raises(ValueError, match=r"seed must be from 0 to 2\*\*64 - 1"):
+        SchedulingEnv(nodes=SHARED, outages={"seed": -1}, schedlab=schedlab_cmd)
+    # Windows under the soft rule: the jobs running into one are ended.
     env = SchedulingEnv(
         window=64, nodes=SHARED, outages={"windows": ["10d,4h,7d"], "maintenance": "soft"}, schedlab=schedlab_cmd
     )
     try:
         env.reset(seed=1)
         term = False
+        info: dict[str, Any] = {}
         while not term:
-            _, _, term, _, _ = env.step(0)
+            _, _, term, _, info = env.step(0)
+        assert info["summary"]["availability"] < 1
+        assert info["summary"]["attempts"] > 0
     finally:
         env.close()
 
@@ -447,7 +477,7 @@ def test_bad_power(schedlab_cmd: str) -> None:
         SchedulingEnv(nodes=SHARED, power={"iddle": "95"}, schedlab=schedlab_cmd)
     env = SchedulingEnv(window=64, nodes=SHARED, power={"idle": "95"}, schedlab=schedlab_cmd)
     try:
-        with pytest.raises(ValueError, match="--power-full"):
+        with pytest.raises(ValueError, match=r"power.idle and power.full \(or power.busy\) give the model"):
             env.reset(seed=1)
     finally:
         env.close()

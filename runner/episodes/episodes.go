@@ -119,10 +119,11 @@ func (spec *PowerSpec) model(plat *sdk.Platform, agent bool) (*sdk.Power, error)
 		return nil, errors.New("power: a cap needs a policy that keeps to it: the environment's agent does not")
 	}
 	f := manifest.PowerFlags{Off: spec.Off, Idle: spec.Idle, Full: spec.Full, Busy: spec.Busy, On: spec.SwitchOn,
-		OnEnergy: spec.SwitchOnEnergy, OffTime: spec.SwitchOff, OffEnergy: spec.SwitchOffEnergy, Cap: spec.Cap, Down: spec.Down}
+		OnEnergy: spec.SwitchOnEnergy, OffTime: spec.SwitchOff, OffEnergy: spec.SwitchOffEnergy, Cap: spec.Cap, Down: spec.Down,
+		Names: func(k string) string { return "power." + k }}
 	m, err := f.Model(plat)
 	if err != nil {
-		return nil, fmt.Errorf("power: %w", err)
+		return nil, err
 	}
 	if m == nil {
 		return nil, errors.New("power: no setting; give idle and full (or busy)")
@@ -176,10 +177,11 @@ func (spec *OutageSpec) outages(plat *sdk.Platform, jobs []sim.Input, seed uint6
 		FailuresFile: spec.FailuresFile, FailuresSHA256: spec.FailuresSHA256, FailureModel: spec.FailureModel,
 		MTBF: spec.MTBF, WeibullShape: spec.WeibullShape, Repair: spec.Repair, MTTR: spec.MTTR, RepairSigma: spec.RepairSigma,
 		FailureHorizon: spec.FailureHorizon, CheckpointInterval: spec.CheckpointInterval, CheckpointCost: spec.CheckpointCost,
-		RestartCost: spec.RestartCost, CheckpointMTBF: spec.CheckpointMTBF, Windows: spec.Windows}
+		RestartCost: spec.RestartCost, CheckpointMTBF: spec.CheckpointMTBF, Windows: spec.Windows,
+		Names: func(k string) string { return "outages." + k }}
 	s, err := f.Settings(int32(plat.Clusters[0].NodeCount()))
 	if err != nil {
-		return nil, sim.Faults{}, fmt.Errorf("outages: %w", err)
+		return nil, sim.Faults{}, err
 	}
 	if spec.Seed != 0 {
 		seed = spec.Seed

@@ -27,6 +27,9 @@ type OutageFlags struct {
 	CheckpointInterval, CheckpointCost string
 	RestartCost, CheckpointMTBF        string
 	Windows                            []string
+	// Names names a setting in errors by its table key (mtbf,
+	// windows...); nil names it as sim's flag (FlagName).
+	Names func(key string) string
 }
 
 // Set reports whether any flag gives outages.
@@ -64,7 +67,10 @@ func FlagName(k string) string {
 // as a manifest's table with the same settings would be; errors name the
 // flags.
 func (f *OutageFlags) Settings(nodes int32) (*outages.Settings, error) {
-	in := &flagInput{values: f.values(), windows: f.Windows}
+	in := &flagInput{values: f.values(), windows: f.Windows, names: f.Names}
+	if in.names == nil {
+		in.names = FlagName
+	}
 	ro := &rawOutages{OnFailure: f.OnFailure, Requeue: f.Requeue, Maintenance: f.Maintenance,
 		FailuresFile: f.FailuresFile, FailuresSHA256: f.FailuresSHA256, FailureModel: f.FailureModel, Repair: f.Repair}
 	for _, t := range []struct {
@@ -114,6 +120,7 @@ func (f *OutageFlags) Settings(nodes int32) (*outages.Settings, error) {
 type flagInput struct {
 	values  map[string]string
 	windows []string
+	names   func(key string) string
 	errs    []error
 }
 
@@ -127,7 +134,7 @@ func (in *flagInput) errAt(key []string, format string, args ...any) {
 			i, _ := strconv.Atoi(m[2])
 			return in.window(i)
 		}
-		return FlagName(k)
+		return in.names(k)
 	})
 	// A setting's value as a flag's: --on-failure "requeue".
 	msg = strings.ReplaceAll(msg, ` = "`, ` "`)
@@ -138,16 +145,16 @@ func (in *flagInput) errAt(key []string, format string, args ...any) {
 		i, _ := strconv.Atoi(key[1])
 		in.errs = append(in.errs, fmt.Errorf("%s: %s", in.window(i), msg))
 	default:
-		in.errs = append(in.errs, fmt.Errorf("%s: %s", FlagName(key[0]), msg))
+		in.errs = append(in.errs, fmt.Errorf("%s: %s", in.names(key[0]), msg))
 	}
 }
 
 // window names the i-th --maintenance-window flag by its value.
 func (in *flagInput) window(i int) string {
 	if i < len(in.windows) {
-		return fmt.Sprintf("%s %q", FlagName("windows"), in.windows[i])
+		return fmt.Sprintf("%s %q", in.names("windows"), in.windows[i])
 	}
-	return FlagName("windows")
+	return in.names("windows")
 }
 
 func (in *flagInput) defined(k string) bool { return in.values[k] != "" }

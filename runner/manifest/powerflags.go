@@ -16,6 +16,17 @@ import (
 type PowerFlags struct {
 	Off, Idle, Full, OnEnergy, OffEnergy, Cap string
 	On, OffTime, Busy, Down                   string
+	// Names names a setting in errors by its table key (idle,
+	// switch_on...); nil names it as sim's flag (--power-idle).
+	Names func(key string) string
+}
+
+// name is how errors name the setting of table key k.
+func (f *PowerFlags) name(k string) string {
+	if f.Names != nil {
+		return f.Names(k)
+	}
+	return "--power-" + strings.ReplaceAll(k, "_", "-")
 }
 
 // Set reports whether any setting is given.
@@ -32,20 +43,20 @@ func (f *PowerFlags) Model(plat *sdk.Platform) (*sdk.Power, error) {
 		return nil, nil
 	}
 	if !plat.HasNodes() {
-		return nil, fmt.Errorf("a power model is of nodes: the power flags need a platform of nodes (--nodes and --cores-per-node, or --machine)")
+		return nil, fmt.Errorf("a power model is of nodes: %s needs a platform of nodes", f.name("idle"))
 	}
 	switch {
 	case f.Full != "" && f.Busy != "":
-		return nil, fmt.Errorf("--power-full and --power-busy: give one (the line from idle to full, or the table)")
+		return nil, fmt.Errorf("%s and %s: give one (the line from idle to full, or the table)", f.name("full"), f.name("busy"))
 	case f.Idle == "" || f.Full == "" && f.Busy == "":
-		return nil, fmt.Errorf("--power-idle and --power-full (or --power-busy) give the model: both are needed")
+		return nil, fmt.Errorf("%s and %s (or %s) give the model: both are needed", f.name("idle"), f.name("full"), f.name("busy"))
 	}
 	var np sdk.NodePower
 	if f.Busy != "" {
 		for x, w := range strings.Split(f.Busy, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
 			if err != nil {
-				return nil, fmt.Errorf("--power-busy: entry %d, %q, is not a number", x+1, w)
+				return nil, fmt.Errorf("%s: entry %d, %q, is not a number", f.name("busy"), x+1, w)
 			}
 			np.Busy = append(np.Busy, v)
 		}
@@ -55,14 +66,14 @@ func (f *PowerFlags) Model(plat *sdk.Platform) (*sdk.Power, error) {
 		s    string
 		name string
 		dst  *float64
-	}{{f.Off, "power-off", &np.Off}, {f.Idle, "power-idle", &np.Idle}, {f.Full, "power-full", &np.Full},
-		{f.OnEnergy, "power-switch-on-energy", &np.OnJoules}, {f.OffEnergy, "power-switch-off-energy", &np.OffJoules}} {
+	}{{f.Off, "off", &np.Off}, {f.Idle, "idle", &np.Idle}, {f.Full, "full", &np.Full},
+		{f.OnEnergy, "switch_on_energy", &np.OnJoules}, {f.OffEnergy, "switch_off_energy", &np.OffJoules}} {
 		if x.s == "" {
 			continue
 		}
 		v, err := strconv.ParseFloat(x.s, 64)
 		if err != nil {
-			return nil, fmt.Errorf("--%s: %q is not a number", x.name, x.s)
+			return nil, fmt.Errorf("%s: %q is not a number", f.name(x.name), x.s)
 		}
 		*x.dst = v
 	}
@@ -70,13 +81,13 @@ func (f *PowerFlags) Model(plat *sdk.Platform) (*sdk.Power, error) {
 		s    string
 		name string
 		dst  *int64
-	}{{f.On, "power-switch-on", &np.OnSeconds}, {f.OffTime, "power-switch-off", &np.OffSeconds}} {
+	}{{f.On, "switch_on", &np.OnSeconds}, {f.OffTime, "switch_off", &np.OffSeconds}} {
 		if x.s == "" {
 			continue
 		}
 		v, err := ParseSeconds(x.s)
 		if err != nil {
-			return nil, fmt.Errorf("--%s: %w", x.name, err)
+			return nil, fmt.Errorf("%s: %w", f.name(x.name), err)
 		}
 		*x.dst = v
 	}
@@ -85,7 +96,7 @@ func (f *PowerFlags) Model(plat *sdk.Platform) (*sdk.Power, error) {
 	case sdk.DownOff:
 		np.Down = sdk.DownOff
 	default:
-		return nil, fmt.Errorf("--power-down: %q: want idle or off", f.Down)
+		return nil, fmt.Errorf("%s: %q: want idle or off", f.name("down"), f.Down)
 	}
 	m := &sdk.Power{Groups: [][]sdk.NodePower{make([]sdk.NodePower, len(plat.Clusters[0].Nodes))}}
 	for g := range m.Groups[0] {
@@ -94,13 +105,13 @@ func (f *PowerFlags) Model(plat *sdk.Platform) (*sdk.Power, error) {
 	if f.Cap != "" {
 		w, err := strconv.ParseFloat(f.Cap, 64)
 		if err != nil {
-			return nil, fmt.Errorf("--power-cap: %q is not a number of watts", f.Cap)
+			return nil, fmt.Errorf("%s: %q is not a number of watts", f.name("cap"), f.Cap)
 		}
 		// From before any job may be submitted, as a manifest's constant cap.
 		m.Caps = []sdk.CapStep{{From: -sim.MaxTime, Watts: w}}
 	}
 	if err := m.Validate(plat); err != nil {
-		return nil, fmt.Errorf("power flags: %w", err)
+		return nil, fmt.Errorf("power settings: %w", err)
 	}
 	return m, nil
 }

@@ -58,7 +58,7 @@ reservation parameter (schedlab.placement.READINGS): count or batsched."""
 MASKS = ("any", "fits")
 """What action_masks allows: any waiting job (one that does not fit now is
 started as soon as it does), or only those that fit now; waiting, in both,
-when something runs."""
+when something runs or an outage is in effect."""
 
 NODE_KEYS: dict[str, type] = {
     "nodes": int,
@@ -156,6 +156,12 @@ def check_outages(outages: Mapping[str, Any]) -> dict[str, Any]:
             v = list(v)
         elif isinstance(v, bool) or not isinstance(v, want):
             raise ValueError(f"outages: {k} must be {'an int' if want is int else 'a string'}, got {v!r}")
+        elif k == "seed" and isinstance(v, int) and not 0 <= v < 2**64:
+            raise ValueError(f"outages: seed must be from 0 to 2**64 - 1, got {v}")
+        elif k == "failures_file" and isinstance(v, str):
+            # The file of the caller's folder: schedlab serve-env runs in
+            # another.
+            v = os.path.abspath(v)
         out[k] = v
     return out
 
@@ -224,9 +230,9 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
     wholly free, and 1.
 
     Action: i < queue picks the i-th row's job; queue waits for the next
-    event (a job's end or submission) without starting more. A padding
-    row, or waiting when nothing runs (no event would come), picks the
-    first waiting job. The settings are named, and `info` of every step
+    event (a job's end or submission, an outage's end) without starting
+    more. A padding row, or waiting when no event would come (nothing runs,
+    no outage is in effect), picks the first waiting job. The settings are named, and `info` of every step
     holds them."""
 
     metadata: dict[str, Any] = {"render_modes": []}
@@ -317,6 +323,10 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             # The rows of the nodes: their number is schedlab's to tell
             # (a machine's nodes), asked now to size the space.
             self._jobs_in_trace()
+            if self._node_count == 0:
+                raise ValueError(
+                    "observe_nodes: schedlab did not tell the platform's nodes (a schedlab from before observe_nodes?)"
+                )
         rows = queue + 1 + self._node_count
         self.observation_space = spaces.Box(0.0, 1.0, shape=(rows, FEATURES), dtype=np.float32)
         self._session: _wire.Session | None = None
@@ -419,8 +429,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._episode["steps"] += 1
         waiting = self._waiting
         a = int(action)
-        if a == self.queue_rows and (self._state.running or self._started):
-            # Wait for the next event: something runs, so there is one.
+        if a == self.queue_rows and self._event_ahead():
+            # Wait for the next event: there is one.
             done, summary = self._advance(self._decisions)
             if done:
                 return self._observe(), self._reward(summary), True, False, self._info(summary)
@@ -602,6 +612,13 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         res = Reservation(self._nodes, self._free, releases(), head.tasks, head.request, self.reservation)
         shadow = res.shadow
         if shadow < 0:
+            # Head does not fit even once every running job has ended:
+            # nodes out of service hold what it needs, until a repair. As
+            # the Go easy, it gets no reservation, and every job that
+            # fits starts.
+            for job in list(self._waiting):
+                if job is not head and self._totals_fit(job) and self._fits(job):
+                    self._take(job)
             return
         now = self._now
         for job in list(self._waiting):
@@ -693,7 +710,8 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         """The actions a masked agent may take (mask, one of MASKS): the
         rows of waiting jobs, all of them ("any") or those that fit now
         ("fits"; on nodes, those the placement rule places), and waiting
-        when something runs."""
+        when something runs or an outage is in effect (its end is an
+        event)."""
         m = np.zeros(self.queue_rows + 1, dtype=bool)
         if self._running:
             rows = self._waiting[: self.queue_rows]
@@ -701,8 +719,14 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
                 m[: len(rows)] = [self._fits(j) for j in rows]
             else:
                 m[: len(rows)] = True
-            m[self.queue_rows] = bool(self._state.running or self._started)
+            m[self.queue_rows] = self._event_ahead()
         return m
+
+    def _event_ahead(self) -> bool:
+        """Whether an event will come without a start: a running job's end,
+        or the end of an outage in effect (a repair, a window's end)."""
+        s = self._state
+        return bool(s.running or self._started) or any(o.start <= s.now for o in s.outages)
 
     def _reward(self, summary: dict[str, Any]) -> float:
         if self.reward_name == "bsld":
