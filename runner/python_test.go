@@ -87,6 +87,42 @@ func TestPythonEqualsGo(t *testing.T) {
 	}
 }
 
+// TestPythonFeedback runs the Python FCFS and EASY examples on KTH-SP2
+// with jobs submitted during the run (feedback = sessions: a job waits for
+// its session's previous one to end, then its think time), whose indexes
+// do not follow their arrivals: both give their Go twins' records. They
+// were refused such runs before (the call protocol told new jobs by
+// index).
+func TestPythonFeedback(t *testing.T) {
+	w, err := workload.LoadSWFWith(filepath.Join("..", "experiments", "data", "KTH-SP2-1996-2.1-cln.swf.gz"), 0,
+		workload.DefaultClean(), workload.Feedback{Mode: workload.FeedbackSessions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Feedback.Count(workload.RuleDependent) == 0 {
+		t.Fatal("no job of KTH-SP2 waits for another under sessions: the test tests too little")
+	}
+	plat := sdk.SingleCluster("kth", w.Procs)
+	procs := &Processes{}
+	defer procs.Close()
+	for _, c := range []struct{ goRef, file string }{{"fcfs", "fcfs.py"}, {"easy", "easy.py"}} {
+		t.Run(c.goRef, func(t *testing.T) {
+			spec := Spec{Policy: &Resolved{Ref: c.goRef, Kind: KindReference}, Platform: plat, Jobs: w.Jobs,
+				Metrics: metrics.DefaultSettings(), InProcess: true}
+			want, err := Execute(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.Policy, spec.InProcess, spec.Processes = pythonResolved(t, filepath.Join("..", "python", "examples", c.file)), false, procs
+			got, err := Execute(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameStarts(t, w.Jobs, want.Records, got.Records)
+		})
+	}
+}
+
 // sameStarts fails at the first job whose start differs.
 func sameStarts(t *testing.T, jobs []sim.Input, want, got []sim.Record) {
 	t.Helper()

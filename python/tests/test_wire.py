@@ -81,6 +81,22 @@ def test_state_follows_the_frames() -> None:
     ]
 
 
+def test_jobs_submitted_during_the_run() -> None:
+    """A job submitted during the run (a workload's feedback) arrives after
+    jobs of higher indexes: it joins the queue's end, is known by its
+    index, and a job that arrives twice breaks the protocol."""
+    pol = Recorder()
+    s = Session(pol, init({"k": "0"}))
+    s.schedule(state(0, 10, arrived=[job(0, 100, 0, 50, 4), job(2, 102, 0, 10, 8)]))
+    s.schedule(state(3, 10, arrived=[job(1, 101, 3, 20, 4)]))
+    s.schedule(state(4, 6, left=[(1, 0, 3)]))
+    assert [j.index for j in s.jobs] == [0, 2, 1]
+    assert pol.seen[1][1] == [100, 102, 101]
+    assert pol.seen[2][1:3] == ([100, 102], [(101, 23)])
+    with pytest.raises(ProtocolError, match="job index 2 arrived twice"):
+        s.schedule(state(5, 6, arrived=[job(2, 102, 5, 10, 8)]))
+
+
 def test_the_seed_reaches_the_stream() -> None:
     a, b, c = Recorder(), Recorder(), Recorder()
     Session(a, init(seed=3))

@@ -50,12 +50,6 @@ func (c callsPolicy) Run(ctx context.Context, spec RunSpec, jobs []sim.Input, si
 	return res, err
 }
 
-// ErrCallsFeedback is the error of a run whose jobs depend on others
-// (sim.Input.After) given to a policy of the call protocol (Python): its
-// encoder tells the jobs submitted since the previous call by their
-// indexes, which jobs submitted during a run do not follow.
-var ErrCallsFeedback = errors.New("policies of the call protocol (Python) do not take jobs submitted during a run (a workload's feedback) yet")
-
 // ErrCallsFeatures is the error of a run whose jobs require cluster
 // features (sdk.Job.Requires) given to a policy of the call protocol
 // (Python), whose encoder does not carry them.
@@ -66,9 +60,6 @@ func callsTakeJobs(jobs []sim.Input) error {
 	for i := range jobs {
 		if jobs[i].Job.Requires != 0 {
 			return fmt.Errorf("host: job id %d requires cluster features: %w", jobs[i].Job.ID, ErrCallsFeatures)
-		}
-		if jobs[i].After != 0 {
-			return fmt.Errorf("host: job id %d depends on another: %w", jobs[i].Job.ID, ErrCallsFeedback)
 		}
 	}
 	return nil

@@ -118,7 +118,10 @@ class Session:
         # running job is in its data phases.
         if self.env.io is not None:
             self.state.io = {}
+        # The jobs shown, in the order they arrived (by index, but for jobs
+        # submitted during the run: a workload's feedback), and by index.
         self.jobs: list[Job] = []
+        self._by_index: list[Job | None] = []
         self.dims = self.platform.dims
         self.nclusters = len(self.platform.clusters)
         nodes = self.platform.has_nodes
@@ -152,7 +155,6 @@ class Session:
             for c, n in enumerate(self.units_count):
                 s.free_units[c] = list(units[k : k + n])
                 k += n
-        jobs = self.jobs
         queue = s.queue
         running = s.running
         for _ in range(n_left):
@@ -176,7 +178,7 @@ class Session:
                 k = self._find(queue, idx)
             del queue[k]
             if cluster >= 0:
-                j = jobs[idx]
+                j = self._job(idx)
                 insort(running, Running(j, cluster, start, start + j.walltime, units_t, alloc), key=_running_key)
         completed = s.completed
         completed.clear()
@@ -186,7 +188,7 @@ class Session:
             for idx, cluster, start, end, killed in _COMPLETED.iter_unpack(
                 p[off : off + n_completed * _COMPLETED.size]
             ):
-                j = jobs[idx]
+                j = self._job(idx)
                 key = (start + j.walltime, idx)
                 k = bisect_left(running, key, key=_running_key)
                 alloc = None
@@ -199,7 +201,7 @@ class Session:
         refused.clear()
         if n_refused:
             for idx, cluster, at in _REFUSED.iter_unpack(p[off : off + n_refused * _REFUSED.size]):
-                refused.append(Refusal(jobs[idx], cluster, at))
+                refused.append(Refusal(self._job(idx), cluster, at))
             off += n_refused * _REFUSED.size
         if s.nodes is not None:
             for group in s.nodes:
@@ -224,17 +226,13 @@ class Session:
                 for v in self.job_struct.iter_unpack(p[off:end]):
                     t = v[12 + d :]
                     j = _new_job(*v[:12], v[12 : 12 + d], Tasks(t[0], t[1], t[2], t[3], t[4], t[5] == 1, t[6], t[7]))
-                    if j.index != len(jobs):
-                        raise ProtocolError(f"job index {j.index} arrived after {len(jobs)} jobs")
-                    jobs.append(j)
+                    self._add(j)
                     queue.append(j)
             else:
                 for v in self.job_struct.iter_unpack(p[off:end]):
                     j = _new_job(*v[:12], v[12:])
-                    jobs.append(j)
+                    self._add(j)
                     queue.append(j)
-                if jobs[-1].index != len(jobs) - 1:
-                    raise ProtocolError(f"job index {jobs[-1].index} arrived as job {len(jobs) - 1}")
             off = end
         if s.power is not None:
             off = self._power(s.power, p, off)
@@ -246,21 +244,42 @@ class Session:
             raise ProtocolError(f"state frame: {len(p) - off} bytes left over")
         return s
 
+    def _add(self, j: Job) -> None:
+        """Notes job j, which arrived."""
+        i, by = j.index, self._by_index
+        if i < len(by):
+            if by[i] is not None:
+                raise ProtocolError(f"job index {i} arrived twice")
+            by[i] = j
+        else:
+            if i > len(by):
+                by.extend([None] * (i - len(by)))
+            by.append(j)
+        self.jobs.append(j)
+
+    def _job(self, idx: int) -> Job:
+        """The job of index idx, which was shown."""
+        j = self._by_index[idx] if 0 <= idx < len(self._by_index) else None
+        if j is None:
+            raise ProtocolError(f"job index {idx}, which was never shown")
+        return j
+
     def _find(self, queue: list[Job], idx: int) -> int:
-        """The position of job index idx in queue, which is not sorted."""
-        if self.outages:
-            for k, j in enumerate(queue):
-                if j.index == idx:
-                    return k
+        """The position of job index idx in queue, which is not sorted: a
+        job requeued to the end, or submitted during the run, breaks the
+        order of indexes."""
+        for k, j in enumerate(queue):
+            if j.index == idx:
+                return k
         raise ProtocolError(f"job index {idx} left the queue, where it was not")
 
     def _completed_outages(self, p: bytes, off: int, n: int) -> int:
         """Applies the completions of a State on a run with outages, each
         with the outage that interrupted it and whether it was requeued."""
-        jobs, running, completed = self.jobs, self.state.running, self.state.completed
+        running, completed = self.state.running, self.state.completed
         end_off = off + n * _COMPLETED_OUT.size
         for idx, cluster, start, end, killed, cause, requeued in _COMPLETED_OUT.iter_unpack(p[off:end_off]):
-            j = jobs[idx]
+            j = self._job(idx)
             k = bisect_left(running, (start + j.walltime, idx), key=_running_key)
             alloc = None
             if k < len(running) and running[k].job is j:
@@ -294,13 +313,14 @@ class Session:
             outages.insert(at, Outage(cluster, nodes, start, end, OutageKind(kind)))
         (n_requeued,) = _U32.unpack_from(p, off)
         off += 4
-        queue, jobs = self.state.queue, self.jobs
+        queue = self.state.queue
         for _ in range(n_requeued):
             idx, at = _REQUEUED.unpack_from(p, off)
             off += _REQUEUED.size
-            if not 0 <= idx < len(jobs) or not 0 <= at <= len(queue):
+            j = self._by_index[idx] if 0 <= idx < len(self._by_index) else None
+            if j is None or not 0 <= at <= len(queue):
                 raise ProtocolError(f"job index {idx} requeued at {at} of {len(queue)}")
-            queue.insert(at, jobs[idx])
+            queue.insert(at, j)
         return off
 
     def _io(self, io: dict[int, JobIO], p: bytes, off: int) -> int:

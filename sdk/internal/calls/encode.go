@@ -66,7 +66,7 @@ type Encoder struct {
 	// puts back in the queue.
 	shown    []sdk.Outage
 	requeued map[int32]bool
-	jobs     []*sdk.Job // by index, the jobs shown so far
+	jobs     []*sdk.Job // by index, the jobs shown so far (nil: not yet)
 	left     []left     // what the previous call's decisions took out of the queue
 	prevNow  int64
 	out      []byte
@@ -185,10 +185,16 @@ func (e *Encoder) State(s *sdk.State) ([]byte, error) {
 		}
 	}
 	for _, j := range arrived {
-		if j.Index != len(e.jobs) {
-			return nil, fmt.Errorf("calls: job index %d arrived after %d jobs", j.Index, len(e.jobs))
+		// Jobs arrive by index, but for those submitted during the run
+		// (a workload's feedback), which arrive when what they wait for
+		// ends: the policy side keeps them by index too.
+		if e.known(j.Index) {
+			return nil, fmt.Errorf("calls: job index %d arrived twice", j.Index)
 		}
-		e.jobs = append(e.jobs, j)
+		if j.Index >= len(e.jobs) {
+			e.jobs = append(e.jobs, make([]*sdk.Job, j.Index+1-len(e.jobs))...)
+		}
+		e.jobs[j.Index] = j
 		b = e.appendJob(b, j)
 	}
 	if e.power {
@@ -354,7 +360,7 @@ func (e *Encoder) Decisions(p []byte) ([]sdk.Decision, error) {
 			return nil, r.err
 		}
 		if idx >= 0 {
-			if int(idx) >= len(e.jobs) {
+			if !e.known(int(idx)) {
 				return nil, fmt.Errorf("decision %d names job index %d, which the policy was never shown", len(e.ds)+1, idx)
 			}
 			d.Job = e.jobs[idx]

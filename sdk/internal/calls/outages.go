@@ -16,7 +16,7 @@ func (e *Encoder) arrived(s *sdk.State) []*sdk.Job {
 	q := s.Queue
 	k := len(q)
 	if !e.outages {
-		for k > 0 && q[k-1].Index >= len(e.jobs) {
+		for k > 0 && !e.known(q[k-1].Index) {
 			k--
 		}
 		return q[k:]
@@ -28,8 +28,8 @@ func (e *Encoder) arrived(s *sdk.State) []*sdk.Job {
 		}
 	}
 	fresh := 0
-	for k > 0 && (q[k-1].Index >= len(e.jobs) || e.requeued[int32(q[k-1].Index)]) {
-		if q[k-1].Index >= len(e.jobs) {
+	for k > 0 && (!e.known(q[k-1].Index) || e.requeued[int32(q[k-1].Index)]) {
+		if !e.known(q[k-1].Index) {
 			fresh++
 		}
 		k--
@@ -39,12 +39,15 @@ func (e *Encoder) arrived(s *sdk.State) []*sdk.Job {
 	}
 	out := make([]*sdk.Job, 0, fresh)
 	for _, j := range q[k:] {
-		if j.Index >= len(e.jobs) {
+		if !e.known(j.Index) {
 			out = append(out, j)
 		}
 	}
 	return out
 }
+
+// known reports whether the job of index i was shown to the policy side.
+func (e *Encoder) known(i int) bool { return i >= 0 && i < len(e.jobs) && e.jobs[i] != nil }
 
 // appendOutages appends the outages section of a State frame: how the
 // list of outages the policy side holds becomes s.Outages, and where the
