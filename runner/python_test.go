@@ -3,10 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -307,10 +307,10 @@ func TestPythonIO(t *testing.T) {
 	defer procs.Close()
 	// Go's bb-fcfs, noting what each call shows of the running jobs'
 	// phases, as the Python policy notes them with its views parameter.
-	var views strings.Builder
 	rec := bbpolicies.FCFS()
 	inner := rec.New
-	rec.New = func() sdk.Policy { return &ioViews{Policy: inner(), w: &views} }
+	var views *ioViews
+	rec.New = func() sdk.Policy { views = &ioViews{Policy: inner()}; return views }
 	spec := Spec{Policy: &Resolved{Ref: "bb-fcfs"}, Use: host.InProcess(rec), Platform: plat, Jobs: jobs, IO: model,
 		Metrics: metrics.DefaultSettings()}
 	want, err := Execute(context.Background(), spec)
@@ -329,71 +329,50 @@ func TestPythonIO(t *testing.T) {
 		t.Errorf("io_seconds_mean %v: the jobs moved no data", want.Summary.IOSecondsMean)
 	}
 	// What the Python policy saw of the phases is what Go's saw, call by
-	// call, to the bit.
+	// call, to the bit: its floats are written as float.hex, which
+	// strconv.ParseFloat reads exactly.
 	py, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pyLines, goLines := strings.Split(string(py), "\n"), strings.Split(views.String(), "\n")
-	if len(goLines) < 1000 {
-		t.Fatalf("Go's calls showed %d running jobs' phases: the test tests too little", len(goLines))
+	lines := strings.Split(strings.TrimSpace(string(py)), "\n")
+	if len(views.seen) < 1000 || len(lines) != len(views.seen) {
+		t.Fatalf("Python saw %d running jobs' phases, Go %d (at least 1,000 wanted)", len(lines), len(views.seen))
 	}
-	for i := range max(len(pyLines), len(goLines)) {
-		if i >= len(pyLines) || i >= len(goLines) || pyLines[i] != goLines[i] {
-			t.Fatalf("line %d of the views: Python %q, Go %q", i+1, at(pyLines, i), at(goLines, i))
+	for i, line := range lines {
+		var v ioView
+		var bytes, end string
+		if _, err := fmt.Sscan(line, &v.now, &v.idx, &v.phase, &v.done, &v.phases, &bytes, &end); err != nil {
+			t.Fatalf("line %d of the views, %q: %v", i+1, line, err)
+		}
+		v.bytes, err = strconv.ParseFloat(bytes, 64)
+		if err == nil {
+			v.end, err = strconv.ParseFloat(end, 64)
+		}
+		if err != nil || v != views.seen[i] {
+			t.Fatalf("line %d of the views: Python %q (%v), Go %+v", i+1, line, err, views.seen[i])
 		}
 	}
 }
 
-func at(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return "(none)"
+// ioView is what a call shows of a running job's data phases.
+type ioView struct {
+	now, idx, phase, done, phases int64
+	bytes, end                    float64
 }
 
-// ioViews is a policy that writes, at each call, what the state shows of
-// the running jobs' data phases, one line a job as testdata/bbfcfs.py
-// writes them (floats in hexadecimal, as Python's float.hex spells them).
+// ioViews is a policy that notes, at each call, what the state shows of
+// the running jobs' data phases, as testdata/bbfcfs.py writes them.
 type ioViews struct {
 	sdk.Policy
-	w *strings.Builder
+	seen []ioView
 }
 
 func (v *ioViews) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	for _, r := range s.Running {
 		phase, done, phases := s.IO.Phase(r.Job)
 		bytes, end := s.IO.Left(r.Job)
-		fmt.Fprintf(v.w, "%d %d %d %d %d %s %s\n", s.Now, r.Job.Index, phase, done, phases, pyHex(bytes), pyHex(end))
+		v.seen = append(v.seen, ioView{s.Now, int64(r.Job.Index), int64(phase), int64(done), int64(phases), bytes, end})
 	}
 	return v.Policy.Schedule(s)
-}
-
-// pyHex spells x as Python's float.hex does: 0x1.8000000000000p+3, every
-// one of the 13 hexadecimal digits of the fraction, 0x0.0p+0 for zero.
-func pyHex(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	case math.IsNaN(x):
-		return "nan"
-	case x == 0 && !math.Signbit(x):
-		return "0x0.0p+0"
-	case x == 0:
-		return "-0x0.0p+0"
-	}
-	b := math.Float64bits(x)
-	sign := ""
-	if b>>63 != 0 {
-		sign = "-"
-	}
-	exp := int(b>>52&0x7ff) - 1023
-	frac := b & (1<<52 - 1)
-	lead := 1
-	if exp == -1023 { // subnormal
-		lead, exp = 0, -1022
-	}
-	return fmt.Sprintf("%s0x%d.%013xp%+d", sign, lead, frac, exp)
 }

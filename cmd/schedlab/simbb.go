@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -58,21 +59,17 @@ func (f *dataFlags) platform(name string, procs int64) (*sdk.Platform, []manifes
 		return nil, nil, fmt.Errorf("--bb-units and --bb-unit-capacity give the burst buffer: both are needed, the units at least 1")
 	}
 	c, err := manifest.ParseBytes(f.bbUnitCapacity)
-	if err != nil || c <= 0 {
-		return nil, nil, fmt.Errorf("--bb-unit-capacity %q: %s", f.bbUnitCapacity, errText(err, "a unit holds at least a byte"))
+	if err == nil && c <= 0 {
+		err = errors.New("a unit holds at least a byte")
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--bb-unit-capacity %q: %w", f.bbUnitCapacity, err)
 	}
 	if c > (1<<62)/f.bbUnits {
 		return nil, nil, fmt.Errorf("--bb-units %d of --bb-unit-capacity %q: more bytes than a request can count", f.bbUnits, f.bbUnitCapacity)
 	}
 	res := []manifest.Resource{{Name: "bb", Capacity: f.bbUnits * c, Units: f.bbUnits, UnitCapacity: c, PiecesBy: sdk.Processors}}
 	return manifest.Platform{Name: name, Procs: procs, Resources: res}.SDK(), res, nil
-}
-
-func errText(err error, otherwise string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return otherwise
 }
 
 // apply applies the transform the flags name to jobs on plat, and reads
@@ -130,18 +127,8 @@ func (d *simData) addMetadata(meta results.Metadata, plat *sdk.Platform) {
 		return
 	}
 	if d.transform.Name != "" {
-		values := d.params.Values()
-		for _, p := range d.transform.Params {
-			// Numbers in canonical form, as a manifest writes them.
-			switch p.Type {
-			case sdk.Float:
-				values[p.Name] = strconv.FormatFloat(d.params.Float(p.Name), 'g', -1, 64)
-			case sdk.Int:
-				values[p.Name] = strconv.FormatInt(d.params.Int(p.Name), 10)
-			}
-		}
 		meta["workload.transform"] = d.transform.Name
-		meta["workload.transform.params"] = jsonText(values)
+		meta["workload.transform.params"] = jsonText(d.transform.CanonicalParams(d.params))
 		meta["workload.transform.seed"] = strconv.FormatUint(d.seed, 10)
 		meta["workload.transform.counts"] = jsonText(d.counts)
 	}
@@ -175,7 +162,7 @@ func (d *simData) json(v map[string]any, plat *sdk.Platform) {
 		return
 	}
 	if d.transform.Name != "" {
-		v["transform"] = map[string]any{"name": d.transform.Name, "params": d.params.Values(), "seed": d.seed, "counts": d.counts}
+		v["transform"] = map[string]any{"name": d.transform.Name, "params": d.transform.CanonicalParams(d.params), "seed": d.seed, "counts": d.counts}
 	}
 	if d.io != nil {
 		v["io"] = manifest.IOSpec(d.io, plat.Resources)

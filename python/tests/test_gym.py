@@ -59,6 +59,18 @@ def trajectory(env: SchedulingEnv, seed: int, episodes: int) -> list[Any]:
     return out
 
 
+def first_job_episode(env: SchedulingEnv, seed: int) -> tuple[Any, dict[str, Any]]:
+    """Runs an episode of seed picking the first waiting job at every step;
+    returns the last reward and info."""
+    env.reset(seed=seed)
+    term = False
+    reward: Any = 0.0
+    info: dict[str, Any] = {}
+    while not term:
+        _, reward, term, _, info = env.step(0)
+    return reward, info
+
+
 def test_one_seed_one_trajectory(schedlab_cmd: str) -> None:
     a = SchedulingEnv(window=128, schedlab=schedlab_cmd, backfill=True)
     b = SchedulingEnv(window=128, schedlab=schedlab_cmd, backfill=True)
@@ -79,11 +91,7 @@ def test_first_job_always_is_a_reference_policy(schedlab_cmd: str, backfill: boo
     env = SchedulingEnv(window=256, schedlab=schedlab_cmd, backfill=backfill)
     try:
         for seed in (1, 2, 3):
-            env.reset(seed=seed)
-            term = False
-            info: dict[str, Any] = {}
-            while not term:
-                _, reward, term, _, info = env.step(0)
+            reward, info = first_job_episode(env, seed)
             base = env.baseline(policy)
             assert info["starts"] == base["starts"], f"seed {seed}: window from job {info['first_job']}"
             assert reward == pytest.approx(-base["summary"]["mean_bsld"])
@@ -218,11 +226,7 @@ def test_first_job_always_on_nodes(
     )
     try:
         for seed in (1, 2):
-            env.reset(seed=seed)
-            term = False
-            info: dict[str, Any] = {}
-            while not term:
-                _, reward, term, _, info = env.step(0)
+            reward, info = first_job_episode(env, seed)
             base = env.baseline(policy, {"reservation": reservation} if backfill else None)
             assert info["starts"] == base["starts"], f"seed {seed}: window from job {info['first_job']}"
             assert reward == pytest.approx(-base["summary"]["mean_bsld"])
@@ -326,11 +330,7 @@ def test_easy_on_partitions(schedlab_cmd: str, tmp_path: Any, reservation: str) 
         trace=str(trace), window=150, nodes=nodes, backfill=True, reservation=reservation, schedlab=schedlab_cmd
     )
     try:
-        env.reset(seed=1)
-        term = False
-        info: dict[str, Any] = {}
-        while not term:
-            _, _, term, _, info = env.step(0)
+        _, info = first_job_episode(env, 1)
         base = env.baseline("easy", {"reservation": reservation})
         assert info["starts"] == base["starts"]
         # A busy window: most jobs start by backfilling, without a pick.
@@ -361,11 +361,7 @@ def test_outages(schedlab_cmd: str) -> None:
         for e in (env, killing):
             ended = 0
             for seed in (1, 2, 3):
-                e.reset(seed=seed)
-                term = False
-                info: dict[str, Any] = {}
-                while not term:
-                    _, _, term, _, info = e.step(0)
+                _, info = first_job_episode(e, seed)
                 assert info["settings"]["outages"] == e.outages
                 ended += info["summary"]["attempts"]
                 assert info["summary"]["availability"] < 1
@@ -392,11 +388,7 @@ def test_outages_backfill(schedlab_cmd: str) -> None:
     )
     try:
         for seed in (1, 2, 3, 4):
-            env.reset(seed=seed)
-            term = False
-            info: dict[str, Any] = {}
-            while not term:
-                _, _, term, _, info = env.step(0)
+            _, info = first_job_episode(env, seed)
             base = env.baseline("easy")
             assert info["starts"] == base["starts"], f"seed {seed}: window from job {info['first_job']}"
     finally:
@@ -428,11 +420,7 @@ def test_bad_outages(schedlab_cmd: str) -> None:
         window=64, nodes=SHARED, outages={"windows": ["10d,4h,7d"], "maintenance": "soft"}, schedlab=schedlab_cmd
     )
     try:
-        env.reset(seed=1)
-        term = False
-        info: dict[str, Any] = {}
-        while not term:
-            _, _, term, _, info = env.step(0)
+        _, info = first_job_episode(env, 1)
         assert info["summary"]["availability"] < 1
         assert info["summary"]["attempts"] > 0
     finally:
@@ -449,12 +437,7 @@ def test_power(schedlab_cmd: str) -> None:
     env = SchedulingEnv(window=128, nodes=SHARED, power=POWER, reward="energy", schedlab=schedlab_cmd)
     try:
         for seed in (1, 2):
-            env.reset(seed=seed)
-            term = False
-            info: dict[str, Any] = {}
-            reward: Any = 0.0
-            while not term:
-                _, reward, term, _, info = env.step(0)
+            reward, info = first_job_episode(env, seed)
             s = info["summary"]
             assert s["energy"] > 0
             assert reward == pytest.approx(-s["energy"] / 3.6e6)

@@ -88,39 +88,24 @@ type Request struct {
 	// as `schedlab sim`'s outage flags do (OutageSpec).
 	Outages *OutageSpec `json:"outages,omitempty"`
 	// Power, on a platform of nodes, gives the episode a power model as
-	// `schedlab sim`'s power flags do (PowerSpec).
-	Power *PowerSpec `json:"power,omitempty"`
+	// `schedlab sim`'s power flags do, by the keys of a manifest's
+	// [platforms.NAME.power] table (one model for every node group). The
+	// environment's own episodes (no Policy) take no cap: its agent does
+	// not keep to one, and a start over it is refused.
+	Power *manifest.PowerFlags `json:"power,omitempty"`
 }
 
-// PowerSpec is an episode's power model: the settings of `schedlab sim`'s
-// power flags by the names of a manifest's [platforms.NAME.power] table,
-// as text (manifest.PowerFlags): one model for every node group. The
-// environment's own episodes (no Policy) take no cap: its agent does not
-// keep to one, and a start over it is refused.
-type PowerSpec struct {
-	Off             string `json:"off,omitempty"`
-	Idle            string `json:"idle,omitempty"`
-	Full            string `json:"full,omitempty"`
-	Busy            string `json:"busy,omitempty"`
-	SwitchOn        string `json:"switch_on,omitempty"`
-	SwitchOnEnergy  string `json:"switch_on_energy,omitempty"`
-	SwitchOff       string `json:"switch_off,omitempty"`
-	SwitchOffEnergy string `json:"switch_off_energy,omitempty"`
-	Cap             string `json:"cap,omitempty"`
-	Down            string `json:"down,omitempty"`
-}
-
-// model returns the power model spec gives plat; nil for a nil spec.
-func (spec *PowerSpec) model(plat *sdk.Platform, agent bool) (*sdk.Power, error) {
+// powerModel returns the power model spec gives an episode on plat; nil
+// for a nil spec.
+func powerModel(spec *manifest.PowerFlags, plat *sdk.Platform, agent bool) (*sdk.Power, error) {
 	if spec == nil {
 		return nil, nil
 	}
 	if agent && spec.Cap != "" {
 		return nil, errors.New("power: a cap needs a policy that keeps to it: the environment's agent does not")
 	}
-	f := manifest.PowerFlags{Off: spec.Off, Idle: spec.Idle, Full: spec.Full, Busy: spec.Busy, On: spec.SwitchOn,
-		OnEnergy: spec.SwitchOnEnergy, OffTime: spec.SwitchOff, OffEnergy: spec.SwitchOffEnergy, Cap: spec.Cap, Down: spec.Down,
-		Names: func(k string) string { return "power." + k }}
+	f := *spec
+	f.Names = func(k string) string { return "power." + k }
 	m, err := f.Model(plat)
 	if err != nil {
 		return nil, err
@@ -141,24 +126,8 @@ func (spec *PowerSpec) model(plat *sdk.Platform, agent bool) (*sdk.Power, error)
 // take windows under the soft rule only: its agent does not plan around
 // them, and under the hard rule a start reaching one is refused.
 type OutageSpec struct {
-	OnFailure          string   `json:"on_failure,omitempty"`
-	Requeue            string   `json:"requeue,omitempty"`
-	Maintenance        string   `json:"maintenance,omitempty"`
-	FailuresFile       string   `json:"failures_file,omitempty"`
-	FailuresSHA256     string   `json:"failures_sha256,omitempty"`
-	FailureModel       string   `json:"failure_model,omitempty"`
-	MTBF               string   `json:"mtbf,omitempty"`
-	WeibullShape       string   `json:"weibull_shape,omitempty"`
-	Repair             string   `json:"repair,omitempty"`
-	MTTR               string   `json:"mttr,omitempty"`
-	RepairSigma        string   `json:"repair_sigma,omitempty"`
-	FailureHorizon     string   `json:"failure_horizon,omitempty"`
-	CheckpointInterval string   `json:"checkpoint_interval,omitempty"`
-	CheckpointCost     string   `json:"checkpoint_cost,omitempty"`
-	RestartCost        string   `json:"restart_cost,omitempty"`
-	CheckpointMTBF     string   `json:"checkpoint_mtbf,omitempty"`
-	Windows            []string `json:"windows,omitempty"`
-	Seed               uint64   `json:"seed,omitempty"`
+	manifest.OutageFlags
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // outages returns the outages and the rule for the jobs they end that
@@ -173,12 +142,8 @@ func (spec *OutageSpec) outages(plat *sdk.Platform, jobs []sim.Input, seed uint6
 	if agent && len(spec.Windows) > 0 && spec.Maintenance != sim.MaintenanceSoft.String() {
 		return nil, sim.Faults{}, fmt.Errorf("outages: maintenance windows need maintenance = %q in the environment's episodes: its agent does not plan around them", sim.MaintenanceSoft.String())
 	}
-	f := manifest.OutageFlags{OnFailure: spec.OnFailure, Requeue: spec.Requeue, Maintenance: spec.Maintenance,
-		FailuresFile: spec.FailuresFile, FailuresSHA256: spec.FailuresSHA256, FailureModel: spec.FailureModel,
-		MTBF: spec.MTBF, WeibullShape: spec.WeibullShape, Repair: spec.Repair, MTTR: spec.MTTR, RepairSigma: spec.RepairSigma,
-		FailureHorizon: spec.FailureHorizon, CheckpointInterval: spec.CheckpointInterval, CheckpointCost: spec.CheckpointCost,
-		RestartCost: spec.RestartCost, CheckpointMTBF: spec.CheckpointMTBF, Windows: spec.Windows,
-		Names: func(k string) string { return "outages." + k }}
+	f := spec.OutageFlags
+	f.Names = func(k string) string { return "outages." + k }
 	s, err := f.Settings(int32(plat.Clusters[0].NodeCount()))
 	if err != nil {
 		return nil, sim.Faults{}, err
@@ -324,7 +289,7 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 	if err != nil {
 		return Finished{Jobs: n, Error: err.Error()}
 	}
-	power, err := req.Power.model(plat, req.Policy == "")
+	power, err := powerModel(req.Power, plat, req.Policy == "")
 	if err != nil {
 		return Finished{Jobs: n, Error: err.Error()}
 	}

@@ -17,19 +17,29 @@ import (
 // read as the table is (readOutages). Times are strings, a number of
 // seconds or a number and a unit ("30d"). Windows are maintenance windows
 // on the whole machine, each "START,DURATION[,EVERY]"; "" leaves a setting
-// out.
+// out. In JSON (the Gymnasium environment's requests) each is named as
+// its key.
 type OutageFlags struct {
-	OnFailure, Requeue, Maintenance    string
-	FailuresFile, FailuresSHA256       string
-	FailureModel, MTBF, WeibullShape   string
-	Repair, MTTR, RepairSigma          string
-	FailureHorizon                     string
-	CheckpointInterval, CheckpointCost string
-	RestartCost, CheckpointMTBF        string
-	Windows                            []string
+	OnFailure          string   `json:"on_failure,omitempty"`
+	Requeue            string   `json:"requeue,omitempty"`
+	Maintenance        string   `json:"maintenance,omitempty"`
+	FailuresFile       string   `json:"failures_file,omitempty"`
+	FailuresSHA256     string   `json:"failures_sha256,omitempty"`
+	FailureModel       string   `json:"failure_model,omitempty"`
+	MTBF               string   `json:"mtbf,omitempty"`
+	WeibullShape       string   `json:"weibull_shape,omitempty"`
+	Repair             string   `json:"repair,omitempty"`
+	MTTR               string   `json:"mttr,omitempty"`
+	RepairSigma        string   `json:"repair_sigma,omitempty"`
+	FailureHorizon     string   `json:"failure_horizon,omitempty"`
+	CheckpointInterval string   `json:"checkpoint_interval,omitempty"`
+	CheckpointCost     string   `json:"checkpoint_cost,omitempty"`
+	RestartCost        string   `json:"restart_cost,omitempty"`
+	CheckpointMTBF     string   `json:"checkpoint_mtbf,omitempty"`
+	Windows            []string `json:"windows,omitempty"`
 	// Names names a setting in errors by its table key (mtbf,
 	// windows...); nil names it as sim's flag (FlagName).
-	Names func(key string) string
+	Names func(key string) string `json:"-"`
 }
 
 // Set reports whether any flag gives outages.

@@ -12,13 +12,22 @@ import (
 // PowerFlags are the settings of a power model as `schedlab sim`'s flags
 // and the Gymnasium environment's power settings give them: the keys of a
 // manifest's [platforms.NAME.power] table as text, one model for every
-// node group, and a constant cap.
+// node group, and a constant cap. In JSON (the Gymnasium environment's
+// requests) each is named as its key.
 type PowerFlags struct {
-	Off, Idle, Full, OnEnergy, OffEnergy, Cap string
-	On, OffTime, Busy, Down                   string
+	Off       string `json:"off,omitempty"`
+	Idle      string `json:"idle,omitempty"`
+	Full      string `json:"full,omitempty"`
+	Busy      string `json:"busy,omitempty"`
+	On        string `json:"switch_on,omitempty"`
+	OnEnergy  string `json:"switch_on_energy,omitempty"`
+	OffTime   string `json:"switch_off,omitempty"`
+	OffEnergy string `json:"switch_off_energy,omitempty"`
+	Cap       string `json:"cap,omitempty"`
+	Down      string `json:"down,omitempty"`
 	// Names names a setting in errors by its table key (idle,
 	// switch_on...); nil names it as sim's flag (--power-idle).
-	Names func(key string) string
+	Names func(key string) string `json:"-"`
 }
 
 // name is how errors name the setting of table key k.

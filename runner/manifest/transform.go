@@ -226,16 +226,23 @@ func (p *parser) transform(w *Workload, key []string, rw rawWorkload) {
 		}
 		return
 	}
-	values := resolved.Values()
+	w.Transform, w.TransformParams = t.Name, t.CanonicalParams(resolved)
+}
+
+// CanonicalParams returns the values of p, the transform's resolved
+// parameters, as a manifest keeps them: numbers in their shortest form,
+// so that 120 and "0120" are one value.
+func (t Transform) CanonicalParams(p sdk.Params) map[string]string {
+	values := p.Values()
 	for _, d := range t.Params {
 		switch d.Type {
 		case sdk.Float:
-			values[d.Name] = formatFloat(resolved.Float(d.Name))
+			values[d.Name] = formatFloat(p.Float(d.Name))
 		case sdk.Int:
-			values[d.Name] = strconv.FormatInt(resolved.Int(d.Name), 10)
+			values[d.Name] = strconv.FormatInt(p.Int(d.Name), 10)
 		}
 	}
-	w.Transform, w.TransformParams = t.Name, values
+	return values
 }
 
 // checkTransforms checks every workload's transform against the platform

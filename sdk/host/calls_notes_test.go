@@ -2,9 +2,7 @@ package host_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"reflect"
@@ -17,57 +15,11 @@ import (
 	"github.com/schedlab/schedlab/sdk/sim"
 )
 
-// notesSide is a policy side of the call protocol that answers Init with
-// a Ready of payload ready, starts job 0 at the first call and job 1 at
-// the third, and answers a request for notes with a frame of type typ and
-// payload notes; asked reports whether the host asked.
-func notesSide(t *testing.T, conn net.Conn, ready []byte, typ byte, notes []byte, asked *bool) {
-	t.Helper()
-	start := func(i byte) []byte {
-		b := []byte{1, 0, 0, 0, byte(sdk.ActionStart), i, 0, 0, 0, 0, 0, 0, 0}
-		return append(b, make([]byte, 16+4+4)...)
-	}
-	done := make(chan error, 1)
-	go func() {
-		n := 0
-		for {
-			k, _, err := host.ReadCallsMessage(conn)
-			if err != nil {
-				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-					err = nil
-				}
-				done <- err
-				return
-			}
-			switch k {
-			case 'I':
-				err = host.WriteCallsMessage(conn, 'R', ready)
-			case 'S':
-				answer := []byte{0, 0, 0, 0}
-				switch n {
-				case 0:
-					answer = start(0)
-				case 2:
-					answer = start(1)
-				}
-				n++
-				err = host.WriteCallsMessage(conn, 'D', answer)
-			case 'N':
-				*asked = true
-				err = host.WriteCallsMessage(conn, typ, notes)
-			}
-			if err != nil {
-				done <- err
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		conn.Close()
-		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
-			t.Errorf("policy side: %v", err)
-		}
-	})
+// startIndex is the Decisions payload of a start of job index i where
+// the engine places it.
+func startIndex(i byte) []byte {
+	b := []byte{1, 0, 0, 0, byte(sdk.ActionStart), i, 0, 0, 0, 0, 0, 0, 0}
+	return append(b, make([]byte, 16+4+4)...)
 }
 
 // TestCallsNotes: a policy of the call protocol (Python) whose Ready says
@@ -115,8 +67,10 @@ func TestCallsNotes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			hostEnd, side := net.Pipe()
-			asked := false
-			notesSide(t, side, tc.ready, tc.typ, tc.notes, &asked)
+			// Job 0 starts at the first call, job 1 at the third (job 0's
+			// end).
+			ps := &policySide{ready: tc.ready, answers: [][]byte{startIndex(0), {0, 0, 0, 0}, startIndex(1)}, notesType: tc.typ, notes: tc.notes}
+			ps.serve(t, side)
 			res, err := host.CallsPolicy(sdk.Info{Name: "noter"}, hostEnd).Run(context.Background(),
 				host.RunSpec{Platform: plat, Seed: 1}, jobs, nil)
 			if tc.wantErrHas != "" {
@@ -126,8 +80,8 @@ func TestCallsNotes(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			if asked != tc.wantAsked {
-				t.Fatalf("asked for notes: %v, want %v", asked, tc.wantAsked)
+			if ps.asked != tc.wantAsked {
+				t.Fatalf("asked for notes: %v, want %v", ps.asked, tc.wantAsked)
 			}
 			if err != nil {
 				return

@@ -15,10 +15,22 @@ import (
 	"github.com/schedlab/schedlab/sdk/verify"
 )
 
-// switchSide is a policy side of the call protocol that answers the n-th
-// State frame with answers[n] (a Decisions payload), or no decision past
-// them, and keeps the Init it was sent.
-func switchSide(t *testing.T, conn net.Conn, answers [][]byte, init *[]byte) {
+// policySide is a policy side of the call protocol, for the host's tests:
+// it answers Init with a Ready of payload ready and keeps the Init
+// (init), the n-th State with answers[n] (a Decisions payload; none past
+// them), and a request for notes with a frame of type notesType and
+// payload notes, noting that it was asked (asked).
+type policySide struct {
+	ready     []byte
+	answers   [][]byte
+	notesType byte
+	notes     []byte
+	init      []byte
+	asked     bool
+}
+
+// serve answers on conn until the test ends.
+func (ps *policySide) serve(t *testing.T, conn net.Conn) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
@@ -34,15 +46,18 @@ func switchSide(t *testing.T, conn net.Conn, answers [][]byte, init *[]byte) {
 			}
 			switch typ {
 			case 'I':
-				*init = append([]byte(nil), p...)
-				err = host.WriteCallsMessage(conn, 'R', nil)
+				ps.init = append([]byte(nil), p...)
+				err = host.WriteCallsMessage(conn, 'R', ps.ready)
 			case 'S':
 				answer := []byte{0, 0, 0, 0}
-				if n < len(answers) {
-					answer = answers[n]
+				if n < len(ps.answers) {
+					answer = ps.answers[n]
 				}
 				n++
 				err = host.WriteCallsMessage(conn, 'D', answer)
+			case 'N':
+				ps.asked = true
+				err = host.WriteCallsMessage(conn, ps.notesType, ps.notes)
 			}
 			if err != nil {
 				done <- err
@@ -94,14 +109,14 @@ func TestCallsPower(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			hostEnd, side := net.Pipe()
-			var init []byte
-			switchSide(t, side, tc.answers, &init)
+			ps := &policySide{answers: tc.answers}
+			ps.serve(t, side)
 			p := host.CallsPolicy(sdk.Info{Name: "switcher"}, hostEnd)
 			res, err := p.Run(context.Background(), host.RunSpec{Platform: plat, Seed: 1, Power: model}, jobs[:1], nil)
 			var doc struct {
 				Power *sdk.Power `json:"power"`
 			}
-			if jerr := json.Unmarshal(init, &doc); jerr != nil || !reflect.DeepEqual(doc.Power, model) {
+			if jerr := json.Unmarshal(ps.init, &doc); jerr != nil || !reflect.DeepEqual(doc.Power, model) {
 				t.Fatalf("the Init carried power %+v (%v), want %+v", doc.Power, jerr, model)
 			}
 			if tc.want != "" {
@@ -133,8 +148,8 @@ func TestCallsOutages(t *testing.T) {
 	start = append(start, make([]byte, 16+4+4)...)
 	for _, o := range [][]sdk.Outage{outs, nil} {
 		hostEnd, side := net.Pipe()
-		var init []byte
-		switchSide(t, side, [][]byte{start}, &init)
+		ps := &policySide{answers: [][]byte{start}}
+		ps.serve(t, side)
 		res, err := host.CallsPolicy(sdk.Info{Name: "starter"}, hostEnd).Run(context.Background(),
 			host.RunSpec{Platform: plat, Seed: 1, Outages: o}, jobs[:1], nil)
 		if err != nil {
@@ -144,7 +159,7 @@ func TestCallsOutages(t *testing.T) {
 			t.Fatal(err)
 		}
 		var doc map[string]json.RawMessage
-		if err := json.Unmarshal(init, &doc); err != nil {
+		if err := json.Unmarshal(ps.init, &doc); err != nil {
 			t.Fatal(err)
 		}
 		if got, has := doc["outages"]; (o != nil) != has || has && string(got) != "true" {

@@ -105,17 +105,17 @@ types: `schedlab sim`'s outage flags, with underscores, as text ("20d",
 episode's). docs/manifest.md gives their values and defaults."""
 
 
-POWER_KEYS = (
-    "off",
-    "idle",
-    "full",
-    "busy",
-    "switch_on",
-    "switch_on_energy",
-    "switch_off",
-    "switch_off_energy",
-    "down",
-)
+POWER_KEYS: dict[str, type] = {
+    "off": str,
+    "idle": str,
+    "full": str,
+    "busy": str,
+    "switch_on": str,
+    "switch_on_energy": str,
+    "switch_off": str,
+    "switch_off_energy": str,
+    "down": str,
+}
 """The settings of a power model (SchedulingEnv's power), as text: `schedlab
 sim`'s power flags without "--power-" and with underscores (a node's watts
 off, idle and with every core in use, or busy, a table of watts by cores in
@@ -123,62 +123,53 @@ use, "130,150,180"; the switches' times and joules; what a node out of
 service draws). docs/engine.md gives the model."""
 
 
+def _settings(what: str, given: Mapping[str, Any], keys: Mapping[str, type], names: str) -> dict[str, Any]:
+    """Checks the names and types of settings given by name (keys: int,
+    str, or list of str, named `names` in errors), and returns a copy;
+    their values are schedlab's to check."""
+    if not isinstance(given, Mapping):
+        raise ValueError(f"{what} must be a mapping of settings by name ({names}), not {type(given).__name__}")
+    out: dict[str, Any] = {}
+    for k, v in given.items():
+        want = keys.get(k)
+        if want is None:
+            raise ValueError(f"{what}: unknown setting {k!r}; the settings are {', '.join(keys)}")
+        if want is list:
+            if not isinstance(v, (list, tuple)) or not all(isinstance(w, str) for w in v):
+                raise ValueError(f"{what}: {k} must be a list of strings, got {v!r}")
+            v = list(v)
+        elif isinstance(v, bool) or not isinstance(v, want):
+            raise ValueError(f"{what}: {k} must be {'an int' if want is int else 'a string'}, got {v!r}")
+        out[k] = v
+    return out
+
+
 def check_power(power: Mapping[str, Any]) -> dict[str, str]:
     """Checks the names and types of a power model's settings (POWER_KEYS),
     and returns a copy; their values are schedlab's to check."""
-    if not isinstance(power, Mapping):
-        raise ValueError(f"power must be a mapping of settings by name (POWER_KEYS), not {type(power).__name__}")
-    out: dict[str, str] = {}
-    for k, v in power.items():
-        if k == "cap":
-            raise ValueError("power: a cap needs a policy that keeps to it; the environment's agent does not")
-        if k not in POWER_KEYS:
-            raise ValueError(f"power: unknown setting {k!r}; the settings are {', '.join(POWER_KEYS)}")
-        if not isinstance(v, str):
-            raise ValueError(f'power: {k} must be a string ("240", "2m"), got {v!r}')
-        out[k] = v
-    return out
+    if isinstance(power, Mapping) and "cap" in power:
+        raise ValueError("power: a cap needs a policy that keeps to it; the environment's agent does not")
+    return _settings("power", power, POWER_KEYS, "POWER_KEYS")
 
 
 def check_outages(outages: Mapping[str, Any]) -> dict[str, Any]:
     """Checks the names and types of outages' settings (OUTAGE_KEYS), and
     returns a copy; their values are schedlab's to check."""
-    if not isinstance(outages, Mapping):
-        raise ValueError(f"outages must be a mapping of settings by name (OUTAGE_KEYS), not {type(outages).__name__}")
-    out: dict[str, Any] = {}
-    for k, v in outages.items():
-        want = OUTAGE_KEYS.get(k)
-        if want is None:
-            raise ValueError(f"outages: unknown setting {k!r}; the settings are {', '.join(OUTAGE_KEYS)}")
-        if want is list:
-            if not isinstance(v, (list, tuple)) or not all(isinstance(w, str) for w in v):
-                raise ValueError(f'outages: windows must be a list of "START,DURATION[,EVERY]" strings, got {v!r}')
-            v = list(v)
-        elif isinstance(v, bool) or not isinstance(v, want):
-            raise ValueError(f"outages: {k} must be {'an int' if want is int else 'a string'}, got {v!r}")
-        elif k == "seed" and isinstance(v, int) and not 0 <= v < 2**64:
-            raise ValueError(f"outages: seed must be from 0 to 2**64 - 1, got {v}")
-        elif k == "failures_file" and isinstance(v, str):
-            # The file of the caller's folder: schedlab serve-env runs in
-            # another.
-            v = os.path.abspath(v)
-        out[k] = v
+    out = _settings("outages", outages, OUTAGE_KEYS, "OUTAGE_KEYS")
+    seed = out.get("seed")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise ValueError(f"outages: seed must be from 0 to 2**64 - 1, got {seed}")
+    if "failures_file" in out:
+        # The file of the caller's folder: schedlab serve-env runs in
+        # another.
+        out["failures_file"] = os.path.abspath(out["failures_file"])
     return out
 
 
 def check_nodes(nodes: Mapping[str, Any]) -> dict[str, Any]:
     """Checks the names and types of a platform of nodes' settings
     (NODE_KEYS), and returns a copy; their values are schedlab's to check."""
-    if not isinstance(nodes, Mapping):
-        raise ValueError(f"nodes must be a mapping of settings by name (NODE_KEYS), not {type(nodes).__name__}")
-    out: dict[str, Any] = {}
-    for k, v in nodes.items():
-        want = NODE_KEYS.get(k)
-        if want is None:
-            raise ValueError(f"nodes: unknown setting {k!r}; the settings are {', '.join(NODE_KEYS)}")
-        if isinstance(v, bool) or not isinstance(v, want):
-            raise ValueError(f"nodes: {k} must be {'an int' if want is int else 'a string'}, got {v!r}")
-        out[k] = v
+    out = _settings("nodes", nodes, NODE_KEYS, "NODE_KEYS")
     if not out:
         raise ValueError("nodes: no setting; give nodes and cores_per_node, or machine")
     return out
