@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/sdk"
 )
 
@@ -34,17 +35,20 @@ import (
 // an approximation that treats the step at which the head's shortfall is
 // covered and the amount freed by then as independent of how it got
 // there. Processor counts above 4096 are counted in units of
-// ceil(capacity/4096) so that the programme stays small.
+// ceil(capacity/4096) so that the programme stays small. On a platform
+// of nodes it places jobs and counts the head's shortfall as probfill
+// does.
 func NF() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:        "probfill-nf",
-			Version:     "1.0.0",
-			Description: "probabilistic backfilling with per-user empirical runtime distributions and dynamic programming (after Nissimov & Feitelson 2007)",
+			Version:     "1.1.0",
+			Description: "probabilistic backfilling with per-user empirical runtime distributions and dynamic programming (after Nissimov & Feitelson 2007); on pools and on nodes",
 			Params: []sdk.Param{
 				{Name: "tau", Type: sdk.Float, Default: "0.1", Doc: "backfill when the error probability is below this threshold, in [0, 1]"},
 				{Name: "steps", Type: sdk.Int, Default: "64", Doc: "time steps of the horizon"},
 				{Name: "min_history", Type: sdk.Int, Default: "5", Doc: "completed jobs a user needs before their own distribution is used"},
+				backfill.WindowsParam(),
 			},
 		},
 		New: func() sdk.Policy { return &nf{} },
@@ -59,16 +63,18 @@ type nf struct {
 	// Completed runtimes, sorted, per user and for everyone.
 	byUser map[int32][]int64
 	all    []int64
+	room   *backfill.Room
 	out    []sdk.Decision
 }
 
 func (p *nf) Init(env sdk.Env) error {
-	if env.Platform.HasNodes() {
-		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", "probfill-nf", env.Platform.Name)
-	}
 	if len(env.Platform.Clusters) != 1 {
 		return errors.New("probfill-nf: one cluster only")
 	}
+	if err := backfill.Supported("probfill-nf", env.Platform); err != nil {
+		return err
+	}
+	p.room = backfill.NewRoom(env)
 	p.tau = env.Params.Float("tau")
 	if p.tau < 0 || p.tau > 1 {
 		return fmt.Errorf("probfill-nf: tau = %v: want a probability in [0, 1]", p.tau)
@@ -118,12 +124,15 @@ func (p *nf) survival(j *sdk.Job, t float64) float64 {
 func (p *nf) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.out = p.out[:0]
 	p.learn(s.Completed)
-	free := s.Free[0].Clone()
+	p.room.Reset(s)
 	q := s.Queue
 	i := 0
-	for ; i < len(q) && q[i].Request.Fits(free); i++ {
-		free.Sub(q[i].Request)
-		p.out = append(p.out, sdk.Start(q[i]))
+	for ; i < len(q); i++ {
+		d, ok := p.room.Start(q[i])
+		if !ok {
+			break
+		}
+		p.out = append(p.out, d)
 	}
 	if i >= len(q)-1 || p.tau == 0 {
 		return p.out, nil
@@ -143,15 +152,16 @@ func (p *nf) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		horizon = max(horizon, float64(j.Walltime))
 	}
 	dt := horizon / float64(p.steps)
-	var dists [][]float64 // recomputed after each backfill
+	var dists [][]float64 // recomputed after each backfill, with cq
+	var cq int64
 	for _, j := range q[i+1:] {
-		if !j.Request.Fits(free) {
+		if !j.Request.Fits(p.room.Free()) {
 			continue
 		}
 		if dists == nil {
 			dists = p.freed(running, dt)
+			cq = Shortfall(head, p.room.Free(), p.room.Nodes())
 		}
-		cq := head.Request[0] - free[0]
 		lo := int((cq + p.unit - 1) / p.unit)
 		hi := int((cq + j.Request[0] + p.unit - 1) / p.unit)
 		perr, prevAtLeast := 0.0, 0.0
@@ -168,11 +178,13 @@ func (p *nf) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 			}
 			prevAtLeast = atLeast
 		}
-		if perr < p.tau {
-			free.Sub(j.Request)
+		if perr >= p.tau {
+			continue
+		}
+		if d, ok := p.room.Start(j); ok {
 			running = append(running, nfRunning{j, 0})
 			dists = nil
-			p.out = append(p.out, sdk.Start(j))
+			p.out = append(p.out, d)
 		}
 	}
 	return p.out, nil

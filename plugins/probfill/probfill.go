@@ -29,12 +29,22 @@
 // literally, cq is the whole request, which the parameter cq = "request"
 // selects (for comparison: it ignores the processors already free). tau = 0 is FCFS; tau = 1 starts every job
 // that fits (greedy backfilling, no protection of the head).
+//
+// On a platform of nodes a job fits when the cluster's placement rule
+// places it (as for fcfs and easy: nodes out of service, maintenance
+// windows ahead and a power cap included), and the model still counts
+// processors (cores): completions free cores, a candidate takes the cores
+// it holds, and the head's shortfall is what its tasks lack on the nodes
+// that could take them (Shortfall): the free cores on nodes none of its
+// tasks fits do not count, and a head that fits no node for another reason
+// is short of at least one task's cores.
 package probfill
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/sdk"
 )
 
@@ -43,14 +53,15 @@ func Plugin() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:        "probfill",
-			Version:     "1.0.0",
-			Description: "probabilistic backfilling: backfill a job when the analytic probability that it delays the head is below tau (Mazalov & Nikitina 2012)",
+			Version:     "1.1.0",
+			Description: "probabilistic backfilling: backfill a job when the analytic probability that it delays the head is below tau (Mazalov & Nikitina 2012); on pools and on nodes",
 			Params: []sdk.Param{
 				{Name: "tau", Type: sdk.Float, Default: "0.1", Doc: "backfill when the error probability is below this threshold, in [0, 1]"},
 				{Name: "te", Type: sdk.String, Default: "walltime", Choices: []string{"walltime", "mean"}, Doc: "a candidate's expected runtime: its walltime, or the mean observed runtime"},
 				{Name: "lambda", Type: sdk.Float, Default: "0", Doc: "completion rate per minute; 0 estimates R / mean runtime online"},
 				{Name: "mu", Type: sdk.Float, Default: "0", Doc: "rate of the exponential processors freed per completion; 0 estimates 1 / mean request online"},
 				{Name: "cq", Type: sdk.String, Default: "shortfall", Choices: []string{"shortfall", "request"}, Doc: "what the head needs freed: its request minus the free processors, or its whole request (the paper's formula read literally, S_0 = 0)"},
+				backfill.WindowsParam(),
 			},
 		},
 		New: func() sdk.Policy { return &policy{} },
@@ -64,16 +75,18 @@ type policy struct {
 	// Online estimates from completed jobs.
 	completed       int
 	sumRun, sumProc float64
+	room            *backfill.Room
 	out             []sdk.Decision
 }
 
 func (p *policy) Init(env sdk.Env) error {
-	if env.Platform.HasNodes() {
-		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", "probfill", env.Platform.Name)
-	}
 	if len(env.Platform.Clusters) != 1 {
 		return errors.New("probfill: the model is of one cluster")
 	}
+	if err := backfill.Supported("probfill", env.Platform); err != nil {
+		return err
+	}
+	p.room = backfill.NewRoom(env)
 	p.tau = env.Params.Float("tau")
 	if p.tau < 0 || p.tau > 1 {
 		return fmt.Errorf("probfill: tau = %v: want a probability in [0, 1]", p.tau)
@@ -95,12 +108,15 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.sumRun += float64(c.End - c.Start)
 		p.sumProc += float64(c.Job.Request[0])
 	}
-	free := s.Free[0].Clone()
+	p.room.Reset(s)
 	q := s.Queue
 	i := 0
-	for ; i < len(q) && q[i].Request.Fits(free); i++ {
-		free.Sub(q[i].Request)
-		p.out = append(p.out, sdk.Start(q[i]))
+	for ; i < len(q); i++ {
+		d, ok := p.room.Start(q[i])
+		if !ok {
+			break
+		}
+		p.out = append(p.out, d)
 	}
 	if i >= len(q)-1 || p.tau == 0 {
 		return p.out, nil // nothing behind the head, or FCFS
@@ -108,8 +124,10 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	head := q[i]
 	running := len(s.Running) + i
 	meanRun, mu := p.estimates(s)
+	cq := float64(head.Request[0])
+	known := p.cqRequest // the shortfall changes with each backfill
 	for _, j := range q[i+1:] {
-		if !j.Request.Fits(free) {
+		if !j.Request.Fits(p.room.Free()) {
 			continue
 		}
 		te := float64(j.Walltime)
@@ -120,14 +138,16 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		if lambda == 0 {
 			lambda = float64(running) / meanRun
 		}
-		cq := float64(head.Request[0] - free[0])
-		if p.cqRequest {
-			cq = float64(head.Request[0])
+		if !known {
+			cq, known = float64(Shortfall(head, p.room.Free(), p.room.Nodes())), true
 		}
-		if PErr(lambda, te, mu, cq, float64(j.Request[0])) < p.tau {
-			free.Sub(j.Request)
+		if PErr(lambda, te, mu, cq, float64(j.Request[0])) >= p.tau {
+			continue
+		}
+		if d, ok := p.room.Start(j); ok {
+			known = p.cqRequest
 			running++
-			p.out = append(p.out, sdk.Start(j))
+			p.out = append(p.out, d)
 		}
 	}
 	return p.out, nil
@@ -157,4 +177,33 @@ func (p *policy) estimates(s *sdk.State) (meanRun, mu float64) {
 		mu = p.mu
 	}
 	return meanRun, mu
+}
+
+// Shortfall returns the processors (cores) head lacks to start: on a pool,
+// its request less what is free (free[0]); on nodes (free nodes, not nil),
+// the tasks of head that the nodes of its partition cannot take now, times
+// the cores of a task, where a node takes as many as fit it (Nodes.Fit:
+// none on a node without its features, or, for an exclusive job, not
+// wholly free). A job of a fixed node count lacks, besides, the nodes
+// short of that count that can take one of its tasks, at its cores per
+// node. Free cores on nodes that none of its tasks fits do not count. A
+// head that does not start although its tasks would find room (its
+// placement rule, a maintenance window, a power cap) is short of one task.
+func Shortfall(head *sdk.Job, free sdk.Vector, nodes *sdk.Nodes) int64 {
+	if nodes == nil {
+		return head.Request[0] - free[0]
+	}
+	t := head.Tasks
+	var fit, usable int64
+	for _, k := range nodes.Layout.PartitionNodes(t.Partition) {
+		if x := nodes.Fit(t, k); x > 0 {
+			fit += x
+			usable++
+		}
+	}
+	short := max(int64(t.Count)-fit, 0) * int64(t.Cores)
+	if t.Nodes > 0 && usable < int64(t.Nodes) {
+		short = max(short, (int64(t.Nodes)-usable)*head.Request[0]/int64(t.Nodes))
+	}
+	return max(short, int64(t.Cores))
 }
