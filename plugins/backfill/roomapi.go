@@ -42,6 +42,14 @@ func (r *Room) Start(j *sdk.Job) (sdk.Decision, bool) {
 	return d, true
 }
 
+// Fits reports whether j fits what is free now, without taking it.
+func (r *Room) Fits(j *sdk.Job) bool { return r.r.fits(j) }
+
+// Alloc returns where the last job Start started (or Fits placed) lies on
+// the nodes: the room's own, valid until the next Start or Fits; empty on
+// a platform without nodes.
+func (r *Room) Alloc() sdk.Alloc { return r.r.alloc }
+
 // Free returns the free totals after the starts of the call so far; the
 // vector is the room's and must not be changed.
 func (r *Room) Free() sdk.Vector { return r.r.free }

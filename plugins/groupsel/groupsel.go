@@ -23,6 +23,16 @@
 // found, always feasible; order: the candidates in queue order while they
 // fit; fail: the run fails), and the policy counts such calls in the run's
 // records (Counts).
+//
+// On a platform of nodes a job fits when the cluster's placement rule
+// places it (beside nodes out of service, maintenance windows ahead and a
+// power cap, as fcfs and easy do), the head's shadow time is where it
+// would be placed once running jobs reach their walltimes (sdk/plan's
+// Shadow), and the selection is made within the free totals, each
+// candidate placed on its own: the selected jobs then start in queue
+// order where the rule places them, and one that no longer finds room
+// beside those before it waits (counted: placement_misses). The head's
+// reservation is counted in totals, as easy's count reading counts it.
 package groupsel
 
 import (
@@ -32,8 +42,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/groupsel"
+	"github.com/schedlab/schedlab/sdk/plan"
 )
 
 // The values a selection maximises (the value parameter).
@@ -82,6 +94,10 @@ const (
 	// less the value of the selection started, rounded up to an integer,
 	// in units of the value (jobs for count).
 	CountLimitGapMax = "limit_gap_max"
+	// CountPlacementMisses counts, on a platform of nodes, the selected
+	// jobs that did not start because the jobs selected before them
+	// took the room the placement rule would have given them.
+	CountPlacementMisses = "placement_misses"
 )
 
 // Plugin returns the policy's plugin.
@@ -89,9 +105,9 @@ func Plugin() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:    "groupsel",
-			Version: "1.1.0",
+			Version: "1.2.0",
 			Description: "group selection (Minukhin & Ganzha 2010): start the set of waiting jobs in a window that maximises a value " +
-				"within the free capacity of every resource, optionally keeping the head's EASY reservation (LOS)",
+				"within the free capacity of every resource, optionally keeping the head's EASY reservation (LOS); on pools and on nodes",
 			Params: []sdk.Param{
 				{Name: "window", Type: sdk.Int, Default: "20", Doc: "waiting jobs considered, from the head of the queue (submit order)"},
 				{Name: "value", Type: sdk.String, Default: ValueCount, Doc: "what a selection maximises: count, priority, procs or area",
@@ -107,6 +123,7 @@ func Plugin() sdk.Plugin {
 				{Name: "fallback", Type: sdk.String, Default: FallbackBest,
 					Doc:     "at a call whose search reaches its limit: best (start the best selection found), order (the candidates in queue order while they fit) or fail (the run fails); such calls are counted (limit_hits)",
 					Choices: []string{FallbackBest, FallbackOrder, FallbackFail}},
+				backfill.WindowsParam(),
 			},
 		},
 		New: func() sdk.Policy { return &policy{} },
@@ -121,21 +138,24 @@ type policy struct {
 	opts     groupsel.Options
 	fallback string
 	dims     int
-	// solves, hits, gapZero and gapMax are the counts (Counts).
-	solves, hits, gapZero, gapMax int64
+	// solves, hits, gapZero and gapMax are the counts (Counts), and
+	// misses on nodes.
+	solves, hits, gapZero, gapMax, misses int64
+	onNodes                               bool
+	room                                  *backfill.Room
 	// Scratch reused between calls.
-	vars        []*sdk.Job
-	free, avail sdk.Vector
-	inst        groupsel.Instance
+	vars    []*sdk.Job
+	avail   sdk.Vector
+	inst    groupsel.Instance
+	started []sdk.Running // on nodes, the jobs started in queue order
 }
 
 func (p *policy) Init(env sdk.Env) error {
-	if env.Platform.HasNodes() {
-		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", "groupsel", env.Platform.Name)
-	}
 	if n := len(env.Platform.Clusters); n != 1 {
 		return fmt.Errorf("groupsel schedules one cluster, the platform has %d", n)
 	}
+	p.onNodes = env.Platform.HasNodes()
+	p.room = backfill.NewRoom(env)
 	p.window = int(env.Params.Int("window"))
 	if p.window < 1 {
 		return fmt.Errorf("window %d: want at least 1", p.window)
@@ -158,7 +178,7 @@ func (p *policy) Init(env sdk.Env) error {
 }
 
 func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
-	p.free = append(p.free[:0], s.Free[0]...)
+	p.room.Reset(s)
 	window := s.Queue[:min(len(s.Queue), p.window)]
 	var out []sdk.Decision
 	shadow := int64(-1)
@@ -167,36 +187,73 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		// Jobs start in queue order while they fit; the first that does
 		// not is the head and gets its reservation, which the selection
 		// among the jobs after it must not delay.
-		for len(window) > 0 && window[0].Request.Fits(p.free) {
-			p.free.Sub(window[0].Request)
-			out = append(out, sdk.Start(window[0]))
+		p.started = p.started[:0]
+		for len(window) > 0 {
+			d, ok := p.room.Start(window[0])
+			if !ok {
+				break
+			}
+			out = append(out, d)
+			if p.onNodes {
+				a := p.room.Alloc()
+				p.started = append(p.started, sdk.Running{Job: window[0], Start: s.Now, ExpectedEnd: s.Now + window[0].Walltime,
+					Alloc: &sdk.Alloc{Nodes: slices.Clone(a.Nodes), Tasks: slices.Clone(a.Tasks)}})
+			}
 			window = window[1:]
 		}
 		if len(window) == 0 {
 			return out, nil
 		}
 		head := window[0]
-		shadow, extra = p.shadow(s, head, out)
-		out = append(out, sdk.Promise(head, shadow))
+		if p.onNodes {
+			shadow, extra = p.nodeShadow(s, head)
+		} else {
+			shadow, extra = p.shadow(s, head, out)
+		}
+		if shadow >= 0 || !p.onNodes {
+			out = append(out, sdk.Promise(head, shadow))
+		}
 		window = window[1:]
 	}
 	p.vars = p.vars[:0]
 	for _, j := range window {
-		if j.Request.Fits(p.free) {
+		if p.room.Fits(j) {
 			p.vars = append(p.vars, j)
 		}
 	}
 	if len(p.vars) == 0 {
 		return out, nil
 	}
-	sel, err := p.choose(s.Now, p.free, shadow, extra)
+	sel, err := p.choose(s.Now, p.room.Free(), shadow, extra)
 	if err != nil {
 		return nil, fmt.Errorf("groupsel at t=%d over %d candidates: %w", s.Now, len(p.vars), err)
 	}
 	for _, i := range sel {
-		out = append(out, sdk.Start(p.vars[i]))
+		d, ok := p.room.Start(p.vars[i])
+		if !ok {
+			// On nodes only: within the totals, the selection may not
+			// place beside the jobs selected before it.
+			p.misses++
+			continue
+		}
+		out = append(out, d)
 	}
 	return out, nil
+}
+
+// nodeShadow is shadow on a platform of nodes: sdk/plan's Shadow on the
+// nodes as the starts of this call leave them, those starts running to
+// their walltimes; -1 when head would not fit even then.
+func (p *policy) nodeShadow(s *sdk.State, head *sdk.Job) (int64, sdk.Vector) {
+	now := *s
+	now.Nodes = []*sdk.Nodes{p.room.Nodes()}
+	now.Free = []sdk.Vector{p.room.Free()}
+	now.Running = append(slices.Clip(s.Running), p.started...)
+	at, _, extra, ok := plan.Shadow(&now, 0, head)
+	if !ok {
+		return -1, nil
+	}
+	return at, extra
 }
 
 // choose returns the indices in p.vars of the jobs to start: the set the
@@ -322,8 +379,12 @@ func (p *policy) inOrder(in *groupsel.Instance) []int {
 // those stopped at their limit, of which proved optimal in value, and the
 // largest gap. They depend only on the run's inputs and parameters.
 func (p *policy) Counts() map[string]int64 {
-	return map[string]int64{CountSolves: p.solves, CountLimitHits: p.hits,
+	c := map[string]int64{CountSolves: p.solves, CountLimitHits: p.hits,
 		CountLimitGapZero: p.gapZero, CountLimitGapMax: p.gapMax}
+	if p.onNodes {
+		c[CountPlacementMisses] = p.misses
+	}
+	return c
 }
 
 func (p *policy) valueOf(j *sdk.Job) float64 {
@@ -355,7 +416,7 @@ func (p *policy) shadow(s *sdk.State, head *sdk.Job, out []sdk.Decision) (int64,
 		rel = append(rel, release{s.Now + d.Job.Walltime, d.Job.Request})
 	}
 	slices.SortStableFunc(rel, func(a, b release) int { return cmp.Compare(a.at, b.at) })
-	p.avail = append(p.avail[:0], p.free...)
+	p.avail = append(p.avail[:0], p.room.Free()...)
 	shadow := int64(-1)
 	for _, r := range rel {
 		if shadow >= 0 && r.at > shadow {
