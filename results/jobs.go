@@ -207,8 +207,8 @@ func (x JobExtras) check(rows int) error {
 			return err
 		}
 	}
-	if x.Nodes != nil && (x.Grid != nil || x.HasUnits) {
-		return errors.New("node columns with grid or units columns")
+	if x.Nodes != nil && x.Grid != nil {
+		return errors.New("node columns with grid columns")
 	}
 	return nil
 }
@@ -735,19 +735,31 @@ func readNodeExtras(path string, rows int) (JobExtras, error) {
 		return JobExtras{}, fmt.Errorf("results: read %s: %w", path, err)
 	}
 	nj := reflect.TypeFor[JobRow]().NumField()
-	for _, f := range gf[nj:k] {
+	reqs := gf[nj:k]
+	// A burst buffer divided into units beside the nodes: its placement
+	// column follows the requests.
+	if n := len(reqs); n > 0 && reqs[n-1].Name() == UnitsColumn {
+		reqs = reqs[:n-1]
+		x.HasUnits, x.Units = true, make([]string, rows)
+	}
+	for _, f := range reqs {
 		x.Resources = append(x.Resources, strings.TrimPrefix(f.Name(), "req_"))
 		x.Requests = append(x.Requests, make([]int64, rows))
 	}
 	if x.Nodes, err = readNodes(pf); err != nil {
 		return JobExtras{}, fmt.Errorf("results: read %s: %w", path, err)
 	}
-	if len(x.Resources) > 0 {
-		// The request columns, by a reader of a struct of them alone.
+	if len(x.Resources) > 0 || x.HasUnits {
+		// The request and units columns, by a reader of a struct of them
+		// alone.
 		var fields []reflect.StructField
 		for i, name := range x.Resources {
 			fields = append(fields, reflect.StructField{Name: "Req" + strconv.Itoa(i), Type: reflect.TypeFor[int64](),
 				Tag: reflect.StructTag("parquet:" + strconv.Quote(RequestColumn(name)))})
+		}
+		if x.HasUnits {
+			fields = append(fields, reflect.StructField{Name: "Units", Type: reflect.TypeFor[string](),
+				Tag: reflect.StructTag("parquet:" + strconv.Quote(UnitsColumn))})
 		}
 		t := reflect.StructOf(fields)
 		r := parquet.NewReader(pf, parquet.SchemaOf(reflect.Zero(t).Interface()))
@@ -759,6 +771,9 @@ func readNodeExtras(path string, rows int) (JobExtras, error) {
 			}
 			for c := range x.Resources {
 				x.Requests[c][i] = v.Elem().Field(c).Int()
+			}
+			if x.HasUnits {
+				x.Units[i] = v.Elem().Field(len(x.Resources)).String()
 			}
 		}
 	}

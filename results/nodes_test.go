@@ -35,13 +35,27 @@ func nodeExtras(n int, cols NodeColumns) JobExtras {
 }
 
 // TestNodeColumnsRoundTrip writes jobs files with node columns, with and
-// without memory and GPUs, and reads them back, rows and extras.
+// without memory and GPUs, and beside a burst buffer divided into units
+// (its request and placement columns), and reads them back, rows and
+// extras.
 func TestNodeColumnsRoundTrip(t *testing.T) {
-	for _, cols := range []NodeColumns{{}, {Memory: true}, {Memory: true, GPUs: true}} {
-		t.Run(fmt.Sprintf("%+v", cols), func(t *testing.T) {
+	for _, tc := range []struct {
+		cols  NodeColumns
+		units bool
+	}{{}, {NodeColumns{Memory: true}, false}, {NodeColumns{Memory: true, GPUs: true}, false}, {NodeColumns{Memory: true}, true}} {
+		t.Run(fmt.Sprintf("%+v, units %t", tc.cols, tc.units), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "jobs.parquet")
 			jobs := sampleJobs(40)
-			x := nodeExtras(40, cols)
+			x := nodeExtras(40, tc.cols)
+			if tc.units {
+				x.Resources = append(x.Resources, "bb")
+				x.Requests = append(x.Requests, make([]int64, 40))
+				x.HasUnits, x.Units = true, make([]string, 40)
+				for i := range 40 {
+					x.Requests[1][i] = int64(i%3) * 20
+					x.Units[i] = fmt.Sprintf("%d,%d", i%3, 0)
+				}
+			}
 			if err := WriteJobsWith(path, jobs, x, sampleMeta()); err != nil {
 				t.Fatal(err)
 			}

@@ -162,8 +162,12 @@ func (p *Platform) validateNodes(c *Cluster) error {
 	if len(p.Clusters) != 1 {
 		return bad("a platform of nodes has one cluster (this one of %d)", len(p.Clusters))
 	}
-	if len(c.Units) > 0 {
-		return bad("nodes and resources divided into units together are not supported")
+	for _, u := range c.Units {
+		// What nodes hold is theirs to divide: units are of a resource
+		// beside them (a burst buffer on storage nodes of its own).
+		if n := p.Resources[max(0, min(u.Resource, len(p.Resources)-1))]; n == Memory || n == GPUs {
+			return bad("%s is held by the nodes and cannot be divided into units too", n)
+		}
 	}
 	if !slices.Contains(Placements(), c.PlacementRule()) {
 		return bad("placement %q is not one of %v", c.Placement, Placements())

@@ -296,8 +296,13 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	switch {
 	case err != nil:
 		return &exitError{exitBadInput, err}
+	case bbPlat != nil && f.nodes.set() && len(f.data.io) > 0:
+		return &exitError{exitBadInput, fmt.Errorf("--io: the I/O model is of a pool's burst buffer; platforms of nodes do not take it yet")}
 	case bbPlat != nil && f.nodes.set():
-		return &exitError{exitBadInput, fmt.Errorf("--bb-units: the burst buffer is a pool's resource; a platform of nodes does not take one yet")}
+		// The burst buffer beside the nodes, on storage nodes of its own.
+		if nodeErr == nil {
+			manifest.AddResources(nodePlat, resources)
+		}
 	case bbPlat != nil:
 		plat, jobs = bbPlat, runner.ExtendRequests(jobs, bbPlat.Dims())
 	}

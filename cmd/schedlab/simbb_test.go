@@ -116,6 +116,70 @@ platform = ["bb"]
 	}
 }
 
+// TestSimNodesBurstBufferAsCampaign: KTH-SP2's first 1,500 jobs on 48
+// shared nodes of 2 cores beside a burst buffer of 12 units, from sim's
+// flags and as a campaign, under bb-easy: the same rows, the same burst
+// buffer requests and placements, the same allocations on the nodes.
+func TestSimNodesBurstBufferAsCampaign(t *testing.T) {
+	dir := t.TempDir()
+	trace, sum := writeKTHHead(t, dir, 1500)
+	src := fmt.Sprintf(`[campaign]
+seed = 11
+out = %q
+[workloads.kth]
+trace = %q
+sha256 = %q
+transform = "burst-buffer-lognormal"
+[policies.easy]
+ref = "bb-easy"
+[platforms.nbb]
+allocation = "shared"
+[platforms.nbb.nodes.compute]
+count = 48
+cores = 2
+[platforms.nbb.resources.bb]
+units = 12
+unit_capacity = 40_000_000_000
+[matrix]
+workload = ["kth"]
+policy = ["easy"]
+platform = ["nbb"]
+`, filepath.Join(dir, "campaign"), trace, sum)
+	camp := campaignJobsFile(t, dir, src)
+	cRows, cx, cMeta, err := results.ReadJobsWith(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := cMeta["workload.transform.seed"]
+	simJobs := filepath.Join(dir, "sim", "jobs.parquet")
+	out, err := run(t, "sim", "--trace", trace, "--policy", "bb-easy", "--in-process", "--nodes", "48", "--cores-per-node", "2",
+		"--allocation", "shared", "--bb-units", "12", "--bb-unit-capacity", "40GB", "--transform", "burst-buffer-lognormal",
+		"--transform-seed", seed, "--out", simJobs)
+	if err != nil {
+		t.Fatalf("sim: %v\n%s", err, out)
+	}
+	sRows, sx, _, err := results.ReadJobsWith(simJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sRows) != 1500 || !reflect.DeepEqual(cRows, sRows) {
+		t.Fatalf("sim's %d jobs differ from the campaign's %d", len(sRows), len(cRows))
+	}
+	if !sx.HasUnits || sx.Nodes == nil || !reflect.DeepEqual(sx.Units, cx.Units) || !reflect.DeepEqual(sx.Requests, cx.Requests) ||
+		!reflect.DeepEqual(sx.Nodes, cx.Nodes) {
+		t.Fatal("sim's burst-buffer placements, requests or allocations on nodes differ from the campaign's")
+	}
+	pieces := 0
+	for _, u := range sx.Units {
+		if strings.Trim(u, "0,") != "" {
+			pieces++
+		}
+	}
+	if pieces < 1000 {
+		t.Fatalf("%d of 1500 jobs hold pieces of the burst buffer", pieces)
+	}
+}
+
 // TestSimIOBadInput: each mistake in the flags of a burst buffer, a
 // transform or an I/O model exits 2 naming the flag, and creates nothing.
 func TestSimIOBadInput(t *testing.T) {
@@ -131,7 +195,7 @@ func TestSimIOBadInput(t *testing.T) {
 		{"units without capacity", []string{"--bb-units", "4"}, "--bb-units and --bb-unit-capacity give the burst buffer: both are needed"},
 		{"capacity not bytes", []string{"--bb-units", "4", "--bb-unit-capacity", "12 parsecs"}, `--bb-unit-capacity "12 parsecs": "12 parsecs": unknown unit`},
 		{"zero units", []string{"--bb-units", "0", "--bb-unit-capacity", "1GB"}, "the units at least 1"},
-		{"on nodes", append([]string{"--nodes", "4", "--cores-per-node", "25"}, bb...), "--bb-units: the burst buffer is a pool's resource"},
+		{"io on nodes", append(append([]string{"--nodes", "4", "--cores-per-node", "25"}, bb...), bw...), "--io: the I/O model is of a pool's burst buffer; platforms of nodes do not take it yet"},
 		{"io without a burst buffer", bw, "--io: the I/O model moves data through a pool's burst buffer"},
 		{"io setting misspelt", append(append([]string{}, bb...), "--io", "fs_bandwith=1GB/s"), `--io fs_bandwith: unknown setting (did you mean fs_bandwidth?)`},
 		{"io share above 1", append(append(append([]string{}, bb...), bw...), "--io", "stage_in=2"), "--io stage_in: 2 is not a share of each piece's size from 0 to 1"},

@@ -39,13 +39,18 @@ func loadTrace(b testing.TB, file string) *workload.Workload {
 
 // BenchmarkEngineEASY times the engine alone (sim.Run with EASY linked in,
 // no verification, no metrics, no plugin) on KTH-SP2 (committed with the
-// repository) and on CEA-Curie (shared data; skipped when absent), and
+// repository) and on CEA-Curie, SDSC-BLUE and RICC as pools (shared data;
+// each skipped when absent), and
 // reports jobs/s and events/s. It lives here rather than in sdk/sim because
 // the SDK module does not depend on the policies and workload readers.
 func BenchmarkEngineEASY(b *testing.B) {
 	for _, tc := range []struct{ name, file string }{
 		{"KTH-SP2", "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz"},
 		{"CEA-Curie", "CEA-Curie-2011-2.1-cln.swf.gz"},
+		// The pools of BenchmarkEngineEASYNodes' other traces: what their
+		// runs on nodes are measured against.
+		{"SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln.swf.gz"},
+		{"RICC", "RICC-2010-2.swf.gz"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			w := loadTrace(b, tc.file)

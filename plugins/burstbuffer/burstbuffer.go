@@ -10,6 +10,14 @@
 // does. On a platform without divided resources they are the plain policies
 // of the same names. They schedule one cluster.
 //
+// On a platform of nodes (a cluster of nodes beside a burst buffer divided
+// into units), a job starts only where the cluster's placement rule also
+// places it on the nodes now (beside nodes out of service, maintenance
+// windows ahead and a power cap, as fcfs and easy place jobs), and what
+// they plan ahead (reservations, plans) is counted in totals over the
+// nodes, as easy's count reading counts the head's reservation, and
+// exactly on the units.
+//
 // The policies, under their reference names (the paper's names in brackets):
 //
 //   - bb-fcfs [fcfs]: start jobs in submit order while the first fits.
@@ -31,6 +39,7 @@ package burstbuffer
 import (
 	"fmt"
 
+	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/plan"
 )
@@ -48,17 +57,32 @@ type base struct {
 	out   []sdk.Decision
 	// placements holds this call's placements; decisions point into it.
 	placements []int32
+	// room places jobs on the nodes now, on a platform of nodes (nil
+	// without nodes); beyond is scratch of heldBeyond, mem and gpu the
+	// indexes of memory and GPUs (-1: none).
+	room     *backfill.Room
+	beyond   sdk.Vector
+	mem, gpu int
 }
 
 func (b *base) init(name string, env sdk.Env) error {
-	if env.Platform.HasNodes() {
-		return fmt.Errorf("%s schedules a pool of processors; platform %q is made of nodes: use fcfs, easy or conservative there", name, env.Platform.Name)
-	}
 	if len(env.Platform.Clusters) != 1 {
 		return fmt.Errorf("%s schedules one cluster; platform %q has %d", name, env.Platform.Name, len(env.Platform.Clusters))
 	}
 	b.units = plan.NewUnits(env.Platform, 0)
+	if env.Platform.HasNodes() {
+		b.room = backfill.NewRoom(env)
+		b.beyond = make(sdk.Vector, b.units.Dims())
+		b.mem, b.gpu = env.Platform.Resource(sdk.Memory), env.Platform.Resource(sdk.GPUs)
+	}
 	return nil
+}
+
+// params are the parameters of a policy here: its own, then the windows
+// parameter, which says what to do with maintenance windows ahead on
+// nodes.
+func params(own ...sdk.Param) []sdk.Param {
+	return append(own, backfill.WindowsParam())
 }
 
 // begin starts a call: the profile of the cluster now, with the running
@@ -67,6 +91,50 @@ func (b *base) begin(s *sdk.State) {
 	b.out = b.out[:0]
 	b.placements = b.placements[:0]
 	b.units.ResetFromState(&b.prof, s, 0)
+	if b.room != nil {
+		b.room.Reset(s)
+		b.heldBeyond(s)
+	}
+}
+
+// heldBeyond gives back in the profile, at each running job's expected
+// end, what a job held whole holds beyond its request (on nodes larger
+// than the least of its partition, by which its request counts them):
+// without it the profile would never come back to what the cluster has.
+func (b *base) heldBeyond(s *sdk.State) {
+	l := s.Nodes[0].Layout
+	for i := range s.Running {
+		r := &s.Running[i]
+		if r.Alloc == nil || !r.Job.Tasks.Exclusive {
+			continue // a shared job holds what it asks for
+		}
+		h := l.HeldOn(r.Job.Tasks, *r.Alloc)
+		clear(b.beyond)
+		b.beyond[0] = h.Cores - r.Job.Request[0]
+		if b.mem >= 0 {
+			b.beyond[b.mem] = h.Memory - r.Job.Request[b.mem]
+		}
+		if b.gpu >= 0 {
+			b.beyond[b.gpu] = h.GPUs - r.Job.Request[b.gpu]
+		}
+		b.prof.Release(r.ExpectedEnd, b.beyond)
+	}
+}
+
+// reserveFrom returns the earliest time the head's reservation may begin:
+// now on a pool; on nodes, the head's shadow time there (Room.Shadow),
+// which the profile's totals do not see, or -1 when the head would not
+// fit the nodes even once every running job has ended (nodes out of
+// service): it then gets no reservation.
+func (b *base) reserveFrom(s *sdk.State, head *sdk.Job) int64 {
+	if b.room == nil {
+		return s.Now
+	}
+	at, _, ok := b.room.Shadow(s, head)
+	if !ok {
+		return -1
+	}
+	return at
 }
 
 // placement returns room for one placement in this call's arena.
@@ -83,28 +151,41 @@ func (b *base) placement() []int32 {
 // reserving it there, and reports whether it did.
 func (b *base) tryStart(s *sdk.State, j *sdk.Job) bool {
 	pl := b.placement()
-	if !b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) {
+	if !b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) || b.room != nil && !b.room.Fits(j) {
 		b.placements = b.placements[:len(b.placements)-len(pl)]
 		return false
 	}
-	b.start(s, j, pl)
+	if err := b.prof.Reserve(s.Now, j.Walltime, b.units.Amount(j.Request, pl)); err != nil {
+		// The fit was checked on this very profile.
+		panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
+	}
+	b.startNow(j, pl)
 	return true
 }
 
-// start starts j now with placement pl and reserves it in the profile.
-func (b *base) start(s *sdk.State, j *sdk.Job, pl []int32) {
-	if err := b.prof.Reserve(s.Now, j.Walltime, b.units.Amount(j.Request, pl)); err != nil {
-		// The caller checked the fit on this very profile.
-		panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
+// startNow adds the decision that starts j now with pieces placed by pl
+// and, on nodes, where the room places it (which the caller has made
+// sure it does), taking it from the room. It reports false, deciding
+// nothing, when the room does not place j.
+func (b *base) startNow(j *sdk.Job, pl []int32) bool {
+	if b.room == nil {
+		b.out = append(b.out, sdk.StartPlaced(j, 0, pl))
+		return true
 	}
-	b.out = append(b.out, sdk.StartPlaced(j, 0, pl))
+	d, ok := b.room.Start(j)
+	if !ok {
+		return false
+	}
+	d.Units = pl
+	b.out = append(b.out, d)
+	return true
 }
 
 // FCFS is the plugin of bb-fcfs.
 func FCFS() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-fcfs", Version: "1.0.0",
-			Description: "FCFS with burst buffers: jobs start in submit order while the first one's processors and burst-buffer pieces fit"},
+		Info: sdk.Info{Name: "bb-fcfs", Version: "1.1.0", Params: params(),
+			Description: "FCFS with burst buffers: jobs start in submit order while the first one's processors and burst-buffer pieces fit; on pools and on nodes"},
 		New: func() sdk.Policy { return &fcfs{} },
 	}
 }
@@ -126,8 +207,8 @@ func (p *fcfs) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 // Filler is the plugin of bb-filler.
 func Filler() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-filler", Version: "1.0.0",
-			Description: "filler: every job that fits now starts, in submit order, with no reservation"},
+		Info: sdk.Info{Name: "bb-filler", Version: "1.1.0", Params: params(),
+			Description: "filler: every job that fits now starts, in submit order, with no reservation; on pools and on nodes"},
 		New: func() sdk.Policy { return &filler{} },
 	}
 }

@@ -10,8 +10,8 @@ import (
 // EASYProcs is the plugin of bb-easy-procs (the paper's fcfs-easy).
 func EASYProcs() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-easy-procs", Version: "1.0.0",
-			Description: "EASY backfilling whose reservation counts processors only (fcfs-easy): burst buffers go to whoever fits first"},
+		Info: sdk.Info{Name: "bb-easy-procs", Version: "1.1.0", Params: params(),
+			Description: "EASY backfilling whose reservation counts processors only (fcfs-easy): burst buffers go to whoever fits first; on pools and on nodes"},
 		New: func() sdk.Policy { return &easy{name: "bb-easy-procs", procsOnly: true} },
 	}
 }
@@ -19,8 +19,8 @@ func EASYProcs() sdk.Plugin {
 // EASY is the plugin of bb-easy (the paper's fcfs-bb).
 func EASY() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-easy", Version: "1.0.0",
-			Description: "EASY backfilling reserving processors and burst buffer for the first job that does not fit (fcfs-bb)"},
+		Info: sdk.Info{Name: "bb-easy", Version: "1.1.0", Params: params(),
+			Description: "EASY backfilling reserving processors and burst buffer for the first job that does not fit (fcfs-bb); on pools and on nodes"},
 		New: func() sdk.Policy { return &easy{name: "bb-easy"} },
 	}
 }
@@ -28,8 +28,8 @@ func EASY() sdk.Plugin {
 // EASYSJF is the plugin of bb-easy-sjf (the paper's sjf-bb).
 func EASYSJF() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-easy-sjf", Version: "1.0.0",
-			Description: "bb-easy with backfilling candidates by increasing requested walltime (sjf-bb)"},
+		Info: sdk.Info{Name: "bb-easy-sjf", Version: "1.1.0", Params: params(),
+			Description: "bb-easy with backfilling candidates by increasing requested walltime (sjf-bb); on pools and on nodes"},
 		New: func() sdk.Policy { return &easy{name: "bb-easy-sjf", sjf: true} },
 	}
 }
@@ -40,7 +40,9 @@ func EASYSJF() sdk.Plugin {
 // whole walltime, which the head's reservation is part of, so none delays
 // it. This is the classic rule (end by the shadow time or use only the
 // extra capacity), stated on the profile so that it covers burst-buffer
-// pieces on units as well as processors.
+// pieces on units as well as processors. On nodes the head is reserved
+// no earlier than its shadow time on the nodes (Room.Shadow), and the
+// reservation counts totals.
 type easy struct {
 	base
 	name      string
@@ -69,19 +71,25 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		return p.out, nil
 	}
 	head := q[i]
-	var at int64
-	if p.procsOnly {
+	// On a pool the engine checked when loading that the head fits the
+	// empty cluster, so a time exists; on nodes, the head may fit no
+	// node until some come back into service (at < 0): it then gets no
+	// reservation, and every job that fits starts.
+	at := p.reserveFrom(s, head)
+	switch {
+	case at < 0:
+	case p.procsOnly:
 		p.procs[0] = head.Procs()
-		at = p.prof.EarliestFitFrom(s.Now, p.procs, head.Walltime)
+		at = p.prof.EarliestFitFrom(at, p.procs, head.Walltime)
 		_ = p.prof.Reserve(at, head.Walltime, p.procs)
-	} else {
+	default:
 		pl := p.placement()
-		at = p.units.EarliestFit(&p.prof, s.Now, head.Request, head.Walltime, pl)
-		// The engine checked when loading that the head fits the empty
-		// cluster, so a time exists.
+		at = p.units.EarliestFit(&p.prof, at, head.Request, head.Walltime, pl)
 		_ = p.prof.Reserve(at, head.Walltime, p.units.Amount(head.Request, pl))
 	}
-	p.out = append(p.out, sdk.Promise(head, at))
+	if at >= 0 {
+		p.out = append(p.out, sdk.Promise(head, at))
+	}
 	cand := q[i+1:]
 	if p.sjf {
 		p.cand = append(p.cand[:0], cand...)

@@ -36,16 +36,16 @@ import (
 // promised a start: the plan is made again at the next event.
 func Plan() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-plan", Version: "1.0.0",
-			Description: "plan-based scheduling with simulated annealing over queue orders (plan-alpha)",
-			Params: []sdk.Param{
-				{Name: "alpha", Type: sdk.Float, Default: "2", Doc: "exponent of the planned waits in the score (1, 2 or 3 in the paper)"},
-				{Name: "exhaustive", Type: sdk.Int, Default: "5", Doc: "queues of at most this many jobs are searched exhaustively"},
-				{Name: "outer", Type: sdk.Int, Default: "30", Doc: "annealing rounds"},
-				{Name: "inner", Type: sdk.Int, Default: "6", Doc: "moves (swaps of two random positions) per round"},
-				{Name: "cooling", Type: sdk.Float, Default: "0.9", Doc: "factor applied to the temperature after every round"},
-				{Name: "t_min", Type: sdk.Float, Default: "1", Doc: "lowest temperature"},
-			},
+		Info: sdk.Info{Name: "bb-plan", Version: "1.1.0",
+			Description: "plan-based scheduling with simulated annealing over queue orders (plan-alpha); on pools and on nodes",
+			Params: params(
+				sdk.Param{Name: "alpha", Type: sdk.Float, Default: "2", Doc: "exponent of the planned waits in the score (1, 2 or 3 in the paper)"},
+				sdk.Param{Name: "exhaustive", Type: sdk.Int, Default: "5", Doc: "queues of at most this many jobs are searched exhaustively"},
+				sdk.Param{Name: "outer", Type: sdk.Int, Default: "30", Doc: "annealing rounds"},
+				sdk.Param{Name: "inner", Type: sdk.Int, Default: "6", Doc: "moves (swaps of two random positions) per round"},
+				sdk.Param{Name: "cooling", Type: sdk.Float, Default: "0.9", Doc: "factor applied to the temperature after every round"},
+				sdk.Param{Name: "t_min", Type: sdk.Float, Default: "1", Doc: "lowest temperature"},
+			),
 		},
 		New: func() sdk.Policy { return &planner{} },
 	}
@@ -62,6 +62,9 @@ type planner struct {
 	cur, best, try, ord []*sdk.Job
 	pl                  []int32
 	perm                []int
+	// from holds, on nodes, by job index, the earliest time a waiting
+	// job may start in a plan this call (earliest).
+	from []int64
 }
 
 func (p *planner) Init(env sdk.Env) error {
@@ -92,6 +95,9 @@ func (p *planner) Init(env sdk.Env) error {
 func (p *planner) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.begin(s)
 	q := s.Queue
+	if p.room != nil {
+		p.earliest(s)
+	}
 	// A greedy pass in queue order: when it starts no job, no job fits now
 	// and no plan can start one; when it starts them all, queue order is a
 	// best plan (every wait is as short as it can be). Either way there is
@@ -99,7 +105,7 @@ func (p *planner) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	n := 0
 	p.work.CopyFrom(&p.prof)
 	for _, j := range q {
-		if p.units.FitsAt(&p.work, s.Now, j.Request, j.Walltime, p.pl) {
+		if p.start(s, j) == s.Now && p.units.FitsAt(&p.work, s.Now, j.Request, j.Walltime, p.pl) {
 			_ = p.work.Reserve(s.Now, j.Walltime, p.units.Amount(j.Request, p.pl))
 			n++
 		}
@@ -118,17 +124,62 @@ func (p *planner) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// Start what the best plan starts now, placed as planned.
 	for _, j := range p.best {
 		pl := p.placement()
-		t := p.units.EarliestFit(&p.prof, s.Now, j.Request, j.Walltime, pl)
+		t := p.fit(&p.prof, s, j, pl)
+		if t < 0 {
+			p.placements = p.placements[:len(p.placements)-len(pl)]
+			continue // see score
+		}
 		if err := p.prof.Reserve(t, j.Walltime, p.units.Amount(j.Request, pl)); err != nil {
 			return nil, fmt.Errorf("bb-plan: job id %d: %w", j.ID, err)
 		}
-		if t == s.Now {
-			p.out = append(p.out, sdk.StartPlaced(j, 0, pl))
-		} else {
+		// On nodes, a job the plan starts now but that the placement
+		// rule does not place (the plan counts totals) waits, its
+		// reservation kept for the rest of the plan.
+		if t != s.Now || !p.startNow(j, pl) {
 			p.placements = p.placements[:len(p.placements)-len(pl)]
 		}
 	}
 	return p.out, nil
+}
+
+// earliest notes, on nodes, the earliest time each waiting job may start
+// in a plan of this call: now when the placement rule places it now, else
+// its shadow time on the nodes as running jobs end (Room.Shadow), which
+// the plan's totals do not see, or -1 when it would not fit them even
+// then (nodes out of service). The plans then count totals from there.
+func (p *planner) earliest(s *sdk.State) {
+	for _, j := range s.Queue {
+		for j.Index >= len(p.from) {
+			p.from = append(p.from, 0)
+		}
+		at := s.Now
+		if !p.room.Fits(j) {
+			var ok bool
+			if at, _, ok = p.room.Shadow(s, j); !ok {
+				at = -1
+			}
+		}
+		p.from[j.Index] = at
+	}
+}
+
+// start returns the earliest time job j may start in a plan of this call:
+// now, or on nodes what earliest noted.
+func (p *planner) start(s *sdk.State, j *sdk.Job) int64 {
+	if p.room == nil {
+		return s.Now
+	}
+	return p.from[j.Index]
+}
+
+// fit returns the earliest time j fits prof from its start, writing its
+// placement on units into pl, or -1 when it never does.
+func (p *planner) fit(prof *plan.Profile, s *sdk.State, j *sdk.Job, pl []int32) int64 {
+	from := p.start(s, j)
+	if from < 0 {
+		return -1
+	}
+	return p.units.EarliestFit(prof, from, j.Request, j.Walltime, pl)
 }
 
 // score returns the score of the plan of order, or a value of at least
@@ -138,7 +189,12 @@ func (p *planner) score(s *sdk.State, order []*sdk.Job, limit float64) float64 {
 	p.work.CopyFrom(&p.prof)
 	var sum float64
 	for _, j := range order {
-		t := p.units.EarliestFit(&p.work, s.Now, j.Request, j.Walltime, p.pl)
+		t := p.fit(&p.work, s, j, p.pl)
+		if t < 0 {
+			// On nodes with some out of service, a job may not fit the
+			// profile in any order: it adds the same nothing to each.
+			continue
+		}
 		_ = p.work.Reserve(t, j.Walltime, p.units.Amount(j.Request, p.pl))
 		w := float64(t - j.Submit)
 		switch p.alpha {

@@ -27,8 +27,8 @@
 // On a platform of nodes a job fits when the cluster's placement rule
 // places it (beside nodes out of service, maintenance windows ahead and a
 // power cap, as fcfs and easy do), the head's shadow time is where it
-// would be placed once running jobs reach their walltimes (sdk/plan's
-// Shadow), and the selection is made within the free totals, each
+// would be placed once running jobs reach their walltimes (Room.Shadow),
+// and the selection is made within the free totals, each
 // candidate placed on its own: the selected jobs then start in queue
 // order where the rule places them, and one that no longer finds room
 // beside those before it waits (counted: placement_misses). The head's
@@ -45,7 +45,6 @@ import (
 	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/groupsel"
-	"github.com/schedlab/schedlab/sdk/plan"
 )
 
 // The values a selection maximises (the value parameter).
@@ -144,10 +143,9 @@ type policy struct {
 	onNodes                               bool
 	room                                  *backfill.Room
 	// Scratch reused between calls.
-	vars    []*sdk.Job
-	avail   sdk.Vector
-	inst    groupsel.Instance
-	started []sdk.Running // on nodes, the jobs started in queue order
+	vars  []*sdk.Job
+	avail sdk.Vector
+	inst  groupsel.Instance
 }
 
 func (p *policy) Init(env sdk.Env) error {
@@ -187,18 +185,12 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		// Jobs start in queue order while they fit; the first that does
 		// not is the head and gets its reservation, which the selection
 		// among the jobs after it must not delay.
-		p.started = p.started[:0]
 		for len(window) > 0 {
 			d, ok := p.room.Start(window[0])
 			if !ok {
 				break
 			}
 			out = append(out, d)
-			if p.onNodes {
-				a := p.room.Alloc()
-				p.started = append(p.started, sdk.Running{Job: window[0], Start: s.Now, ExpectedEnd: s.Now + window[0].Walltime,
-					Alloc: &sdk.Alloc{Nodes: slices.Clone(a.Nodes), Tasks: slices.Clone(a.Tasks)}})
-			}
 			window = window[1:]
 		}
 		if len(window) == 0 {
@@ -206,7 +198,10 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		}
 		head := window[0]
 		if p.onNodes {
-			shadow, extra = p.nodeShadow(s, head)
+			var ok bool
+			if shadow, extra, ok = p.room.Shadow(s, head); !ok {
+				shadow = -1
+			}
 		} else {
 			shadow, extra = p.shadow(s, head, out)
 		}
@@ -239,21 +234,6 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// nodeShadow is shadow on a platform of nodes: sdk/plan's Shadow on the
-// nodes as the starts of this call leave them, those starts running to
-// their walltimes; -1 when head would not fit even then.
-func (p *policy) nodeShadow(s *sdk.State, head *sdk.Job) (int64, sdk.Vector) {
-	now := *s
-	now.Nodes = []*sdk.Nodes{p.room.Nodes()}
-	now.Free = []sdk.Vector{p.room.Free()}
-	now.Running = append(slices.Clip(s.Running), p.started...)
-	at, _, extra, ok := plan.Shadow(&now, 0, head)
-	if !ok {
-		return -1, nil
-	}
-	return at, extra
 }
 
 // choose returns the indices in p.vars of the jobs to start: the set the

@@ -69,11 +69,12 @@ func TestInvariants(t *testing.T) {
 }
 
 // TestEveryPolicyOnNodes runs every reference policy on a platform of
-// nodes: fcfs, easy, conservative, multifactor, probfill and groupsel schedule it (every schedule verified
+// nodes: every policy but the grid ones schedules it (every schedule verified
 // as a host verifies it), every other policy refuses it at Init, saying
 // the platform is made of nodes.
 func TestEveryPolicyOnNodes(t *testing.T) {
-	onNodes := map[string]bool{"fcfs": true, "easy": true, "conservative": true, "multifactor": true, "probfill": true, "probfill-nf": true, "groupsel": true}
+	onNodes := map[string]bool{"fcfs": true, "easy": true, "conservative": true, "multifactor": true, "probfill": true, "probfill-nf": true, "groupsel": true,
+		"bb-fcfs": true, "bb-filler": true, "bb-easy-procs": true, "bb-easy": true, "bb-easy-sjf": true, "bb-plan": true}
 	sc := policytest.Random{Nodes: true, Jobs: 80}.Scenario(7)
 	for _, p := range All() {
 		t.Run(p.Info.Name, func(t *testing.T) {

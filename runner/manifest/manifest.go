@@ -155,19 +155,29 @@ type Resource struct {
 // sdk.Units declaration for each divided resource.
 func (p Platform) SDK() *sdk.Platform {
 	if p.Nodes != nil {
-		return sdk.NodesPlatform(p.Name, p.Nodes.Groups, p.Nodes.Partitions, p.Nodes.Placement)
+		sp := sdk.NodesPlatform(p.Name, p.Nodes.Groups, p.Nodes.Partitions, p.Nodes.Placement)
+		AddResources(sp, p.Resources)
+		return sp
 	}
 	if len(p.Clusters) > 0 {
 		return &sdk.Platform{Name: p.Name, Resources: []string{sdk.Processors}, Clusters: p.sdkClusters()}
 	}
-	names := []string{sdk.Processors}
-	capacity := sdk.Vector{p.Procs}
-	for _, r := range p.Resources {
-		names = append(names, r.Name)
-		capacity = append(capacity, r.Capacity)
+	sp := &sdk.Platform{Name: p.Name, Resources: []string{sdk.Processors}, Clusters: []sdk.Cluster{{Name: p.Name, Capacity: sdk.Vector{p.Procs}}}}
+	AddResources(sp, p.Resources)
+	return sp
+}
+
+// AddResources adds resources rs, in order, to the one cluster of sp after
+// the resources it has (processors, and on nodes their memory and GPUs),
+// each divided one with its units.
+func AddResources(sp *sdk.Platform, rs []Resource) {
+	c := &sp.Clusters[0]
+	first := len(sp.Resources)
+	for _, r := range rs {
+		sp.Resources = append(sp.Resources, r.Name)
+		c.Capacity = append(c.Capacity, r.Capacity)
 	}
-	c := sdk.Cluster{Name: p.Name, Capacity: capacity}
-	for i, r := range p.Resources {
+	for i, r := range rs {
 		if r.Units == 0 {
 			continue
 		}
@@ -175,9 +185,8 @@ func (p Platform) SDK() *sdk.Platform {
 		for k := range units {
 			units[k] = r.UnitCapacity
 		}
-		c.Units = append(c.Units, sdk.Units{Resource: i + 1, PiecesBy: slices.Index(names, r.PiecesBy), Capacity: units})
+		c.Units = append(c.Units, sdk.Units{Resource: first + i, PiecesBy: slices.Index(sp.Resources, r.PiecesBy), Capacity: units})
 	}
-	return &sdk.Platform{Name: p.Name, Resources: names, Clusters: []sdk.Cluster{c}}
 }
 
 // Workload is a [workloads.NAME] table: a trace file or a generator.

@@ -64,9 +64,17 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 	key := func(k ...string) []string { return append([]string{"platforms", name}, k...) }
 	pl := Platform{Name: name, Nodes: &Nodes{}}
 	ns := pl.Nodes
-	for _, k := range []string{"procs", "resources", "clusters"} {
+	for _, k := range []string{"procs", "clusters"} {
 		if p.md.IsDefined(key(k)...) {
 			p.errAt(key(k), "a platform of nodes has no %s: its nodes give its cores (and memory and GPUs)", k)
+		}
+	}
+	// Resources beside the nodes: a burst buffer on storage nodes of its
+	// own, pooled or divided into units. What nodes hold is theirs.
+	pl.Resources = p.resources(name, rp.Resources)
+	for _, r := range pl.Resources {
+		if r.Name == sdk.Memory || r.Name == sdk.GPUs {
+			p.errAt(key("resources", r.Name), "%s is what nodes hold (their memory and GPUs per node), not a resource beside them", r.Name)
 		}
 	}
 	hasMachine := p.md.IsDefined(key("machine")...)
@@ -260,9 +268,6 @@ func (p *parser) checkNodes(m *Manifest, runs []Run) {
 		if len(w.Streams) > 0 {
 			p.errAt([]string{"workloads", r.Workload}, "a workload of streams runs on grids of clusters, not on platform %s of nodes", r.Platform)
 			continue
-		}
-		if w.Transform == "burst-buffer-lognormal" {
-			p.errAt([]string{"workloads", r.Workload, "transform"}, "burst buffers are not placed on nodes yet: platform %s is made of nodes", r.Platform)
 		}
 		s := pl.Nodes.Mapping
 		s.Partitions, s.Log = w.Partitions, w.Log

@@ -362,3 +362,31 @@ func TestDocBurstBufferExample(t *testing.T) {
 		t.Errorf("resources %+v", r)
 	}
 }
+
+// TestNodesWithResources: a platform of nodes takes resources beside its
+// nodes, after the nodes' own in the SDK platform (procs, then mem where
+// the nodes have memory, then the resources by name), with the units of a
+// divided one; memory and GPUs are the nodes' and are refused by key.
+func TestNodesWithResources(t *testing.T) {
+	src := strings.Replace(bbBase, "[platforms.kth-bb]\nprocs = 96\n",
+		"[platforms.kth-bb]\n[platforms.kth-bb.nodes.a]\ncount = 48\ncores = 2\nmemory = \"4GiB\"\n", 1)
+	m := mustParse(t, src)
+	sp := m.Platforms["kth-bb"].SDK()
+	if err := sp.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c := sp.Clusters[0]
+	if !reflect.DeepEqual(sp.Resources, []string{"procs", sdk.Memory, "bb", "lic"}) || c.Capacity[0] != 96 ||
+		c.Capacity[2] != 480_000_000_000 || c.Capacity[3] != 5 || len(c.Units) != 1 || c.Units[0].Resource != 2 ||
+		c.Units[0].PiecesBy != 0 || len(c.Units[0].Capacity) != 12 || !c.HasNodes() {
+		t.Fatalf("SDK platform %+v %+v", sp.Resources, c)
+	}
+	for _, name := range []string{sdk.Memory, sdk.GPUs} {
+		bad := strings.Replace(src, "[platforms.kth-bb.resources.lic]", "[platforms.kth-bb.resources."+name+"]", 1)
+		_, err := parse(t, bad)
+		want := "m.toml:11: platforms.kth-bb.resources." + name + ": " + name + " is what nodes hold"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("resource %s beside nodes: %v, want %s", name, err, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,16 +24,35 @@ func fitNodes(s *sdk.State) []sdk.Decision {
 	var out []sdk.Decision
 	n, try := new(sdk.Nodes), new(sdk.Nodes)
 	n.CopyFrom(s.Nodes[0])
+	// A burst buffer divided into units beside the nodes: the pieces are
+	// placed as the engine places them (sdk.PlacePieces), here to know
+	// whether they fit.
+	c := &s.Platform.Clusters[0]
+	var units []int64
+	var pl []int32
+	if len(c.Units) == 1 {
+		units, pl = slices.Clone(s.FreeUnits[0]), make([]int32, len(c.Units[0].Capacity))
+	}
 	for _, j := range s.Queue {
 		var a sdk.Alloc
 		try.CopyFrom(n)
 		for k := range sdk.WindowNodes(s, 0, j.Walltime) {
 			try.SetFree(k, sdk.Amount{})
 		}
-		if try.Place(j.Tasks, n.Layout.Rule(), &a) {
-			n.Take(j.Tasks, a)
-			out = append(out, sdk.StartAlloc(j, 0, a))
+		if !try.Place(j.Tasks, n.Layout.Rule(), &a) {
+			continue
 		}
+		if units != nil {
+			pieces, size, _ := c.Units[0].Pieces(j.Request)
+			if !sdk.PlacePieces(pl, units, pieces, size) {
+				continue
+			}
+			for k, x := range pl {
+				units[k] -= int64(x) * size
+			}
+		}
+		n.Take(j.Tasks, a)
+		out = append(out, sdk.StartAlloc(j, 0, a))
 	}
 	if s.Power != nil {
 		// Switch off every idle node while no job waits that it could

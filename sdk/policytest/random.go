@@ -22,7 +22,8 @@ type Random struct {
 	// its units (sdk.Units). On a platform of nodes, each job has tasks
 	// (sdk.Tasks) that fit its partition when every node is free: shared
 	// or exclusive, with a node count or not, with memory, GPUs and
-	// features where the nodes have them.
+	// features where the nodes have them, and, half the time, pieces of a
+	// resource divided into units beside the nodes.
 	Platform *sdk.Platform
 	// Nodes, when Platform is nil, draws a platform of nodes from the
 	// seed instead of a pool of processors (RandomNodes).
@@ -86,7 +87,9 @@ func (r Random) Scenario(seed uint64) Scenario {
 		Params: r.Params, Exact: r.Exact, Seed: seed,
 		Procs: r.Procs, Platform: r.Platform,
 	}
-	multi := plat.Dims() > 1 && !plat.HasNodes()
+	// Requests are the jobs' own but on nodes, where the tasks give them;
+	// a divided resource beside nodes (a burst buffer) is drawn apart.
+	multi := plat.Dims() > 1 && !plat.HasNodes() || plat.HasNodes() && plat.UnitStride() > 0
 	var layout *sdk.Layout
 	if plat.HasNodes() {
 		layout = sdk.NewLayout(plat, 0)
@@ -107,6 +110,11 @@ func (r Random) Scenario(seed uint64) Scenario {
 			if layout != nil {
 				t := randomTasks(rng, layout, shape.Walltime)
 				shape.Tasks = &t
+				if multi {
+					req = make(sdk.Vector, plat.Dims())
+					layout.Request(&t, req)
+					randomPieces(rng, c, req)
+				}
 			} else {
 				req = randomRequest(rng, plat, c)
 				shape.Procs = req[0]
@@ -221,6 +229,14 @@ func randomRequest(rng *rand.Rand, plat *sdk.Platform, c *sdk.Cluster) sdk.Vecto
 			req[k] = 1 + rng.Int64N(max(1, capacity/8))
 		}
 	}
+	randomPieces(rng, c, req)
+	return req
+}
+
+// randomPieces draws, half the time, the request of each divided resource
+// of c in req: pieces counted by another resource of req, each of a size
+// that fits some unit.
+func randomPieces(rng *rand.Rand, c *sdk.Cluster, req sdk.Vector) {
 	// Divided resources last: their pieces are counted by another one.
 	for _, u := range c.Units {
 		pieces := req[u.PiecesBy]
@@ -233,7 +249,6 @@ func randomRequest(rng *rand.Rand, plat *sdk.Platform, c *sdk.Cluster) sdk.Vecto
 		}
 		req[u.Resource] = pieces * size
 	}
-	return req
 }
 
 func largest(xs []int64) int64 {

@@ -1,0 +1,114 @@
+package burstbuffer_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/schedlab/schedlab/plugins/burstbuffer"
+	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/policytest"
+)
+
+// withBurstBuffer adds to platform p of nodes a burst buffer ("bb") of the
+// given units, one piece per processor (core).
+func withBurstBuffer(p *sdk.Platform, units ...int64) *sdk.Platform {
+	var sum int64
+	for _, u := range units {
+		sum += u
+	}
+	p.Resources = append(p.Resources, "bb")
+	c := &p.Clusters[0]
+	c.Capacity = append(c.Capacity, sum)
+	c.Units = []sdk.Units{{Resource: len(p.Resources) - 1, PiecesBy: 0, Capacity: units}}
+	return p
+}
+
+// TestRandomNodes runs every burst-buffer policy on random platforms of
+// nodes (shared and exclusive jobs, node counts, memory, GPUs, features,
+// partitions) beside a burst buffer of three units, jobs asking for pieces
+// of it half the time: every schedule verified as a host verifies it (each
+// node's cores, memory and GPUs and each unit never exceeded at any
+// instant), bb-fcfs in submit order, a second run identical.
+func TestRandomNodes(t *testing.T) {
+	for seed := range uint64(6) {
+		plat := withBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
+		sc := policytest.Random{Platform: plat, Jobs: 100, MaxWalltime: 60, Burst: 3}.Scenario(seed)
+		pieces := 0
+		for _, r := range sc.Requests {
+			if r[len(r)-1] > 0 {
+				pieces++
+			}
+		}
+		if pieces == 0 {
+			t.Fatalf("seed %d: no job asks for the burst buffer", seed)
+		}
+		for _, p := range burstbuffer.Plugins() {
+			var inv []policytest.Invariant
+			if p.Info.Name == "bb-fcfs" {
+				inv = append(inv, policytest.StartsInSubmitOrder())
+			}
+			recs := policytest.Check(t, p, sc, inv...)
+			again, err := policytest.Simulate(p, sc)
+			if err != nil || !reflect.DeepEqual(recs, again) {
+				t.Fatalf("seed %d %s: a second run differs (%v)", seed, p.Info.Name, err)
+			}
+		}
+	}
+}
+
+// TestNodesHandWorked: two shared nodes of 4 cores beside a burst buffer
+// of two units of 40, a piece per core. A (3 cores, until 100) takes node
+// 0 and B (3 cores, until 50) node 1, leaving a core on each. C (one task
+// of 2 cores, 40 of the buffer), at 1, fits the totals (2 cores, 80 of
+// the buffer free) but no node: it waits for B's end and runs from 50 on
+// node 1. D (1 core, 100 s, no buffer), at 2, fits node 0 now. bb-fcfs
+// keeps it behind C (50); bb-filler starts it at once; the EASY policies
+// reserve C from its shadow time on the nodes, 50, where counting totals
+// alone would reserve it now and hold D back, and backfill D at 2;
+// bb-plan plans C from 50 too, and starts D now. On a pool of 8 processors
+// C starts at 1, on the two cores D then waits for until 11.
+func TestNodesHandWorked(t *testing.T) {
+	plat := withBurstBuffer(sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit), 40, 40)
+	sc := policytest.Scenario{Platform: plat}
+	for _, j := range []struct {
+		id, submit, runtime int64
+		cores               int32
+		bb                  int64
+	}{
+		{1, 0, 100, 3, 0},
+		{2, 0, 50, 3, 0},
+		{3, 1, 10, 2, 40},
+		{4, 2, 100, 1, 0},
+	} {
+		sc.Jobs = append(sc.Jobs, policytest.Job{ID: j.id, Submit: j.submit, Runtime: j.runtime, Walltime: j.runtime,
+			Tasks: &sdk.Tasks{Count: 1, Cores: j.cores}})
+		sc.Requests = append(sc.Requests, sdk.Vector{0, j.bb})
+	}
+	early := []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 50, Promised: 50}, {ID: 4, At: 2}}
+	for _, tc := range []struct {
+		p    sdk.Plugin
+		want []policytest.Start
+	}{
+		{burstbuffer.FCFS(), []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 50}, {ID: 4, At: 50}}},
+		{burstbuffer.Filler(), []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 50}, {ID: 4, At: 2}}},
+		{burstbuffer.EASYProcs(), early},
+		{burstbuffer.EASY(), early},
+		{burstbuffer.EASYSJF(), early},
+		{burstbuffer.Plan(), []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 50}, {ID: 4, At: 2}}},
+	} {
+		sc.Name, sc.Want = tc.p.Info.Name, tc.want
+		policytest.Run(t, tc.p, sc)
+	}
+	// The same jobs on a pool of the nodes' 8 cores: C starts at once,
+	// and D after it.
+	pool := sc
+	pool.Platform = &sdk.Platform{Name: "pool", Resources: []string{sdk.Processors, "bb"},
+		Clusters: []sdk.Cluster{{Name: "m", Capacity: sdk.Vector{8, 80}, Units: []sdk.Units{{Resource: 1, Capacity: []int64{40, 40}}}}}}
+	pool.Requests = nil
+	for i, j := range pool.Jobs {
+		pool.Jobs[i].Procs, pool.Jobs[i].Tasks = int64(j.Tasks.Cores), nil
+		pool.Requests = append(pool.Requests, sdk.Vector{int64(j.Tasks.Cores), sc.Requests[i][1]})
+	}
+	pool.Name, pool.Want = "pool", []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 1}, {ID: 4, At: 11}}
+	policytest.Run(t, burstbuffer.EASY(), pool)
+}
