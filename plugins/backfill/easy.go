@@ -346,7 +346,7 @@ func (p *easy) backfillCounted(now int64, j *sdk.Job) {
 	if j.Tasks.Partition == p.headPart && p.room.holdsRequest(j) && !p.fencedAtShadow {
 		// It would hold its request there: cheap to refuse without a
 		// placement.
-		if d := l.Demand(j.Tasks); !amountFits(d, p.extraNodes) {
+		if d := p.room.demand(j); !amountFits(d, p.extraNodes) {
 			return
 		}
 	}

@@ -395,6 +395,21 @@ func (r *room) holdsRequest(j *sdk.Job) bool {
 	return r.nodes == nil || !j.Tasks.Exclusive || r.nodes.Layout.Uniform(j.Tasks.Partition)
 }
 
+// demand returns what j's tasks hold in all (Layout.Demand), read from its
+// request, which the engine checked is exactly that: computing it again
+// for every candidate of EASY's backfill walked the partition's node
+// groups (CEA-Curie's three) each time.
+func (r *room) demand(j *sdk.Job) sdk.Amount {
+	d := sdk.Amount{Cores: j.Request[0]}
+	if r.mem >= 0 {
+		d.Memory = j.Request[r.mem]
+	}
+	if r.gpu >= 0 {
+		d.GPUs = j.Request[r.gpu]
+	}
+	return d
+}
+
 // heldBy returns what j holds in all on allocation a: its request, with the
 // amounts held on nodes in place of what its tasks need (more for an
 // exclusive job); j.Request itself on a platform without nodes. The
