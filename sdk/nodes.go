@@ -164,9 +164,10 @@ func (p *Platform) validateNodes(c *Cluster) error {
 	}
 	for _, u := range c.Units {
 		// What nodes hold is theirs to divide: units are of a resource
-		// beside them (a burst buffer on storage nodes of its own).
-		if n := p.Resources[max(0, min(u.Resource, len(p.Resources)-1))]; n == Memory || n == GPUs {
-			return bad("%s is held by the nodes and cannot be divided into units too", n)
+		// beside them (a burst buffer on storage nodes of its own). An
+		// index out of range is validateUnits' to report.
+		if u.Resource > 0 && u.Resource < len(p.Resources) && (p.Resources[u.Resource] == Memory || p.Resources[u.Resource] == GPUs) {
+			return bad("%s is held by the nodes and cannot be divided into units too", p.Resources[u.Resource])
 		}
 	}
 	if !slices.Contains(Placements(), c.PlacementRule()) {

@@ -378,6 +378,9 @@ func TestValidateNodes(t *testing.T) {
 		{"a second cluster", func(p *sdk.Platform) {
 			p.Clusters = append(p.Clusters, sdk.Cluster{Name: "x", Capacity: sdk.Vector{1, 0}})
 		}},
+		{"the nodes' memory divided into units", func(p *sdk.Platform) {
+			p.Clusters[0].Units = []sdk.Units{{Resource: 1, Capacity: []int64{gb, gb}}}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ok()
@@ -386,6 +389,14 @@ func TestValidateNodes(t *testing.T) {
 				t.Error("Validate accepted it")
 			}
 		})
+	}
+	// A burst buffer beside the nodes, divided into units, is valid.
+	p := ok()
+	p.Resources = append(p.Resources, "bb")
+	p.Clusters[0].Capacity = append(p.Clusters[0].Capacity, 100)
+	p.Clusters[0].Units = []sdk.Units{{Resource: 2, Capacity: []int64{60, 40}}}
+	if err := p.Validate(); err != nil {
+		t.Errorf("a burst buffer beside nodes: %v", err)
 	}
 }
 

@@ -95,10 +95,10 @@ out of service for a failure or maintenance), the keys of a manifest's
 for every node group; the jobs file gets its energy column, NAME.power.parquet
 beside it the power over time, and the summary the energy metrics.
 
-On a pool, a burst buffer (--bb-units N --bb-unit-capacity SIZE: resource bb of N
-units), a transform of the jobs (--transform NAME, --transform-param KEY=VALUE,
+A burst buffer (--bb-units N --bb-unit-capacity SIZE: resource bb of N units; on a
+pool, or beside --nodes), a transform of the jobs (--transform NAME, --transform-param KEY=VALUE,
 --transform-seed N: burst-buffer requests, or runtime estimates on any platform) and
-a model of jobs that move data through the burst buffer (--io KEY=VALUE, repeated:
+a model of jobs that move data through a pool's burst buffer (--io KEY=VALUE, repeated:
 the keys of a manifest's [platforms.NAME.io] table); docs/manifest.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },

@@ -31,7 +31,7 @@ type dataFlags struct {
 }
 
 func (f *dataFlags) register(fl *pflag.FlagSet) {
-	fl.Int64Var(&f.bbUnits, "bb-units", 0, "a pool's burst buffer: resource bb of this many units (burst-buffer nodes), with --bb-unit-capacity")
+	fl.Int64Var(&f.bbUnits, "bb-units", 0, "a burst buffer (on a pool or beside --nodes): resource bb of this many units (burst-buffer nodes), with --bb-unit-capacity")
 	fl.StringVar(&f.bbUnitCapacity, "bb-unit-capacity", "", "the bytes of each burst-buffer unit (\"40GB\", or bytes)")
 	fl.StringVar(&f.transform, "transform", "", "a transform of the jobs: burst-buffer-lognormal or burst-buffer-io (requests for --bb-units), estimates-tsafrir or estimates-f (docs/manifest.md, Transforms)")
 	fl.StringArrayVar(&f.transformParams, "transform-param", nil, "a transform parameter `key=value` (repeatable; the keys of a workload's transform_params)")

@@ -215,16 +215,7 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 
 // schedule makes EASY's starts and promise of a call.
 func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
-	p.out = p.out[:0]
-	p.head = nil
-	p.capped, p.shadowAt = false, -1
-	// Set by shadow when it withholds nodes; a call that reuses the
-	// previous shadow withholds what that one did.
-	p.fencedAtShadow = false
-	p.now = p.now[:0]
-	p.heldSlab = p.heldSlab[:0]
-	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
-	p.room.reset(s)
+	p.begin(s)
 	p.cursorSync(s)
 	if p.drains != nil {
 		p.out = p.drains.decide(s, &p.room, p.out)
@@ -368,6 +359,21 @@ func (p *easy) backfillCounted(now int64, j *sdk.Job) {
 	p.extraNodes = sdk.Amount{Cores: p.extraNodes.Cores - in.Cores, Memory: p.extraNodes.Memory - in.Memory, GPUs: p.extraNodes.GPUs - in.GPUs}
 	p.room.subOthers(p.extra, j.Request)
 	p.start(now, j, nil)
+}
+
+// begin starts a call: nothing decided or started yet, the room as s
+// shows it.
+func (p *easy) begin(s *sdk.State) {
+	p.out = p.out[:0]
+	p.head = nil
+	p.capped, p.shadowAt = false, -1
+	// Set by shadow when it withholds nodes; a call that reuses the
+	// previous shadow withholds what that one did.
+	p.fencedAtShadow = false
+	p.now = p.now[:0]
+	p.heldSlab = p.heldSlab[:0]
+	p.nodesArena, p.tasksArena = p.nodesArena[:0], p.tasksArena[:0]
+	p.room.reset(s)
 }
 
 // leastWatts returns the least power j's cores in use can add: its cores

@@ -58,11 +58,10 @@ type base struct {
 	// placements holds this call's placements; decisions point into it.
 	placements []int32
 	// room places jobs on the nodes now, on a platform of nodes (nil
-	// without nodes); beyond is scratch of heldBeyond, mem and gpu the
-	// indexes of memory and GPUs (-1: none).
-	room     *backfill.Room
-	beyond   sdk.Vector
-	mem, gpu int
+	// without nodes); beyond is scratch of heldBeyond (its entries past
+	// the platform's resources, the units', stay 0).
+	room   *backfill.Room
+	beyond sdk.Vector
 }
 
 func (b *base) init(name string, env sdk.Env) error {
@@ -73,7 +72,6 @@ func (b *base) init(name string, env sdk.Env) error {
 	if env.Platform.HasNodes() {
 		b.room = backfill.NewRoom(env)
 		b.beyond = make(sdk.Vector, b.units.Dims())
-		b.mem, b.gpu = env.Platform.Resource(sdk.Memory), env.Platform.Resource(sdk.GPUs)
 	}
 	return nil
 }
@@ -102,22 +100,11 @@ func (b *base) begin(s *sdk.State) {
 // than the least of its partition, by which its request counts them):
 // without it the profile would never come back to what the cluster has.
 func (b *base) heldBeyond(s *sdk.State) {
-	l := s.Nodes[0].Layout
 	for i := range s.Running {
 		r := &s.Running[i]
-		if r.Alloc == nil || !r.Job.Tasks.Exclusive {
-			continue // a shared job holds what it asks for
+		if b.room.HeldBeyond(r, b.beyond) {
+			b.prof.Release(r.ExpectedEnd, b.beyond)
 		}
-		h := l.HeldOn(r.Job.Tasks, *r.Alloc)
-		clear(b.beyond)
-		b.beyond[0] = h.Cores - r.Job.Request[0]
-		if b.mem >= 0 {
-			b.beyond[b.mem] = h.Memory - r.Job.Request[b.mem]
-		}
-		if b.gpu >= 0 {
-			b.beyond[b.gpu] = h.GPUs - r.Job.Request[b.gpu]
-		}
-		b.prof.Release(r.ExpectedEnd, b.beyond)
 	}
 }
 
@@ -130,10 +117,7 @@ func (b *base) reserveFrom(s *sdk.State, head *sdk.Job) int64 {
 	if b.room == nil {
 		return s.Now
 	}
-	at, _, ok := b.room.Shadow(s, head)
-	if !ok {
-		return -1
-	}
+	at, _ := b.room.Shadow(s, head)
 	return at
 }
 
@@ -151,7 +135,7 @@ func (b *base) placement() []int32 {
 // reserving it there, and reports whether it did.
 func (b *base) tryStart(s *sdk.State, j *sdk.Job) bool {
 	pl := b.placement()
-	if !b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) || b.room != nil && !b.room.Fits(j) {
+	if !b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) || !b.startNow(j, pl) {
 		b.placements = b.placements[:len(b.placements)-len(pl)]
 		return false
 	}
@@ -159,14 +143,12 @@ func (b *base) tryStart(s *sdk.State, j *sdk.Job) bool {
 		// The fit was checked on this very profile.
 		panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
 	}
-	b.startNow(j, pl)
 	return true
 }
 
 // startNow adds the decision that starts j now with pieces placed by pl
-// and, on nodes, where the room places it (which the caller has made
-// sure it does), taking it from the room. It reports false, deciding
-// nothing, when the room does not place j.
+// and, on nodes, where the room places it, taking it from the room. It
+// reports false, deciding nothing, when the room does not place j.
 func (b *base) startNow(j *sdk.Job, pl []int32) bool {
 	if b.room == nil {
 		b.out = append(b.out, sdk.StartPlaced(j, 0, pl))

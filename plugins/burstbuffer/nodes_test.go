@@ -112,3 +112,28 @@ func TestNodesHandWorked(t *testing.T) {
 	pool.Name, pool.Want = "pool", []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 1}, {ID: 4, At: 11}}
 	policytest.Run(t, burstbuffer.EASY(), pool)
 }
+
+// TestPlanMissFreesItsPlace: two shared nodes of 4 cores, four jobs at 0:
+// A and B (3 cores, 100 s) take a node each; C (2 cores, 10 s) fits the 2
+// free cores in totals but no node; D (1 core, 100 s) fits node 0. bb-plan
+// plans C now, cannot place it, and gives what it planned for C to the
+// jobs after it: D starts at 0, beside A, as under bb-easy; C when A and B
+// end.
+func TestPlanMissFreesItsPlace(t *testing.T) {
+	plat := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	sc := policytest.Scenario{Platform: plat}
+	for _, j := range []struct {
+		id, runtime int64
+		cores       int32
+	}{{1, 100, 3}, {2, 100, 3}, {3, 10, 2}, {4, 100, 1}} {
+		sc.Jobs = append(sc.Jobs, policytest.Job{ID: j.id, Runtime: j.runtime, Walltime: j.runtime, Tasks: &sdk.Tasks{Count: 1, Cores: j.cores}})
+	}
+	for _, p := range []sdk.Plugin{burstbuffer.Plan(), burstbuffer.EASY()} {
+		sc.Name = p.Info.Name
+		sc.Want = []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 100}, {ID: 4, At: 0}}
+		if p.Info.Name == "bb-easy" {
+			sc.Want[2].Promised = 100
+		}
+		policytest.Run(t, p, sc)
+	}
+}

@@ -132,10 +132,15 @@ func (p *planner) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		if err := p.prof.Reserve(t, j.Walltime, p.units.Amount(j.Request, pl)); err != nil {
 			return nil, fmt.Errorf("bb-plan: job id %d: %w", j.ID, err)
 		}
-		// On nodes, a job the plan starts now but that the placement
-		// rule does not place (the plan counts totals) waits, its
-		// reservation kept for the rest of the plan.
-		if t != s.Now || !p.startNow(j, pl) {
+		if t == s.Now && !p.startNow(j, pl) {
+			// On nodes, a job the plan starts now but that the
+			// placement rule does not place (the plan counts totals)
+			// waits, and what the plan held for it is free to the
+			// jobs after it.
+			p.prof.Unreserve(t, j.Walltime, p.units.Amount(j.Request, pl))
+			t = -1
+		}
+		if t != s.Now {
 			p.placements = p.placements[:len(p.placements)-len(pl)]
 		}
 	}
@@ -154,10 +159,7 @@ func (p *planner) earliest(s *sdk.State) {
 		}
 		at := s.Now
 		if !p.room.Fits(j) {
-			var ok bool
-			if at, _, ok = p.room.Shadow(s, j); !ok {
-				at = -1
-			}
+			at, _ = p.room.Shadow(s, j)
 		}
 		p.from[j.Index] = at
 	}

@@ -27,8 +27,9 @@
 // On a platform of nodes a job fits when the cluster's placement rule
 // places it (beside nodes out of service, maintenance windows ahead and a
 // power cap, as fcfs and easy do), the head's shadow time is where it
-// would be placed once running jobs reach their walltimes (Room.Shadow),
-// and the selection is made within the free totals, each
+// would be placed once running jobs reach their walltimes, out of the
+// maintenance windows ahead and of nodes out of service (Room.Shadow,
+// easy's), and the selection is made within the free totals, each
 // candidate placed on its own: the selected jobs then start in queue
 // order where the rule places them, and one that no longer finds room
 // beside those before it waits (counted: placement_misses). The head's
@@ -153,6 +154,11 @@ func (p *policy) Init(env sdk.Env) error {
 		return fmt.Errorf("groupsel schedules one cluster, the platform has %d", n)
 	}
 	p.onNodes = env.Platform.HasNodes()
+	if p.onNodes && env.Platform.UnitStride() > 0 {
+		// Its selection counts a burst buffer in totals: the engine
+		// could not always place the pieces of what it selects.
+		return fmt.Errorf("groupsel does not place pieces on divided resources beside nodes (platform %q); use the bb-* policies", env.Platform.Name)
+	}
 	p.room = backfill.NewRoom(env)
 	p.window = int(env.Params.Int("window"))
 	if p.window < 1 {
@@ -185,23 +191,15 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		// Jobs start in queue order while they fit; the first that does
 		// not is the head and gets its reservation, which the selection
 		// among the jobs after it must not delay.
-		for len(window) > 0 {
-			d, ok := p.room.Start(window[0])
-			if !ok {
-				break
-			}
-			out = append(out, d)
-			window = window[1:]
-		}
+		var n int
+		out, n = p.room.StartInOrder(window, out)
+		window = window[n:]
 		if len(window) == 0 {
 			return out, nil
 		}
 		head := window[0]
 		if p.onNodes {
-			var ok bool
-			if shadow, extra, ok = p.room.Shadow(s, head); !ok {
-				shadow = -1
-			}
+			shadow, extra = p.room.Shadow(s, head)
 		} else {
 			shadow, extra = p.shadow(s, head, out)
 		}
@@ -357,7 +355,7 @@ func (p *policy) inOrder(in *groupsel.Instance) []int {
 
 // Counts returns the counts of the run so far (sdk.Counter): searches,
 // those stopped at their limit, of which proved optimal in value, and the
-// largest gap. They depend only on the run's inputs and parameters.
+// largest gap; on nodes, the selected jobs whose placement missed. They depend only on the run's inputs and parameters.
 func (p *policy) Counts() map[string]int64 {
 	c := map[string]int64{CountSolves: p.solves, CountLimitHits: p.hits,
 		CountLimitGapZero: p.gapZero, CountLimitGapMax: p.gapMax}

@@ -71,8 +71,11 @@ func (p *nf) Init(env sdk.Env) error {
 	if len(env.Platform.Clusters) != 1 {
 		return errors.New("probfill-nf: one cluster only")
 	}
-	if err := backfill.Supported("probfill-nf", env.Platform); err != nil {
-		return err
+	if env.Platform.HasNodes() {
+		// Its room places jobs on the nodes, not pieces on units.
+		if err := backfill.Supported("probfill-nf", env.Platform); err != nil {
+			return err
+		}
 	}
 	p.room = backfill.NewRoom(env)
 	p.tau = env.Params.Float("tau")
@@ -126,14 +129,8 @@ func (p *nf) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.learn(s.Completed)
 	p.room.Reset(s)
 	q := s.Queue
-	i := 0
-	for ; i < len(q); i++ {
-		d, ok := p.room.Start(q[i])
-		if !ok {
-			break
-		}
-		p.out = append(p.out, d)
-	}
+	var i int
+	p.out, i = p.room.StartInOrder(q, p.out)
 	if i >= len(q)-1 || p.tau == 0 {
 		return p.out, nil
 	}

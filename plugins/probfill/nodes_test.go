@@ -203,37 +203,3 @@ func TestWindowsOnNodes(t *testing.T) {
 		}
 	}
 }
-
-// TestRandomNodesWithOutages: both variants on random platforms of nodes
-// where node 0 fails twice (its jobs requeued) and the whole machine
-// stops for a maintenance window: every schedule verified, with no job on
-// a node out of service.
-func TestRandomNodesWithOutages(t *testing.T) {
-	outs := []sdk.Outage{
-		{Nodes: []int32{0}, Start: 300, End: 900, Kind: sdk.Failure},
-		{Nodes: []int32{0}, Start: 2000, End: 2600, Kind: sdk.Failure},
-		{Start: 4000, End: 4500, Kind: sdk.Maintenance},
-	}
-	f := sim.Faults{OnFailure: sim.FailRequeue}
-	requeued := 0
-	for seed := range uint64(8) {
-		sc := policytest.Random{Nodes: true, Jobs: 150, Params: map[string]string{"tau": "0.2"}}.Scenario(seed)
-		in := sc.Inputs()
-		for _, p := range []sdk.Plugin{Plugin(), NF()} {
-			res, err := host.InProcess(p).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: sc.Params, Outages: outs, Faults: f}, in, nil)
-			if err != nil {
-				t.Fatalf("seed %d, %s: %v", seed, p.Info.Name, err)
-			}
-			if err := verify.Outages(sc.Platform, in, outs, f, false, res); err != nil {
-				t.Fatalf("seed %d, %s: %v", seed, p.Info.Name, err)
-			}
-			for _, r := range res.Records {
-				requeued += int(r.Attempts)
-			}
-		}
-	}
-	if requeued == 0 {
-		t.Fatal("no failure ended a job: the case tests nothing")
-	}
-	t.Logf("%d runs ended by a failure, requeued", requeued)
-}

@@ -83,8 +83,11 @@ func (p *policy) Init(env sdk.Env) error {
 	if len(env.Platform.Clusters) != 1 {
 		return errors.New("probfill: the model is of one cluster")
 	}
-	if err := backfill.Supported("probfill", env.Platform); err != nil {
-		return err
+	if env.Platform.HasNodes() {
+		// Its room places jobs on the nodes, not pieces on units.
+		if err := backfill.Supported("probfill", env.Platform); err != nil {
+			return err
+		}
 	}
 	p.room = backfill.NewRoom(env)
 	p.tau = env.Params.Float("tau")
@@ -110,14 +113,8 @@ func (p *policy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	}
 	p.room.Reset(s)
 	q := s.Queue
-	i := 0
-	for ; i < len(q); i++ {
-		d, ok := p.room.Start(q[i])
-		if !ok {
-			break
-		}
-		p.out = append(p.out, d)
-	}
+	var i int
+	p.out, i = p.room.StartInOrder(q, p.out)
 	if i >= len(q)-1 || p.tau == 0 {
 		return p.out, nil // nothing behind the head, or FCFS
 	}
@@ -184,7 +181,7 @@ func (p *policy) estimates(s *sdk.State) (meanRun, mu float64) {
 // the tasks of head that the nodes of its partition cannot take now, times
 // the cores of a task, where a node takes as many as fit it (Nodes.Fit:
 // none on a node without its features, or, for an exclusive job, not
-// wholly free). A job of a fixed node count lacks, besides, the nodes
+// wholly free). A job of a fixed node count lacks at least the nodes
 // short of that count that can take one of its tasks, at its cores per
 // node. Free cores on nodes that none of its tasks fits do not count. A
 // head that does not start although its tasks would find room (its
