@@ -10,8 +10,6 @@ import (
 	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
-	"github.com/schedlab/schedlab/workload"
-	"github.com/schedlab/schedlab/workload/nodes"
 )
 
 // TestPlacementMiss: two shared nodes of 4 cores; A takes 3 cores of node
@@ -65,21 +63,9 @@ func TestPlacementMiss(t *testing.T) {
 // capacity are then the same numbers), with and without the reservation,
 // and misses no placement.
 func TestExclusiveNodesArePool(t *testing.T) {
-	plat := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 16, Cores: 4}}, nil, sdk.FirstFit)
 	for seed := range uint64(4) {
 		sc := policytest.Random{Procs: 64, Jobs: 200, MaxWalltime: 500}.Scenario(seed)
-		jobs := sc.Inputs()
-		w := &workload.Workload{Path: "random", Procs: 64, Jobs: jobs}
-		onNodes, _, err := nodes.Apply(plat, w, jobs, nodes.Settings{Allocation: nodes.Exclusive, Memory: nodes.MemoryNone,
-			NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pool := make([]sim.Input, len(jobs))
-		copy(pool, jobs)
-		for i := range pool {
-			pool[i].Job.Request = sdk.Vector{(pool[i].Job.Request[0] + 3) / 4 * 4}
-		}
+		plat, onNodes, pool := policytest.OnWholeNodes(sc.Inputs(), 16, 4)
 		for _, params := range []map[string]string{{"window": "8"}, {"window": "8", "reserve": "false", "value": "procs"}} {
 			name := fmt.Sprintf("seed %d %v", seed, params)
 			a, err := sim.Run(context.Background(), Plugin(), sim.Config{Platform: sdk.SingleCluster("pool", 64), Jobs: pool, Params: params})

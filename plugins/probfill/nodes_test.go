@@ -12,8 +12,6 @@ import (
 	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
-	"github.com/schedlab/schedlab/workload"
-	"github.com/schedlab/schedlab/workload/nodes"
 )
 
 // TestShortfall: the head's shortfall, worked by hand, on a pool and on
@@ -102,20 +100,9 @@ func TestHandScenarioOnNodes(t *testing.T) {
 // requests are rounded up to whole nodes' cores: fits, shortfalls and the
 // model's estimates are then the same numbers.
 func TestExclusiveNodesArePool(t *testing.T) {
-	plat := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 8, Cores: 8}}, nil, sdk.FirstFit)
 	for seed := range uint64(3) {
 		jobs, _ := synthetic(t, seed)
-		w := &workload.Workload{Path: "synthetic", Procs: 64, Jobs: jobs}
-		onNodes, _, err := nodes.Apply(plat, w, jobs, nodes.Settings{Allocation: nodes.Exclusive, Memory: nodes.MemoryNone,
-			NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pool := make([]sim.Input, len(jobs))
-		copy(pool, jobs)
-		for i := range pool {
-			pool[i].Job.Request = sdk.Vector{(pool[i].Job.Request[0] + 7) / 8 * 8}
-		}
+		plat, onNodes, pool := policytest.OnWholeNodes(jobs, 8, 8)
 		for _, tc := range []struct {
 			p      sdk.Plugin
 			params map[string]string

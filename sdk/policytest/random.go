@@ -3,8 +3,10 @@ package policytest
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/sim"
 )
 
 // Random describes a random workload: busy enough to build a backlog, with
@@ -257,4 +259,25 @@ func largest(xs []int64) int64 {
 		m = max(m, x)
 	}
 	return m
+}
+
+// OnWholeNodes returns jobs of processors only twice: on a platform of
+// count nodes of cores cores each, every job held whole (its processors
+// as tasks of one core on as few nodes as hold them), and on a pool of
+// the nodes' cores with each request rounded up to whole nodes' cores.
+// On nodes all alike held whole a policy that counts totals right starts
+// every job at the same time on both (a test of its reading of nodes).
+func OnWholeNodes(jobs []sim.Input, count int, cores int64) (plat *sdk.Platform, onNodes, pool []sim.Input) {
+	plat = sdk.NodesPlatform("whole-nodes", []sdk.NodeGroup{{Name: "n", Count: count, Cores: cores}}, nil, sdk.FirstFit)
+	l := sdk.NewLayout(plat, 0)
+	onNodes, pool = slices.Clone(jobs), slices.Clone(jobs)
+	for i := range jobs {
+		p := jobs[i].Job.Request[0]
+		n := (p + cores - 1) / cores
+		t := &sdk.Tasks{Count: int32(p), Cores: 1, Nodes: int32(n), Exclusive: true}
+		onNodes[i].Job.Tasks, onNodes[i].Job.Request = t, make(sdk.Vector, plat.Dims())
+		l.Request(t, onNodes[i].Job.Request)
+		pool[i].Job.Request = sdk.Vector{n * cores}
+	}
+	return plat, onNodes, pool
 }
