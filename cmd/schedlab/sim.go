@@ -98,7 +98,7 @@ beside it the power over time, and the summary the energy metrics.
 A burst buffer (--bb-units N --bb-unit-capacity SIZE: resource bb of N units; on a
 pool, or beside --nodes), a transform of the jobs (--transform NAME, --transform-param KEY=VALUE,
 --transform-seed N: burst-buffer requests, or runtime estimates on any platform) and
-a model of jobs that move data through a pool's burst buffer (--io KEY=VALUE, repeated:
+a model of jobs that move data through the burst buffer (--io KEY=VALUE, repeated:
 the keys of a manifest's [platforms.NAME.io] table); docs/manifest.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, f) },
@@ -296,8 +296,6 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	switch {
 	case err != nil:
 		return &exitError{exitBadInput, err}
-	case bbPlat != nil && f.nodes.set() && len(f.data.io) > 0:
-		return &exitError{exitBadInput, fmt.Errorf("--io: the I/O model is of a pool's burst buffer; platforms of nodes do not take it yet")}
 	case bbPlat != nil && f.nodes.set():
 		// The burst buffer beside the nodes, on storage nodes of its own.
 		if nodeErr == nil {
@@ -338,6 +336,9 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	power, err := f.power.make(plat)
 	if err != nil {
 		return &exitError{exitBadInput, err}
+	}
+	if data.io != nil && (outs != nil || power != nil) {
+		return &exitError{exitBadInput, errors.New("--io: an I/O model with outages of nodes or a power model is not supported yet")}
 	}
 	// The policy is asked what it declares and the parameters checked
 	// before the run, as a campaign does: a policy that does not start or

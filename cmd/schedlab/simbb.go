@@ -79,13 +79,13 @@ func (f *dataFlags) apply(plat *sdk.Platform, resources []manifest.Resource, job
 	d := &simData{seed: f.transformSeed}
 	if len(f.io) > 0 {
 		if resources == nil {
-			return nil, fmt.Errorf("--io: the I/O model moves data through a pool's burst buffer: give --bb-units and --bb-unit-capacity (platforms of nodes do not take the model yet)")
+			return nil, fmt.Errorf("--io: the I/O model moves data through a burst buffer: give --bb-units and --bb-unit-capacity")
 		}
 		kv, err := keyValues("io", f.io)
 		if err != nil {
 			return nil, err
 		}
-		if d.io, err = manifest.IOFlags(kv, resources); err != nil {
+		if d.io, err = manifest.IOFlags(kv, resources, plat); err != nil {
 			return nil, err
 		}
 	}

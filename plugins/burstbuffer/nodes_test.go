@@ -1,12 +1,15 @@
 package burstbuffer_test
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
 	"github.com/schedlab/schedlab/plugins/burstbuffer"
 	"github.com/schedlab/schedlab/sdk"
+	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/verify"
 )
 
 // withBurstBuffer adds to platform p of nodes a burst buffer ("bb") of the
@@ -136,4 +139,43 @@ func TestPlanMissFreesItsPlace(t *testing.T) {
 		}
 		policytest.Run(t, p, sc)
 	}
+}
+
+// TestIOOnNodes: bb-easy and bb-plan on random platforms of nodes beside a
+// burst buffer of three units, the jobs moving their data through it
+// (stage-in, checkpoints drained to the file system, stage-out, all
+// sharing the bandwidths): every schedule verified on the nodes and the
+// units, and every job's end recomputed by verify.IO's own fluid sharing.
+func TestIOOnNodes(t *testing.T) {
+	slowed := 0
+	for seed := range uint64(4) {
+		plat := withBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
+		model := &sdk.IO{Resource: len(plat.Resources) - 1, FSBandwidth: 1.5, UnitBandwidth: 1, SplitDuplex: true, NodeBandwidth: 0.75,
+			StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 60, MaxPhases: 4}
+		in := policytest.Random{Platform: plat, Jobs: 100, MaxWalltime: 600, Burst: 20}.Scenario(seed).Inputs()
+		for _, p := range []sdk.Plugin{burstbuffer.EASY(), burstbuffer.Plan()} {
+			res, err := host.InProcess(p).Run(context.Background(), host.RunSpec{Platform: plat, IO: model}, in, nil)
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
+			}
+			c := verify.NewChecker(plat, in)
+			c.ExpectIO(model)
+			c.Add(res.Records)
+			if err := c.Finish(res.Units, res.Allocs); err != nil {
+				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
+			}
+			if err := verify.IO(plat, model, in, res); err != nil {
+				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
+			}
+			for i, r := range res.Records {
+				if r.End > r.Start+min(in[i].Runtime, in[i].Job.Walltime) {
+					slowed++
+				}
+			}
+		}
+	}
+	if slowed < 50 {
+		t.Fatalf("%d runs slowed by their data: the test crosses too little of the model", slowed)
+	}
+	t.Logf("%d runs slowed by their data", slowed)
 }

@@ -94,18 +94,19 @@ func (t tableErrs) errAt(key []string, format string, args ...any) {
 	t.p.errAt(append(slices.Clone(t.key), key...), format, args...)
 }
 
-// ioModel reads a pool platform's [platforms.NAME.io] table; nil without
-// one. resources are the platform's resources besides processors, in
-// order.
-func (p *parser) ioModel(name string, ri *rawIO, resources []Resource) *sdk.IO {
+// ioModel reads a platform's [platforms.NAME.io] table; nil without one.
+// resources are the platform's resources besides what its nodes hold (or
+// processors), in order, the first at index first of the SDK platform's
+// resources (1 on a pool; after mem and gpus on nodes that have them).
+func (p *parser) ioModel(name string, ri *rawIO, resources []Resource, first int) *sdk.IO {
 	if ri == nil {
 		return nil
 	}
-	return readIO(tableErrs{p, []string{"platforms", name, "io"}}, ri, resources)
+	return readIO(tableErrs{p, []string{"platforms", name, "io"}}, ri, resources, first)
 }
 
 // readIO reads the settings of an I/O model, its errors told to in.
-func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
+func readIO(in ioInput, ri *rawIO, resources []Resource, first int) *sdk.IO {
 	var divided []string
 	for _, r := range resources {
 		if r.Units > 0 {
@@ -118,6 +119,9 @@ func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
 	switch {
 	case res == "" && len(divided) == 1:
 		res = divided[0]
+	case len(divided) == 0:
+		in.errAt([]string(nil), "the platform has no resource divided into units (units, unit_capacity: a burst buffer) for the model to move data through")
+		return nil
 	case res == "":
 		in.errAt([]string(nil), "resource: name the burst buffer, one of the platform's resources divided into units (%s)", strings.Join(divided, ", "))
 		return nil
@@ -125,7 +129,7 @@ func readIO(in ioInput, ri *rawIO, resources []Resource) *sdk.IO {
 		in.errAt([]string{"resource"}, "%q is not a resource of the platform divided into units (units, unit_capacity)%s", res, hint(res, divided))
 		return nil
 	}
-	m.Resource = 1 + slices.IndexFunc(resources, func(r Resource) bool { return r.Name == res })
+	m.Resource = first + slices.IndexFunc(resources, func(r Resource) bool { return r.Name == res })
 	ok := true
 	bandwidth := func(k string, v any, required bool) float64 {
 		if v == nil {
@@ -197,10 +201,10 @@ var ioKeys = []string{"resource", "fs_bandwidth", "unit_bandwidth", "split_duple
 
 // IOFlags reads an I/O model from the settings of a [platforms.NAME.io]
 // table given as text (schedlab sim's --io KEY=VALUE: "fs_bandwidth=5000
-// MB/s"), for a pool platform of resources (besides processors, in
-// order), as a manifest's table with the same settings would be; errors
-// name the setting as --io KEY.
-func IOFlags(values map[string]string, resources []Resource) (*sdk.IO, error) {
+// MB/s"), for platform plat whose last resources are resources (added by
+// AddResources), as a manifest's table with the same settings would be;
+// errors name the setting as --io KEY.
+func IOFlags(values map[string]string, resources []Resource, plat *sdk.Platform) (*sdk.IO, error) {
 	in := &ioFlagErrs{}
 	ri := &rawIO{}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
@@ -255,7 +259,7 @@ func IOFlags(values map[string]string, resources []Resource) (*sdk.IO, error) {
 	if len(in.errs) > 0 {
 		return nil, errors.Join(in.errs...)
 	}
-	m := readIO(in, ri, resources)
+	m := readIO(in, ri, resources, len(plat.Resources)-len(resources))
 	if len(in.errs) > 0 {
 		return nil, errors.Join(in.errs...)
 	}

@@ -853,8 +853,8 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			continue
 		}
 		rp := raw[name]
-		if rp.IO != nil && (p.hasNodes(name) || p.md.IsDefined("platforms", name, "clusters")) {
-			p.errAt([]string{"platforms", name, "io"}, "an I/O model is of a platform of one cluster with a burst buffer (resources divided into units), not of nodes or a grid, for now")
+		if rp.IO != nil && p.md.IsDefined("platforms", name, "clusters") {
+			p.errAt([]string{"platforms", name, "io"}, "an I/O model is of a platform of one cluster with a burst buffer (resources divided into units), not of a grid, for now")
 		}
 		if p.hasNodes(name) {
 			out[name] = p.nodePlatform(name, rp)
@@ -882,7 +882,7 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			p.errAt(key, "procs (the number of processors) must be at least 1, got %d", rp.Procs)
 		}
 		pl := Platform{Name: name, Procs: rp.Procs, Resources: p.resources(name, rp.Resources)}
-		pl.IO = p.ioModel(name, rp.IO, pl.Resources)
+		pl.IO = p.ioModel(name, rp.IO, pl.Resources, 1)
 		if pl.IO != nil {
 			if err := pl.IO.Validate(pl.SDK()); err != nil {
 				p.errAt([]string{"platforms", name, "io"}, "%v", err)

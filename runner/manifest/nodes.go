@@ -101,7 +101,7 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 	} else if !slices.Contains(sdk.Placements(), ns.Placement) {
 		p.errAt(key("placement"), "%q is not a placement rule%s", rp.Placement, hint(rp.Placement, placementNames()))
 	}
-	sdkp := sdk.NodesPlatform(name, ns.Groups, ns.Partitions, ns.Placement)
+	sdkp := pl.SDK()
 	if err := sdkp.Validate(); err != nil {
 		p.errAt(key(), "%v", err)
 		return pl
@@ -120,6 +120,19 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 	ns.Mapping = mapping
 	pl.Outages = p.outageSettings(name, rp.Outages, int32(sdkp.Clusters[0].NodeCount()))
 	pl.Power = p.powerModel(name, rp.Power, sdkp)
+	switch {
+	case rp.IO == nil:
+	case rp.Outages != nil:
+		p.errAt(key("io"), "an I/O model with outages of nodes is not supported yet")
+	case rp.Power != nil:
+		p.errAt(key("io"), "an I/O model with a power model is not supported yet")
+	default:
+		if pl.IO = p.ioModel(name, rp.IO, pl.Resources, len(sdkp.Resources)-len(pl.Resources)); pl.IO != nil {
+			if err := pl.IO.Validate(sdkp); err != nil {
+				p.errAt(key("io"), "%v", err)
+			}
+		}
+	}
 	return pl
 }
 
