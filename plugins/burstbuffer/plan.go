@@ -105,7 +105,7 @@ func (p *planner) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	n := 0
 	p.work.CopyFrom(&p.prof)
 	for _, j := range q {
-		if p.start(s, j) == s.Now && p.units.FitsAt(&p.work, s.Now, j.Request, j.Walltime, p.pl) {
+		if p.startFrom(s, j) == s.Now && p.units.FitsAt(&p.work, s.Now, j.Request, j.Walltime, p.pl) {
 			_ = p.work.Reserve(s.Now, j.Walltime, p.units.Amount(j.Request, p.pl))
 			n++
 		}
@@ -165,9 +165,9 @@ func (p *planner) earliest(s *sdk.State) {
 	}
 }
 
-// start returns the earliest time job j may start in a plan of this call:
-// now, or on nodes what earliest noted.
-func (p *planner) start(s *sdk.State, j *sdk.Job) int64 {
+// startFrom returns the earliest time job j may start in a plan of this
+// call: now, or on nodes what earliest noted.
+func (p *planner) startFrom(s *sdk.State, j *sdk.Job) int64 {
 	if p.room == nil {
 		return s.Now
 	}
@@ -177,7 +177,7 @@ func (p *planner) start(s *sdk.State, j *sdk.Job) int64 {
 // fit returns the earliest time j fits prof from its start, writing its
 // placement on units into pl, or -1 when it never does.
 func (p *planner) fit(prof *plan.Profile, s *sdk.State, j *sdk.Job, pl []int32) int64 {
-	from := p.start(s, j)
+	from := p.startFrom(s, j)
 	if from < 0 {
 		return -1
 	}

@@ -154,10 +154,12 @@ func (p *policy) Init(env sdk.Env) error {
 		return fmt.Errorf("groupsel schedules one cluster, the platform has %d", n)
 	}
 	p.onNodes = env.Platform.HasNodes()
-	if p.onNodes && env.Platform.UnitStride() > 0 {
+	if p.onNodes {
 		// Its selection counts a burst buffer in totals: the engine
 		// could not always place the pieces of what it selects.
-		return fmt.Errorf("groupsel does not place pieces on divided resources beside nodes (platform %q); use the bb-* policies", env.Platform.Name)
+		if err := backfill.Supported("groupsel", env.Platform); err != nil {
+			return err
+		}
 	}
 	p.room = backfill.NewRoom(env)
 	p.window = int(env.Params.Int("window"))

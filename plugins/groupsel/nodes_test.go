@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -45,6 +46,16 @@ func TestPlacementMiss(t *testing.T) {
 		if got := res.Stats.PolicyCounts[CountPlacementMisses]; got != tc.misses {
 			t.Errorf("reserve %s: %d placement misses, want %d", tc.reserve, got, tc.misses)
 		}
+	}
+	// A burst buffer beside the nodes it would select in totals only:
+	// refused at Init, naming the policy.
+	bb := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
+	bb.Resources = append(bb.Resources, "bb")
+	bb.Clusters[0].Capacity = append(bb.Clusters[0].Capacity, 80)
+	bb.Clusters[0].Units = []sdk.Units{{Resource: 1, Capacity: []int64{40, 40}}}
+	if _, err := policytest.Simulate(Plugin(), policytest.Scenario{Platform: bb, Jobs: jobs}); err == nil ||
+		!strings.Contains(err.Error(), "groupsel does not place pieces on divided resources") {
+		t.Errorf("groupsel beside a burst buffer: %v", err)
 	}
 	// On a pool the count is not there: its records are as before.
 	res, err := sim.Run(context.Background(), Plugin(), sim.Config{Platform: sdk.SingleCluster("p", 8),

@@ -94,19 +94,25 @@ func (t tableErrs) errAt(key []string, format string, args ...any) {
 	t.p.errAt(append(slices.Clone(t.key), key...), format, args...)
 }
 
-// ioModel reads a platform's [platforms.NAME.io] table; nil without one.
-// resources are the platform's resources besides what its nodes hold (or
-// processors), in order, the first at index first of the SDK platform's
-// resources (1 on a pool; after mem and gpus on nodes that have them).
-func (p *parser) ioModel(name string, ri *rawIO, resources []Resource, first int) *sdk.IO {
+// ioModel reads a platform's [platforms.NAME.io] table and checks it
+// against plat, the platform's SDK form; nil without one. resources are
+// the platform's resources besides processors (and what nodes hold).
+func (p *parser) ioModel(name string, ri *rawIO, resources []Resource, plat *sdk.Platform) *sdk.IO {
 	if ri == nil {
 		return nil
 	}
-	return readIO(tableErrs{p, []string{"platforms", name, "io"}}, ri, resources, first)
+	m := readIO(tableErrs{p, []string{"platforms", name, "io"}}, ri, resources, plat)
+	if m != nil {
+		if err := m.Validate(plat); err != nil {
+			p.errAt([]string{"platforms", name, "io"}, "%v", err)
+		}
+	}
+	return m
 }
 
-// readIO reads the settings of an I/O model, its errors told to in.
-func readIO(in ioInput, ri *rawIO, resources []Resource, first int) *sdk.IO {
+// readIO reads the settings of an I/O model for platform plat, its errors
+// told to in.
+func readIO(in ioInput, ri *rawIO, resources []Resource, plat *sdk.Platform) *sdk.IO {
 	var divided []string
 	for _, r := range resources {
 		if r.Units > 0 {
@@ -129,7 +135,7 @@ func readIO(in ioInput, ri *rawIO, resources []Resource, first int) *sdk.IO {
 		in.errAt([]string{"resource"}, "%q is not a resource of the platform divided into units (units, unit_capacity)%s", res, hint(res, divided))
 		return nil
 	}
-	m.Resource = first + slices.IndexFunc(resources, func(r Resource) bool { return r.Name == res })
+	m.Resource = plat.Resource(res)
 	ok := true
 	bandwidth := func(k string, v any, required bool) float64 {
 		if v == nil {
@@ -201,8 +207,8 @@ var ioKeys = []string{"resource", "fs_bandwidth", "unit_bandwidth", "split_duple
 
 // IOFlags reads an I/O model from the settings of a [platforms.NAME.io]
 // table given as text (schedlab sim's --io KEY=VALUE: "fs_bandwidth=5000
-// MB/s"), for platform plat whose last resources are resources (added by
-// AddResources), as a manifest's table with the same settings would be;
+// MB/s"), for platform plat whose resources besides processors (and what
+// nodes hold) are resources, as a manifest's table with the same settings would be;
 // errors name the setting as --io KEY.
 func IOFlags(values map[string]string, resources []Resource, plat *sdk.Platform) (*sdk.IO, error) {
 	in := &ioFlagErrs{}
@@ -259,7 +265,7 @@ func IOFlags(values map[string]string, resources []Resource, plat *sdk.Platform)
 	if len(in.errs) > 0 {
 		return nil, errors.Join(in.errs...)
 	}
-	m := readIO(in, ri, resources, len(plat.Resources)-len(resources))
+	m := readIO(in, ri, resources, plat)
 	if len(in.errs) > 0 {
 		return nil, errors.Join(in.errs...)
 	}

@@ -127,11 +127,7 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 	case rp.Power != nil:
 		p.errAt(key("io"), "an I/O model with a power model is not supported yet")
 	default:
-		if pl.IO = p.ioModel(name, rp.IO, pl.Resources, len(sdkp.Resources)-len(pl.Resources)); pl.IO != nil {
-			if err := pl.IO.Validate(sdkp); err != nil {
-				p.errAt(key("io"), "%v", err)
-			}
-		}
+		pl.IO = p.ioModel(name, rp.IO, pl.Resources, sdkp)
 	}
 	return pl
 }

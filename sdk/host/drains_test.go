@@ -3,8 +3,6 @@ package host_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"reflect"
 	"testing"
 
@@ -113,13 +111,7 @@ func drainJobs(p *sdk.Platform, n int) []sim.Input {
 // the in-process run's, with the same records, and the host's
 // verification accepts them.
 func TestDrainsOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=drain")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "drain")
 	plat := sdk.NodesPlatform("m", []sdk.NodeGroup{{Name: "n", Count: 8, Cores: 1}}, nil, sdk.FirstFit)
 	jobs := drainJobs(plat, 600)
 	spec := host.RunSpec{Platform: plat, Seed: 1}

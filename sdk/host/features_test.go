@@ -2,7 +2,6 @@ package host_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -19,13 +18,7 @@ import (
 // come back as the in-process run's and valid, and a plugin of protocol 5
 // is refused the run, naming protocol 11.
 func TestFeaturesOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	plat := gridPlatform()
 	plat.Clusters[0].Features = []string{"gpu", "big"} // bits: big 0, gpu 1
 	plat.Clusters[1].Features = []string{"big"}

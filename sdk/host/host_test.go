@@ -35,6 +35,21 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// servedPlugin starts this test binary as a plugin serving the policy
+// that TestMain names by serve (servePluginEnv's value), closed when the
+// test ends.
+func servedPlugin(t *testing.T, serve string) *host.Plugin {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), servePluginEnv+"="+serve)
+	p, err := host.Start(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 // firstFit starts each waiting job, in queue order, on the first cluster
 // where it fits now, and promises the others the latest expected end of a
 // running job: starts on several clusters, promises and placements on
@@ -219,13 +234,7 @@ func runJobs(t *testing.T, p host.Policy, jobs []sim.Input) *sim.Result {
 
 // TestCurrentProtocol runs a plugin of this SDK (the test binary itself).
 func TestCurrentProtocol(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	if info := p.Info(); info.ProtocolVersion != sdk.ProtocolVersion || info.SDKVersion != sdk.Version || info.Name != "firstfit" {
 		t.Fatalf("the plugin describes itself as %+v", info)
 	}
@@ -237,13 +246,7 @@ func TestCurrentProtocol(t *testing.T) {
 // refused) and charges cross the wire, and the records are the in-process
 // run's. A protocol-3 plugin is refused such jobs, saying why.
 func TestGridOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	jobs := streamJobs(500)
 	res := runJobs(t, p, jobs)
 	var shipped, reserved, refusals, charged int
@@ -378,13 +381,7 @@ func dependentJobs(n int) []sim.Input {
 // pass verification and are the in-process run's, and some job is
 // submitted after its trace time.
 func TestFeedbackOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	jobs := dependentJobs(500)
 	res := runJobs(t, p, jobs)
 	sub, err := verify.Submitted(jobs, res.Records)

@@ -2,7 +2,6 @@ package host_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -19,13 +18,7 @@ import (
 // by verify.IO's own recomputation. A plugin of protocol 5 is refused
 // such a run, naming the protocol.
 func TestIOOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	plat := gridPlatform()
 	plat.Clusters = plat.Clusters[:1]
 	jobs := gridJobs(400)

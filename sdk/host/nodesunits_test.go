@@ -2,8 +2,6 @@ package host_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"reflect"
 	"testing"
 
@@ -19,13 +17,7 @@ import (
 // both cross the wire, and the records, allocations and placements come
 // back as the in-process run's, valid by the host's replay.
 func TestNodesAndUnitsOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	withBB := 0
 	for seed := range uint64(6) {
 		plat := policytest.RandomNodes(seed)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"reflect"
 	"testing"
 
@@ -75,13 +73,7 @@ func (p *noting) Notes() *sdk.Notes {
 // of this SDK, with enough jobs that the notes take several frames: they
 // come back as the in-process run's, NaN included.
 func TestNotesOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=notes")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "notes")
 	plat := sdk.SingleCluster("m", 64)
 	r := rand.New(rand.NewPCG(12, 12))
 	jobs := make([]sim.Input, 50000)

@@ -3,7 +3,6 @@ package host_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"reflect"
 	"slices"
@@ -112,13 +111,7 @@ func outageWorkload() (*sdk.Platform, []sim.Input, []sdk.Outage) {
 // rules cross the wire, and the records, attempts and allocations come
 // back as the in-process run's, and valid.
 func TestOutagesOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	plat, jobs, outs := outageWorkload()
 	for _, f := range []sim.Faults{{}, {OnFailure: sim.FailRequeue, LosePlace: true, Maintenance: sim.MaintenanceSoft},
 		{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Rule: sim.IntervalYoung, Cost: 60, Restart: 30, MTBF: 8000}}} {
@@ -154,13 +147,7 @@ func TestOutagesOverTheWire(t *testing.T) {
 // in-process run's, and valid. A plugin of protocol 5 is refused such a
 // run.
 func TestPowerOverTheWire(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
-	p, err := host.Start(context.Background(), cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := servedPlugin(t, "1")
 	plat, jobs, _ := outageWorkload()
 	model := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 9.5, Idle: 95.25, Full: 240, OnSeconds: 120, OnJoules: 18000, OffSeconds: 30, OffJoules: 1500}}},
 		Caps: []sdk.CapStep{{From: 0, Watts: 1e5}}}
