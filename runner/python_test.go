@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/schedlab/schedlab/results/metrics"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
+	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/workload"
 	"github.com/schedlab/schedlab/workload/burstbuffer"
@@ -375,4 +378,59 @@ func (v *ioViews) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 		v.seen = append(v.seen, ioView{s.Now, int64(r.Job.Index), int64(phase), int64(done), int64(phases), bytes, end})
 	}
 	return v.Policy.Schedule(s)
+}
+
+// TestPythonBBOnNodes: the Python bb-fcfs (testdata/bbfcfs.py), which
+// places its jobs on the nodes with schedlab.placement and its pieces on
+// a burst buffer itself, gives every job of random platforms of nodes
+// beside a burst buffer the start, the nodes and the units Go's bb-fcfs
+// gives it in process, with and without the I/O model: the nodes and
+// units of a platform travel to a Python policy and back whole.
+func TestPythonBBOnNodes(t *testing.T) {
+	procs := &Processes{}
+	defer procs.Close()
+	py := pythonResolved(t, filepath.Join("testdata", "bbfcfs.py"))
+	pieces := 0
+	for seed := range uint64(6) {
+		plat := policytest.RandomNodes(seed)
+		plat.Resources = append(plat.Resources, "bb")
+		c := &plat.Clusters[0]
+		c.Capacity = append(c.Capacity, 100)
+		c.Units = []sdk.Units{{Resource: len(plat.Resources) - 1, Capacity: []int64{40, 40, 20}}}
+		jobs := policytest.Random{Platform: plat, Jobs: 200, MaxWalltime: 600, Burst: 20}.Scenario(seed).Inputs()
+		for _, j := range jobs {
+			if j.Job.Request[len(plat.Resources)-1] > 0 {
+				pieces++
+			}
+		}
+		var model *sdk.IO
+		if seed%2 == 1 {
+			model = &sdk.IO{Resource: len(plat.Resources) - 1, FSBandwidth: 1.5, UnitBandwidth: 1, SplitDuplex: true, NodeBandwidth: 0.75,
+				StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 60, MaxPhases: 4}
+		}
+		spec := Spec{Policy: &Resolved{Ref: "bb-fcfs"}, Use: host.InProcess(bbpolicies.FCFS()), Platform: plat, Jobs: jobs, IO: model,
+			Metrics: metrics.DefaultSettings()}
+		want, err := Execute(context.Background(), spec)
+		if err != nil {
+			t.Fatalf("seed %d, Go: %v", seed, err)
+		}
+		spec.Policy, spec.Use, spec.Processes = py, nil, procs
+		got, err := Execute(context.Background(), spec)
+		if err != nil {
+			t.Fatalf("seed %d, Python: %v", seed, err)
+		}
+		if got.Transport != "plugin" {
+			t.Fatalf("seed %d: the Python policy ran %s", seed, got.Transport)
+		}
+		sameStarts(t, jobs, want.Records, got.Records)
+		if !slices.Equal(want.Units, got.Units) {
+			t.Fatalf("seed %d: the units differ: Go %v, Python %v", seed, want.Units, got.Units)
+		}
+		if want.Allocs == nil || got.Allocs == nil || !reflect.DeepEqual(*want.Allocs, *got.Allocs) {
+			t.Fatalf("seed %d: the allocations differ", seed)
+		}
+	}
+	if pieces < 200 {
+		t.Fatalf("%d jobs asked for pieces of the burst buffer: too few to cross it", pieces)
+	}
 }
