@@ -135,15 +135,42 @@ func (b *base) placement() []int32 {
 // reserving it there, and reports whether it did.
 func (b *base) tryStart(s *sdk.State, j *sdk.Job) bool {
 	pl := b.placement()
-	if !b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) || !b.startNow(j, pl) {
-		b.placements = b.placements[:len(b.placements)-len(pl)]
-		return false
+	if b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) {
+		amt, beyond, ok := b.held(j, pl)
+		if ok && (!beyond || b.prof.Fits(s.Now, j.Walltime, amt)) && b.startNow(j, pl) {
+			if err := b.prof.Reserve(s.Now, j.Walltime, amt); err != nil {
+				// The fit was checked on this very profile.
+				panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
+			}
+			return true
+		}
 	}
-	if err := b.prof.Reserve(s.Now, j.Walltime, b.units.Amount(j.Request, pl)); err != nil {
-		// The fit was checked on this very profile.
-		panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
+	b.placements = b.placements[:len(b.placements)-len(pl)]
+	return false
+}
+
+// held returns what j, started now with pieces placed by pl, holds in the
+// profile: its request and pieces and, on nodes, when the room places it
+// on nodes held whole that are larger than its request counts (the least
+// of its partition), the rest of those nodes too (beyond is then true).
+// Counting the request alone would leave the jobs after j in the call
+// room that is not there, and let them delay a reservation. It reports
+// false when the room does not place j now. The vector is the units'
+// scratch, valid until their next use.
+func (b *base) held(j *sdk.Job, pl []int32) (amt sdk.Vector, beyond, ok bool) {
+	if b.room == nil || j.Tasks == nil || !j.Tasks.Exclusive {
+		return b.units.Amount(j.Request, pl), false, true
 	}
-	return true
+	if !b.room.Fits(j) {
+		return nil, false, false
+	}
+	alloc := b.room.Alloc()
+	beyond = b.room.HeldBeyond(&sdk.Running{Job: j, Alloc: &alloc}, b.beyond)
+	amt = b.units.Amount(j.Request, pl)
+	if beyond {
+		amt.Add(b.beyond)
+	}
+	return amt, beyond, true
 }
 
 // startNow adds the decision that starts j now with pieces placed by pl

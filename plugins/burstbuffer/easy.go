@@ -10,7 +10,7 @@ import (
 // EASYProcs is the plugin of bb-easy-procs (the paper's fcfs-easy).
 func EASYProcs() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-easy-procs", Version: "1.1.0", Params: params(),
+		Info: sdk.Info{Name: "bb-easy-procs", Version: "1.1.1", Params: params(),
 			Description: "EASY backfilling whose reservation counts processors only (fcfs-easy): burst buffers go to whoever fits first; on pools and on nodes"},
 		New: func() sdk.Policy { return &easy{name: "bb-easy-procs", procsOnly: true} },
 	}
@@ -19,7 +19,7 @@ func EASYProcs() sdk.Plugin {
 // EASY is the plugin of bb-easy (the paper's fcfs-bb).
 func EASY() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-easy", Version: "1.1.0", Params: params(),
+		Info: sdk.Info{Name: "bb-easy", Version: "1.1.1", Params: params(),
 			Description: "EASY backfilling reserving processors and burst buffer for the first job that does not fit (fcfs-bb); on pools and on nodes"},
 		New: func() sdk.Policy { return &easy{name: "bb-easy"} },
 	}
@@ -28,7 +28,7 @@ func EASY() sdk.Plugin {
 // EASYSJF is the plugin of bb-easy-sjf (the paper's sjf-bb).
 func EASYSJF() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-easy-sjf", Version: "1.1.0", Params: params(),
+		Info: sdk.Info{Name: "bb-easy-sjf", Version: "1.1.1", Params: params(),
 			Description: "bb-easy with backfilling candidates by increasing requested walltime (sjf-bb); on pools and on nodes"},
 		New: func() sdk.Policy { return &easy{name: "bb-easy-sjf", sjf: true} },
 	}

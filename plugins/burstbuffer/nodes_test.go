@@ -3,8 +3,10 @@ package burstbuffer_test
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/schedlab/schedlab/plugins/backfill"
 	"github.com/schedlab/schedlab/plugins/burstbuffer"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
@@ -178,4 +180,35 @@ func TestIOOnNodes(t *testing.T) {
 		t.Fatalf("%d runs slowed by their data: the test crosses too little of the model", slowed)
 	}
 	t.Logf("%d runs slowed by their data", slowed)
+}
+
+// TestHeldWholeInCall: one node of 8 cores then three of 4, jobs held
+// whole, whose requests count 4 cores a node (the least of the
+// partition), all at 0, each its walltime long. A (1 node, 1,000 s) takes
+// the node of 8 and holds its 8 cores; B (2 nodes, 100 s) nodes 1 and 2.
+// C (3 nodes, 100 s) fits nodes 1 to 3 once B ends, at 100, and is
+// reserved then. D (1 node, 500 s) fits node 3 now, but would hold it
+// past 100: the cores free from 100 to 200 beside C's reservation are
+// 20 - 8 - 12 = 0. Counting A at its request, 4, in the call that starts
+// it would leave 4 there, start D and delay C to 500. Every EASY policy
+// keeps C at 100 and starts D when C ends, as easy does; so does bb-plan,
+// whose plan D-then-C would rest on the same 4 cores that are not there.
+func TestHeldWholeInCall(t *testing.T) {
+	plat := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "big", Count: 1, Cores: 8}, {Name: "small", Count: 3, Cores: 4}}, nil, sdk.FirstFit)
+	sc := policytest.Scenario{Platform: plat}
+	for _, j := range []struct {
+		id, walltime int64
+		nodes        int32
+	}{{1, 1000, 1}, {2, 100, 2}, {3, 100, 3}, {4, 500, 1}} {
+		sc.Jobs = append(sc.Jobs, policytest.Job{ID: j.id, Runtime: j.walltime, Walltime: j.walltime,
+			Tasks: &sdk.Tasks{Count: j.nodes, Cores: 1, Nodes: j.nodes, Exclusive: true}})
+	}
+	want := []policytest.Start{{ID: 1, At: 0}, {ID: 2, At: 0}, {ID: 3, At: 100, Promised: 100}, {ID: 4, At: 200}}
+	for _, p := range []sdk.Plugin{burstbuffer.EASY(), burstbuffer.EASYProcs(), burstbuffer.EASYSJF(), burstbuffer.Plan(), backfill.EASY()} {
+		sc.Name, sc.Want = p.Info.Name, slices.Clone(want)
+		if p.Info.Name == "bb-plan" {
+			sc.Want[2].Promised = 0 // bb-plan promises nothing
+		}
+		policytest.Run(t, p, sc)
+	}
 }

@@ -36,7 +36,7 @@ import (
 // promised a start: the plan is made again at the next event.
 func Plan() sdk.Plugin {
 	return sdk.Plugin{
-		Info: sdk.Info{Name: "bb-plan", Version: "1.1.0",
+		Info: sdk.Info{Name: "bb-plan", Version: "1.1.1",
 			Description: "plan-based scheduling with simulated annealing over queue orders (plan-alpha); on pools and on nodes",
 			Params: params(
 				sdk.Param{Name: "alpha", Type: sdk.Float, Default: "2", Doc: "exponent of the planned waits in the score (1, 2 or 3 in the paper)"},
@@ -129,16 +129,20 @@ func (p *planner) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 			p.placements = p.placements[:len(p.placements)-len(pl)]
 			continue // see score
 		}
-		if err := p.prof.Reserve(t, j.Walltime, p.units.Amount(j.Request, pl)); err != nil {
-			return nil, fmt.Errorf("bb-plan: job id %d: %w", j.ID, err)
-		}
-		if t == s.Now && !p.startNow(j, pl) {
+		if t == s.Now {
 			// On nodes, a job the plan starts now but that the
-			// placement rule does not place (the plan counts totals)
-			// waits, and what the plan held for it is free to the
-			// jobs after it.
-			p.prof.Unreserve(t, j.Walltime, p.units.Amount(j.Request, pl))
-			t = -1
+			// placement rule does not place (the plan counts totals),
+			// or whose nodes held whole hold more than the plan left
+			// free, waits, and what the plan would have held for it
+			// is free to the jobs after it.
+			amt, beyond, ok := p.held(j, pl)
+			if !ok || beyond && !p.prof.Fits(t, j.Walltime, amt) || !p.startNow(j, pl) {
+				t = -1
+			} else if err := p.prof.Reserve(t, j.Walltime, amt); err != nil {
+				return nil, fmt.Errorf("bb-plan: job id %d: %w", j.ID, err)
+			}
+		} else if err := p.prof.Reserve(t, j.Walltime, p.units.Amount(j.Request, pl)); err != nil {
+			return nil, fmt.Errorf("bb-plan: job id %d: %w", j.ID, err)
 		}
 		if t != s.Now {
 			p.placements = p.placements[:len(p.placements)-len(pl)]
