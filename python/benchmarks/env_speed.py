@@ -12,12 +12,17 @@ a RandomState), so that its simulation runs unchanged. The trace defaults
 to its Lublin-256 workload (DIR/data/lublin_256.swf), which schedlab's
 environment reads too; both use episodes of 256 jobs and a queue of 128.
 Each side runs the same number of steps, alternately, three times; the
-medians are printed."""
+medians are printed. For schedlab's, the CPU time a step takes on each of
+its two sides is printed too: the Python process's (the environment and
+its end of the socket) and the engine's (schedlab serve-env), which the
+issue asks to be measured apart; on one core they add up to the wall
+time, on two they overlap in part."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -28,20 +33,38 @@ from typing import Any
 import numpy as np
 
 
-def schedlab_steps(trace: str, steps: int, seed: int) -> float:
+def _children_cpu() -> float:
+    """CPU seconds of the child processes that ended, user and system."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def schedlab_steps(trace: str, steps: int, seed: int) -> tuple[float, float, float]:
+    """Steps per second of schedlab's environment, and the CPU seconds a
+    step takes on each side: in this process (the environment's Python and
+    its end of the socket) and in the engine's (schedlab serve-env, its
+    CPU time once it has ended less that of a process that took no step)."""
     from schedlab.gym import SchedulingEnv
 
-    env = SchedulingEnv(trace=trace, window=256, queue=128)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    t = time.perf_counter()
-    for _ in range(steps):
-        _, _, term, _, _ = env.step(int(rng.integers(0, 129)))
-        if term:
-            env.reset()
-    rate = steps / (time.perf_counter() - t)
-    env.close()
-    return rate
+    def session(n: int) -> tuple[float, float, float]:
+        before = _children_cpu()
+        env = SchedulingEnv(trace=trace, window=256, queue=128)
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        cpu = time.process_time()
+        t = time.perf_counter()
+        for _ in range(n):
+            _, _, term, _, _ = env.step(int(rng.integers(0, 129)))
+            if term:
+                env.reset()
+        wall = time.perf_counter() - t
+        cpu = time.process_time() - cpu
+        env.close()
+        return wall, cpu, _children_cpu() - before
+
+    _, _, idle = session(0)
+    wall, python, engine = session(steps)
+    return steps / wall, python / steps, max(0.0, engine - idle) / steps
 
 
 def shim_modules() -> None:
@@ -109,17 +132,25 @@ def main() -> None:
     trace = args.trace
     if not trace and args.rlscheduler:
         trace = str(args.rlscheduler / "data" / "lublin_256.swf")
-    ours: list[float] = []
+    ours: list[tuple[float, float, float]] = []
     theirs: list[float] = []
     for _ in range(3):
         ours.append(schedlab_steps(trace, args.steps, args.seed))
         if args.rlscheduler:
             theirs.append(schedgym_steps(args.rlscheduler, trace, args.steps, args.seed))
     print(f"trace {trace or 'KTH-SP2 (shipped)'}, {args.steps} random steps a round, 3 rounds")
-    for name, rates in (("schedlab.gym", ours), ("RLScheduler SchedGym", theirs)):
-        if rates:
-            rounds = ", ".join(f"{x:.0f}" for x in rates)
-            print(f"{name:21s} {statistics.median(rates):7.0f} steps/s (rounds {rounds})")
+    rates = [r for r, _, _ in ours]
+    print(
+        f"{'schedlab.gym':21s} {statistics.median(rates):7.0f} steps/s (rounds {', '.join(f'{x:.0f}' for x in rates)})"
+    )
+    for name, k in (("  Python side", 1), ("  engine side", 2)):
+        us = [r[k] * 1e6 for r in ours]
+        mid = statistics.median(us)
+        each = ", ".join(f"{x:.1f}" for x in us)
+        print(f"{name:21s} {mid:7.1f} us of CPU a step, {1e6 / mid:7.0f} steps/s alone (rounds {each})")
+    if theirs:
+        each = ", ".join(f"{x:.0f}" for x in theirs)
+        print(f"{'RLScheduler SchedGym':21s} {statistics.median(theirs):7.0f} steps/s (rounds {each})")
 
 
 if __name__ == "__main__":
