@@ -319,3 +319,56 @@ func machineJobs(b *testing.B, file, machine string) (*sdk.Platform, []sim.Input
 	}
 	return plat, jobs
 }
+
+// BenchmarkConservativeNodes times conservative holding its reservations
+// on nodes (reservation = nodes), the slowest reference policy on nodes,
+// engine only: KTH-SP2 (committed) as its 100 one-core nodes held whole
+// and as 50 shared nodes of 2 cores, and SDSC-BLUE's first 20,000 jobs on
+// its 144 nodes of 8 cores shared (shared data; skipped when absent).
+func BenchmarkConservativeNodes(b *testing.B) {
+	const kth = "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz"
+	for _, tc := range []struct {
+		name, file, machine string
+		groups              []sdk.NodeGroup
+		s                   nodes.Settings
+		first               int
+	}{
+		{"KTH-SP2-exclusive", kth, "KTH-SP2", nil, nodes.Settings{Memory: nodes.MemoryNone}, 0},
+		{"KTH-SP2-shared-50x2", kth, "", []sdk.NodeGroup{{Name: "n", Count: 50, Cores: 2}}, nodes.Settings{Allocation: nodes.Shared, Memory: nodes.MemoryNone}, 0},
+		{"SDSC-BLUE-shared-20k", "SDSC-BLUE-2000-4.2-cln.swf.gz", "SDSC-BLUE", nil, nodes.Settings{Allocation: nodes.Shared, Memory: nodes.MemoryNone}, 20000},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w := loadTrace(b, tc.file)
+			var plat *sdk.Platform
+			if tc.machine != "" {
+				m, err := machines.Lookup(tc.machine)
+				if err != nil {
+					b.Fatal(err)
+				}
+				plat = m.Platform("", sdk.FirstFit)
+			} else {
+				plat = sdk.NodesPlatform("n", tc.groups, nil, sdk.FirstFit)
+			}
+			s, err := tc.s.Resolved(plat)
+			if err != nil {
+				b.Fatal(err)
+			}
+			jobs, _, err := nodes.Apply(plat, w, w.Jobs, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if tc.first > 0 && len(jobs) > tc.first {
+				jobs = jobs[:tc.first]
+			}
+			cfg := sim.Config{Platform: plat, Jobs: jobs, Params: map[string]string{"reservation": ReservationNodes}}
+			var iters int64
+			for b.Loop() {
+				if _, err := sim.Run(b.Context(), Conservative(), cfg); err != nil {
+					b.Fatal(err)
+				}
+				iters++
+			}
+			b.ReportMetric(float64(len(jobs))*float64(iters)/b.Elapsed().Seconds(), "jobs/s")
+		})
+	}
+}

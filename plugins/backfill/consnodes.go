@@ -32,11 +32,23 @@ type nodeCons struct {
 	// resv holds each waiting job's reservation by job index; byNode the
 	// holdings (running jobs and reservations) on each node, steps each
 	// node's usage made of them, and ends every holding's end, sorted.
-	resv    map[int]*holding
-	byNode  [][]*holding
-	steps   []usage
-	ends    []int64
-	running []holding
+	resv   map[int]*holding
+	byNode [][]*holding
+	steps  []usage
+	ends   []int64
+	// running holds the running jobs' holdings by job index: a
+	// reservation that starts becomes one, unchanged.
+	running map[int]*holding
+	// kept says the holdings, steps, ends and totals are kept from the
+	// previous call, to be brought up to date with what changed since
+	// (keep) rather than made again from the state (rebuild), which cost
+	// a sort of every node's holdings at every call; rebuild forces the
+	// latter at every call (TestConservativeNodesKeptEqualsRebuilt).
+	kept    bool
+	rebuild bool
+	now     int64
+	// keptCalls counts the calls keep brought up to date.
+	keptCalls int64
 	// totals counts the holdings' requests in the cluster's totals: a job
 	// that does not fit them fits no node, which rules out most times at
 	// the cost of a profile's search.
@@ -62,7 +74,7 @@ type holding struct {
 
 func newNodeCons(plat *sdk.Platform) *nodeCons {
 	l := sdk.NewLayout(plat, 0)
-	return &nodeCons{layout: l, rule: l.Rule(), scratch: l.NewNodes(), resv: map[int]*holding{},
+	return &nodeCons{layout: l, rule: l.Rule(), scratch: l.NewNodes(), resv: map[int]*holding{}, running: map[int]*holding{},
 		byNode: make([][]*holding, l.Len()), steps: make([]usage, l.Len()), capacity: plat.Clusters[0].Capacity.Clone()}
 }
 
@@ -72,65 +84,32 @@ func newNodeCons(plat *sdk.Platform) *nodeCons {
 func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sdk.Decision, error) {
 	c.out = c.out[:0]
 	now := s.Now
+	c.now = now
 	waiting := make(map[int]bool, len(queue))
 	for _, j := range queue {
 		waiting[j.Index] = true
 	}
-	// Reservations of jobs that started (at their time, by this policy)
-	// are running jobs now. The holdings are made again at every call:
-	// the running jobs from the state, to their expected ends, and the
-	// reservations.
-	for idx := range c.resv {
-		if !waiting[idx] {
-			delete(c.resv, idx)
-		}
+	// Outages change the room of every reservation, and are rare: a run
+	// that has any makes the holdings again at every call.
+	if len(s.Outages) > 0 || c.anyOutage || c.rebuild || !c.kept || !c.keep(s, waiting) {
+		compress = c.remake(s, queue, waiting, compress)
+	} else {
+		c.keptCalls++
 	}
-	for k := range c.byNode {
-		c.byNode[k] = c.byNode[k][:0]
-	}
-	c.ends = c.ends[:0]
-	c.totals.Reset(now, c.capacity)
-	c.running = c.running[:0]
-	for i := range s.Running {
-		r := &s.Running[i]
-		if r.Cluster != 0 || r.Alloc == nil {
-			continue
-		}
-		c.running = append(c.running, holding{from: now, to: max(r.ExpectedEnd, now), job: r.Job, alloc: *r.Alloc})
-	}
-	for i := range c.running {
-		c.put(&c.running[i])
-	}
-	if sig := c.outageHoldings(s); sig != c.seen {
-		// A node out of service or back in it changes the room every
-		// reservation has.
-		c.seen, compress = sig, true
-	}
-	c.anyOutage = c.anyOutage || len(c.outages) > 0
-	for i := range c.outages {
-		c.put(&c.outages[i])
-	}
-	// A reservation whose nodes an outage takes (a failure or a drain, not
-	// known when it was made) is planned again, from now: its promise may
-	// break.
-	for _, j := range queue {
-		h := c.resv[j.Index]
-		if h != nil && c.hitByOutage(h) {
-			delete(c.resv, j.Index)
-			c.replanned++
-		}
-	}
-	for _, h := range c.resv {
-		c.put(h)
-	}
-	slices.Sort(c.ends)
-	for k := range c.byNode {
-		c.steps[k].build(c, int32(k), c.byNode[k])
-	}
+	c.kept = !c.anyOutage
 	if compress {
 		for _, j := range queue {
 			h := c.resv[j.Index]
 			if h == nil || h.from <= now {
+				continue
+			}
+			// Where the totals have no room before h's time, no node
+			// has: h stays, and its holdings on the nodes need not be
+			// taken off and put back (most reservations, most calls).
+			c.reserveTotals(h, -1)
+			early := c.totals.EarliestFitWithin(now, h.from-1, j.Request, j.Walltime) >= 0
+			c.reserveTotals(h, 1)
+			if !early {
 				continue
 			}
 			c.drop(h)
@@ -168,6 +147,8 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 			return nil, fmt.Errorf("conservative: job id %d missed its reservation at %d", j.ID, h.from)
 		case h.from == now:
 			c.out = append(c.out, sdk.StartAlloc(j, 0, h.alloc))
+			delete(c.resv, j.Index)
+			c.running[j.Index] = h
 		default:
 			wake = min(wake, h.from)
 		}
@@ -176,6 +157,104 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 		c.out = append(c.out, sdk.WakeAt(wake))
 	}
 	return c.out, nil
+}
+
+// remake makes the holdings again from s: the running jobs from the state,
+// to their expected ends, the outages, and the reservations of the jobs
+// still waiting, less those an outage takes nodes from, which are planned
+// again (their promises may break). It returns whether reservations are
+// to be compressed: compress, or an outage began or ended.
+func (c *nodeCons) remake(s *sdk.State, queue []*sdk.Job, waiting map[int]bool, compress bool) bool {
+	now := s.Now
+	for idx := range c.resv {
+		if !waiting[idx] {
+			delete(c.resv, idx)
+		}
+	}
+	for k := range c.byNode {
+		c.byNode[k] = c.byNode[k][:0]
+	}
+	c.ends = c.ends[:0]
+	c.totals.Reset(now, c.capacity)
+	clear(c.running)
+	for i := range s.Running {
+		r := &s.Running[i]
+		if r.Cluster != 0 || r.Alloc == nil {
+			continue
+		}
+		h := &holding{from: now, to: max(r.ExpectedEnd, now), job: r.Job, alloc: *r.Alloc}
+		c.running[r.Job.Index] = h
+		c.put(h)
+	}
+	if sig := c.outageHoldings(s); sig != c.seen {
+		// A node out of service or back in it changes the room every
+		// reservation has.
+		c.seen, compress = sig, true
+	}
+	c.anyOutage = c.anyOutage || len(c.outages) > 0
+	for i := range c.outages {
+		c.put(&c.outages[i])
+	}
+	for _, j := range queue {
+		h := c.resv[j.Index]
+		if h != nil && c.hitByOutage(h) {
+			delete(c.resv, j.Index)
+			c.replanned++
+		}
+	}
+	for _, h := range c.resv {
+		c.put(h)
+	}
+	slices.Sort(c.ends)
+	for k := range c.byNode {
+		c.steps[k].build(c, int32(k), c.byNode[k])
+	}
+	return compress
+}
+
+// keep brings the holdings kept from the previous call up to date: the
+// jobs that ended give back the rest of their holdings, the reservations
+// of jobs no longer waiting go, and the totals move to now. Usage before
+// now is left where it is (every question is about now or later) and
+// trimmed as nodes are touched. It reports false, having changed
+// nothing that remake does not make again, when the running jobs are not
+// those it holds, to their expected ends: remake must then.
+func (c *nodeCons) keep(s *sdk.State, waiting map[int]bool) bool {
+	now := s.Now
+	for _, done := range s.Completed {
+		h := c.running[done.Job.Index]
+		if done.Cluster != 0 || h == nil {
+			return false
+		}
+		c.drop(h)
+		delete(c.running, done.Job.Index)
+	}
+	for idx, h := range c.resv {
+		if !waiting[idx] {
+			c.drop(h)
+			delete(c.resv, idx)
+		}
+	}
+	n := 0
+	for i := range s.Running {
+		r := &s.Running[i]
+		if r.Cluster != 0 || r.Alloc == nil {
+			continue
+		}
+		n++
+		h := c.running[r.Job.Index]
+		if h == nil || h.to != max(r.ExpectedEnd, now) || !slices.Equal(h.alloc.Nodes, r.Alloc.Nodes) {
+			return false
+		}
+	}
+	if n != len(c.running) {
+		return false
+	}
+	c.totals.Advance(now)
+	// The ends up to now are never tried again.
+	i, _ := slices.BinarySearch(c.ends, now+1)
+	c.ends = c.ends[:copy(c.ends, c.ends[i:])]
+	return true
 }
 
 // earliest returns the earliest time in [now, limit] at which j fits, and
@@ -198,7 +277,9 @@ func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, boo
 			// A drained node's running jobs and its outage both hold it:
 			// nothing is free, not less than nothing.
 			free.Cores, free.Memory, free.GPUs = max(free.Cores-most.Cores, 0), max(free.Memory-most.Memory, 0), max(free.GPUs-most.GPUs, 0)
-			c.scratch.SetFree(int32(k), free)
+			if c.scratch.Free[k] != free {
+				c.scratch.SetFree(int32(k), free)
+			}
 		}
 		if c.scratch.Place(j.Tasks, c.rule, &a) {
 			return t, a, true
@@ -233,6 +314,7 @@ func (c *nodeCons) add(h *holding) {
 		c.ends[i] = h.to
 	}
 	for _, k := range h.alloc.Nodes {
+		c.steps[k].trim(c.now)
 		c.steps[k].change(h.from, h.to, c.held(h, k), 1)
 	}
 }
@@ -240,7 +322,8 @@ func (c *nodeCons) add(h *holding) {
 func (c *nodeCons) drop(h *holding) {
 	for _, k := range h.alloc.Nodes {
 		c.byNode[k] = slices.DeleteFunc(c.byNode[k], func(x *holding) bool { return x == h })
-		c.steps[k].change(h.from, h.to, c.held(h, k), -1)
+		c.steps[k].trim(c.now)
+		c.steps[k].change(max(h.from, c.now), h.to, c.held(h, k), -1)
 	}
 	if i, ok := slices.BinarySearch(c.ends, h.to); ok {
 		c.ends = slices.Delete(c.ends, i, i+1)
@@ -315,6 +398,18 @@ func (u *usage) change(from, to int64, x sdk.Amount, sign int64) {
 	// The later first, so that i still names its step.
 	u.merge(j)
 	u.merge(i)
+}
+
+// trim forgets the steps that end by now, keeping the usage from now on:
+// the step in force at now is the first.
+func (u *usage) trim(now int64) {
+	i, found := slices.BinarySearch(u.at, now)
+	if !found {
+		i--
+	}
+	if i > 0 {
+		u.at, u.use = u.at[:copy(u.at, u.at[i:])], u.use[:copy(u.use, u.use[i:])]
+	}
 }
 
 // split makes a step begin at t, with the usage in force there, and

@@ -2,8 +2,12 @@ package backfill
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/sdk"
@@ -11,6 +15,7 @@ import (
 	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
+	"github.com/schedlab/schedlab/workload/nodes"
 )
 
 // TestConservativeNodesHandWorked is TestOnNodesHandWorked's case under
@@ -238,4 +243,102 @@ func TestUsageChange(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestConservativeNodesKeptEqualsRebuilt: the holdings conservative keeps
+// from call to call under reservation = nodes, brought up to date with the
+// jobs that ended and left the queue, give the schedule, promises and
+// allocations of holdings made again from the state at every call, on
+// KTH-SP2 as shared and as exclusive nodes (a queue of hundreds when
+// submitted three times as fast) and on random platforms and workloads
+// of nodes (jobs ending early), in three orders and both compressions;
+// with outages it makes them again at every call, as before.
+func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
+	type run struct {
+		name   string
+		plat   *sdk.Platform
+		jobs   []sim.Input
+		params map[string]string
+		outs   []sdk.Outage
+	}
+	w := loadTrace(t, "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
+	plat := sdk.NodesPlatform("kth4", []sdk.NodeGroup{{Name: "n", Count: 25, Cores: 4}}, nil, sdk.BestFit)
+	var runs []run
+	for _, alloc := range []string{nodes.Shared, nodes.Exclusive} {
+		jobs, _, err := nodes.Apply(plat, w, w.Jobs[:2500], nodes.Settings{Allocation: alloc, Memory: nodes.MemoryNone,
+			NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast := slices.Clone(jobs)
+		for i := range fast {
+			fast[i].Job.Submit /= 3
+		}
+		name := "KTH " + alloc
+		runs = append(runs, run{name, plat, jobs, map[string]string{"reservation": ReservationNodes}, nil},
+			run{name + " three times as fast, every end", plat, fast, map[string]string{"reservation": ReservationNodes, "compress": CompressEveryEnd}, nil})
+	}
+	for seed := range uint64(60) {
+		params := []map[string]string{
+			{"reservation": ReservationNodes},
+			{"reservation": ReservationNodes, "order": OrderShortest, "compress": CompressEveryEnd},
+			{"reservation": ReservationNodes, "order": OrderLargest},
+		}[seed%3]
+		sc := policytest.Random{Nodes: true, Jobs: 200, Params: params}.Scenario(seed)
+		in := sc.Inputs()
+		var outs []sdk.Outage
+		if seed%10 == 9 {
+			outs = randomOutages(sc.Platform, seed, in[len(in)-1].Job.Submit+1)
+		}
+		runs = append(runs, run{fmt.Sprintf("random nodes %d", seed), sc.Platform, in, sc.Params, outs})
+	}
+	var kept int64
+	for _, r := range runs {
+		var pol *conservative
+		keeping := Conservative()
+		keeping.New = func() sdk.Policy { pol = &conservative{}; return pol }
+		cfg := sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params, Outages: r.outs}
+		if r.outs != nil {
+			cfg.Faults = sim.Faults{OnFailure: sim.FailRequeue}
+		}
+		a, err := sim.Run(context.Background(), keeping, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		rebuilding := Conservative()
+		rebuilding.New = func() sdk.Policy { return &rebuildingCons{} }
+		b, err := sim.Run(context.Background(), rebuilding, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		if !slices.EqualFunc(a.Records, b.Records, func(x, y sim.Record) bool {
+			return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
+		}) || !reflect.DeepEqual(a.Allocs, b.Allocs) || !reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs) {
+			t.Errorf("%s: what conservative keeps from call to call changes the schedule", r.name)
+		}
+		if r.outs != nil && pol.byNodes.keptCalls != 0 {
+			t.Errorf("%s: %d calls kept the holdings beside outages", r.name, pol.byNodes.keptCalls)
+		}
+		kept += pol.byNodes.keptCalls
+		if !strings.HasPrefix(r.name, "random") {
+			t.Logf("%s: %d calls kept the holdings", r.name, pol.byNodes.keptCalls)
+		}
+	}
+	if kept < 5000 {
+		t.Errorf("%d calls kept the holdings: the test crosses too little of it", kept)
+	}
+}
+
+// rebuildingCons is conservative making its holdings under reservation =
+// nodes again from the state at every call.
+type rebuildingCons struct{ conservative }
+
+func (p *rebuildingCons) Init(env sdk.Env) error {
+	if err := p.conservative.Init(env); err != nil {
+		return err
+	}
+	if p.byNodes != nil {
+		p.byNodes.rebuild = true
+	}
+	return nil
 }
