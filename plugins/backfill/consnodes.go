@@ -273,10 +273,19 @@ func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, boo
 		end := addSat(t, j.Walltime)
 		for k := range c.byNode {
 			free := c.layout.Cap(k)
-			most := c.steps[k].most(t, end)
-			// A drained node's running jobs and its outage both hold it:
-			// nothing is free, not less than nothing.
-			free.Cores, free.Memory, free.GPUs = max(free.Cores-most.Cores, 0), max(free.Memory-most.Memory, 0), max(free.GPUs-most.GPUs, 0)
+			// A node where j cannot go (every core held at some moment;
+			// for a job held whole, anything held) counts as having
+			// nothing, told without the rest of the interval: a task
+			// needs a core, and every holding holds some.
+			stop := free.Cores
+			if j.Tasks.Exclusive {
+				stop = 1
+			}
+			if most, ok := c.steps[k].mostBelow(t, end, stop); ok {
+				free.Cores, free.Memory, free.GPUs = free.Cores-most.Cores, max(free.Memory-most.Memory, 0), max(free.GPUs-most.GPUs, 0)
+			} else {
+				free = sdk.Amount{}
+			}
 			if c.scratch.Free[k] != free {
 				c.scratch.SetFree(int32(k), free)
 			}
@@ -447,8 +456,13 @@ func (u *usage) merge(i int) {
 // of [from, to): the job holds the same amounts throughout, so each
 // resource's maximum on its own is what bounds it.
 func (u *usage) most(from, to int64) sdk.Amount {
-	// The step in force at from is the last that begins by it; before the
-	// first step nothing is held.
+	m, _ := u.mostBelow(from, to, math.MaxInt64)
+	return m
+}
+
+// mostBelow is most, or false as soon as the holdings take stop cores or
+// more at some moment of [from, to).
+func (u *usage) mostBelow(from, to, stop int64) (sdk.Amount, bool) {
 	i, found := slices.BinarySearch(u.at, from)
 	if !found {
 		i = max(i-1, 0)
@@ -456,9 +470,12 @@ func (u *usage) most(from, to int64) sdk.Amount {
 	var m sdk.Amount
 	for ; i < len(u.at) && u.at[i] < to; i++ {
 		x := u.use[i]
+		if x.Cores >= stop {
+			return m, false
+		}
 		m.Cores, m.Memory, m.GPUs = max(m.Cores, x.Cores), max(m.Memory, x.Memory), max(m.GPUs, x.GPUs)
 	}
-	return m
+	return m, true
 }
 
 // held is what h holds on node k: an outage (no job) holds all of it.

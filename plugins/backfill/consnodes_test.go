@@ -237,6 +237,12 @@ func TestUsageChange(t *testing.T) {
 					t.Fatalf("trial %d, op %d: most over [%d, %d) = %+v; built afresh %+v (steps %v %v, built %v %v)",
 						trial, op, from, to, got, w, u.at, u.use, want.at, want.use)
 				}
+				// mostBelow tells most when it stays below stop cores.
+				stop := 1 + r.Int64N(12)
+				m, ok := u.mostBelow(from, to, stop)
+				if w := want.most(from, to); ok != (w.Cores < stop) || ok && m != w {
+					t.Fatalf("trial %d, op %d: mostBelow over [%d, %d), stop %d = %+v, %v; most %+v", trial, op, from, to, stop, m, ok, w)
+				}
 			}
 			if len(u.at) > len(want.at) {
 				t.Fatalf("trial %d, op %d: %d steps; built afresh %d", trial, op, len(u.at), len(want.at))
