@@ -89,14 +89,15 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 	for _, j := range queue {
 		waiting[j.Index] = true
 	}
-	// Outages change the room of every reservation, and are rare: a run
-	// that has any makes the holdings again at every call.
-	if len(s.Outages) > 0 || c.anyOutage || c.rebuild || !c.kept || !c.keep(s, waiting) {
+	// An outage that begins or ends changes the room of every
+	// reservation, and takes nodes from some: the holdings are made again
+	// then.
+	if c.rebuild || !c.kept || c.outageSig(s) != c.seen || !c.keep(s, waiting) {
 		compress = c.remake(s, queue, waiting, compress)
 	} else {
 		c.keptCalls++
 	}
-	c.kept = !c.anyOutage
+	c.kept = true
 	if compress {
 		for _, j := range queue {
 			h := c.resv[j.Index]
@@ -489,6 +490,21 @@ func (c *nodeCons) held(h *holding, k int32) sdk.Amount {
 		}
 	}
 	return sdk.Amount{}
+}
+
+// outageSig returns the signature of the state's outages of cluster 0 that
+// have not ended, as outageHoldings does, without making their holdings.
+func (c *nodeCons) outageSig(s *sdk.State) string {
+	if len(s.Outages) == 0 {
+		return ""
+	}
+	var sig strings.Builder
+	for _, o := range s.Outages {
+		if o.Cluster == 0 && (o.End < 0 || o.End > s.Now) {
+			fmt.Fprintf(&sig, "%d %d %d %v;", o.Kind, o.Start, o.End, o.Nodes)
+		}
+	}
+	return sig.String()
 }
 
 // outageHoldings makes c.outages of the state's outages of cluster 0: each

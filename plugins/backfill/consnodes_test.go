@@ -257,8 +257,8 @@ func TestUsageChange(t *testing.T) {
 // allocations of holdings made again from the state at every call, on
 // KTH-SP2 as shared and as exclusive nodes (a queue of hundreds when
 // submitted three times as fast) and on random platforms and workloads
-// of nodes (jobs ending early), in three orders and both compressions;
-// with outages it makes them again at every call, as before.
+// of nodes (jobs ending early), in three orders and both compressions,
+// some with outages (made again when one begins or ends).
 func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 	type run struct {
 		name   string
@@ -281,8 +281,16 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 			fast[i].Job.Submit /= 3
 		}
 		name := "KTH " + alloc
+		horizon := jobs[len(jobs)-1].Job.Submit + 1
+		// A weekly 4-hour window of the whole machine, from the first day.
+		var weekly []sdk.Outage
+		for at := int64(86400); at < horizon; at += 7 * 86400 {
+			weekly = append(weekly, sdk.Outage{Start: at, End: at + 4*3600, Kind: sdk.Maintenance})
+		}
 		runs = append(runs, run{name, plat, jobs, map[string]string{"reservation": ReservationNodes}, nil},
-			run{name + " three times as fast, every end", plat, fast, map[string]string{"reservation": ReservationNodes, "compress": CompressEveryEnd}, nil})
+			run{name + " three times as fast, every end", plat, fast, map[string]string{"reservation": ReservationNodes, "compress": CompressEveryEnd}, nil},
+			run{name + " with failures, drains and windows", plat, jobs, map[string]string{"reservation": ReservationNodes}, randomOutages(plat, 3, horizon)},
+			run{name + " with a weekly window", plat, jobs, map[string]string{"reservation": ReservationNodes}, weekly})
 	}
 	for seed := range uint64(60) {
 		params := []map[string]string{
@@ -298,7 +306,7 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 		}
 		runs = append(runs, run{fmt.Sprintf("random nodes %d", seed), sc.Platform, in, sc.Params, outs})
 	}
-	var kept int64
+	var kept, keptOut int64
 	for _, r := range runs {
 		var pol *conservative
 		keeping := Conservative()
@@ -306,6 +314,9 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 		cfg := sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params, Outages: r.outs}
 		if r.outs != nil {
 			cfg.Faults = sim.Faults{OnFailure: sim.FailRequeue}
+			if strings.Contains(r.name, "exclusive") {
+				cfg.Faults = sim.Faults{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Interval: 3600, Cost: 60, Restart: 60}}
+			}
 		}
 		a, err := sim.Run(context.Background(), keeping, cfg)
 		if err != nil {
@@ -322,16 +333,16 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 		}) || !reflect.DeepEqual(a.Allocs, b.Allocs) || !reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs) {
 			t.Errorf("%s: what conservative keeps from call to call changes the schedule", r.name)
 		}
-		if r.outs != nil && pol.byNodes.keptCalls != 0 {
-			t.Errorf("%s: %d calls kept the holdings beside outages", r.name, pol.byNodes.keptCalls)
+		if r.outs != nil {
+			keptOut += pol.byNodes.keptCalls
 		}
 		kept += pol.byNodes.keptCalls
 		if !strings.HasPrefix(r.name, "random") {
 			t.Logf("%s: %d calls kept the holdings", r.name, pol.byNodes.keptCalls)
 		}
 	}
-	if kept < 5000 {
-		t.Errorf("%d calls kept the holdings: the test crosses too little of it", kept)
+	if kept < 5000 || keptOut < 100 {
+		t.Errorf("%d calls kept the holdings, %d beside outages: the test crosses too little of it", kept, keptOut)
 	}
 }
 
