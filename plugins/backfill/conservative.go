@@ -32,7 +32,7 @@ func Conservative() sdk.Plugin {
 	return sdk.Plugin{
 		Info: sdk.Info{
 			Name:        "conservative",
-			Version:     "1.2.0",
+			Version:     "1.2.1",
 			Description: "conservative backfilling: every waiting job holds a reservation that is never delayed (on nodes, counted or held on nodes)",
 			Params: []sdk.Param{orderParam(), {Name: "compress", Type: sdk.String, Default: CompressEarlyEnds,
 				Doc:     "when reservations are compressed: early-ends (a job ended before its walltime; Mu'alem & Feitelson) or every-end (every termination, as pyss does)",
