@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/plan"
@@ -41,9 +40,12 @@ type nodeCons struct {
 	running map[int]*holding
 	// kept says the holdings, steps, ends and totals are kept from the
 	// previous call, to be brought up to date with what changed since
-	// (keep) rather than made again from the state (rebuild), which cost
-	// a sort of every node's holdings at every call; rebuild forces the
-	// latter at every call (TestConservativeNodesKeptEqualsRebuilt).
+	// (keep) rather than made again from the state (remake), which cost
+	// a sort of every node's holdings at every call. rebuild makes the
+	// policy the plain reading its shortcuts must equal: the holdings
+	// made again at every call, every reservation taken off and put back
+	// in compression, every node's usage read over the whole interval
+	// (TestConservativeNodesKeptEqualsRebuilt).
 	kept    bool
 	rebuild bool
 	now     int64
@@ -56,11 +58,11 @@ type nodeCons struct {
 	capacity sdk.Vector
 	out      []sdk.Decision
 	// outages are the holdings of the outages the policy knows of, each
-	// a node's whole capacity; seen is their signature at the previous
+	// a node's whole capacity; seen is a copy of them at the previous
 	// call, which tells when one began or ended; replanned counts the
 	// reservations an outage took nodes from, planned again.
 	outages   []holding
-	seen      string
+	seen      []sdk.Outage
 	replanned int64
 	anyOutage bool
 }
@@ -92,7 +94,7 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 	// An outage that begins or ends changes the room of every
 	// reservation, and takes nodes from some: the holdings are made again
 	// then.
-	if c.rebuild || !c.kept || c.outageSig(s) != c.seen || !c.keep(s, waiting) {
+	if c.rebuild || !c.kept || !c.sameOutages(s) || !c.keep(s, waiting) {
 		compress = c.remake(s, queue, waiting, compress)
 	} else {
 		c.keptCalls++
@@ -107,11 +109,13 @@ func (c *nodeCons) schedule(s *sdk.State, queue []*sdk.Job, compress bool) ([]sd
 			// Where the totals have no room before h's time, no node
 			// has: h stays, and its holdings on the nodes need not be
 			// taken off and put back (most reservations, most calls).
-			c.reserveTotals(h, -1)
-			early := c.totals.EarliestFitWithin(now, h.from-1, j.Request, j.Walltime) >= 0
-			c.reserveTotals(h, 1)
-			if !early {
-				continue
+			if !c.rebuild {
+				c.reserveTotals(h, -1)
+				early := c.totals.EarliestFitWithin(now, h.from-1, j.Request, j.Walltime) >= 0
+				c.reserveTotals(h, 1)
+				if !early {
+					continue
+				}
 			}
 			c.drop(h)
 			if t, a, ok := c.earliest(j, now, h.from-1); ok {
@@ -183,15 +187,24 @@ func (c *nodeCons) remake(s *sdk.State, queue []*sdk.Job, waiting map[int]bool, 
 		if r.Cluster != 0 || r.Alloc == nil {
 			continue
 		}
-		h := &holding{from: now, to: max(r.ExpectedEnd, now), job: r.Job, alloc: *r.Alloc}
+		// Kept past the call: the state's allocation may change.
+		h := &holding{from: now, to: max(r.ExpectedEnd, now), job: r.Job, alloc: sdk.Alloc{Nodes: slices.Clone(r.Alloc.Nodes), Tasks: slices.Clone(r.Alloc.Tasks)}}
 		c.running[r.Job.Index] = h
 		c.put(h)
 	}
-	if sig := c.outageHoldings(s); sig != c.seen {
+	if !c.sameOutages(s) {
 		// A node out of service or back in it changes the room every
 		// reservation has.
-		c.seen, compress = sig, true
+		compress = true
+		c.seen = c.seen[:0]
+		for _, o := range s.Outages {
+			if c.inEffect(s, &o) {
+				o.Nodes = slices.Clone(o.Nodes)
+				c.seen = append(c.seen, o)
+			}
+		}
 	}
+	c.outageHoldings(s)
 	c.anyOutage = c.anyOutage || len(c.outages) > 0
 	for i := range c.outages {
 		c.put(&c.outages[i])
@@ -282,9 +295,19 @@ func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, boo
 			if j.Tasks.Exclusive {
 				stop = 1
 			}
-			if most, ok := c.steps[k].mostBelow(t, end, stop); ok {
+			if c.rebuild {
+				// The plain reading: the capacity less the most held,
+				// nothing when that is less than nothing (a drained
+				// node's running jobs and its outage both hold it).
+				most := c.steps[k].most(t, end)
+				free.Cores, free.Memory, free.GPUs = max(free.Cores-most.Cores, 0), max(free.Memory-most.Memory, 0), max(free.GPUs-most.GPUs, 0)
+				c.scratch.SetFree(int32(k), free)
+				continue
+			}
+			switch most, ok := c.steps[k].mostBelow(t, end, stop); {
+			case ok:
 				free.Cores, free.Memory, free.GPUs = free.Cores-most.Cores, max(free.Memory-most.Memory, 0), max(free.GPUs-most.GPUs, 0)
-			} else {
+			default:
 				free = sdk.Amount{}
 			}
 			if c.scratch.Free[k] != free {
@@ -303,9 +326,11 @@ func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, boo
 	}
 }
 
-// put puts h on its nodes, its end among the ends and its request in the
-// totals, without making the nodes' steps again; add does, and drop
-// takes h off.
+// put puts h on its nodes' lists (which remake builds the nodes' steps
+// from), its end among the ends and its request in the totals; add puts
+// it in the steps, the ends and the totals, and drop takes it off them.
+// The lists serve remake only, which makes them again: add and drop leave
+// them.
 func (c *nodeCons) put(h *holding) {
 	for _, k := range h.alloc.Nodes {
 		c.byNode[k] = append(c.byNode[k], h)
@@ -317,12 +342,11 @@ func (c *nodeCons) put(h *holding) {
 }
 
 func (c *nodeCons) add(h *holding) {
-	c.put(h)
 	if h.to != math.MaxInt64 {
-		i, _ := slices.BinarySearch(c.ends[:len(c.ends)-1], h.to)
-		copy(c.ends[i+1:], c.ends[i:len(c.ends)-1])
-		c.ends[i] = h.to
+		i, _ := slices.BinarySearch(c.ends, h.to)
+		c.ends = slices.Insert(c.ends, i, h.to)
 	}
+	c.reserveTotals(h, 1)
 	for _, k := range h.alloc.Nodes {
 		c.steps[k].trim(c.now)
 		c.steps[k].change(h.from, h.to, c.held(h, k), 1)
@@ -331,7 +355,6 @@ func (c *nodeCons) add(h *holding) {
 
 func (c *nodeCons) drop(h *holding) {
 	for _, k := range h.alloc.Nodes {
-		c.byNode[k] = slices.DeleteFunc(c.byNode[k], func(x *holding) bool { return x == h })
 		c.steps[k].trim(c.now)
 		c.steps[k].change(max(h.from, c.now), h.to, c.held(h, k), -1)
 	}
@@ -492,51 +515,61 @@ func (c *nodeCons) held(h *holding, k int32) sdk.Amount {
 	return sdk.Amount{}
 }
 
-// outageSig returns the signature of the state's outages of cluster 0 that
-// have not ended, as outageHoldings does, without making their holdings.
-func (c *nodeCons) outageSig(s *sdk.State) string {
-	if len(s.Outages) == 0 {
-		return ""
-	}
-	var sig strings.Builder
-	for _, o := range s.Outages {
-		if o.Cluster == 0 && (o.End < 0 || o.End > s.Now) {
-			fmt.Fprintf(&sig, "%d %d %d %v;", o.Kind, o.Start, o.End, o.Nodes)
-		}
-	}
-	return sig.String()
+// inEffect reports whether o is an outage of cluster 0 that has not ended
+// at s.Now.
+func (c *nodeCons) inEffect(s *sdk.State, o *sdk.Outage) bool {
+	return o.Cluster == 0 && (o.End < 0 || o.End > s.Now)
 }
 
-// outageHoldings makes c.outages of the state's outages of cluster 0: each
-// holds its nodes whole from now (or its start) to its end, for ever when
-// the end is not known (a failure's repair, a drain of the policy's own).
-// It returns their signature.
-func (c *nodeCons) outageHoldings(s *sdk.State) string {
+// sameOutages reports whether the outages of s in effect are those seen at
+// the last call that made the holdings: none began or ended since.
+func (c *nodeCons) sameOutages(s *sdk.State) bool {
+	n := 0
+	for i := range s.Outages {
+		o := &s.Outages[i]
+		if !c.inEffect(s, o) {
+			continue
+		}
+		if n == len(c.seen) {
+			return false
+		}
+		w := &c.seen[n]
+		if o.Kind != w.Kind || o.Start != w.Start || o.End != w.End || !slices.Equal(o.Nodes, w.Nodes) {
+			return false
+		}
+		n++
+	}
+	return n == len(c.seen)
+}
+
+// outageHoldings makes c.outages of the state's outages of cluster 0 in
+// effect: each holds its nodes whole from now (or its start) to its end,
+// for ever when the end is not known (a failure's repair, a drain of the
+// policy's own).
+func (c *nodeCons) outageHoldings(s *sdk.State) {
 	c.outages = c.outages[:0]
-	var sig strings.Builder
-	for _, o := range s.Outages {
-		if o.Cluster != 0 {
+	for i := range s.Outages {
+		o := &s.Outages[i]
+		if !c.inEffect(s, o) {
 			continue
 		}
 		end := o.End
 		if end < 0 {
 			end = math.MaxInt64
 		}
-		if end <= s.Now {
-			continue
-		}
-		nodes := o.Nodes
-		if len(nodes) == 0 {
+		var nodes []int32
+		if len(o.Nodes) == 0 {
 			nodes = make([]int32, c.layout.Len())
 			for k := range nodes {
 				nodes[k] = int32(k)
 			}
+		} else {
+			// Kept past the call: the state's own may change.
+			nodes = slices.Clone(o.Nodes)
 		}
 		a := sdk.Alloc{Nodes: nodes, Tasks: make([]int32, len(nodes))}
 		c.outages = append(c.outages, holding{from: max(o.Start, s.Now), to: end, alloc: a})
-		fmt.Fprintf(&sig, "%d %d %d %v;", o.Kind, o.Start, o.End, o.Nodes)
 	}
-	return sig.String()
 }
 
 // hitByOutage reports whether an outage takes one of h's nodes during its

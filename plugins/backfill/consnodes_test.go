@@ -251,10 +251,14 @@ func TestUsageChange(t *testing.T) {
 	}
 }
 
-// TestConservativeNodesKeptEqualsRebuilt: the holdings conservative keeps
-// from call to call under reservation = nodes, brought up to date with the
-// jobs that ended and left the queue, give the schedule, promises and
-// allocations of holdings made again from the state at every call, on
+// TestConservativeNodesKeptEqualsRebuilt: conservative's shortcuts under
+// reservation = nodes (the holdings kept from call to call, brought up to
+// date with the jobs that ended and left the queue; a reservation left in
+// place in compression where the totals have no room before it; a node's
+// usage read only until the node is ruled out) give the schedule, promises,
+// allocations and replanned count of the plain reading (rebuildingCons:
+// the holdings made again from the state at every call, every reservation
+// taken off and put back, every node's usage read whole), on
 // KTH-SP2 as shared and as exclusive nodes (a queue of hundreds when
 // submitted three times as fast) and on random platforms and workloads
 // of nodes (jobs ending early), in three orders and both compressions,
@@ -322,8 +326,9 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
+		var ref *rebuildingCons
 		rebuilding := Conservative()
-		rebuilding.New = func() sdk.Policy { return &rebuildingCons{} }
+		rebuilding.New = func() sdk.Policy { ref = &rebuildingCons{}; return ref }
 		b, err := sim.Run(context.Background(), rebuilding, cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
@@ -332,6 +337,9 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 			return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
 		}) || !reflect.DeepEqual(a.Allocs, b.Allocs) || !reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs) {
 			t.Errorf("%s: what conservative keeps from call to call changes the schedule", r.name)
+		}
+		if pol.byNodes.replanned != ref.byNodes.replanned {
+			t.Errorf("%s: %d reservations planned again, %d by the plain reading", r.name, pol.byNodes.replanned, ref.byNodes.replanned)
 		}
 		if r.outs != nil {
 			keptOut += pol.byNodes.keptCalls
@@ -346,8 +354,8 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 	}
 }
 
-// rebuildingCons is conservative making its holdings under reservation =
-// nodes again from the state at every call.
+// rebuildingCons is conservative under reservation = nodes read plainly,
+// without its shortcuts (nodeCons.rebuild).
 type rebuildingCons struct{ conservative }
 
 func (p *rebuildingCons) Init(env sdk.Env) error {
