@@ -392,11 +392,7 @@ func TestPythonBBOnNodes(t *testing.T) {
 	py := pythonResolved(t, filepath.Join("testdata", "bbfcfs.py"))
 	pieces := 0
 	for seed := range uint64(6) {
-		plat := policytest.RandomNodes(seed)
-		plat.Resources = append(plat.Resources, "bb")
-		c := &plat.Clusters[0]
-		c.Capacity = append(c.Capacity, 100)
-		c.Units = []sdk.Units{{Resource: len(plat.Resources) - 1, Capacity: []int64{40, 40, 20}}}
+		plat := policytest.WithBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
 		jobs := policytest.Random{Platform: plat, Jobs: 200, MaxWalltime: 600, Burst: 20}.Scenario(seed).Inputs()
 		for _, j := range jobs {
 			if j.Job.Request[len(plat.Resources)-1] > 0 {

@@ -14,20 +14,6 @@ import (
 	"github.com/schedlab/schedlab/sdk/verify"
 )
 
-// withBurstBuffer adds to platform p of nodes a burst buffer ("bb") of the
-// given units, one piece per processor (core).
-func withBurstBuffer(p *sdk.Platform, units ...int64) *sdk.Platform {
-	var sum int64
-	for _, u := range units {
-		sum += u
-	}
-	p.Resources = append(p.Resources, "bb")
-	c := &p.Clusters[0]
-	c.Capacity = append(c.Capacity, sum)
-	c.Units = []sdk.Units{{Resource: len(p.Resources) - 1, PiecesBy: 0, Capacity: units}}
-	return p
-}
-
 // TestRandomNodes runs every burst-buffer policy on random platforms of
 // nodes (shared and exclusive jobs, node counts, memory, GPUs, features,
 // partitions) beside a burst buffer of three units, jobs asking for pieces
@@ -36,7 +22,7 @@ func withBurstBuffer(p *sdk.Platform, units ...int64) *sdk.Platform {
 // instant), bb-fcfs in submit order, a second run identical.
 func TestRandomNodes(t *testing.T) {
 	for seed := range uint64(6) {
-		plat := withBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
+		plat := policytest.WithBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
 		sc := policytest.Random{Platform: plat, Jobs: 100, MaxWalltime: 60, Burst: 3}.Scenario(seed)
 		pieces := 0
 		for _, r := range sc.Requests {
@@ -73,7 +59,7 @@ func TestRandomNodes(t *testing.T) {
 // bb-plan plans C from 50 too, and starts D now. On a pool of 8 processors
 // C starts at 1, on the two cores D then waits for until 11.
 func TestNodesHandWorked(t *testing.T) {
-	plat := withBurstBuffer(sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit), 40, 40)
+	plat := policytest.WithBurstBuffer(sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit), 40, 40)
 	sc := policytest.Scenario{Platform: plat}
 	for _, j := range []struct {
 		id, submit, runtime int64
@@ -151,7 +137,7 @@ func TestPlanMissFreesItsPlace(t *testing.T) {
 func TestIOOnNodes(t *testing.T) {
 	slowed := 0
 	for seed := range uint64(4) {
-		plat := withBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
+		plat := policytest.WithBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
 		model := &sdk.IO{Resource: len(plat.Resources) - 1, FSBandwidth: 1.5, UnitBandwidth: 1, SplitDuplex: true, NodeBandwidth: 0.75,
 			StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 60, MaxPhases: 4}
 		in := policytest.Random{Platform: plat, Jobs: 100, MaxWalltime: 600, Burst: 20}.Scenario(seed).Inputs()

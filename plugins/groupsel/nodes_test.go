@@ -49,10 +49,7 @@ func TestPlacementMiss(t *testing.T) {
 	}
 	// A burst buffer beside the nodes it would select in totals only:
 	// refused at Init, naming the policy.
-	bb := sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit)
-	bb.Resources = append(bb.Resources, "bb")
-	bb.Clusters[0].Capacity = append(bb.Clusters[0].Capacity, 80)
-	bb.Clusters[0].Units = []sdk.Units{{Resource: 1, Capacity: []int64{40, 40}}}
+	bb := policytest.WithBurstBuffer(sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 2, Cores: 4}}, nil, sdk.FirstFit), 40, 40)
 	if _, err := policytest.Simulate(Plugin(), policytest.Scenario{Platform: bb, Jobs: jobs}); err == nil ||
 		!strings.Contains(err.Error(), "groupsel does not place pieces on divided resources") {
 		t.Errorf("groupsel beside a burst buffer: %v", err)

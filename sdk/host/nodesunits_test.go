@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/policytest"
 	"github.com/schedlab/schedlab/sdk/verify"
@@ -20,11 +19,7 @@ func TestNodesAndUnitsOverTheWire(t *testing.T) {
 	p := servedPlugin(t, "1")
 	withBB := 0
 	for seed := range uint64(6) {
-		plat := policytest.RandomNodes(seed)
-		plat.Resources = append(plat.Resources, "bb")
-		c := &plat.Clusters[0]
-		c.Capacity = append(c.Capacity, 100)
-		c.Units = []sdk.Units{{Resource: len(plat.Resources) - 1, Capacity: []int64{40, 40, 20}}}
+		plat := policytest.WithBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
 		jobs := policytest.Random{Platform: plat, Jobs: 150, Burst: 5}.Scenario(seed).Inputs()
 		spec := host.RunSpec{Platform: plat, Seed: seed}
 		got, err := p.Run(context.Background(), spec, jobs, nil)

@@ -180,6 +180,21 @@ func randomTasks(rng *rand.Rand, l *sdk.Layout, w int64) sdk.Tasks {
 	}
 }
 
+// WithBurstBuffer adds to the one cluster of platform p a burst buffer, the
+// resource "bb", divided into units of the given capacities, one piece a
+// processor, and returns p: a platform for policies that place pieces.
+func WithBurstBuffer(p *sdk.Platform, units ...int64) *sdk.Platform {
+	var sum int64
+	for _, u := range units {
+		sum += u
+	}
+	p.Resources = append(p.Resources, "bb")
+	c := &p.Clusters[0]
+	c.Capacity = append(c.Capacity, sum)
+	c.Units = []sdk.Units{{Resource: len(p.Resources) - 1, Capacity: units}}
+	return p
+}
+
 // RandomNodes draws a platform of nodes from seed: one to three groups of
 // 1 to 12 nodes of 1 to 16 cores, with memory, GPUs and a feature on some,
 // partitions over them (with limits) half the time, and a random
