@@ -85,7 +85,7 @@ func (f *dataFlags) apply(plat *sdk.Platform, resources []manifest.Resource, job
 		if err != nil {
 			return nil, err
 		}
-		if d.io, err = manifest.IOFlags(kv, resources, plat); err != nil {
+		if d.io, err = manifest.IOFlags(kv, plat); err != nil {
 			return nil, err
 		}
 	}

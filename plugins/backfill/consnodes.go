@@ -198,7 +198,7 @@ func (c *nodeCons) remake(s *sdk.State, queue []*sdk.Job, waiting map[int]bool, 
 		compress = true
 		c.seen = c.seen[:0]
 		for _, o := range s.Outages {
-			if c.inEffect(s, &o) {
+			if inEffect(s, &o) {
 				o.Nodes = slices.Clone(o.Nodes)
 				c.seen = append(c.seen, o)
 			}
@@ -287,14 +287,6 @@ func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, boo
 		end := addSat(t, j.Walltime)
 		for k := range c.byNode {
 			free := c.layout.Cap(k)
-			// A node where j cannot go (every core held at some moment;
-			// for a job held whole, anything held) counts as having
-			// nothing, told without the rest of the interval: a task
-			// needs a core, and every holding holds some.
-			stop := free.Cores
-			if j.Tasks.Exclusive {
-				stop = 1
-			}
 			if c.rebuild {
 				// The plain reading: the capacity less the most held,
 				// nothing when that is less than nothing (a drained
@@ -304,10 +296,17 @@ func (c *nodeCons) earliest(j *sdk.Job, now, limit int64) (int64, sdk.Alloc, boo
 				c.scratch.SetFree(int32(k), free)
 				continue
 			}
-			switch most, ok := c.steps[k].mostBelow(t, end, stop); {
-			case ok:
+			// A node where j cannot go (every core held at some moment;
+			// for a job held whole, anything held) counts as having
+			// nothing, told without the rest of the interval: a task
+			// needs a core, and every holding holds some.
+			stop := free.Cores
+			if j.Tasks.Exclusive {
+				stop = 1
+			}
+			if most, ok := c.steps[k].mostBelow(t, end, stop); ok {
 				free.Cores, free.Memory, free.GPUs = free.Cores-most.Cores, max(free.Memory-most.Memory, 0), max(free.GPUs-most.GPUs, 0)
-			default:
+			} else {
 				free = sdk.Amount{}
 			}
 			if c.scratch.Free[k] != free {
@@ -517,7 +516,7 @@ func (c *nodeCons) held(h *holding, k int32) sdk.Amount {
 
 // inEffect reports whether o is an outage of cluster 0 that has not ended
 // at s.Now.
-func (c *nodeCons) inEffect(s *sdk.State, o *sdk.Outage) bool {
+func inEffect(s *sdk.State, o *sdk.Outage) bool {
 	return o.Cluster == 0 && (o.End < 0 || o.End > s.Now)
 }
 
@@ -527,7 +526,7 @@ func (c *nodeCons) sameOutages(s *sdk.State) bool {
 	n := 0
 	for i := range s.Outages {
 		o := &s.Outages[i]
-		if !c.inEffect(s, o) {
+		if !inEffect(s, o) {
 			continue
 		}
 		if n == len(c.seen) {
@@ -550,7 +549,7 @@ func (c *nodeCons) outageHoldings(s *sdk.State) {
 	c.outages = c.outages[:0]
 	for i := range s.Outages {
 		o := &s.Outages[i]
-		if !c.inEffect(s, o) {
+		if !inEffect(s, o) {
 			continue
 		}
 		end := o.End

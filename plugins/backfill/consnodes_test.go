@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -264,16 +263,9 @@ func TestUsageChange(t *testing.T) {
 // of nodes (jobs ending early), in three orders and both compressions,
 // some with outages (made again when one begins or ends).
 func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
-	type run struct {
-		name   string
-		plat   *sdk.Platform
-		jobs   []sim.Input
-		params map[string]string
-		outs   []sdk.Outage
-	}
 	w := loadTrace(t, "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
 	plat := sdk.NodesPlatform("kth4", []sdk.NodeGroup{{Name: "n", Count: 25, Cores: 4}}, nil, sdk.BestFit)
-	var runs []run
+	var runs []policyRun
 	for _, alloc := range []string{nodes.Shared, nodes.Exclusive} {
 		jobs, _, err := nodes.Apply(plat, w, w.Jobs[:2500], nodes.Settings{Allocation: alloc, Memory: nodes.MemoryNone,
 			NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
@@ -291,10 +283,17 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 		for at := int64(86400); at < horizon; at += 7 * 86400 {
 			weekly = append(weekly, sdk.Outage{Start: at, End: at + 4*3600, Kind: sdk.Maintenance})
 		}
-		runs = append(runs, run{name, plat, jobs, map[string]string{"reservation": ReservationNodes}, nil},
-			run{name + " three times as fast, every end", plat, fast, map[string]string{"reservation": ReservationNodes, "compress": CompressEveryEnd}, nil},
-			run{name + " with failures, drains and windows", plat, jobs, map[string]string{"reservation": ReservationNodes}, randomOutages(plat, 3, horizon)},
-			run{name + " with a weekly window", plat, jobs, map[string]string{"reservation": ReservationNodes}, weekly})
+		// Jobs a failure ends are requeued on shared nodes, resumed from
+		// their last checkpoint on whole ones.
+		faults := sim.Faults{OnFailure: sim.FailRequeue}
+		if alloc == nodes.Exclusive {
+			faults = sim.Faults{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Interval: 3600, Cost: 60, Restart: 60}}
+		}
+		params := map[string]string{"reservation": ReservationNodes}
+		runs = append(runs, policyRun{name, plat, jobs, params, nil, sim.Faults{}},
+			policyRun{name + " three times as fast, every end", plat, fast, map[string]string{"reservation": ReservationNodes, "compress": CompressEveryEnd}, nil, sim.Faults{}},
+			policyRun{name + " with failures, drains and windows", plat, jobs, params, randomOutages(plat, 3, horizon), faults},
+			policyRun{name + " with a weekly window", plat, jobs, params, weekly, faults})
 	}
 	for seed := range uint64(60) {
 		params := []map[string]string{
@@ -304,24 +303,18 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 		}[seed%3]
 		sc := policytest.Random{Nodes: true, Jobs: 200, Params: params}.Scenario(seed)
 		in := sc.Inputs()
-		var outs []sdk.Outage
+		r := policyRun{fmt.Sprintf("random nodes %d", seed), sc.Platform, in, sc.Params, nil, sim.Faults{}}
 		if seed%10 == 9 {
-			outs = randomOutages(sc.Platform, seed, in[len(in)-1].Job.Submit+1)
+			r.outs, r.faults = randomOutages(sc.Platform, seed, in[len(in)-1].Job.Submit+1), sim.Faults{OnFailure: sim.FailRequeue}
 		}
-		runs = append(runs, run{fmt.Sprintf("random nodes %d", seed), sc.Platform, in, sc.Params, outs})
+		runs = append(runs, r)
 	}
 	var kept, keptOut int64
 	for _, r := range runs {
 		var pol *conservative
 		keeping := Conservative()
 		keeping.New = func() sdk.Policy { pol = &conservative{}; return pol }
-		cfg := sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params, Outages: r.outs}
-		if r.outs != nil {
-			cfg.Faults = sim.Faults{OnFailure: sim.FailRequeue}
-			if strings.Contains(r.name, "exclusive") {
-				cfg.Faults = sim.Faults{OnFailure: sim.FailCheckpoint, Checkpoint: sim.Checkpoint{Interval: 3600, Cost: 60, Restart: 60}}
-			}
-		}
+		cfg := r.config()
 		a, err := sim.Run(context.Background(), keeping, cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
@@ -333,9 +326,7 @@ func TestConservativeNodesKeptEqualsRebuilt(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
-		if !slices.EqualFunc(a.Records, b.Records, func(x, y sim.Record) bool {
-			return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
-		}) || !reflect.DeepEqual(a.Allocs, b.Allocs) || !reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs) {
+		if !sameRuns(a, b) {
 			t.Errorf("%s: what conservative keeps from call to call changes the schedule", r.name)
 		}
 		if pol.byNodes.replanned != ref.byNodes.replanned {

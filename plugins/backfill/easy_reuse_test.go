@@ -30,14 +30,7 @@ func freshEASY() sdk.Plugin {
 // outages under every rule) and on random workloads on nodes, and
 // compares every record and attempt.
 func TestShadowReuseChangesNothing(t *testing.T) {
-	type run struct {
-		name   string
-		plat   *sdk.Platform
-		jobs   []sim.Input
-		params map[string]string
-		outs   []sdk.Outage
-		faults sim.Faults
-	}
+	type run = policyRun
 	w := loadTrace(t, "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
 	var runs []run
 	for _, order := range []string{OrderSubmit, OrderWFP3, OrderShortest} {
@@ -99,7 +92,7 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 		var pol *easy
 		reusing := EASY()
 		reusing.New = func() sdk.Policy { pol = &easy{}; return pol }
-		cfg := sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params, Outages: r.outs, Faults: r.faults}
+		cfg := r.config()
 		a, err := sim.Run(context.Background(), reusing, cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
@@ -108,9 +101,7 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
-		if !slices.EqualFunc(a.Records, b.Records, func(x, y sim.Record) bool {
-			return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
-		}) || !slices.Equal(a.Attempts, b.Attempts) || !reflect.DeepEqual(a.Allocs, b.Allocs) || !reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs) {
+		if !sameRuns(a, b) {
 			t.Errorf("%s: what EASY keeps from call to call changes the schedule", r.name)
 		}
 		reusedOut += pol.reusedOut
@@ -121,4 +112,27 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 	if reusedOut == 0 {
 		t.Error("no shadow was reused while nodes were out of service: the test tests too little")
 	}
+}
+
+// policyRun is a run on which two ways of computing one policy's
+// decisions are compared.
+type policyRun struct {
+	name   string
+	plat   *sdk.Platform
+	jobs   []sim.Input
+	params map[string]string
+	outs   []sdk.Outage
+	faults sim.Faults
+}
+
+func (r policyRun) config() sim.Config {
+	return sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params, Outages: r.outs, Faults: r.faults}
+}
+
+// sameRuns reports whether a and b give every job the same runs: its
+// start, end, promise, backfilling and attempts, on the same nodes.
+func sameRuns(a, b *sim.Result) bool {
+	return slices.EqualFunc(a.Records, b.Records, func(x, y sim.Record) bool {
+		return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
+	}) && slices.Equal(a.Attempts, b.Attempts) && reflect.DeepEqual(a.Allocs, b.Allocs) && reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs)
 }

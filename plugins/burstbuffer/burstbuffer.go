@@ -136,17 +136,29 @@ func (b *base) placement() []int32 {
 func (b *base) tryStart(s *sdk.State, j *sdk.Job) bool {
 	pl := b.placement()
 	if b.units.FitsAt(&b.prof, s.Now, j.Request, j.Walltime, pl) {
-		amt, beyond, ok := b.held(j, pl)
-		if ok && (!beyond || b.prof.Fits(s.Now, j.Walltime, amt)) && b.startNow(j, pl) {
-			if err := b.prof.Reserve(s.Now, j.Walltime, amt); err != nil {
-				// The fit was checked on this very profile.
-				panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
-			}
+		started, err := b.startHeld(s.Now, j, pl)
+		if err != nil {
+			// The fit was checked on this very profile.
+			panic(fmt.Sprintf("burstbuffer: job id %d fitted but cannot be reserved: %v", j.ID, err))
+		}
+		if started {
 			return true
 		}
 	}
 	b.placements = b.placements[:len(b.placements)-len(pl)]
 	return false
+}
+
+// startHeld starts j now with pieces placed by pl, which fit the profile
+// for its request, and reserves there what it holds (held); it reports
+// false, deciding and reserving nothing, when the room does not place j
+// or the profile lacks what it holds beyond its request.
+func (b *base) startHeld(now int64, j *sdk.Job, pl []int32) (bool, error) {
+	amt, beyond, ok := b.held(j, pl)
+	if !ok || beyond && !b.prof.Fits(now, j.Walltime, amt) || !b.startNow(j, pl) {
+		return false, nil
+	}
+	return true, b.prof.Reserve(now, j.Walltime, amt)
 }
 
 // held returns what j, started now with pieces placed by pl, holds in the

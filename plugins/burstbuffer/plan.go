@@ -135,11 +135,12 @@ func (p *planner) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 			// or whose nodes held whole hold more than the plan left
 			// free, waits, and what the plan would have held for it
 			// is free to the jobs after it.
-			amt, beyond, ok := p.held(j, pl)
-			if !ok || beyond && !p.prof.Fits(t, j.Walltime, amt) || !p.startNow(j, pl) {
-				t = -1
-			} else if err := p.prof.Reserve(t, j.Walltime, amt); err != nil {
+			started, err := p.startHeld(t, j, pl)
+			if err != nil {
 				return nil, fmt.Errorf("bb-plan: job id %d: %w", j.ID, err)
+			}
+			if !started {
+				t = -1
 			}
 		} else if err := p.prof.Reserve(t, j.Walltime, p.units.Amount(j.Request, pl)); err != nil {
 			return nil, fmt.Errorf("bb-plan: job id %d: %w", j.ID, err)

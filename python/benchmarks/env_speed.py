@@ -14,9 +14,9 @@ environment reads too; both use episodes of 256 jobs and a queue of 128.
 Each side runs the same number of steps, alternately, three times; the
 medians are printed. For schedlab's, the CPU time a step takes on each of
 its two sides is printed too: the Python process's (the environment and
-its end of the socket) and the engine's (schedlab serve-env), which the
-issue asks to be measured apart; on one core they add up to the wall
-time, on two they overlap in part."""
+its end of the socket) and the engine's (schedlab serve-env), measured
+apart; on one core they add up to the wall time, on two they overlap in
+part."""
 
 from __future__ import annotations
 

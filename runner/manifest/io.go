@@ -95,13 +95,12 @@ func (t tableErrs) errAt(key []string, format string, args ...any) {
 }
 
 // ioModel reads a platform's [platforms.NAME.io] table and checks it
-// against plat, the platform's SDK form; nil without one. resources are
-// the platform's resources besides processors (and what nodes hold).
-func (p *parser) ioModel(name string, ri *rawIO, resources []Resource, plat *sdk.Platform) *sdk.IO {
+// against plat, the platform's SDK form; nil without one.
+func (p *parser) ioModel(name string, ri *rawIO, plat *sdk.Platform) *sdk.IO {
 	if ri == nil {
 		return nil
 	}
-	m := readIO(tableErrs{p, []string{"platforms", name, "io"}}, ri, resources, plat)
+	m := readIO(tableErrs{p, []string{"platforms", name, "io"}}, ri, plat)
 	if m != nil {
 		if err := m.Validate(plat); err != nil {
 			p.errAt([]string{"platforms", name, "io"}, "%v", err)
@@ -110,13 +109,14 @@ func (p *parser) ioModel(name string, ri *rawIO, resources []Resource, plat *sdk
 	return m
 }
 
-// readIO reads the settings of an I/O model for platform plat, its errors
-// told to in.
-func readIO(in ioInput, ri *rawIO, resources []Resource, plat *sdk.Platform) *sdk.IO {
+// readIO reads the settings of an I/O model for platform plat, of one
+// cluster, its errors told to in.
+func readIO(in ioInput, ri *rawIO, plat *sdk.Platform) *sdk.IO {
+	// The burst buffers: the resources divided into units, in order.
 	var divided []string
-	for _, r := range resources {
-		if r.Units > 0 {
-			divided = append(divided, r.Name)
+	for k, name := range plat.Resources {
+		if slices.ContainsFunc(plat.Clusters[0].Units, func(u sdk.Units) bool { return u.Resource == k }) {
+			divided = append(divided, name)
 		}
 	}
 	m := &sdk.IO{StageIn: defaultIOStageIn, Checkpoint: defaultIOCheckpoint, StageOut: defaultIOStageOut,
@@ -207,10 +207,9 @@ var ioKeys = []string{"resource", "fs_bandwidth", "unit_bandwidth", "split_duple
 
 // IOFlags reads an I/O model from the settings of a [platforms.NAME.io]
 // table given as text (schedlab sim's --io KEY=VALUE: "fs_bandwidth=5000
-// MB/s"), for platform plat whose resources besides processors (and what
-// nodes hold) are resources, as a manifest's table with the same settings would be;
-// errors name the setting as --io KEY.
-func IOFlags(values map[string]string, resources []Resource, plat *sdk.Platform) (*sdk.IO, error) {
+// MB/s"), for platform plat, of one cluster, as a manifest's table with
+// the same settings would be; errors name the setting as --io KEY.
+func IOFlags(values map[string]string, plat *sdk.Platform) (*sdk.IO, error) {
 	in := &ioFlagErrs{}
 	ri := &rawIO{}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
@@ -265,7 +264,7 @@ func IOFlags(values map[string]string, resources []Resource, plat *sdk.Platform)
 	if len(in.errs) > 0 {
 		return nil, errors.Join(in.errs...)
 	}
-	m := readIO(in, ri, resources, plat)
+	m := readIO(in, ri, plat)
 	if len(in.errs) > 0 {
 		return nil, errors.Join(in.errs...)
 	}

@@ -882,7 +882,7 @@ func (p *parser) platforms(raw map[string]rawPlatform) map[string]Platform {
 			p.errAt(key, "procs (the number of processors) must be at least 1, got %d", rp.Procs)
 		}
 		pl := Platform{Name: name, Procs: rp.Procs, Resources: p.resources(name, rp.Resources)}
-		pl.IO = p.ioModel(name, rp.IO, pl.Resources, pl.SDK())
+		pl.IO = p.ioModel(name, rp.IO, pl.SDK())
 		out[name] = pl
 	}
 	return out

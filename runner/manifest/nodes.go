@@ -127,7 +127,7 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 	case rp.Power != nil:
 		p.errAt(key("io"), "an I/O model with a power model is not supported yet")
 	default:
-		pl.IO = p.ioModel(name, rp.IO, pl.Resources, sdkp)
+		pl.IO = p.ioModel(name, rp.IO, sdkp)
 	}
 	return pl
 }
