@@ -130,6 +130,16 @@ type easy struct {
 	// drains drains the nodes of the windows ahead itself (drain_ahead);
 	// nil when it does not, and always for multifactor.
 	drains *drainer
+	// arrived marks the jobs calls have seen in the queue, and queued is
+	// the queue's length when the last call returned: a call whose queue
+	// is that many jobs and its unmarked tail knows the jobs new since
+	// (newOnly). scannedNew counts the calls that read only those.
+	arrived    arrivals
+	queued     int
+	newBuf     []*sdk.Job
+	scannedNew int
+	// kinds keeps the waiting jobs by kind, for backfilling on nodes.
+	kinds kinds
 }
 
 // outlook is what EASY's shadow computation knows in advance of the
@@ -217,10 +227,19 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	p.begin(s)
 	p.cursorSync(s)
+	arrivedNow := p.arrived.take(s.Queue)
+	whole := len(s.Queue) == p.queued+len(arrivedNow)
+	defer func() { p.queued = len(s.Queue) }()
 	if p.drains != nil {
 		p.out = p.drains.decide(s, &p.room, p.out)
 	}
 	q := p.sorted(s)
+	useKinds := p.kindsOK(s)
+	if useKinds {
+		p.kinds.sync(p, q, arrivedNow)
+	} else {
+		p.kinds.valid = false
+	}
 	i := 0
 	// The kept order must not change while q is read: the started jobs
 	// are dropped from it when the call returns.
@@ -249,6 +268,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	// it again walked the running jobs and, on nodes, every node
 	// (BenchmarkEngineEASYNodes).
 	var shadow int64
+	scan, onlyNew := q[i+1:], false
 	// Outages of nodes change what is free without a job ending: the
 	// shadow is reused only while they are the outages the last call saw
 	// (none, or the same nodes out of service and the same windows, none
@@ -261,6 +281,9 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.reused++
 		if len(s.Outages) > 0 {
 			p.reusedOut++
+		}
+		if whole && p.gate == nil && p.drains == nil && p.saver == nil {
+			scan, onlyNew = p.newOnly(arrivedNow), true
 		}
 	} else {
 		shadow = p.shadow(s, head)
@@ -290,59 +313,106 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	}
 	p.out = append(p.out, sdk.Promise(head, shadow))
 	p.shadowAt = shadow
-	// The cheap tests come first: a placement on nodes is tried only for
-	// a job the totals admit.
-	for _, j := range q[i+1:] {
-		if !j.Request.Fits(p.room.free) || p.gate != nil && p.gate.held(j) {
-			continue
-		}
-		if p.capped && s.Now+j.Walltime > shadow && p.leastWatts(j) > p.extraW {
-			continue // it would take power the head holds at the shadow time
-		}
-		switch {
-		case s.Now+j.Walltime <= shadow:
-			if p.room.fits(j) {
-				p.start(s.Now, j, nil)
+	if useKinds && !onlyNew {
+		p.kinds.served++
+		p.kinds.first(p, head)
+		for len(p.kinds.heap) > 0 {
+			at := p.kinds.pop(p)
+			started, retry := p.backfill(s, at.job, shadow)
+			if retry {
+				p.kinds.retried++
 			}
-		case p.batsched:
-			// It must leave what the head holds at the shadow time: its
-			// room is the lesser of what is free now and then.
-			fenced := p.room.fenceOff(s.Now + p.room.reach(j.Walltime))
-			ok := p.room.nodes.PlaceWithin(j.Tasks, p.room.rule, &p.room.alloc, &p.future.Nodes)
-			if fenced {
-				p.room.unfence()
+			if started || retry {
+				p.kinds.push(p, at.kind, at.at+1, head)
 			}
-			if ok && p.room.underCap(j, p.room.alloc) {
-				p.future.Take(j.Tasks, p.room.alloc)
-				p.start(s.Now, j, &p.room.alloc)
-			}
-		case p.room.nodes != nil:
-			p.backfillCounted(s.Now, j)
-		case !j.Request.Fits(p.extra):
-			// It needs more than the extra capacity.
-		default:
-			p.extra.Sub(j.Request)
-			p.start(s.Now, j, nil)
 		}
+		return p.out, nil
+	}
+	for _, j := range scan {
+		p.backfill(s, j, shadow)
 	}
 	return p.out, nil
+}
+
+// backfill starts j, a job after the head, if it fits now and leaves the
+// head's reservation (ending by the shadow time, or in the extra
+// capacity), and reports whether it did. When it did not, retry reports
+// that a later job of its kind (kinds) might still: it was refused for
+// what its placement holds on the nodes of the head's partition.
+func (p *easy) backfill(s *sdk.State, j *sdk.Job, shadow int64) (started, retry bool) {
+	// The cheap tests come first: a placement on nodes is tried only for
+	// a job the totals admit.
+	if !j.Request.Fits(p.room.free) || p.gate != nil && p.gate.held(j) {
+		return false, false
+	}
+	if p.capped && s.Now+j.Walltime > shadow && p.leastWatts(j) > p.extraW {
+		return false, false // it would take power the head holds at the shadow time
+	}
+	switch {
+	case s.Now+j.Walltime <= shadow:
+		if p.room.fits(j) {
+			p.start(s.Now, j, nil)
+			return true, false
+		}
+	case p.batsched:
+		// It must leave what the head holds at the shadow time: its
+		// room is the lesser of what is free now and then.
+		fenced := p.room.fenceOff(s.Now + p.room.reach(j.Walltime))
+		ok := p.room.nodes.PlaceWithin(j.Tasks, p.room.rule, &p.room.alloc, &p.future.Nodes)
+		if fenced {
+			p.room.unfence()
+		}
+		if ok && p.room.underCap(j, p.room.alloc) {
+			p.future.Take(j.Tasks, p.room.alloc)
+			p.start(s.Now, j, &p.room.alloc)
+			return true, false
+		}
+	case p.room.nodes != nil:
+		return p.backfillCounted(s.Now, j)
+	case !j.Request.Fits(p.extra):
+		// It needs more than the extra capacity.
+	default:
+		p.extra.Sub(j.Request)
+		p.start(s.Now, j, nil)
+		return true, false
+	}
+	return false, false
+}
+
+// newOnly returns, in the queue's order, the jobs of arrivedNow (the
+// jobs submitted since the previous call), which are all a call that
+// reuses the previous call's shadow needs to try after its head. That
+// call started nothing and no job has ended since, nor have the outages
+// changed, so what is free now, and at the shadow time, is what it was
+// then: every job it tried and did not start fails again, later (its
+// walltime reaching further past the shadow time and into the windows
+// ahead). Reading the whole queue again at every submission was most
+// of EASY's time on a long queue (RICC, BenchmarkEngineEASYNodes).
+func (p *easy) newOnly(arrivedNow []*sdk.Job) []*sdk.Job {
+	p.scannedNew++
+	if p.order == OrderSubmit {
+		return arrivedNow
+	}
+	p.newBuf = append(p.newBuf[:0], arrivedNow...)
+	slices.SortFunc(p.newBuf, p.compare)
+	return p.newBuf
 }
 
 // backfillCounted starts j, which does not end by the shadow time, when
 // what it holds on the nodes of the head's partition fits the extra
 // capacity there (and its other resources the extra totals), which it
 // then consumes.
-func (p *easy) backfillCounted(now int64, j *sdk.Job) {
+func (p *easy) backfillCounted(now int64, j *sdk.Job) (started, retry bool) {
 	l := p.room.nodes.Layout
 	if j.Tasks.Partition == p.headPart && p.room.holdsRequest(j) && !p.fencedAtShadow {
 		// It would hold its request there: cheap to refuse without a
 		// placement.
 		if d := p.room.demand(j); !amountFits(d, p.extraNodes) {
-			return
+			return false, false
 		}
 	}
 	if !p.room.fits(j) {
-		return
+		return false, false
 	}
 	var in sdk.Amount
 	for k, n := range p.room.alloc.Nodes {
@@ -353,12 +423,18 @@ func (p *easy) backfillCounted(now int64, j *sdk.Job) {
 			in.Cores, in.Memory, in.GPUs = in.Cores+h.Cores, in.Memory+h.Memory, in.GPUs+h.GPUs
 		}
 	}
-	if !amountFits(in, p.extraNodes) || !p.room.othersFit(j.Request, p.extra) {
-		return
+	if !p.room.othersFit(j.Request, p.extra) {
+		return false, false
+	}
+	if !amountFits(in, p.extraNodes) {
+		// Placed elsewhere, as other jobs fill these nodes, a job of
+		// its kind may hold less here.
+		return false, true
 	}
 	p.extraNodes = sdk.Amount{Cores: p.extraNodes.Cores - in.Cores, Memory: p.extraNodes.Memory - in.Memory, GPUs: p.extraNodes.GPUs - in.GPUs}
 	p.room.subOthers(p.extra, j.Request)
 	p.start(now, j, nil)
+	return true, false
 }
 
 // begin starts a call: nothing decided or started yet, the room as s
@@ -397,6 +473,7 @@ func amountFits(a, free sdk.Amount) bool {
 // engine, which places it by the cluster's rule as p.room did; else the
 // start names it.
 func (p *easy) start(now int64, j *sdk.Job, placed *sdk.Alloc) {
+	p.kinds.started(j)
 	r := release{at: now + j.Walltime, idx: j.Index, held: j.Request, tasks: j.Tasks}
 	if p.room.nodes != nil {
 		a := p.room.alloc

@@ -136,3 +136,71 @@ func sameRuns(a, b *sim.Result) bool {
 		return x.Start == y.Start && x.End == y.End && x.Promised == y.Promised && x.Backfilled == y.Backfilled && x.Attempts == y.Attempts
 	}) && slices.Equal(a.Attempts, b.Attempts) && reflect.DeepEqual(a.Allocs, b.Allocs) && reflect.DeepEqual(a.AttemptAllocs, b.AttemptAllocs)
 }
+
+// TestBackfillByKindsChangesNothing runs EASY backfilling by kinds of
+// jobs (kinds.go), and reading only the new jobs after a call that
+// started nothing (newOnly), against EASY reading every job of the queue
+// at every call (fresh), on long queues on nodes: random
+// platforms (partitions, memory, GPUs, features, shared and exclusive
+// jobs) with submissions ten times as dense as policytest's default, in
+// the static orders and both readings of the reservation, and KTH-SP2
+// on 25 shared nodes three times as fast. It compares every record and
+// checks that both served calls, and that some refusal did not end its
+// kind's turn (a job placed partly outside the head's partition).
+func TestBackfillByKindsChangesNothing(t *testing.T) {
+	type run = policyRun
+	var runs []run
+	orders := []string{OrderSubmit, OrderShortest, OrderSmallest, OrderLargest}
+	for seed := range uint64(80) {
+		params := map[string]string{"order": orders[seed%4], "reservation": []string{ReservationCount, ReservationBatsched}[seed/4%2]}
+		sc := policytest.Random{Nodes: true, Jobs: 400, Burst: 4, MaxWalltime: 400, Params: params}.Scenario(seed)
+		runs = append(runs, run{"random nodes", sc.Platform, sc.Inputs(), sc.Params, nil, sim.Faults{}})
+	}
+	for seed := range uint64(20) {
+		sc := policytest.Random{Jobs: 400, Burst: 4, MaxWalltime: 400, Platform: sdk.SingleCluster("random", 64), Params: map[string]string{"order": orders[seed%4]}}.Scenario(seed)
+		runs = append(runs, run{"random pool", sc.Platform, sc.Inputs(), sc.Params, nil, sim.Faults{}})
+	}
+	w := loadTrace(t, "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz")
+	plat := sdk.NodesPlatform("kth4", []sdk.NodeGroup{{Name: "n", Count: 25, Cores: 4}}, nil, sdk.FirstFit)
+	fast := slices.Clone(w.Jobs)
+	for i := range fast {
+		fast[i].Job.Submit /= 3
+	}
+	jobs, _, err := nodes.Apply(plat, w, fast, nodes.Settings{Allocation: nodes.Shared, Memory: nodes.MemoryNone,
+		NodeSize: nodes.NodeSmallest, Oversize: nodes.Fail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range []string{OrderSubmit, OrderLargest} {
+		runs = append(runs, run{"KTH shared nodes three times as fast " + order, plat, jobs, map[string]string{"order": order}, nil, sim.Faults{}})
+	}
+	runs = append(runs, run{"KTH pool three times as fast", sdk.SingleCluster("kth", 100), fast, nil, nil, sim.Faults{}})
+	served, retried, onlyNew, onPools := 0, 0, 0, 0
+	for _, r := range runs {
+		var pol *easy
+		byKinds := EASY()
+		byKinds.New = func() sdk.Policy { pol = &easy{}; return pol }
+		cfg := r.config()
+		a, err := sim.Run(context.Background(), byKinds, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		b, err := sim.Run(context.Background(), freshEASY(), cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		if !sameRuns(a, b) {
+			t.Errorf("%s %v: backfilling by kinds changes the schedule", r.name, r.params)
+		}
+		served += pol.kinds.served
+		if !r.plat.HasNodes() {
+			onPools += pol.kinds.served
+		}
+		retried += pol.kinds.retried
+		onlyNew += pol.scannedNew
+	}
+	t.Logf("%d calls backfilled by kinds, %d refusals retried, %d calls read only the new jobs", served, retried, onlyNew)
+	if served < 1000 || onPools < 1000 || retried == 0 || onlyNew < 1000 {
+		t.Errorf("kinds served %d calls, retried %d refusals, %d calls read only new jobs: the test tests too little", served, retried, onlyNew)
+	}
+}

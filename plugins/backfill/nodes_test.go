@@ -206,3 +206,39 @@ func TestEASYCountKeepsPromisesOnPartitions(t *testing.T) {
 		policytest.Check(t, Conservative(), sc, policytest.PromisesKept())
 	}
 }
+
+// TestEASYRefusedForItsPlacement: a job that would run past the shadow
+// time, refused because its placement holds on the nodes of the head's
+// partition what the head needs then, does not refuse the next job of its
+// kind (same tasks, same walltime), which another start in between sends
+// elsewhere. Nodes 0-1 make partition "one", nodes 0-3 partition "all", 4
+// cores each. R holds node 0 until 100; the head H needs nodes 0-1 whole
+// (shadow time 100, nothing extra in "one" then). J1 (all, 1000 s) would
+// take node 1: refused. S (50 s) ends by 100 and takes node 1. J2, of J1's
+// kind, now goes to node 2, outside "one": it starts at 1. J1 starts at
+// 100 on node 3.
+func TestEASYRefusedForItsPlacement(t *testing.T) {
+	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "a", Count: 2, Cores: 4}, {Name: "b", Count: 2, Cores: 4}},
+		[]sdk.Partition{{Name: "all", Groups: []string{"a", "b"}, Default: true}, {Name: "one", Groups: []string{"a"}}}, sdk.FirstFit)
+	one := func(n int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: 4, Partition: 2} }
+	all := &sdk.Tasks{Count: 1, Cores: 4, Partition: 1}
+	jobs := []job{
+		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Tasks: one(1)},
+		{ID: 2, Submit: 1, Runtime: 10, Walltime: 10, Tasks: one(2)},
+		{ID: 3, Submit: 1, Runtime: 1000, Walltime: 1000, Tasks: all},
+		{ID: 4, Submit: 1, Runtime: 50, Walltime: 50, Tasks: all},
+		{ID: 5, Submit: 1, Runtime: 1000, Walltime: 1000, Tasks: all},
+	}
+	sc := policytest.Scenario{Name: "refused for its placement", Platform: plat, Jobs: jobs,
+		Want: []start{{ID: 1, At: 0}, {ID: 2, At: 100, Promised: 100}, {ID: 3, At: 100}, {ID: 4, At: 1}, {ID: 5, At: 1}}}
+	policytest.Run(t, EASY(), sc)
+	res, err := host.InProcess(EASY()).Run(context.Background(), host.RunSpec{Platform: sc.Platform}, sc.Inputs(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"0:1", "0:1 1:1", "3:1", "1:1", "2:1"} {
+		if got := allocString(res.Allocs.Of(i)); got != want {
+			t.Errorf("job %d on %q, want %q", i+1, got, want)
+		}
+	}
+}
