@@ -234,7 +234,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		p.out = p.drains.decide(s, &p.room, p.out)
 	}
 	q := p.sorted(s)
-	useKinds := p.kindsOK(s)
+	useKinds := p.kindsOK(s, len(q))
 	if useKinds {
 		p.kinds.sync(p, q, arrivedNow)
 	} else {
@@ -313,7 +313,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 	}
 	p.out = append(p.out, sdk.Promise(head, shadow))
 	p.shadowAt = shadow
-	if useKinds && !onlyNew {
+	if useKinds && !onlyNew && p.kinds.pays(len(scan), p.room.nodes == nil) {
 		p.kinds.served++
 		p.kinds.first(p, head)
 		for len(p.kinds.heap) > 0 {
@@ -328,8 +328,14 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		}
 		return p.out, nil
 	}
+	pool := p.room.nodes == nil
 	for _, j := range scan {
-		p.backfill(s, j, shadow)
+		// Most jobs of a long queue fail the totals, and on a pool most
+		// of the others that would run past the shadow time fail the
+		// extra capacity: those tests are made here, without a call.
+		if j.Request.Fits(p.room.free) && (!pool || s.Now+j.Walltime <= shadow || j.Request.Fits(p.extra)) {
+			p.backfill(s, j, shadow)
+		}
 	}
 	return p.out, nil
 }

@@ -216,7 +216,8 @@ func TestEASYCountKeepsPromisesOnPartitions(t *testing.T) {
 // (shadow time 100, nothing extra in "one" then). J1 (all, 1000 s) would
 // take node 1: refused. S (50 s) ends by 100 and takes node 1. J2, of J1's
 // kind, now goes to node 2, outside "one": it starts at 1. J1 starts at
-// 100 on node 3.
+// 100 on node 3. EASY is run as it is, and reading its queue by kinds
+// at every call (kinds.always).
 func TestEASYRefusedForItsPlacement(t *testing.T) {
 	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "a", Count: 2, Cores: 4}, {Name: "b", Count: 2, Cores: 4}},
 		[]sdk.Partition{{Name: "all", Groups: []string{"a", "b"}, Default: true}, {Name: "one", Groups: []string{"a"}}}, sdk.FirstFit)
@@ -231,14 +232,18 @@ func TestEASYRefusedForItsPlacement(t *testing.T) {
 	}
 	sc := policytest.Scenario{Name: "refused for its placement", Platform: plat, Jobs: jobs,
 		Want: []start{{ID: 1, At: 0}, {ID: 2, At: 100, Promised: 100}, {ID: 3, At: 100}, {ID: 4, At: 1}, {ID: 5, At: 1}}}
-	policytest.Run(t, EASY(), sc)
-	res, err := host.InProcess(EASY()).Run(context.Background(), host.RunSpec{Platform: sc.Platform}, sc.Inputs(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range []string{"0:1", "0:1 1:1", "3:1", "1:1", "2:1"} {
-		if got := allocString(res.Allocs.Of(i)); got != want {
-			t.Errorf("job %d on %q, want %q", i+1, got, want)
+	byKinds := EASY()
+	byKinds.New = func() sdk.Policy { p := &easy{}; p.kinds.always = true; return p }
+	for _, pol := range []sdk.Plugin{EASY(), byKinds} {
+		policytest.Run(t, pol, sc)
+		res, err := host.InProcess(pol).Run(context.Background(), host.RunSpec{Platform: sc.Platform}, sc.Inputs(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []string{"0:1", "0:1 1:1", "3:1", "1:1", "2:1"} {
+			if got := allocString(res.Allocs.Of(i)); got != want {
+				t.Errorf("job %d on %q, want %q", i+1, got, want)
+			}
 		}
 	}
 }
