@@ -748,10 +748,10 @@ func (e *engine) call() error {
 	for k < len(q) && e.status[q[k].Index] != statusQueued {
 		k++
 	}
-	q = q[k:]
 	if len(e.started) > k {
-		kept := q[:0]
-		for _, j := range q {
+		from := e.firstLeft(q, k)
+		kept := q[:from]
+		for _, j := range q[from:] {
 			if e.status[j.Index] == statusQueued {
 				kept = append(kept, j)
 			}
@@ -759,6 +759,7 @@ func (e *engine) call() error {
 		clear(q[len(kept):])
 		q = kept
 	}
+	q = q[k:]
 	e.state.Queue = q
 	if len(q) == 0 {
 		return nil
@@ -936,4 +937,32 @@ func statusName(s uint8) string {
 	default:
 		return "already finished"
 	}
+}
+
+// firstLeft returns the position in q of the first job that left it in
+// this call (e.started) after its queued prefix q[:k], found by binary
+// search where q is in submission order (ties by Index), which it is
+// unless requeued jobs lost their place or a release came last: the
+// compaction then reads only what follows it, where backfilled jobs, often
+// the last submitted, left a pass over a backlog of hundreds to do at
+// every call (RICC, BenchmarkEngineEASYNodes). A job not found where the
+// search looks gives k, a pass over all that follows the prefix.
+func (e *engine) firstLeft(q []*sdk.Job, k int) int {
+	from := len(q)
+	for _, i := range e.started {
+		j := &e.jobs[i]
+		p, ok := slices.BinarySearchFunc(q, j, func(a, b *sdk.Job) int {
+			if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Index, b.Index)
+		})
+		switch {
+		case !ok || q[p] != j:
+			return k
+		case p >= k:
+			from = min(from, p)
+		}
+	}
+	return from
 }
