@@ -50,6 +50,19 @@ type easy struct {
 	sjf       bool // backfill by increasing walltime (sjf-bb)
 	cand      []*sdk.Job
 	procs     sdk.Vector
+	// last is what a call leaves the next when it started nothing, on a
+	// pool: the head, its reservation (in prof, kept), and the queue's
+	// length and last job then. fresh turns that reuse off (tests);
+	// reused counts the calls it served.
+	last struct {
+		valid  bool
+		head   *sdk.Job
+		at     int64
+		queued int
+		tail   *sdk.Job
+	}
+	fresh  bool
+	reused int
 }
 
 func (p *easy) Init(env sdk.Env) error {
@@ -61,6 +74,10 @@ func (p *easy) Init(env sdk.Env) error {
 }
 
 func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
+	if p.keeps(s) {
+		return p.scheduleNew(s), nil
+	}
+	p.last.valid = false
 	p.begin(s)
 	q := s.Queue
 	i := 0
@@ -90,19 +107,63 @@ func (p *easy) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	if at >= 0 {
 		p.out = append(p.out, sdk.Promise(head, at))
 	}
-	cand := q[i+1:]
-	if p.sjf {
-		p.cand = append(p.cand[:0], cand...)
-		slices.SortFunc(p.cand, func(a, b *sdk.Job) int {
-			if c := cmp.Compare(a.Walltime, b.Walltime); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.Index, b.Index)
-		})
-		cand = p.cand
-	}
-	for _, j := range cand {
+	for _, j := range p.candidates(q[i+1:]) {
 		p.tryStart(s, j)
 	}
+	p.leave(s, head, at)
 	return p.out, nil
+}
+
+// candidates returns the jobs after the head in the order they are tried.
+func (p *easy) candidates(cand []*sdk.Job) []*sdk.Job {
+	if !p.sjf {
+		return cand
+	}
+	p.cand = append(p.cand[:0], cand...)
+	slices.SortFunc(p.cand, func(a, b *sdk.Job) int {
+		if c := cmp.Compare(a.Walltime, b.Walltime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	return p.cand
+}
+
+// leave notes what the next call may reuse: a call that started nothing
+// on a pool, with a reservation for its head at at.
+func (p *easy) leave(s *sdk.State, head *sdk.Job, at int64) {
+	q := s.Queue
+	p.last.valid = !p.fresh && p.room == nil && at >= 0 && len(p.out) == 1
+	p.last.head, p.last.at, p.last.queued, p.last.tail = head, at, len(q), q[len(q)-1]
+}
+
+// keeps reports whether this call may go on from the previous one: that
+// call started nothing, and since then no job has ended, no outage or
+// power change has come, and jobs have only joined the end of the queue.
+// What is free then is what it was over the interval that call read: no
+// running job had an expected end before now (it would have ended), and
+// the head's reservation begins no earlier than now (it would have fit).
+// Every job that call tried fails again, its walltime reaching no time
+// with more room; the profile, with the head's reservation, stands.
+// Rebuilding the profile at every submission was most of bb-easy's time
+// with the I/O model, whose phases add calls (BenchmarkIO).
+func (p *easy) keeps(s *sdk.State) bool {
+	l := &p.last
+	q := s.Queue
+	return l.valid && len(s.Completed) == 0 && len(s.Outages) == 0 && s.Power == nil && len(s.Refused) == 0 &&
+		len(q) >= l.queued && q[0] == l.head && q[l.queued-1] == l.tail && s.Now < l.at
+}
+
+// scheduleNew is a call that keeps: the head's promise again, and the
+// jobs new in the queue tried in their order.
+func (p *easy) scheduleNew(s *sdk.State) []sdk.Decision {
+	p.reused++
+	p.out = p.out[:0]
+	p.placements = p.placements[:0]
+	p.out = append(p.out, sdk.Promise(p.last.head, p.last.at))
+	for _, j := range p.candidates(s.Queue[p.last.queued:]) {
+		p.tryStart(s, j)
+	}
+	p.leave(s, p.last.head, p.last.at)
+	return p.out
 }
