@@ -138,7 +138,7 @@ type easy struct {
 	queued     int
 	newBuf     []*sdk.Job
 	scannedNew int
-	// kinds keeps the waiting jobs by kind, for backfilling on nodes.
+	// kinds keeps the waiting jobs by kind, for backfilling a long queue.
 	kinds kinds
 }
 
@@ -282,7 +282,7 @@ func (p *easy) schedule(s *sdk.State) ([]sdk.Decision, error) {
 		if len(s.Outages) > 0 {
 			p.reusedOut++
 		}
-		if whole && p.gate == nil && p.drains == nil && p.saver == nil {
+		if whole && p.gate == nil && p.drains == nil && p.saver == nil && p.monotone() {
 			scan, onlyNew = p.newOnly(arrivedNow), true
 		}
 	} else {
@@ -385,6 +385,18 @@ func (p *easy) backfill(s *sdk.State, j *sdk.Job, shadow int64) (started, retry 
 	return false, false
 }
 
+// monotone reports whether a job after the head that the previous call
+// did not start cannot start now either, all else being as it was, once
+// new jobs are tried before it: in the queue's order new jobs come after
+// every old one, and on a pool or under the batsched reading a start
+// only leaves less room. Under the count reading on nodes in another
+// order, a new job ranked before an old one refused for what its
+// placement held on the head's partition may fill those nodes and send
+// it elsewhere, where it starts (TestEASYNewJobAheadOfRefused).
+func (p *easy) monotone() bool {
+	return p.order == OrderSubmit || p.room.nodes == nil || p.batsched
+}
+
 // newOnly returns, in the queue's order, the jobs of arrivedNow (the
 // jobs submitted since the previous call), which are all a call that
 // reuses the previous call's shadow needs to try after its head. That
@@ -392,7 +404,7 @@ func (p *easy) backfill(s *sdk.State, j *sdk.Job, shadow int64) (started, retry 
 // changed, so what is free now, and at the shadow time, is what it was
 // then: every job it tried and did not start fails again, later (its
 // walltime reaching further past the shadow time and into the windows
-// ahead). Reading the whole queue again at every submission was most
+// ahead), where starts only leave less room (monotone). Reading the whole queue again at every submission was most
 // of EASY's time on a long queue (RICC, BenchmarkEngineEASYNodes).
 func (p *easy) newOnly(arrivedNow []*sdk.Job) []*sdk.Job {
 	p.scannedNew++

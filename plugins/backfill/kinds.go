@@ -125,6 +125,10 @@ func (k *kinds) sync(p *easy, q, arrivedNow []*sdk.Job) {
 		}
 	}
 	k.reset()
+	// The kinds are made again too: under exact walltimes nearly every
+	// job is a kind of its own, and kinds of jobs long gone would make
+	// the index grow with the run rather than with the queue.
+	k.ids, k.lists, k.on = nil, nil, nil
 	for _, j := range q {
 		k.add(p, j, false)
 	}

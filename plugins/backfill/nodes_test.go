@@ -247,3 +247,41 @@ func TestEASYRefusedForItsPlacement(t *testing.T) {
 		}
 	}
 }
+
+// TestEASYNewJobAheadOfRefused: on the platform of
+// TestEASYRefusedForItsPlacement, under the shortest-first order, job 3
+// (all, 1000 s) is refused at 1 for taking node 1, which the head (job 2)
+// needs at its shadow time 100. Job 4 (all, 50 s), submitted at 2, ranks
+// before it: it ends by the shadow time and takes node 1, and job 3, tried
+// after it, goes to node 2 outside "one" and starts at 2. A call that
+// tried only the jobs new since a call that started nothing (newOnly)
+// left job 3 waiting until 100 (found by review).
+func TestEASYNewJobAheadOfRefused(t *testing.T) {
+	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "a", Count: 2, Cores: 4}, {Name: "b", Count: 2, Cores: 4}},
+		[]sdk.Partition{{Name: "all", Groups: []string{"a", "b"}, Default: true}, {Name: "one", Groups: []string{"a"}}}, sdk.FirstFit)
+	one := func(n int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: 4, Partition: 2} }
+	all := &sdk.Tasks{Count: 1, Cores: 4, Partition: 1}
+	jobs := []job{
+		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Tasks: one(1)},
+		{ID: 2, Submit: 1, Runtime: 10, Walltime: 10, Tasks: one(2)},
+		{ID: 3, Submit: 1, Runtime: 1000, Walltime: 1000, Tasks: all},
+		{ID: 4, Submit: 2, Runtime: 50, Walltime: 50, Tasks: all},
+	}
+	sc := policytest.Scenario{Name: "new job ahead of a refused one", Platform: plat, Jobs: jobs,
+		Params: map[string]string{"order": OrderShortest},
+		Want:   []start{{ID: 1, At: 0}, {ID: 2, At: 100, Promised: 100}, {ID: 3, At: 2}, {ID: 4, At: 2}}}
+	byKinds := EASY()
+	byKinds.New = func() sdk.Policy { p := &easy{}; p.kinds.always = true; return p }
+	for _, pol := range []sdk.Plugin{EASY(), byKinds, freshEASY()} {
+		policytest.Run(t, pol, sc)
+		res, err := host.InProcess(pol).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: sc.Params}, sc.Inputs(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []string{"0:1", "0:1 1:1", "2:1", "1:1"} {
+			if got := allocString(res.Allocs.Of(i)); got != want {
+				t.Errorf("job %d on %q, want %q", i+1, got, want)
+			}
+		}
+	}
+}
