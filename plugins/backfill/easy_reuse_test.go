@@ -89,21 +89,7 @@ func TestShadowReuseChangesNothing(t *testing.T) {
 	}
 	reusedOut := 0
 	for _, r := range runs {
-		var pol *easy
-		reusing := EASY()
-		reusing.New = func() sdk.Policy { pol = &easy{}; return pol }
-		cfg := r.config()
-		a, err := sim.Run(context.Background(), reusing, cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", r.name, err)
-		}
-		b, err := sim.Run(context.Background(), freshEASY(), cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", r.name, err)
-		}
-		if !sameRuns(a, b) {
-			t.Errorf("%s: what EASY keeps from call to call changes the schedule", r.name)
-		}
+		pol := againstFresh(t, r, func() *easy { return &easy{} }, "what EASY keeps from call to call")
 		reusedOut += pol.reusedOut
 		if !strings.HasPrefix(r.name, "random nodes") {
 			t.Logf("%s: %d shadows computed (%d from the cursor), %d reused (%d with outages)", r.name, pol.computed, pol.cursored, pol.reused, pol.reusedOut)
@@ -127,6 +113,29 @@ type policyRun struct {
 
 func (r policyRun) config() sim.Config {
 	return sim.Config{Platform: r.plat, Jobs: r.jobs, Params: r.params, Outages: r.outs, Faults: r.faults}
+}
+
+// againstFresh runs r with the EASY that mk makes and with freshEASY,
+// fails t when their runs differ (what names what the first keeps or
+// does), and returns the policy mk made.
+func againstFresh(t *testing.T, r policyRun, mk func() *easy, what string) *easy {
+	t.Helper()
+	var pol *easy
+	p := EASY()
+	p.New = func() sdk.Policy { pol = mk(); return pol }
+	cfg := r.config()
+	a, err := sim.Run(context.Background(), p, cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", r.name, err)
+	}
+	b, err := sim.Run(context.Background(), freshEASY(), cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", r.name, err)
+	}
+	if !sameRuns(a, b) {
+		t.Errorf("%s %v: %s changes the schedule", r.name, r.params, what)
+	}
+	return pol
 }
 
 // sameRuns reports whether a and b give every job the same runs: its
@@ -179,21 +188,7 @@ func TestBackfillByKindsChangesNothing(t *testing.T) {
 	runs = append(runs, run{"KTH pool three times as fast", sdk.SingleCluster("kth", 100), fast, nil, nil, sim.Faults{}})
 	served, retried, onlyNew, onPools := 0, 0, 0, 0
 	for i, r := range runs {
-		var pol *easy
-		byKinds := EASY()
-		byKinds.New = func() sdk.Policy { pol = &easy{}; pol.kinds.always = i%2 == 0; return pol }
-		cfg := r.config()
-		a, err := sim.Run(context.Background(), byKinds, cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", r.name, err)
-		}
-		b, err := sim.Run(context.Background(), freshEASY(), cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", r.name, err)
-		}
-		if !sameRuns(a, b) {
-			t.Errorf("%s %v: backfilling by kinds changes the schedule", r.name, r.params)
-		}
+		pol := againstFresh(t, r, func() *easy { p := &easy{}; p.kinds.always = i%2 == 0; return p }, "backfilling by kinds")
 		served += pol.kinds.served
 		if !r.plat.HasNodes() {
 			onPools += pol.kinds.served

@@ -219,10 +219,7 @@ func TestEASYCountKeepsPromisesOnPartitions(t *testing.T) {
 // 100 on node 3. EASY is run as it is, and reading its queue by kinds
 // at every call (kinds.always).
 func TestEASYRefusedForItsPlacement(t *testing.T) {
-	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "a", Count: 2, Cores: 4}, {Name: "b", Count: 2, Cores: 4}},
-		[]sdk.Partition{{Name: "all", Groups: []string{"a", "b"}, Default: true}, {Name: "one", Groups: []string{"a"}}}, sdk.FirstFit)
-	one := func(n int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: 4, Partition: 2} }
-	all := &sdk.Tasks{Count: 1, Cores: 4, Partition: 1}
+	plat, one, all := twoPartitions()
 	jobs := []job{
 		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Tasks: one(1)},
 		{ID: 2, Submit: 1, Runtime: 10, Walltime: 10, Tasks: one(2)},
@@ -257,10 +254,7 @@ func TestEASYRefusedForItsPlacement(t *testing.T) {
 // tried only the jobs new since a call that started nothing (newOnly)
 // left job 3 waiting until 100 (found by review).
 func TestEASYNewJobAheadOfRefused(t *testing.T) {
-	plat := sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "a", Count: 2, Cores: 4}, {Name: "b", Count: 2, Cores: 4}},
-		[]sdk.Partition{{Name: "all", Groups: []string{"a", "b"}, Default: true}, {Name: "one", Groups: []string{"a"}}}, sdk.FirstFit)
-	one := func(n int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: 4, Partition: 2} }
-	all := &sdk.Tasks{Count: 1, Cores: 4, Partition: 1}
+	plat, one, all := twoPartitions()
 	jobs := []job{
 		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Tasks: one(1)},
 		{ID: 2, Submit: 1, Runtime: 10, Walltime: 10, Tasks: one(2)},
@@ -284,4 +278,15 @@ func TestEASYNewJobAheadOfRefused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// twoPartitions is the platform of TestEASYRefusedForItsPlacement: nodes
+// 0-1 ("a") make partition "one", nodes 0-3 ("a" and "b") partition
+// "all", the default, 4 cores each; one(n) asks for n whole nodes of
+// "one", all for one node of "all".
+func twoPartitions() (plat *sdk.Platform, one func(n int32) *sdk.Tasks, all *sdk.Tasks) {
+	plat = sdk.NodesPlatform("two", []sdk.NodeGroup{{Name: "a", Count: 2, Cores: 4}, {Name: "b", Count: 2, Cores: 4}},
+		[]sdk.Partition{{Name: "all", Groups: []string{"a", "b"}, Default: true}, {Name: "one", Groups: []string{"a"}}}, sdk.FirstFit)
+	one = func(n int32) *sdk.Tasks { return &sdk.Tasks{Count: n, Cores: 4, Partition: 2} }
+	return plat, one, &sdk.Tasks{Count: 1, Cores: 4, Partition: 1}
 }

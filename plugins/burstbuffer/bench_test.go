@@ -79,6 +79,20 @@ func BenchmarkKTH(b *testing.B) {
 	}
 }
 
+// kthIOJobs is kthJobs with the compute times shortened by the data the
+// jobs move, as burst-buffer-io does, for a run with kthIO.
+func kthIOJobs(tb testing.TB, seed uint64) []sim.Input {
+	jobs := kthJobs(tb, seed)
+	t, err := bbmodel.TargetOf(kthPlatform(), "bb")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := bbmodel.DefaultShortening().Shorten(jobs, t); err != nil {
+		tb.Fatal(err)
+	}
+	return jobs
+}
+
 // kthIO is the authors' I/O-aware machine (io.toml): the file system's
 // 5,000 MB/s, each node's 1,250 MB/s, split each way, their sizes and
 // phases.
@@ -94,15 +108,7 @@ func kthIO() *sdk.IO {
 //
 //	go test -run '^$' -bench BenchmarkIO -benchtime 1x ./plugins/burstbuffer
 func BenchmarkIO(b *testing.B) {
-	alloc := kthJobs(b, 1)
-	withIO := kthJobs(b, 1)
-	t, err := bbmodel.TargetOf(kthPlatform(), "bb")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := bbmodel.DefaultShortening().Shorten(withIO, t); err != nil {
-		b.Fatal(err)
-	}
+	alloc, withIO := kthJobs(b, 1), kthIOJobs(b, 1)
 	for _, tc := range []struct {
 		name   string
 		p      sdk.Plugin

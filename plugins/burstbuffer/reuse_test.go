@@ -8,7 +8,6 @@ import (
 	"github.com/schedlab/schedlab/plugins/burstbuffer"
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/sim"
-	bbmodel "github.com/schedlab/schedlab/workload/burstbuffer"
 )
 
 // TestReuseChangesNothing runs the EASY burst-buffer policies going on
@@ -17,15 +16,7 @@ import (
 // (allocation only, and with the authors' I/O model) and on random
 // workloads, and compares every record. It checks that calls were reused.
 func TestReuseChangesNothing(t *testing.T) {
-	alloc := kthJobs(t, 1)
-	withIO := kthJobs(t, 1)
-	target, err := bbmodel.TargetOf(kthPlatform(), "bb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bbmodel.DefaultShortening().Shorten(withIO, target); err != nil {
-		t.Fatal(err)
-	}
+	alloc, withIO := kthJobs(t, 1), kthIOJobs(t, 1)
 	type run struct {
 		name string
 		cfg  sim.Config
