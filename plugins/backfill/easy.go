@@ -404,8 +404,9 @@ func (p *easy) monotone() bool {
 // changed, so what is free now, and at the shadow time, is what it was
 // then: every job it tried and did not start fails again, later (its
 // walltime reaching further past the shadow time and into the windows
-// ahead), where starts only leave less room (monotone). Reading the whole queue again at every submission was most
-// of EASY's time on a long queue (RICC, BenchmarkEngineEASYNodes).
+// ahead), where starts only leave less room (monotone). Reading the
+// whole queue again at every submission was most of EASY's time on a
+// long queue (RICC, BenchmarkEngineEASYNodes).
 func (p *easy) newOnly(arrivedNow []*sdk.Job) []*sdk.Job {
 	p.scannedNew++
 	if p.order == OrderSubmit {

@@ -198,6 +198,6 @@ func TestBackfillByKindsChangesNothing(t *testing.T) {
 	}
 	t.Logf("%d calls backfilled by kinds, %d refusals retried, %d calls read only the new jobs", served, retried, onlyNew)
 	if served < 1000 || onPools < 1000 || retried == 0 || onlyNew < 1000 {
-		t.Errorf("kinds served %d calls, retried %d refusals, %d calls read only new jobs: the test tests too little", served, retried, onlyNew)
+		t.Errorf("kinds served %d calls (%d on pools), retried %d refusals, %d calls read only new jobs: the test tests too little", served, onPools, retried, onlyNew)
 	}
 }

@@ -124,29 +124,21 @@ func (k *kinds) sync(p *easy, q, arrivedNow []*sdk.Job) {
 			return
 		}
 	}
-	k.reset()
 	// The kinds are made again too: under exact walltimes nearly every
 	// job is a kind of its own, and kinds of jobs long gone would make
 	// the index grow with the run rather than with the queue.
-	k.ids, k.lists, k.on = nil, nil, nil
+	for _, c := range k.active {
+		for _, j := range k.lists[c] {
+			k.state[j.Index] = kindNone
+		}
+	}
+	k.ids, k.lists, k.on, k.active = nil, nil, nil, k.active[:0]
+	k.waiting, k.stale = 0, 0
 	for _, j := range q {
 		k.add(p, j, false)
 	}
 	k.valid = true
 	k.built++
-}
-
-// reset empties the index.
-func (k *kinds) reset() {
-	for _, c := range k.active {
-		for _, j := range k.lists[c] {
-			k.state[j.Index] = kindNone
-		}
-		k.lists[c] = k.lists[c][:0]
-		k.on[c] = 0
-	}
-	k.active = k.active[:0]
-	k.waiting, k.stale = 0, 0
 }
 
 // pays reports whether reading n jobs by kinds costs less than reading

@@ -52,16 +52,7 @@ func TestEASYOnNodesHandWorked(t *testing.T) {
 		t.Run(tc.reading, func(t *testing.T) {
 			sc := policytest.Scenario{Name: tc.reading, Platform: onNodes(4, 1, sdk.FirstFit), Jobs: jobs,
 				Params: map[string]string{"reservation": tc.reading}, Want: tc.want}
-			policytest.Run(t, EASY(), sc)
-			res, err := host.InProcess(EASY()).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: sc.Params}, sc.Inputs(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, want := range tc.allocs {
-				if got := allocString(res.Allocs.Of(i)); got != want {
-					t.Errorf("job %d on %q, want %q", i+1, got, want)
-				}
-			}
+			runPlaced(t, EASY(), sc, tc.allocs)
 		})
 	}
 }
@@ -171,6 +162,23 @@ func naiveNodeCheck(p *sdk.Platform, in []sim.Input, res *sim.Result) error {
 	return nil
 }
 
+// runPlaced runs sc under pol, checks the starts sc wants
+// (policytest.Run), and checks that job i+1 ran on the nodes allocs[i]
+// says (allocString) in a run through the host.
+func runPlaced(t *testing.T, pol sdk.Plugin, sc policytest.Scenario, allocs []string) {
+	t.Helper()
+	policytest.Run(t, pol, sc)
+	res, err := host.InProcess(pol).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: sc.Params}, sc.Inputs(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range allocs {
+		if got := allocString(res.Allocs.Of(i)); got != want {
+			t.Errorf("job %d on %q, want %q", i+1, got, want)
+		}
+	}
+}
+
 func allocString(a sdk.Alloc) string {
 	s := ""
 	for i, k := range a.Nodes {
@@ -232,16 +240,7 @@ func TestEASYRefusedForItsPlacement(t *testing.T) {
 	byKinds := EASY()
 	byKinds.New = func() sdk.Policy { p := &easy{}; p.kinds.always = true; return p }
 	for _, pol := range []sdk.Plugin{EASY(), byKinds} {
-		policytest.Run(t, pol, sc)
-		res, err := host.InProcess(pol).Run(context.Background(), host.RunSpec{Platform: sc.Platform}, sc.Inputs(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, want := range []string{"0:1", "0:1 1:1", "3:1", "1:1", "2:1"} {
-			if got := allocString(res.Allocs.Of(i)); got != want {
-				t.Errorf("job %d on %q, want %q", i+1, got, want)
-			}
-		}
+		runPlaced(t, pol, sc, []string{"0:1", "0:1 1:1", "3:1", "1:1", "2:1"})
 	}
 }
 
@@ -267,16 +266,7 @@ func TestEASYNewJobAheadOfRefused(t *testing.T) {
 	byKinds := EASY()
 	byKinds.New = func() sdk.Policy { p := &easy{}; p.kinds.always = true; return p }
 	for _, pol := range []sdk.Plugin{EASY(), byKinds, freshEASY()} {
-		policytest.Run(t, pol, sc)
-		res, err := host.InProcess(pol).Run(context.Background(), host.RunSpec{Platform: sc.Platform, Params: sc.Params}, sc.Inputs(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, want := range []string{"0:1", "0:1 1:1", "2:1", "1:1"} {
-			if got := allocString(res.Allocs.Of(i)); got != want {
-				t.Errorf("job %d on %q, want %q", i+1, got, want)
-			}
-		}
+		runPlaced(t, pol, sc, []string{"0:1", "0:1 1:1", "2:1", "1:1"})
 	}
 }
 
