@@ -25,7 +25,7 @@ import (
 )
 
 // pythonResolved resolves a Python policy file as a manifest's ref does.
-func pythonResolved(t *testing.T, path string) *Resolved {
+func pythonResolved(t testing.TB, path string) *Resolved {
 	t.Helper()
 	pyenv.ForTest(t, "grpc")
 	res, err := Resolver{}.Resolve(context.Background(), path)

@@ -16,7 +16,8 @@ medians are printed. For schedlab's, the CPU time a step takes on each of
 its two sides is printed too: the Python process's (the environment and
 its end of the socket) and the engine's (schedlab serve-env), measured
 apart; on one core they add up to the wall time, on two they overlap in
-part."""
+part. `taskset -c 0 python benchmarks/env_speed.py` runs both processes on
+one core."""
 
 from __future__ import annotations
 

@@ -9,7 +9,9 @@
 // the connection; the host answers it with the run's frames (Init, State
 // at each scheduling point, End) and then a Finished frame ('F', JSON: the
 // run's summary, or why it failed). A request that cannot run (no such
-// trace, a window outside it) gets its Finished frame at once.
+// trace, a window outside it) gets its Finished frame at once. A request
+// whose steps this process takes (Request.Agent) gets an observation frame
+// at each pick, answered by an action frame, and then its Finished frame.
 package episodes
 
 import (
@@ -93,6 +95,10 @@ type Request struct {
 	// environment's own episodes (no Policy) take no cap: its agent does
 	// not keep to one, and a start over it is refused.
 	Power *manifest.PowerFlags `json:"power,omitempty"`
+	// Agent, when set, takes the episode's steps in this process
+	// (AgentSpec): observations and actions cross the connection in
+	// place of the call protocol's frames. Policy must be empty.
+	Agent *AgentSpec `json:"agent,omitempty"`
 }
 
 // powerModel returns the power model spec gives an episode on plat; nil
@@ -209,6 +215,9 @@ type Finished struct {
 	// Mapping its settings.
 	Nodes   map[string]int64  `json:"nodes,omitempty"`
 	Mapping map[string]string `json:"mapping,omitempty"`
+	// Calls is the number of scheduling points of an episode whose steps
+	// this process took (Request.Agent).
+	Calls int `json:"calls,omitempty"`
 	// NodeCount is, on a platform of nodes, its number of nodes, also
 	// when the window asked for is not in the trace (the environment asks
 	// an impossible window to learn the trace's size and the platform's).
@@ -224,6 +233,7 @@ type conn struct {
 
 // server is what Serve keeps from request to request.
 type server struct {
+	conn   conn
 	env    host.Policy
 	traces map[string]*workload.Workload
 	// mapped caches a trace's jobs mapped onto nodes, by trace, cleaning
@@ -238,7 +248,7 @@ type server struct {
 func Serve(ctx context.Context, rw io.ReadWriter) error {
 	c := conn{bufio.NewReaderSize(rw, 64<<10), rw}
 	info := sdk.Info{Name: "environment", Version: "0", ProtocolVersion: 0}
-	srv := &server{env: host.CallsPolicy(info, c), traces: map[string]*workload.Workload{}, mapped: map[string]mappedJobs{},
+	srv := &server{conn: c, env: host.CallsPolicy(info, c), traces: map[string]*workload.Workload{}, mapped: map[string]mappedJobs{},
 		procs: &runner.Processes{}, policies: map[string]*runner.Resolved{}}
 	defer srv.procs.Close()
 	for {
@@ -302,6 +312,17 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 		Platform: plat, Jobs: jobs, Params: req.Params,
 		Seed: req.Seed, ExactEstimates: req.Exact, Metrics: ms, Outages: outs, Faults: faults, Power: power,
 	}
+	var ag *agent
+	if req.Agent != nil {
+		if req.Policy != "" {
+			return Finished{Jobs: n, Error: "agent and policy: an episode is the agent's or a policy's, not both"}
+		}
+		if err := req.Agent.check(plat); err != nil {
+			return Finished{Jobs: n, Error: err.Error()}
+		}
+		ag = newAgent(srv.conn, *req.Agent)
+		spec.Use = host.InProcess(sdk.Plugin{Info: sdk.Info{Name: "environment", Version: "0"}, New: func() sdk.Policy { return ag }})
+	}
 	if req.Policy != "" {
 		if spec.Policy, err = srv.resolve(ctx, req.Policy); err != nil {
 			return Finished{Jobs: n, Error: err.Error()}
@@ -321,6 +342,9 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 		Ends: make([]int64, len(jobs)), Promised: make([]int64, len(jobs)), Killed: make([]bool, len(jobs))}
 	if req.Policy != "" {
 		fin.Policy = &out.Info
+	}
+	if ag != nil {
+		fin.Calls = ag.calls
 	}
 	if mj != nil {
 		fin.Nodes, fin.Mapping = mj.counts, mj.mapping.Map()
