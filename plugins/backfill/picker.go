@@ -11,9 +11,10 @@ import (
 // that fits starts now; one that does not gets EASY's reservation, and
 // the waiting jobs that do not delay it start meanwhile (Backfill). Its
 // fits, placements and shadow times are easy's, on a pool or on nodes
-// under either reading of the reservation, nodes out of service
-// included; maintenance windows ahead are not planned around (the agent
-// does not, and its runs take the soft maintenance rule).
+// under either reading of the reservation, nodes out of service (and
+// their known returns to service) and a power cap included; maintenance
+// windows ahead are not planned around (the agent does not, and its runs
+// take the soft maintenance rule).
 type Picker struct {
 	e   easy
 	now int64
@@ -29,14 +30,17 @@ func NewPicker(env sdk.Env, reservation string) (*Picker, error) {
 	}
 	e.orderer = makeOrderer(OrderSubmit)
 	e.room = newRoom(env.Platform)
+	e.room.setPower(env.Power, env.Platform)
 	e.room.ignoreWindows = true
 	e.dims = env.Platform.Dims()
 	e.batsched = reservation == ReservationBatsched
 	if e.batsched && !env.Platform.HasNodes() {
 		return nil, fmt.Errorf("reservation = %s holds nodes; platform %q has none (use %s)", ReservationBatsched, env.Platform.Name, ReservationCount)
 	}
-	// A picker's shadows are of any job the agent picks: none is kept
-	// from one call to the next.
+	// Nothing is kept from one call to the next: a picker's shadows are
+	// of any job the agent picks, and a cursor kept across calls would
+	// need the jobs that ended given back (cursorSync), which a picker
+	// does not do.
 	e.fresh = true
 	return p, supported("the environment's agent", env.Platform)
 }
@@ -51,12 +55,13 @@ func (p *Picker) Begin(s *sdk.State) {
 // cluster's placement rule places it).
 func (p *Picker) Fits(j *sdk.Job) bool { return p.e.room.fits(j) }
 
-// Start starts j, which Fits has just said fits.
+// Start starts j, which the last call of Fits (of j) said fits: it goes
+// where Fits placed it.
 func (p *Picker) Start(j *sdk.Job) { p.e.start(p.now, j, nil) }
 
 // Backfill gives head, which does not fit now, EASY's reservation and
-// starts the jobs of waiting (in their order; head among them or not)
-// that fit now and do not delay it. When head would not fit even once
+// starts the jobs of waiting (in their order; head among them or not;
+// none started in this call) that fit now and do not delay it. When head would not fit even once
 // every running job has ended (nodes out of service hold what it needs),
 // it gets no reservation and every job that fits starts, as easy does.
 func (p *Picker) Backfill(s *sdk.State, head *sdk.Job, waiting []*sdk.Job) {

@@ -501,3 +501,26 @@ def test_observe_nodes(schedlab_cmd: str) -> None:
         env.close()
     with pytest.raises(ValueError, match="observe_nodes shows nodes"):
         SchedulingEnv(observe_nodes=True, schedlab=schedlab_cmd)
+
+
+def test_serve_env_gone_mid_episode(schedlab_cmd: str) -> None:
+    """The serve-env process ending in an episode fails that step with a
+    reason; the next reset starts a process and an episode."""
+    env = SchedulingEnv(window=64, queue=16, schedlab=schedlab_cmd)
+    try:
+        env.reset(seed=1)
+        proc = env._service._proc
+        assert proc is not None
+        proc.kill()
+        proc.wait()
+        with pytest.raises((RuntimeError, OSError)):
+            for _ in range(1000):
+                env.step(0)
+        obs, _ = env.reset(seed=2)
+        assert obs.shape == env.observation_space.shape
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(0)
+        assert len(info["starts"]) == 64
+    finally:
+        env.close()

@@ -45,7 +45,9 @@ const (
 // Queue waiting jobs and of the platform; a job that fits starts at once
 // and the agent picks again; one that does not starts as soon as it fits,
 // jobs behind it backfilled meanwhile when Backfill (EASY's reservation,
-// by the reading Reservation); action Queue waits for the next event. The
+// by the reading Reservation); action Queue waits for the next event,
+// where one is ahead (a running job's end, an outage's end), and any
+// action that is not a waiting job's row picks the first waiting job. The
 // agent sees only the observations and answers with actions: the engine
 // runs in this process, and an episode costs a round trip per pick only.
 type AgentSpec struct {
@@ -61,6 +63,8 @@ func (a *AgentSpec) check(plat *sdk.Platform) error {
 	switch {
 	case a.Queue < 1:
 		return fmt.Errorf("agent.queue: %d, want at least 1", a.Queue)
+	case a.Reservation != backfill.ReservationCount && a.Reservation != backfill.ReservationBatsched:
+		return fmt.Errorf("agent.reservation: %q is not %s or %s", a.Reservation, backfill.ReservationCount, backfill.ReservationBatsched)
 	case a.Mask != MaskAny && a.Mask != MaskFits:
 		return fmt.Errorf("agent.mask: %q is not %s or %s", a.Mask, MaskAny, MaskFits)
 	case a.ObserveNodes && !plat.HasNodes():
@@ -70,7 +74,7 @@ func (a *AgentSpec) check(plat *sdk.Platform) error {
 }
 
 // agent is the policy of an episode whose steps this process takes: at
-// each pick it sends the observation over w and reads the action.
+// each pick it sends the observation over rw and reads the action.
 type agent struct {
 	rw    conn
 	spec  AgentSpec

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/runner/manifest"
@@ -198,4 +199,80 @@ func BenchmarkAgent(b *testing.B) {
 		steps += len(obs)
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// TestAgentBadRequests: a request of an agent's episode that cannot run
+// gets its Finished frame at once, naming the setting.
+func TestAgentBadRequests(t *testing.T) {
+	c := serve(t)
+	ok := AgentSpec{Queue: 8, Reservation: "count", Mask: MaskAny}
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"policy too", Request{Count: 10, Policy: "easy", Agent: &ok}, "an episode is the agent's or a policy's"},
+		{"queue", Request{Count: 10, Agent: &AgentSpec{Reservation: "count", Mask: MaskAny}}, "agent.queue: 0"},
+		{"mask", Request{Count: 10, Agent: &AgentSpec{Queue: 8, Reservation: "count", Mask: "some"}}, `agent.mask: "some"`},
+		{"reservation", Request{Count: 10, Agent: &AgentSpec{Queue: 8, Mask: MaskAny}}, `agent.reservation: ""`},
+		{"node rows on a pool", Request{Count: 10, Agent: &AgentSpec{Queue: 8, Reservation: "count", Mask: MaskAny, ObserveNodes: true}},
+			"agent.observe_nodes: a pool has no nodes"},
+		{"batsched on a pool", Request{Count: 10, Agent: &AgentSpec{Queue: 8, Reservation: "batsched", Mask: MaskAny}},
+			"reservation = batsched holds nodes"},
+	} {
+		fin := ask(t, c, tc.req)
+		if !strings.Contains(fin.Error, tc.want) {
+			t.Errorf("%s: error %q, want it to say %q", tc.name, fin.Error, tc.want)
+		}
+	}
+}
+
+// TestAgentBadAnswer: a frame other than an action where one is due fails
+// the episode with a reason, and the next episode runs.
+func TestAgentBadAnswer(t *testing.T) {
+	c := serve(t)
+	req := Request{First: 100, Count: 50, Agent: &AgentSpec{Queue: 8, Reservation: "count", Mask: MaskAny}}
+	b, _ := json.Marshal(req)
+	if err := host.WriteCallsMessage(c, MsgRequest, b); err != nil {
+		t.Fatal(err)
+	}
+	if typ, _, err := host.ReadCallsMessage(c); err != nil || typ != MsgObservation {
+		t.Fatalf("first frame %q, %v", typ, err)
+	}
+	if err := host.WriteCallsMessage(c, MsgAction, []byte{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	typ, p, err := host.ReadCallsMessage(c)
+	if err != nil || typ != MsgFinished {
+		t.Fatalf("after a bad action: frame %q, %v", typ, err)
+	}
+	var fin Finished
+	if err := json.Unmarshal(p, &fin); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fin.Error, "a frame of type 'A' and 2 bytes where an action was due") {
+		t.Errorf("error %q", fin.Error)
+	}
+	if _, fin := episode(t, c, req, func(observation) int32 { return 0 }); fin.Error != "" || len(fin.Starts) != 50 {
+		t.Errorf("the next episode: %+v", fin)
+	}
+}
+
+// TestAgentGoneMidEpisode: the environment closing its end in an episode
+// ends Serve without an error.
+func TestAgentGoneMidEpisode(t *testing.T) {
+	env, srv := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), srv) }()
+	b, _ := json.Marshal(Request{First: 100, Count: 50, Agent: &AgentSpec{Queue: 8, Reservation: "count", Mask: MaskAny}})
+	if err := host.WriteCallsMessage(env, MsgRequest, b); err != nil {
+		t.Fatal(err)
+	}
+	if typ, _, err := host.ReadCallsMessage(env); err != nil || typ != MsgObservation {
+		t.Fatalf("first frame %q, %v", typ, err)
+	}
+	env.Close()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
 }

@@ -540,5 +540,6 @@ func load(trace string, c workload.Clean) (*workload.Workload, error) {
 
 // gone reports an error of a connection the environment closed.
 func gone(err error) bool {
-	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.ErrClosedPipe)
 }

@@ -53,15 +53,21 @@ class Service:
         return self._conn
 
     def send(self, typ: int, payload: bytes) -> None:
-        """Sends one message."""
-        self.conn().send(typ, payload)
+        """Sends one message. A process gone is an error, and the next
+        message starts another."""
+        try:
+            self.conn().send(typ, payload)
+        except OSError:
+            self.close()
+            raise
 
     def read(self) -> tuple[int, bytes]:
-        """Reads one message; the process's end is an error."""
+        """Reads one message; the process's end is an error, and the next
+        message starts another."""
         frame = self.conn().read()
         if frame is None:
             code = self._proc.wait() if self._proc else None
-            self._conn = None
+            self.close()
             raise RuntimeError(f"schedlab serve-env ended (exit status {code})")
         return frame
 

@@ -333,16 +333,21 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _next(self) -> tuple[bool, dict[str, Any]]:
         """Reads the next observation (False), or the end of the episode
-        (True and its summary)."""
-        typ, p = self._service.read()
+        (True and its summary). Whatever ends the episode otherwise (the
+        process ended, a frame out of place) leaves none under way, so
+        that the next reset starts one."""
+        try:
+            typ, p = self._service.read()
+        except BaseException:
+            self._running, self._frame = False, b""
+            raise
         if typ == _MSG_OBSERVATION:
             self._frame = p
-            self._episode["calls"], self._episode["waiting"] = _HEAD.unpack_from(p, 0)
+            self._episode["calls"] = _HEAD.unpack_from(p, 0)[0]
             return False, {}
+        self._running, self._frame = False, b""
         if typ != MSG_FINISHED:
             raise RuntimeError(f"schedlab serve-env sent a frame of type {typ} during an episode")
-        self._running = False
-        self._frame = b""
         doc = json.loads(p)
         if doc.get("error"):
             if self._episode["steps"] == 0 and "calls" not in self._episode:
@@ -411,7 +416,11 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         a = int(action)
         # An action beyond int32 picks the first waiting job, as any
         # action that is not a row's.
-        self._service.send(_MSG_ACTION, _ACTION.pack(a if -(2**31) <= a < 2**31 else -1))
+        try:
+            self._service.send(_MSG_ACTION, _ACTION.pack(a if -(2**31) <= a < 2**31 else -1))
+        except OSError:
+            self._running, self._frame = False, b""
+            raise
         done, summary = self._next()
         if done:
             return self._observe(), self._reward(summary), True, False, self._info(summary)
