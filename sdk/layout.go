@@ -199,7 +199,10 @@ func (l *Layout) groupRuns(sorted []int32) func(yield func(int32, int64) bool) {
 			g := l.group[sorted[i]]
 			end := l.first[g+1]
 			j := i + 1
-			if j < len(sorted) && sorted[j] < end {
+			switch {
+			case sorted[len(sorted)-1] < end:
+				j = len(sorted) // the rest are of g: the common case
+			case j < len(sorted) && sorted[j] < end:
 				j, _ = slices.BinarySearch(sorted[i:], end)
 				j += i
 			}

@@ -19,7 +19,9 @@ type Nodes struct {
 	// with a free core: placement looks only at those an exclusive job
 	// (whole) or a shared one (some) may use, a word of 64 nodes at a
 	// time, so that a busy machine of thousands of nodes costs little.
-	whole, some []uint64
+	// nonzero marks the nodes with anything free (a core, memory or a
+	// GPU): what a sum of the free amounts reads.
+	whole, some, nonzero []uint64
 	// cand and fits are scratch space for placements.
 	cand []int32
 	fits []int64
@@ -48,6 +50,7 @@ func (n *Nodes) reindex() {
 	words := (len(n.Free) + 63) / 64
 	n.whole = append(n.whole[:0], make([]uint64, words)...)
 	n.some = append(n.some[:0], make([]uint64, words)...)
+	n.nonzero = append(n.nonzero[:0], make([]uint64, words)...)
 	for k := range n.Free {
 		n.index(int32(k))
 	}
@@ -67,6 +70,11 @@ func (n *Nodes) index(k int32) {
 		n.some[w] |= b
 	} else {
 		n.some[w] &^= b
+	}
+	if f != (Amount{}) {
+		n.nonzero[w] |= b
+	} else {
+		n.nonzero[w] &^= b
 	}
 }
 
@@ -106,6 +114,7 @@ func (n *Nodes) CopyFrom(m *Nodes) {
 	n.Free = append(n.Free[:0], m.Free...)
 	n.whole = append(n.whole[:0], m.whole...)
 	n.some = append(n.some[:0], m.some...)
+	n.nonzero = append(n.nonzero[:0], m.nonzero...)
 	n.ver++
 }
 

@@ -169,14 +169,9 @@ func (w *Watch) FreeInPartition() Amount {
 		all.add(l.caps[lo].times(int64(countRange(n.whole, lo, hi))))
 	}
 	// Nodes without a free core still count what memory and GPUs they
-	// have free, on a platform that has any.
-	others := l.maxCap.Memory > 0 || l.maxCap.GPUs > 0
+	// have free; nodes with nothing free count nothing.
 	for i, word := range part {
-		x := word &^ n.whole[i]
-		if !others {
-			x &= n.some[i]
-		}
-		for ; x != 0; x &= x - 1 {
+		for x := word &^ n.whole[i] & n.nonzero[i]; x != 0; x &= x - 1 {
 			all.add(n.Free[i*64+bits.TrailingZeros64(x)])
 		}
 	}

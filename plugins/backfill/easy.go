@@ -559,6 +559,9 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 	p.fencedAtShadow = false
 	ah := &p.ahead
 	ah.on = nodes && p.aheadOf(s, head)
+	// The jobs given back are needed after the loop only to make the
+	// nodes at the shadow time (below) from the nodes now.
+	keepGiven := nodes && !ah.on && (p.batsched || !p.room.holdsRequest(head))
 	// Under a cap, the head fits when its cores' power also fits what
 	// the cap leaves once the jobs ended by then give theirs back.
 	p.capped = nodes && p.room.cap > 0 && p.room.power != nil
@@ -606,12 +609,19 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 				// What it holds on nodes out of service then does not
 				// come back when it ends.
 				a := p.room.inService(*r.Alloc, t)
-				if ah.on && len(a.Nodes) < len(r.Alloc.Nodes) {
+				whole := len(a.Nodes) == len(r.Alloc.Nodes)
+				if ah.on && !whole {
 					ah.ended(&p.room, r, t)
 				}
-				held = p.room.heldBy(r.Job, a)
+				// A job that holds its request gives it back, unless
+				// nodes it holds are out of service then.
+				if !whole || !p.room.holdsRequest(r.Job) {
+					held = p.room.heldBy(r.Job, a)
+				}
 				p.watch.Release(r.Job.Tasks, a)
-				p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: a})
+				if keepGiven {
+					p.given = append(p.given, release{tasks: r.Job.Tasks, alloc: a})
+				}
 				if p.capped {
 					availW += p.room.boundWatts(r.Job.Tasks, *r.Alloc, false)
 				}
@@ -621,7 +631,9 @@ func (p *easy) shadow(s *sdk.State, head *sdk.Job) int64 {
 			held = started[0].held
 			if nodes {
 				p.watch.Release(started[0].tasks, started[0].alloc)
-				p.given = append(p.given, started[0])
+				if keepGiven {
+					p.given = append(p.given, started[0])
+				}
 				if p.capped {
 					availW += p.room.boundWatts(started[0].tasks, started[0].alloc, false)
 				}
