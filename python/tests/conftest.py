@@ -22,6 +22,15 @@ def examples() -> Path:
 
 
 @pytest.fixture(scope="module")
+def schedlab_cmd() -> str:
+    """The schedlab command; skipped, saying why, without one."""
+    try:
+        return find_schedlab()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+
+
+@pytest.fixture(scope="module")
 def host() -> Iterator[policytest.Host]:
     """A policytest host (a serve-env process) for a test module; skipped,
     saying why, without a schedlab command."""

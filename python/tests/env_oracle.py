@@ -8,20 +8,18 @@ see the same observations and masks and make the same schedules."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from heapq import merge
 from operator import eq
 from typing import Any, SupportsFloat
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from schedlab import _wire
 from schedlab._model import Alloc, Decision, Job, Policy, State, start
-from schedlab._service import MSG_FINISHED, MSG_REQUEST, Service
-from schedlab.gym import FEATURES, MASKS, RESERVATIONS, REWARDS, check_nodes, check_outages, check_power
+from schedlab._service import MSG_FINISHED, MSG_REQUEST
+from schedlab.gym import FEATURES, SchedulingEnv
 from schedlab.placement import BATSCHED, FreeNodes, Layout, Release, Reservation
 
 _WAIT_SCALE = 12 * 3600  # a wait of 12 h or more reads 1
@@ -51,145 +49,20 @@ class _Start:
         self.held = held
 
 
-class OracleEnv(gymnasium.Env[np.ndarray, np.int64]):
-    """Schedule a window of a trace's jobs on a pool of processors or on
-    nodes, one pick of the next job at a time.
+class OracleEnv(SchedulingEnv):
+    """SchedulingEnv's episodes, every step taken here (see the module's
+    docstring); the settings, their checks, rewards, info and baselines are
+    SchedulingEnv's own."""
 
-    Observation: an array of (queue + 1) rows of FEATURES values in [0, 1].
-    Row i < queue is the i-th waiting job in submit order (among those not
-    started yet): its wait so far (12 h reads 1), requested walltime (a day
-    reads 1), processors over the platform's, whether it fits now (on
-    nodes: whether the placement rule places it), its user (a hashed id),
-    and 1 (a job is there; padding rows are all 0). The last row: free
-    processors over the platform's, running jobs over the platform's
-    processors, waiting jobs over queue (at most 1), then on nodes the
-    nodes wholly free over all nodes and the most cores free on one node
-    over the most a node has (0, 0 on a pool), and 1. With observe_nodes, a
-    row per node follows: its free cores, memory and GPUs over what it has
-    (0 for what it has none of), whether it is in service, whether it is
-    wholly free, and 1.
-
-    Action: i < queue picks the i-th row's job; queue waits for the next
-    event (a job's end or submission, an outage's end) without starting
-    more. A padding row, or waiting when no event would come (nothing runs,
-    no outage is in effect), picks the first waiting job. The settings are named, and `info` of every step
-    holds them."""
-
-    metadata: dict[str, Any] = {"render_modes": []}
-
-    def __init__(
-        self,
-        trace: str = "",
-        window: int = 256,
-        queue: int = 64,
-        reward: str = "bsld",
-        backfill: bool = False,
-        exact: bool = False,
-        jobs: tuple[int, int] | None = None,
-        procs: int = 0,
-        clean: dict[str, str] | None = None,
-        schedlab: str | None = None,
-        nodes: Mapping[str, Any] | None = None,
-        mask: str = "any",
-        reservation: str = "count",
-        outages: Mapping[str, Any] | None = None,
-        power: Mapping[str, Any] | None = None,
-        observe_nodes: bool = False,
-    ) -> None:
-        """trace: an SWF file, or "" for the KTH-SP2 log schedlab ships;
-        window: jobs per episode; queue: the waiting jobs an observation
-        shows; reward: one of REWARDS; backfill: start jobs behind a picked
-        job that does not fit, when they do not delay it; exact: show
-        actual runtimes as walltimes; jobs: the range [first, last) of the
-        trace's jobs episodes are drawn from (to hold some out), default
-        all; procs: the pool's size (0: the trace's); clean: cleaning
-        settings by name (schedlab's docs/semantics.md; the others at
-        their defaults); schedlab: the command (find_schedlab); nodes: a
-        platform of nodes instead of a pool, by the settings of `schedlab
-        sim`'s node flags (NODE_KEYS: {"nodes": 25, "cores_per_node": 4,
-        "allocation": "shared"}, {"machine": "SDSC-BLUE"}), the trace's
-        jobs mapped onto it as sim maps them (windows are then of the jobs
-        the mapping keeps); mask: what action_masks allows, one of MASKS;
-        reservation: on nodes, backfilling's reading of the picked job's
-        reservation, one of RESERVATIONS; outages: on nodes, failures and
-        maintenance windows by the settings of `schedlab sim`'s outage
-        flags (OUTAGE_KEYS: {"failure_model": "exponential", "mtbf": "20d",
-        "mttr": "6h", "on_failure": "requeue"}), failures drawn from each
-        episode's seed; windows need {"maintenance": "soft"}, the agent
-        not planning around them; power: on nodes, a power model by the
-        settings of `schedlab sim`'s power flags (POWER_KEYS: {"idle": "95",
-        "full": "190"}), which reward "energy" needs; observe_nodes: on
-        nodes, a row per node after the last row of the observation."""
-        if reward not in REWARDS:
-            raise ValueError(f"reward {reward!r} is not one of {', '.join(REWARDS)}")
-        if mask not in MASKS:
-            raise ValueError(f"mask {mask!r} is not one of {', '.join(MASKS)}")
-        if reservation not in RESERVATIONS:
-            raise ValueError(f"reservation {reservation!r} is not one of {', '.join(RESERVATIONS)}")
-        if reservation == "batsched" and nodes is None:
-            raise ValueError("reservation 'batsched' holds nodes; a pool has none (give nodes, or use 'count')")
-        if window < 1 or queue < 1:
-            raise ValueError("window and queue must be at least 1")
-        if outages is not None and nodes is None:
-            raise ValueError("outages are of nodes: give nodes too")
-        if power is not None and nodes is None:
-            raise ValueError("a power model is of nodes: give nodes too")
-        if observe_nodes and nodes is None:
-            raise ValueError("observe_nodes shows nodes: give nodes too")
-        if reward == "energy" and power is None:
-            raise ValueError("reward 'energy' needs a power model: give power")
-        if nodes is not None and procs:
-            raise ValueError("procs is a pool's size: leave it out with nodes (the nodes give the cores)")
-        self.trace = os.path.abspath(trace) if trace else ""
-        self.window = window
-        self.queue_rows = queue
-        self.reward_name = reward
-        self.backfill = backfill
-        self.exact = exact
-        self.jobs_range = jobs
-        self.procs = procs
-        self.clean = dict(clean or {})
-        self.nodes = None if nodes is None else check_nodes(nodes)
-        self.mask = mask
-        self.reservation = reservation
-        self.outages = None if outages is None else check_outages(outages)
-        self.power = None if power is None else check_power(power)
-        self.action_space = spaces.Discrete(queue + 1)
-        self._service = Service(schedlab)
-        self.observe_nodes = observe_nodes
-        self._node_count = 0
-        self._trace_jobs = 0
-        if observe_nodes:
-            # The rows of the nodes: their number is schedlab's to tell
-            # (a machine's nodes), asked now to size the space.
-            self._jobs_in_trace()
-            if self._node_count == 0:
-                raise ValueError(
-                    "observe_nodes: schedlab did not tell the platform's nodes (a schedlab from before observe_nodes?)"
-                )
-        rows = queue + 1 + self._node_count
-        self.observation_space = spaces.Box(0.0, 1.0, shape=(rows, FEATURES), dtype=np.float32)
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
         self._session: _wire.Session | None = None
-        self._running = False
-        self._episode: dict[str, Any] = {}
-        self._obs: np.ndarray = np.zeros((rows, FEATURES), dtype=np.float32)
+        self._obs: np.ndarray = np.zeros((self._rows, FEATURES), dtype=np.float32)
         self._layout: Layout | None = None
         self._fits_cache: dict[tuple[int, ...], bool] = {}
 
-    # The server process and its messages.
-
     def _read(self) -> tuple[int, bytes]:
         return self._service.read()
-
-    def _base_request(self) -> dict[str, Any]:
-        req: dict[str, Any] = {"trace": self.trace, "procs": self.procs, "clean": self.clean}
-        if self.nodes is not None:
-            req["nodes"] = self.nodes
-        if self.outages is not None:
-            req["outages"] = self.outages
-        if self.power is not None:
-            req["power"] = self.power
-        return req
 
     def _request(self, first: int, count: int, seed: int) -> None:
         req = self._base_request()
@@ -218,20 +91,6 @@ class OracleEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._service.send(_wire.MSG_READY, b"")
         self._running = True
 
-    def _jobs_in_trace(self) -> int:
-        """The number of jobs of the cleaned trace (asked once); on nodes,
-        of those the mapping keeps."""
-        if self._trace_jobs == 0:
-            # An impossible window gets the count in its answer.
-            req = self._base_request()
-            req.update(first=-1, count=1)
-            doc = self._service.ask(req)
-            if not doc.get("jobs"):
-                raise ValueError(f"schedlab: {doc.get('error')}")
-            self._trace_jobs = int(doc["jobs"])
-            self._node_count = int(doc.get("node_count", 0))
-        return self._trace_jobs
-
     # The episode.
 
     def reset(
@@ -239,18 +98,8 @@ class OracleEnv(gymnasium.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Starts an episode on a window drawn from the seed (options
         {"first": i} chooses it)."""
-        super().reset(seed=seed)
-        self._drain()
-        n = self._jobs_in_trace()
-        lo, hi = self.jobs_range or (0, n)
-        hi = min(hi, n)
-        if hi - lo < self.window:
-            raise ValueError(f"jobs {lo} to {hi}: fewer than a window of {self.window}")
-        if options and "first" in options:
-            first = int(options["first"])
-        else:
-            first = int(self.np_random.integers(lo, hi - self.window + 1))
-        run_seed = int(self.np_random.integers(0, 2**63))
+        gymnasium.Env.reset(self, seed=seed)  # not SchedulingEnv's: the episode is taken here
+        first, run_seed = self._window(options)
         self._request(first, self.window, run_seed)
         self._episode = {"first": first, "seed": run_seed, "steps": 0, "calls": 0}
         self._reserved: Job | None = None
@@ -289,12 +138,6 @@ class OracleEnv(gymnasium.Env[np.ndarray, np.int64]):
         if done:
             return self._observe(), self._reward(summary), True, False, self._info(summary)
         return self._observe(), 0.0, False, False, self._info()
-
-    def close(self) -> None:
-        """Ends the serve-env process."""
-        self._service.close()
-        self._running = False
-        super().close()
 
     # Calls of the engine.
 
@@ -567,65 +410,3 @@ class OracleEnv(gymnasium.Env[np.ndarray, np.int64]):
         or the end of an outage in effect (a repair, a window's end)."""
         s = self._state
         return bool(s.running or self._started) or any(o.start <= s.now for o in s.outages)
-
-    def _reward(self, summary: dict[str, Any]) -> float:
-        if self.reward_name == "bsld":
-            return -float(summary["mean_bsld"])
-        if self.reward_name == "wait":
-            return -float(summary["mean_wait"]) / 3600.0
-        if self.reward_name == "energy":
-            return -float(summary["energy"]) / 3.6e6
-        return float(summary["utilisation"])
-
-    def _info(self, summary: dict[str, Any] | None = None) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "first_job": self._episode.get("first"),
-            "steps": self._episode.get("steps"),
-            "calls": self._episode.get("calls"),
-            "settings": {
-                "trace": self.trace or "KTH-SP2 (shipped)",
-                "window": self.window,
-                "queue": self.queue_rows,
-                "reward": self.reward_name,
-                "backfill": self.backfill,
-                "exact": self.exact,
-                "clean": dict(self.clean),
-                "nodes": None if self.nodes is None else dict(self.nodes),
-                "mask": self.mask,
-                "reservation": self.reservation,
-                "outages": None if self.outages is None else dict(self.outages),
-                "power": None if self.power is None else dict(self.power),
-            },
-        }
-        if summary is not None:
-            info["summary"] = summary
-            info["starts"] = self._episode.get("starts")
-        return info
-
-    def baseline(self, policy: str, params: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """The last episode's window run under a reference policy of
-        schedlab's (fcfs, easy, conservative) with the same seed, and its
-        parameters params ({"reservation": "batsched"}): its summary, and
-        each job's start and end. Call it once the episode is over."""
-        if self._running:
-            raise RuntimeError("baseline: the episode is under way; call it once it is over")
-        if "first" not in self._episode:
-            raise RuntimeError("baseline: no episode yet")
-        req = self._base_request()
-        req.update(
-            first=self._episode["first"],
-            count=self.window,
-            seed=self._episode["seed"],
-            exact=self.exact,
-            policy=policy,
-            params=dict(params or {}),
-        )
-        doc = self._service.ask(req)
-        if doc.get("error"):
-            raise ValueError(f"schedlab: {doc['error']}")
-        return doc
-
-    def _drain(self) -> None:
-        """Ends an episode under way by starting jobs in submit order."""
-        while self._running:
-            self.step(0)

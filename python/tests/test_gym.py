@@ -11,15 +11,7 @@ import pytest
 gymnasium = pytest.importorskip("gymnasium")
 np = pytest.importorskip("numpy")
 
-from schedlab.gym import ENV_ID, SchedulingEnv, find_schedlab  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def schedlab_cmd() -> str:
-    try:
-        return find_schedlab()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
+from schedlab.gym import ENV_ID, SchedulingEnv  # noqa: E402
 
 
 def test_check_env(schedlab_cmd: str) -> None:

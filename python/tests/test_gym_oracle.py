@@ -15,16 +15,7 @@ import numpy as np
 import pytest
 from env_oracle import OracleEnv
 
-from schedlab.gym import SchedulingEnv, find_schedlab
-
-
-@pytest.fixture(scope="module")
-def schedlab_cmd() -> str:
-    try:
-        return find_schedlab()
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-
+from schedlab.gym import SchedulingEnv
 
 SHARED = {"nodes": 25, "cores_per_node": 4, "allocation": "shared"}
 EXCLUSIVE = {"nodes": 100, "cores_per_node": 1}

@@ -372,17 +372,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
         """Starts an episode on a window drawn from the seed (options
         {"first": i} chooses it)."""
         super().reset(seed=seed)
-        self._drain()
-        n = self._jobs_in_trace()
-        lo, hi = self.jobs_range or (0, n)
-        hi = min(hi, n)
-        if hi - lo < self.window:
-            raise ValueError(f"jobs {lo} to {hi}: fewer than a window of {self.window}")
-        if options and "first" in options:
-            first = int(options["first"])
-        else:
-            first = int(self.np_random.integers(lo, hi - self.window + 1))
-        run_seed = int(self.np_random.integers(0, 2**63))
+        first, run_seed = self._window(options)
         req = self._base_request()
         req.update(
             first=first,
@@ -406,6 +396,21 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             # waiting jobs); the episode is over before it began.
             self._episode["summary"] = summary
         return self._observe(), self._info()
+
+    def _window(self, options: dict[str, Any] | None) -> tuple[int, int]:
+        """Ends the episode under way, and draws the next one's first job
+        (options {"first": i} chooses it) and its run's seed."""
+        self._drain()
+        n = self._jobs_in_trace()
+        lo, hi = self.jobs_range or (0, n)
+        hi = min(hi, n)
+        if hi - lo < self.window:
+            raise ValueError(f"jobs {lo} to {hi}: fewer than a window of {self.window}")
+        if options and "first" in options:
+            first = int(options["first"])
+        else:
+            first = int(self.np_random.integers(lo, hi - self.window + 1))
+        return first, int(self.np_random.integers(0, 2**63))
 
     def step(self, action: np.int64 | int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         """Starts the picked job now if it fits, else as soon as it does,
