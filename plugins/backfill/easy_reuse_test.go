@@ -21,6 +21,14 @@ func freshEASY() sdk.Plugin {
 	return p
 }
 
+// kindsEASY is EASY reading its queue by kinds at every call, whatever
+// the queue's length (kinds.always).
+func kindsEASY() sdk.Plugin {
+	p := EASY()
+	p.New = func() sdk.Policy { e := &easy{}; e.kinds.always = true; return e }
+	return p
+}
+
 // TestShadowReuseChangesNothing runs EASY with and without reusing what
 // previous calls computed (the previous call's shadow, also while nodes
 // are out of service; on nodes, the cursor at the last shadow time) on

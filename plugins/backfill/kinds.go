@@ -89,8 +89,8 @@ func (p *easy) kindsOK(s *sdk.State, queued int) bool {
 	r := &p.room
 	// On a short queue a pass over it costs less than keeping the kinds
 	// (CEA-Curie and SDSC-BLUE, a few dozen jobs waiting at a call, ran
-	// half as slow again by kinds): they are made once the queue is long
-	// and dropped once it is short again.
+	// slower by kinds in BenchmarkEngineEASYNodes): they are made once the
+	// queue is long and dropped once it is short again.
 	if !p.kinds.always && queued < kindsFrom && (!p.kinds.valid || queued < kindsUntil) {
 		return false
 	}
@@ -145,14 +145,14 @@ func (k *kinds) sync(p *easy, q, arrivedNow []*sdk.Job) {
 // them one by one. A heap of the kinds costs more per job read than a
 // pass, the more so on a pool, where the pass is a comparison of totals
 // and no placement: the kinds must be few beside the jobs, a quarter on
-// nodes, a sixteenth on a pool (RICC read 20 kinds of 570 jobs a call;
-// CEA-Curie as a pool, with more kinds, ran a tenth slower by kinds read
-// at a quarter).
+// nodes, a sixteenth on a pool (BenchmarkEngineEASY and
+// BenchmarkEngineEASYNodes on RICC and CEA-Curie set these).
 func (k *kinds) pays(n int, pool bool) bool {
+	per := 4
 	if pool {
-		return k.always || len(k.active)*16 <= n
+		per = 16
 	}
-	return k.always || len(k.active)*4 <= n
+	return k.always || len(k.active)*per <= n
 }
 
 // add puts j, waiting, into its kind's list: at the end, or (an arrival

@@ -237,9 +237,7 @@ func TestEASYRefusedForItsPlacement(t *testing.T) {
 	}
 	sc := policytest.Scenario{Name: "refused for its placement", Platform: plat, Jobs: jobs,
 		Want: []start{{ID: 1, At: 0}, {ID: 2, At: 100, Promised: 100}, {ID: 3, At: 100}, {ID: 4, At: 1}, {ID: 5, At: 1}}}
-	byKinds := EASY()
-	byKinds.New = func() sdk.Policy { p := &easy{}; p.kinds.always = true; return p }
-	for _, pol := range []sdk.Plugin{EASY(), byKinds} {
+	for _, pol := range []sdk.Plugin{EASY(), kindsEASY()} {
 		runPlaced(t, pol, sc, []string{"0:1", "0:1 1:1", "3:1", "1:1", "2:1"})
 	}
 }
@@ -263,9 +261,7 @@ func TestEASYNewJobAheadOfRefused(t *testing.T) {
 	sc := policytest.Scenario{Name: "new job ahead of a refused one", Platform: plat, Jobs: jobs,
 		Params: map[string]string{"order": OrderShortest},
 		Want:   []start{{ID: 1, At: 0}, {ID: 2, At: 100, Promised: 100}, {ID: 3, At: 2}, {ID: 4, At: 2}}}
-	byKinds := EASY()
-	byKinds.New = func() sdk.Policy { p := &easy{}; p.kinds.always = true; return p }
-	for _, pol := range []sdk.Plugin{EASY(), byKinds, freshEASY()} {
+	for _, pol := range []sdk.Plugin{EASY(), kindsEASY(), freshEASY()} {
 		runPlaced(t, pol, sc, []string{"0:1", "0:1 1:1", "2:1", "1:1"})
 	}
 }

@@ -105,22 +105,27 @@ func (a *agent) Init(env sdk.Env) error {
 		return err
 	}
 	a.pick = p
-	c := &env.Platform.Clusters[0]
-	a.capacity = float64(c.Capacity[0])
-	if c.HasNodes() {
-		a.layout = sdk.NewLayout(env.Platform, 0)
-		a.nodes = a.layout.Len()
-		for k := range a.nodes {
-			a.mostCores = max(a.mostCores, float64(a.layout.Cap(k).Cores))
-		}
-		a.inService = make([]bool, a.nodes)
-	}
+	a.capacity = float64(env.Platform.Clusters[0].Capacity[0])
 	return nil
+}
+
+// learnLayout takes the layout of the nodes n (the engine's, shown to the
+// first call) and what the observation reads of it.
+func (a *agent) learnLayout(n *sdk.Nodes) {
+	a.layout = n.Layout
+	a.nodes = a.layout.Len()
+	for _, g := range a.layout.Groups() {
+		a.mostCores = max(a.mostCores, float64(g.Cores))
+	}
+	a.inService = make([]bool, a.nodes)
 }
 
 func (a *agent) Schedule(s *sdk.State) ([]sdk.Decision, error) {
 	a.calls++
 	a.pick.Begin(s)
+	if n := a.pick.Nodes(); n != nil && a.layout == nil {
+		a.learnLayout(n)
+	}
 	a.waiting = append(a.waiting[:0], s.Queue...)
 	if r := a.reserved; r != nil {
 		if !a.pick.Fits(r) {

@@ -233,7 +233,10 @@ type conn struct {
 
 // server is what Serve keeps from request to request.
 type server struct {
-	conn   conn
+	conn conn
+	// info describes the environment's policy: the agent answering the
+	// calls over conn, or taking the steps here (Request.Agent).
+	info   sdk.Info
 	env    host.Policy
 	traces map[string]*workload.Workload
 	// mapped caches a trace's jobs mapped onto nodes, by trace, cleaning
@@ -248,7 +251,7 @@ type server struct {
 func Serve(ctx context.Context, rw io.ReadWriter) error {
 	c := conn{bufio.NewReaderSize(rw, 64<<10), rw}
 	info := sdk.Info{Name: "environment", Version: "0", ProtocolVersion: 0}
-	srv := &server{conn: c, env: host.CallsPolicy(info, c), traces: map[string]*workload.Workload{}, mapped: map[string]mappedJobs{},
+	srv := &server{conn: c, info: info, env: host.CallsPolicy(info, c), traces: map[string]*workload.Workload{}, mapped: map[string]mappedJobs{},
 		procs: &runner.Processes{}, policies: map[string]*runner.Resolved{}}
 	defer srv.procs.Close()
 	for {
@@ -321,7 +324,7 @@ func (srv *server) episode(ctx context.Context, p []byte) Finished {
 			return Finished{Jobs: n, Error: err.Error()}
 		}
 		ag = newAgent(srv.conn, *req.Agent)
-		spec.Use = host.InProcess(sdk.Plugin{Info: sdk.Info{Name: "environment", Version: "0"}, New: func() sdk.Policy { return ag }})
+		spec.Use = host.InProcess(sdk.Plugin{Info: srv.info, New: func() sdk.Policy { return ag }})
 	}
 	if req.Policy != "" {
 		if spec.Policy, err = srv.resolve(ctx, req.Policy); err != nil {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -402,12 +401,7 @@ func (e *engine) interrupt(i int32, cause sdk.OutageKind, node int32) {
 		o.last = append(o.last, j)
 		return
 	}
-	k, _ := slices.BinarySearchFunc(q, j, func(a, b *sdk.Job) int {
-		if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Index, b.Index)
-	})
+	k, _ := slices.BinarySearchFunc(q, j, bySubmit)
 	e.insertQueued(k, j)
 }
 

@@ -939,6 +939,15 @@ func statusName(s uint8) string {
 	}
 }
 
+// bySubmit orders jobs as a queue in submission order is: by submit
+// time, then index.
+func bySubmit(a, b *sdk.Job) int {
+	if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Index, b.Index)
+}
+
 // firstLeft returns the position in q of the first job that left it in
 // this call (e.started) after its queued prefix q[:k], found by binary
 // search where q is in submission order (ties by Index), which it is
@@ -951,12 +960,7 @@ func (e *engine) firstLeft(q []*sdk.Job, k int) int {
 	from := len(q)
 	for _, i := range e.started {
 		j := &e.jobs[i]
-		p, ok := slices.BinarySearchFunc(q, j, func(a, b *sdk.Job) int {
-			if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.Index, b.Index)
-		})
+		p, ok := slices.BinarySearchFunc(q, j, bySubmit)
 		switch {
 		case !ok || q[p] != j:
 			return k

@@ -350,7 +350,7 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise RuntimeError(f"schedlab serve-env sent a frame of type {typ} during an episode")
         doc = json.loads(p)
         if doc.get("error"):
-            if self._episode["steps"] == 0 and "calls" not in self._episode:
+            if "calls" not in self._episode:  # no observation yet: the request was refused
                 if 'unknown field "agent"' in doc["error"]:
                     raise RuntimeError(
                         f"{self._service.command} is older than this package (its serve-env does not take the "
