@@ -135,6 +135,8 @@ func BenchmarkIO(b *testing.B) {
 					wait += float64(r.Start - cfg.Jobs[i].Job.Submit)
 				}
 				b.ReportMetric(wait/float64(len(cfg.Jobs)), "mean-wait-s")
+				b.ReportMetric(float64(res.Stats.PolicyCalls), "calls")
+				b.ReportMetric(float64(res.Stats.Events), "events")
 				b.ReportMetric(float64(len(cfg.Jobs))*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 			})
 		}

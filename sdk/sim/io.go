@@ -74,9 +74,11 @@ type ioEngine struct {
 	comp     heap[computeEnd]
 	dead     heap[endEvent] // deadlines of running jobs
 	t        float64        // time up to which the flows' rem are counted
-	// scratch of share
+	// scratch of share: per link, what is left and the transfers still
+	// without a rate (0 between calls); the links crossed
 	left   []float64
 	count  []float64
+	act    []int32
 	frozen []bool
 	over   []flow
 	ended  []int32
@@ -373,26 +375,36 @@ func (e *ioEngine) computeDone(i int32, j *ioJob, t float64) {
 // other links they cross, and so on until every flow has a rate. Ties go
 // to the lowest link index, then to the bound; the rates do not depend on
 // them. It then sets each flow's end at its rate.
+//
+// It reads only the links some flow crosses (act, in index order): a few
+// flows are in flight at a time, on a few of the file system's and the
+// units' links, and share runs at every start and every transfer's end.
 func (e *ioEngine) share() {
-	copy(e.left, e.capacity)
-	clear(e.count)
+	act := e.act[:0]
+	for k := range e.flows {
+		for _, l := range e.flows[k].links {
+			if l < 0 {
+				continue
+			}
+			if e.count[l] == 0 {
+				e.left[l] = e.capacity[l]
+				act = append(act, l)
+			}
+			e.count[l] += e.flows[k].m
+		}
+	}
+	slices.Sort(act)
+	e.act = act
 	if cap(e.frozen) < len(e.flows) {
 		e.frozen = make([]bool, len(e.flows), 2*len(e.flows))
 	}
 	frozen := e.frozen[:len(e.flows)]
 	clear(frozen)
-	for k := range e.flows {
-		for _, l := range e.flows[k].links {
-			if l >= 0 {
-				e.count[l] += e.flows[k].m
-			}
-		}
-	}
 	todo := len(e.flows)
 	for todo > 0 {
-		best, link := math.Inf(1), -1
-		for l, c := range e.count {
-			if c > 0 {
+		best, link := math.Inf(1), int32(-1)
+		for _, l := range act {
+			if c := e.count[l]; c > 0 {
 				if s := e.left[l] / c; s < best {
 					best, link = s, l
 				}
@@ -414,7 +426,7 @@ func (e *ioEngine) share() {
 				if f.limit != best {
 					continue
 				}
-			} else if f.links[0] != int32(link) && f.links[1] != int32(link) {
+			} else if f.links[0] != link && f.links[1] != link {
 				continue
 			}
 			frozen[k] = true
@@ -428,6 +440,8 @@ func (e *ioEngine) share() {
 			}
 		}
 	}
+	// Every flow is frozen, so every count is back to 0 (sums and
+	// differences of whole piece counts are exact).
 	for k := range e.flows {
 		f := &e.flows[k]
 		f.fin = math.Inf(1)

@@ -166,6 +166,7 @@ type outEngine struct {
 	aoff   []int32        // their allocations' offsets in nodeEngine.nodes
 	acnt   []int32        // and lengths
 	victim []int32        // scratch: jobs to interrupt
+	mark   []bool         // scratch: the nodes of the outage interrupting them
 	last   []*sdk.Job     // jobs requeued to the end of the queue, maybe started since
 	mfirst int            // maint[:mfirst] have begun
 	// work, tau and limit are, under FailCheckpoint, each job's work
@@ -342,13 +343,23 @@ func (e *engine) outageStarts(now int64) bool {
 func (e *engine) interruptOn(out *sdk.Outage) {
 	o := e.outs
 	c := int(out.Cluster)
+	// mark tells out's nodes from the others at one read each (a failure
+	// is of one node, and the scan reads every running job's nodes); all
+	// is an outage of the whole cluster.
+	all := len(out.Nodes) == 0
+	if len(o.mark) < int(o.size[c]) {
+		o.mark = make([]bool, o.size[c])
+	}
+	for _, k := range out.Nodes {
+		o.mark[k] = true
+	}
 	o.victim = o.victim[:0]
 	for _, r := range e.state.Running {
 		if r.Cluster != c || r.Alloc == nil {
 			continue
 		}
 		for _, k := range r.Alloc.Nodes {
-			if out.Covers(k) {
+			if all || o.mark[k] {
 				o.victim = append(o.victim, int32(r.Job.Index))
 				break
 			}
@@ -360,12 +371,15 @@ func (e *engine) interruptOn(out *sdk.Outage) {
 	for _, i := range o.victim {
 		node := int32(-1)
 		for _, k := range e.nodes.alloc(i).Nodes {
-			if out.Covers(k) {
+			if all || o.mark[k] {
 				node = k
 				break
 			}
 		}
 		e.interrupt(i, out.Kind, node)
+	}
+	for _, k := range out.Nodes {
+		o.mark[k] = false
 	}
 }
 
