@@ -65,3 +65,72 @@ policy = ["fcfs-bb"]
 		t.Error("runs.parquet has no io_jobs column")
 	}
 }
+
+// TestIOWithPowerCampaign: the I/O model and a power model on one
+// platform of nodes with a burst buffer, bb-easy on generated jobs that
+// move data, in process and through the plugin: the host recomputes
+// every end under the I/O model and the energy from the records, and the
+// two runs tables have the same energy.
+func TestIOWithPowerCampaign(t *testing.T) {
+	dir := t.TempDir()
+	src := `[campaign]
+seed = 5
+out = "OUT"
+[platforms.bb]
+[platforms.bb.nodes.n]
+count = 48
+cores = 2
+[platforms.bb.resources.bb]
+units = 12
+unit_capacity = 40_000_000_000
+[platforms.bb.io]
+fs_bandwidth = "2000 MB/s"
+unit_bandwidth = "1250 MB/s"
+[platforms.bb.power]
+idle = 95
+full = 190
+[workloads.lublin]
+generator = "lublin-feitelson"
+params = { jobs = 300 }
+procs = 96
+transform = "burst-buffer-io"
+[policies.fcfs-bb]
+ref = "bb-easy"
+[matrix]
+workload = ["lublin"]
+platform = ["bb"]
+policy = ["fcfs-bb"]
+`
+	energy := map[string]float64{}
+	for _, mode := range []string{"in-process", "plugin"} {
+		out := filepath.Join(dir, mode)
+		manifestPath := filepath.Join(dir, mode+".toml")
+		if err := os.WriteFile(manifestPath, []byte(strings.Replace(src, "OUT", out, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"run", manifestPath}
+		if mode == "in-process" {
+			args = append(args, "--in-process")
+		}
+		if o, err := run(t, args...); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, o)
+		}
+		cols, rows, _, err := results.ReadTable(filepath.Join(out, campaign.RunsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cols {
+			switch c.Name {
+			case "energy":
+				energy[mode] = rows[0][i].(float64)
+			case "io_jobs":
+				if n := rows[0][i].(int64); n < 200 {
+					t.Errorf("%s: io_jobs %d of 300 generated jobs", mode, n)
+				}
+			}
+		}
+	}
+	if energy["in-process"] <= 0 || energy["in-process"] != energy["plugin"] {
+		t.Errorf("energy in process %v, through the plugin %v", energy["in-process"], energy["plugin"])
+	}
+}

@@ -337,8 +337,8 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return &exitError{exitBadInput, err}
 	}
-	if data.io != nil && (outs != nil || power != nil) {
-		return &exitError{exitBadInput, errors.New("--io: an I/O model with outages of nodes or a power model is not supported yet")}
+	if data.io != nil && outs != nil {
+		return &exitError{exitBadInput, errors.New("--io: an I/O model with outages of nodes is not supported yet")}
 	}
 	// The policy is asked what it declares and the parameters checked
 	// before the run, as a campaign does: a policy that does not start or

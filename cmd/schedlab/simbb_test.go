@@ -195,7 +195,7 @@ func TestSimIOBadInput(t *testing.T) {
 		{"units without capacity", []string{"--bb-units", "4"}, "--bb-units and --bb-unit-capacity give the burst buffer: both are needed"},
 		{"capacity not bytes", []string{"--bb-units", "4", "--bb-unit-capacity", "12 parsecs"}, `--bb-unit-capacity "12 parsecs": "12 parsecs": unknown unit`},
 		{"zero units", []string{"--bb-units", "0", "--bb-unit-capacity", "1GB"}, "the units at least 1"},
-		{"io with outages", append(append([]string{"--nodes", "4", "--cores-per-node", "25", "--maintenance-window", "1000,100"}, bb...), bw...), "--io: an I/O model with outages of nodes or a power model is not supported yet"},
+		{"io with outages", append(append([]string{"--nodes", "4", "--cores-per-node", "25", "--maintenance-window", "1000,100"}, bb...), bw...), "--io: an I/O model with outages of nodes is not supported yet"},
 		{"io without a burst buffer", bw, "--io: the I/O model moves data through a burst buffer"},
 		{"io setting misspelt", append(append([]string{}, bb...), "--io", "fs_bandwith=1GB/s"), `--io fs_bandwith: unknown setting (did you mean fs_bandwidth?)`},
 		{"io share above 1", append(append(append([]string{}, bb...), bw...), "--io", "stage_in=2"), "--io stage_in: 2 is not a share of each piece's size from 0 to 1"},

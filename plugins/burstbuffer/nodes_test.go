@@ -11,6 +11,7 @@ import (
 	"github.com/schedlab/schedlab/sdk"
 	"github.com/schedlab/schedlab/sdk/host"
 	"github.com/schedlab/schedlab/sdk/policytest"
+	"github.com/schedlab/schedlab/sdk/sim"
 	"github.com/schedlab/schedlab/sdk/verify"
 )
 
@@ -197,4 +198,93 @@ func TestHeldWholeInCall(t *testing.T) {
 		}
 		policytest.Run(t, p, sc)
 	}
+}
+
+// TestIOWithPowerHandWorked: one node of 4 cores (idle 100 W, full
+// 200 W: 25 W a core) beside a burst buffer of one unit; one job of the
+// 4 cores and 4 pieces of 10 bytes, 10 s of compute. Its pieces stage in
+// through the file system at 10 B/s, shared four ways: 40 bytes in 4 s,
+// so the job ends at 14, not 10, and the node draws 200 W over [0, 14]:
+// 1,400 J static and 1,400 J dynamic, as the engine and the host's
+// recomputation (verify.Power) both count them.
+func TestIOWithPowerHandWorked(t *testing.T) {
+	plat := policytest.WithBurstBuffer(sdk.NodesPlatform("n", []sdk.NodeGroup{{Name: "n", Count: 1, Cores: 4}}, nil, sdk.FirstFit), 100)
+	model := &sdk.IO{Resource: len(plat.Resources) - 1, FSBandwidth: 10, UnitBandwidth: 1000, StageIn: 1, MaxPhases: 1}
+	power := &sdk.Power{Groups: [][]sdk.NodePower{{{Off: 10, Idle: 100, Full: 200}}}}
+	req := make(sdk.Vector, len(plat.Resources))
+	req[0], req[len(req)-1] = 4, 40
+	in := []sim.Input{{Job: sdk.Job{ID: 1, Walltime: 100, Request: req, Tasks: &sdk.Tasks{Count: 1, Cores: 4}}, Runtime: 10}}
+	for _, p := range []sdk.Plugin{burstbuffer.EASY(), burstbuffer.Plan()} {
+		res, err := host.InProcess(p).Run(context.Background(), host.RunSpec{Platform: plat, IO: model, Power: power}, in, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Info.Name, err)
+		}
+		if r := res.Records[0]; r.Start != 0 || r.End != 14 || r.Killed {
+			t.Fatalf("%s: the job ran %d-%d (killed %v), want 0-14", p.Info.Name, r.Start, r.End, r.Killed)
+		}
+		want := sim.Energy{From: 0, To: 14, Static: 1400, Dynamic: 1400}
+		if got := res.Power.Energy; got != want {
+			t.Errorf("%s: the engine counts %+v, want %+v", p.Info.Name, got, want)
+		}
+		if got, err := verify.Power(plat, power, nil, in, res); err != nil || got != want {
+			t.Errorf("%s: the recomputation counts %+v (%v), want %+v", p.Info.Name, got, err, want)
+		}
+	}
+}
+
+// TestIOWithPower runs bb-easy and bb-plan on random platforms of nodes
+// with the I/O model and a power model, under a cap half the time: every
+// end is recomputed under the model (verify.IO), and the energy, counted
+// from the nodes the jobs held from their start to their I/O-bound end,
+// recomputed from the records (verify.Power) equals the engine's.
+func TestIOWithPower(t *testing.T) {
+	slowed, capped := 0, 0
+	for seed := range uint64(6) {
+		plat := policytest.WithBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
+		model := &sdk.IO{Resource: len(plat.Resources) - 1, FSBandwidth: 1.5, UnitBandwidth: 1, SplitDuplex: true, NodeBandwidth: 0.75,
+			StageIn: 1, Checkpoint: 0.5, StageOut: 1, Drain: true, PhaseSeconds: 60, MaxPhases: 4}
+		// 10 W a core in use; under a cap, jobs of more than 40 % of
+		// the cores are left out, so that each fits under the cap (60 %
+		// of the cores in use) alone.
+		power := &sdk.Power{Groups: [][]sdk.NodePower{nil}}
+		var idle, cores float64
+		for _, g := range plat.Clusters[0].Nodes {
+			power.Groups[0] = append(power.Groups[0], sdk.NodePower{Off: 5, Idle: 50, Full: 50 + 10*float64(g.Cores)})
+			idle, cores = idle+50*float64(g.Count), cores+float64(g.Count*int(g.Cores))
+		}
+		in := policytest.Random{Platform: plat, Jobs: 100, MaxWalltime: 600, Burst: 20}.Scenario(seed).Inputs()
+		if seed%2 == 1 {
+			power.Caps = []sdk.CapStep{{From: 0, Watts: idle + 10*0.6*cores}}
+			in = slices.DeleteFunc(in, func(j sim.Input) bool { return float64(j.Job.Request[0]) > 0.4*cores })
+			sim.Sort(in)
+		}
+		for _, p := range []sdk.Plugin{burstbuffer.EASY(), burstbuffer.Plan()} {
+			res, err := host.InProcess(p).Run(context.Background(), host.RunSpec{Platform: plat, IO: model, Power: power}, in, nil)
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
+			}
+			if err := verify.IO(plat, model, in, res); err != nil {
+				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
+			}
+			en, err := verify.Power(plat, power, nil, in, res)
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
+			}
+			if en != res.Power.Energy {
+				t.Errorf("seed %d %s: energy recomputed %+v, the engine's %+v", seed, p.Info.Name, en, res.Power.Energy)
+			}
+			if power.Caps != nil {
+				capped++
+			}
+			for i, r := range res.Records {
+				if r.End > r.Start+min(in[i].Runtime, in[i].Job.Walltime) {
+					slowed++
+				}
+			}
+		}
+	}
+	if slowed < 50 || capped == 0 {
+		t.Fatalf("%d runs slowed by their data, %d under a cap: the test crosses too little of the models", slowed, capped)
+	}
+	t.Logf("%d runs slowed by their data", slowed)
 }

@@ -68,11 +68,7 @@ func TestIOErrors(t *testing.T) {
 			}
 		})
 	}
-	// Not beside a power model, and not without a burst buffer.
-	src := powerBase("idle = 1\nfull = 2\n") + "[platforms.m.io]\nfs_bandwidth = 1\nunit_bandwidth = 1\n"
-	if _, err := parse(t, src); err == nil || !strings.Contains(err.Error(), "platforms.m.io: an I/O model with a power model is not supported yet") {
-		t.Errorf("an I/O model with a power model: %v", err)
-	}
+	// Not without a burst buffer.
 	if _, err := parse(t, strings.Replace(powerBase(""), "[platforms.m.power]\n", "", 1)+"[platforms.m.io]\nfs_bandwidth = 1\nunit_bandwidth = 1\n"); err == nil ||
 		!strings.Contains(err.Error(), "platforms.m.io: the platform has no resource divided into units") {
 		t.Errorf("an I/O model on nodes without a burst buffer: %v", err)

@@ -124,8 +124,6 @@ func (p *parser) nodePlatform(name string, rp rawPlatform) Platform {
 	case rp.IO == nil:
 	case rp.Outages != nil:
 		p.errAt(key("io"), "an I/O model with outages of nodes is not supported yet")
-	case rp.Power != nil:
-		p.errAt(key("io"), "an I/O model with a power model is not supported yet")
 	default:
 		pl.IO = p.ioModel(name, rp.IO, sdkp)
 	}

@@ -381,10 +381,14 @@ func TestNodesWithResources(t *testing.T) {
 		c.Units[0].PiecesBy != 0 || len(c.Units[0].Capacity) != 12 || !c.HasNodes() {
 		t.Fatalf("SDK platform %+v %+v", sp.Resources, c)
 	}
-	// The I/O model beside nodes, but not with outages (nor power).
+	// The I/O model beside nodes and a power model, but not with outages.
 	withIO := src + "[platforms.kth-bb.io]\nfs_bandwidth = \"5000 MB/s\"\nunit_bandwidth = \"1250 MB/s\"\n"
 	if io := mustParse(t, withIO).Platforms["kth-bb"].IO; io == nil || io.FSBandwidth != 5e9 || io.Resource != 2 {
 		t.Errorf("I/O model beside nodes: %+v", io)
+	}
+	withPower := mustParse(t, withIO+"[platforms.kth-bb.power]\nidle = 95\nfull = 190\n").Platforms["kth-bb"]
+	if withPower.IO == nil || withPower.Power == nil || withPower.Power.Groups[0][0].Full != 190 {
+		t.Errorf("I/O model beside a power model: %+v %+v", withPower.IO, withPower.Power)
 	}
 	_, err := parse(t, withIO+"[platforms.kth-bb.outages]\nfailure_model = \"exponential\"\nmtbf = \"100h\"\n")
 	if want := "platforms.kth-bb.io: an I/O model with outages of nodes is not supported yet"; err == nil || !strings.Contains(err.Error(), want) {

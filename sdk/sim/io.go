@@ -98,8 +98,6 @@ func newIOEngine(cfg *Config, n int) (*ioEngine, error) {
 		return nil, errors.New("sim: io: exact estimates with an I/O model: a job's duration depends on contention, which no estimate knows")
 	case len(cfg.Outages) > 0:
 		return nil, errors.New("sim: io: outages with an I/O model are not supported yet")
-	case cfg.Power != nil:
-		return nil, errors.New("sim: io: a power model with an I/O model is not supported yet")
 	}
 	e := &ioEngine{m: m, jobs: make([]ioJob, n)}
 	for _, u := range p.Clusters[0].Units {

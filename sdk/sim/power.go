@@ -91,9 +91,6 @@ func newPowEngine(cfg *Config, n int) (*powEngine, error) {
 	if err := m.Validate(p); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if p.UnitStride() > 0 {
-		return nil, fmt.Errorf("sim: a power model on a platform with divided resources (sdk.Units) is not supported")
-	}
 	pe := &powEngine{
 		model:  m,
 		layout: make([]*sdk.Layout, len(p.Clusters)),
