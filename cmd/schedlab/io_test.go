@@ -3,12 +3,31 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner/campaign"
 )
+
+// lublinIO is the rest of a manifest whose platform bb has a burst
+// buffer: n jobs of the Lublin-Feitelson generator that move data
+// (burst-buffer-io), under bb-easy.
+func lublinIO(n int) string {
+	return `[workloads.lublin]
+generator = "lublin-feitelson"
+params = { jobs = ` + strconv.Itoa(n) + ` }
+procs = 96
+transform = "burst-buffer-io"
+[policies.fcfs-bb]
+ref = "bb-easy"
+[matrix]
+workload = ["lublin"]
+platform = ["bb"]
+policy = ["fcfs-bb"]
+`
+}
 
 // TestIOGenerated: jobs that move data from a model: the Lublin-Feitelson
 // generator's jobs, given requests and shortened compute times by
@@ -26,18 +45,7 @@ unit_capacity = 40_000_000_000
 [platforms.bb.io]
 fs_bandwidth = "5000 MB/s"
 unit_bandwidth = "1250 MB/s"
-[workloads.lublin]
-generator = "lublin-feitelson"
-params = { jobs = 500 }
-procs = 96
-transform = "burst-buffer-io"
-[policies.fcfs-bb]
-ref = "bb-easy"
-[matrix]
-workload = ["lublin"]
-platform = ["bb"]
-policy = ["fcfs-bb"]
-`
+` + lublinIO(500)
 	manifestPath := filepath.Join(dir, "m.toml")
 	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -89,18 +97,7 @@ unit_bandwidth = "1250 MB/s"
 [platforms.bb.power]
 idle = 95
 full = 190
-[workloads.lublin]
-generator = "lublin-feitelson"
-params = { jobs = 300 }
-procs = 96
-transform = "burst-buffer-io"
-[policies.fcfs-bb]
-ref = "bb-easy"
-[matrix]
-workload = ["lublin"]
-platform = ["bb"]
-policy = ["fcfs-bb"]
-`
+` + lublinIO(300)
 	energy := map[string]float64{}
 	for _, mode := range []string{"in-process", "plugin"} {
 		out := filepath.Join(dir, mode)
