@@ -60,7 +60,7 @@ func startEarly(t *testing.T, dir, ref string, pids []string) (*exec.Cmd, *bytes
 	}
 	m := filepath.Join(dir, "m.toml")
 	src := fmt.Sprintf("[campaign]\nseed = 1\nout = \"out\"\nstart_timeout = \"10m\"\n[workloads.kth]\ntrace = %q\nsha256 = %q\n[policies.mine]\nref = %q\n[matrix]\nworkload = [\"kth\"]\npolicy = [\"mine\"]\n",
-		must(filepath.Abs(kth)), "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87", ref)
+		must(filepath.Abs(kth)), kthSHA, ref)
 	if err := os.WriteFile(m, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 
 const kth = "../../experiments/data/KTH-SP2-1996-2.1-cln.swf.gz"
 
+// kthSHA is kth's sha256, of its uncompressed bytes, as a manifest gives it.
+const kthSHA = "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87"
+
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	out, err := exec.Command(schedlab, args...).CombinedOutput()
@@ -66,7 +69,7 @@ func TestSimPluginAndInProcess(t *testing.T) {
 		rows[mode] = r
 		for key, want := range map[string]string{
 			"policy.name": "easy", "policy.kind": "reference", "transport": mode,
-			"workload.sha256":           "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87",
+			"workload.sha256":           kthSHA,
 			"policy.params":             `{"order":"shortest"}`,
 			"clean.nonpositive-runtime": "drop", "metrics.bsld_tau": "10", "exact_estimates": "false",
 		} {

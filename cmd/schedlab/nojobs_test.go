@@ -128,7 +128,7 @@ func TestTruncatedTrace(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	m := filepath.Join(dir, "m.toml")
 	src := fmt.Sprintf("[campaign]\nseed = 1\nout = %q\n[workloads.kth]\ntrace = %q\nsha256 = %q\n[policies.easy]\nref = \"easy\"\n[matrix]\nworkload = [\"kth\"]\npolicy = [\"easy\"]\n",
-		out, trace, "fba36494c4e4257f72182e8b629ebb0bcb054b3b82851ef957445bd627adcc87")
+		out, trace, kthSHA)
 	if err := os.WriteFile(m, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -236,7 +236,7 @@ func TestIOWithPowerHandWorked(t *testing.T) {
 // with the I/O model and a power model, under a cap half the time: every
 // end is recomputed under the model (verify.IO), and the energy, counted
 // from the nodes the jobs held from their start to their I/O-bound end,
-// recomputed from the records (verify.Power) equals the engine's.
+// recomputed from the records (verify.Power), is the engine's.
 func TestIOWithPower(t *testing.T) {
 	slowed, capped := 0, 0
 	for seed := range uint64(6) {
@@ -266,12 +266,10 @@ func TestIOWithPower(t *testing.T) {
 			if err := verify.IO(plat, model, in, res); err != nil {
 				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
 			}
-			en, err := verify.Power(plat, power, nil, in, res)
-			if err != nil {
-				t.Fatalf("seed %d %s: %v", seed, p.Info.Name, err)
-			}
-			if en != res.Power.Energy {
-				t.Errorf("seed %d %s: energy recomputed %+v, the engine's %+v", seed, p.Info.Name, en, res.Power.Energy)
+			// verify.Power fails when the engine's energy differs from
+			// its own by more than a relative 1e-9.
+			if en, err := verify.Power(plat, power, nil, in, res); err != nil || en.Dynamic <= 0 {
+				t.Fatalf("seed %d %s: %+v, %v", seed, p.Info.Name, en, err)
 			}
 			if power.Caps != nil {
 				capped++

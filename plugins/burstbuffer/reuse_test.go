@@ -29,7 +29,7 @@ func TestReuseChangesNothing(t *testing.T) {
 	}
 	for seed := range uint64(20) {
 		sc := randomScenario(seed, seed%2 == 0)
-		runs = append(runs, run{"random", sim.Config{Platform: sc.Platform, Jobs: sc.Inputs(), Seed: seed}})
+		runs = append(runs, run{"random", sim.Config{Platform: sc.Platform, Jobs: sc.Inputs(), Seed: seed, ExactEstimates: sc.Exact}})
 	}
 	for _, p := range []sdk.Plugin{burstbuffer.EASY(), burstbuffer.EASYSJF(), burstbuffer.EASYProcs()} {
 		fresh, reusing, counts := burstbuffer.Fresh(p)
