@@ -3,31 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/schedlab/schedlab/results"
 	"github.com/schedlab/schedlab/runner/campaign"
 )
-
-// lublinIO is the rest of a manifest whose platform bb has a burst
-// buffer: n jobs of the Lublin-Feitelson generator that move data
-// (burst-buffer-io), under bb-easy.
-func lublinIO(n int) string {
-	return `[workloads.lublin]
-generator = "lublin-feitelson"
-params = { jobs = ` + strconv.Itoa(n) + ` }
-procs = 96
-transform = "burst-buffer-io"
-[policies.fcfs-bb]
-ref = "bb-easy"
-[matrix]
-workload = ["lublin"]
-platform = ["bb"]
-policy = ["fcfs-bb"]
-`
-}
 
 // TestIOGenerated: jobs that move data from a model: the Lublin-Feitelson
 // generator's jobs, given requests and shortened compute times by
@@ -45,7 +26,18 @@ unit_capacity = 40_000_000_000
 [platforms.bb.io]
 fs_bandwidth = "5000 MB/s"
 unit_bandwidth = "1250 MB/s"
-` + lublinIO(500)
+[workloads.lublin]
+generator = "lublin-feitelson"
+params = { jobs = 500 }
+procs = 96
+transform = "burst-buffer-io"
+[policies.fcfs-bb]
+ref = "bb-easy"
+[matrix]
+workload = ["lublin"]
+platform = ["bb"]
+policy = ["fcfs-bb"]
+`
 	manifestPath := filepath.Join(dir, "m.toml")
 	if err := os.WriteFile(manifestPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -76,9 +68,9 @@ unit_bandwidth = "1250 MB/s"
 
 // TestIOWithPowerCampaign: the I/O model and a power model on one
 // platform of nodes with a burst buffer, bb-easy on KTH-SP2's jobs given
-// data to move (burst-buffer-io), in process and through the plugin: the host recomputes
-// every end under the I/O model and the energy from the records, and the
-// two runs tables have the same energy.
+// data to move (burst-buffer-io), in process and through the plugin: the
+// host recomputes every end under the I/O model and the energy from the
+// records, and the two runs tables have the same energy.
 func TestIOWithPowerCampaign(t *testing.T) {
 	dir := t.TempDir()
 	src := `[campaign]

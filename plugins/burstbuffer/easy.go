@@ -45,8 +45,8 @@ func EASYSJF() sdk.Plugin {
 // pieces on units as well as processors. On nodes the head is reserved
 // no earlier than its shadow time on the nodes (Room.Shadow), and the
 // reservation counts totals. On a pool a call goes on from the previous
-// call's profile (goOn) instead of rebuilding it from the state, which
-// was a fifth of bb-easy's time on KTH-SP2 (BenchmarkIO).
+// call's profile (goOn) instead of rebuilding it from the state, the
+// largest part of bb-easy's call in BenchmarkIO's profile.
 type easy struct {
 	base
 	name      string
@@ -197,8 +197,12 @@ func (p *easy) goOn(s *sdk.State) {
 	}
 }
 
-// forget drops the placements of the jobs that ended.
+// forget drops the placements of the jobs that ended. Only a pool keeps
+// them (goesOn).
 func (p *easy) forget(s *sdk.State) {
+	if p.room != nil {
+		return
+	}
 	for _, d := range s.Completed {
 		if pl, ok := p.placed[d.Job.Index]; ok {
 			p.spare = append(p.spare, pl)
@@ -207,18 +211,23 @@ func (p *easy) forget(s *sdk.State) {
 	}
 }
 
-// close notes that the next call may go on from this call's profile,
-// once the head's reservation, of held at at (nil for none), is in it.
+// close notes that this call's profile is there to go on from (goesOn
+// says whether the next call may), once the head's reservation, of held
+// at at (nil for none), is in it.
 func (p *easy) close(held sdk.Vector, at int64, head *sdk.Job) {
 	c := &p.carry
-	c.valid, c.reserved = p.room == nil, held != nil
+	c.valid, c.reserved = true, held != nil
 	if c.reserved {
 		c.at, c.wt, c.amt = at, head.Walltime, append(c.amt[:0], held...)
 	}
 }
 
-// noteStarts keeps the placements of the jobs this call started.
+// noteStarts keeps the placements of the jobs this call started, on a
+// pool (goesOn): on nodes they would never be read.
 func (p *easy) noteStarts() {
+	if p.room != nil {
+		return
+	}
 	for _, d := range p.out {
 		if d.Action != sdk.ActionStart || d.Units == nil {
 			continue

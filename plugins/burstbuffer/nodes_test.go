@@ -238,7 +238,7 @@ func TestIOWithPowerHandWorked(t *testing.T) {
 // from the nodes the jobs held from their start to their I/O-bound end,
 // recomputed from the records (verify.Power), is the engine's.
 func TestIOWithPower(t *testing.T) {
-	slowed, capped := 0, 0
+	slowed := 0
 	for seed := range uint64(6) {
 		plat := policytest.WithBurstBuffer(policytest.RandomNodes(seed), 40, 40, 20)
 		model := &sdk.IO{Resource: len(plat.Resources) - 1, FSBandwidth: 1.5, UnitBandwidth: 1, SplitDuplex: true, NodeBandwidth: 0.75,
@@ -271,9 +271,6 @@ func TestIOWithPower(t *testing.T) {
 			if en, err := verify.Power(plat, power, nil, in, res); err != nil || en.Dynamic <= 0 {
 				t.Fatalf("seed %d %s: %+v, %v", seed, p.Info.Name, en, err)
 			}
-			if power.Caps != nil {
-				capped++
-			}
 			for i, r := range res.Records {
 				if r.End > r.Start+min(in[i].Runtime, in[i].Job.Walltime) {
 					slowed++
@@ -281,8 +278,8 @@ func TestIOWithPower(t *testing.T) {
 			}
 		}
 	}
-	if slowed < 50 || capped == 0 {
-		t.Fatalf("%d runs slowed by their data, %d under a cap: the test crosses too little of the models", slowed, capped)
+	if slowed < 50 {
+		t.Fatalf("%d runs slowed by their data: the test crosses too little of the model", slowed)
 	}
 	t.Logf("%d runs slowed by their data", slowed)
 }
